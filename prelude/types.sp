@@ -1,0 +1,17 @@
+-- The prelude's data types. Syntax refers to several of them directly: `if`, `&&`
+-- and `||` match on Bool, `()` is Unit's constructor, `(a, b)` is MkPair, list
+-- literals are Cons and Nil.
+
+data Bool = False | True
+
+data Unit = MkUnit
+
+data Pair (a : Type) (b : Type) = MkPair a b
+
+data Maybe (a : Type) = Nothing | Just a
+
+data Either (a : Type) (b : Type) = Left a | Right b
+
+data List (a : Type) = Nil | Cons a (List a)
+
+data Nat = Z | S Nat

@@ -1,0 +1,1 @@
+//! Scope resolution. (Being written.)

@@ -1,0 +1,5 @@
+//! Core terms and whole programs, and their printing back to Spindle source.
+
+pub mod pretty;
+pub mod program;
+pub mod term;

@@ -1,0 +1,1 @@
+//! Printing core terms back to Spindle source. (Being written.)

@@ -1,0 +1,135 @@
+//! A whole resolved program: the tables that [`Term::Def`], [`Term::Data`],
+//! [`Term::Con`] and [`Term::Extern`] point into.
+//!
+//! A program is the prelude plus the entry file plus everything it imports, flattened:
+//! one table of definitions, one of data types and one of externals, in load order
+//! (prelude first). Top-level definitions are mutually recursive through these tables,
+//! so core terms need no top-level `let`.
+//!
+//! [`Term::Def`]: crate::core::term::Term::Def
+//! [`Term::Data`]: crate::core::term::Term::Data
+//! [`Term::Con`]: crate::core::term::Term::Con
+//! [`Term::Extern`]: crate::core::term::Term::Extern
+
+use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, Name, RcTerm};
+use crate::syntax::span::Span;
+
+/// One `def`.
+#[derive(Debug, Clone)]
+pub struct DefDecl {
+    /// The defined name.
+    pub name: Name,
+    /// Its type: the parameters as a `Pi` telescope ending in the result type (a hole
+    /// where not written).
+    pub ty: RcTerm,
+    /// Its value: the parameters as lambdas around the body.
+    pub body: RcTerm,
+    /// Where the name is written.
+    pub span: Span,
+}
+
+/// One `data` declaration.
+#[derive(Debug, Clone)]
+pub struct DataDecl {
+    /// The type constructor's name.
+    pub name: Name,
+    /// The parameters, each in the scope of the earlier ones.
+    pub params: Vec<Binder>,
+    /// The constructors, in declaration order ([`ConId::index`]).
+    pub ctors: Vec<CtorDecl>,
+    /// Where the name is written.
+    pub span: Span,
+}
+
+/// One constructor of a data type.
+#[derive(Debug, Clone)]
+pub struct CtorDecl {
+    /// The constructor's name.
+    pub name: Name,
+    /// The field types, each in the scope of the data type's parameters and the earlier
+    /// fields (so index 0 in field `i` is field `i - 1`, or the last parameter).
+    pub fields: Vec<RcTerm>,
+    /// Where the name is written.
+    pub span: Span,
+}
+
+/// One `extern` declaration.
+#[derive(Debug, Clone)]
+pub struct ExternDecl {
+    /// The host external's name (`run`, `delay`, ...), known to `crate::external`.
+    pub name: Name,
+    /// The declared type.
+    pub ty: RcTerm,
+    /// Where the name is written.
+    pub span: Span,
+}
+
+/// The prelude types and constructors that syntax refers to directly: `if` and `&&`
+/// match on `Bool`, `()` is `Unit`'s constructor, `(a, b)` is `MkPair`, list literals are
+/// `Cons`/`Nil`. Printing uses them too (`()`, tuples, lists, `True`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtins {
+    /// `Bool`.
+    pub bool_: DataId,
+    /// `False`.
+    pub false_: ConId,
+    /// `True`.
+    pub true_: ConId,
+    /// `Unit`.
+    pub unit: DataId,
+    /// `()`.
+    pub unit_con: ConId,
+    /// `Pair`.
+    pub pair: DataId,
+    /// `MkPair`.
+    pub mk_pair: ConId,
+    /// `List`.
+    pub list: DataId,
+    /// `Nil`.
+    pub nil: ConId,
+    /// `Cons`.
+    pub cons: ConId,
+    /// `Maybe`.
+    pub maybe: DataId,
+    /// `Nothing`.
+    pub nothing: ConId,
+    /// `Just`.
+    pub just: ConId,
+}
+
+/// A resolved program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// Every definition, prelude first.
+    pub defs: Vec<DefDecl>,
+    /// Every data type, prelude first.
+    pub datas: Vec<DataDecl>,
+    /// Every external declaration.
+    pub externs: Vec<ExternDecl>,
+    /// The prelude's well-known types and constructors.
+    pub builtins: Builtins,
+    /// The entry file's `main`, if it has one.
+    pub main: Option<DefId>,
+}
+
+impl Program {
+    /// The definition with this id.
+    pub fn def(&self, id: DefId) -> &DefDecl {
+        &self.defs[id.0 as usize]
+    }
+
+    /// The data type with this id.
+    pub fn data(&self, id: DataId) -> &DataDecl {
+        &self.datas[id.0 as usize]
+    }
+
+    /// The constructor with this id.
+    pub fn con(&self, id: ConId) -> &CtorDecl {
+        &self.data(id.data).ctors[id.index as usize]
+    }
+
+    /// The external declaration with this id.
+    pub fn external(&self, id: ExternId) -> &ExternDecl {
+        &self.externs[id.0 as usize]
+    }
+}

@@ -1,0 +1,30 @@
+//! Spindle: a lazy, dependently typed scripting language for workflows that call
+//! external tools, with opportunistic parallelism.
+//!
+//! The pipeline (DESIGN.md section 1):
+//!
+//! ```text
+//! source text ──parse──▶ surface AST ──resolve / elaborate──▶ core term
+//!    core term ──wind──▶ stack form ──need──▶ stack form ──readback──▶ core term
+//!    core term ◀──▶ protobuf bytes ──blake3──▶ content hash
+//! ```
+//!
+//! - [`syntax`]: spans, lexer, parser and the surface AST.
+//! - [`core`]: core terms (de Bruijn indices, annotated binders), programs, the pretty
+//!   printer back to Spindle source.
+//! - [`check`]: from surface AST to core terms: scope resolution and imports (the type
+//!   checker grows here).
+//! - [`machine`]: the by-need stack machine.
+//! - [`prim`]: primitive operations.
+//! - [`external`]: host externals.
+//! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
+//! - [`driver`]: loading a program from a file, with the prelude, through the passes.
+
+pub mod check;
+pub mod core;
+pub mod diagnostic;
+pub mod driver;
+pub mod external;
+pub mod machine;
+pub mod prim;
+pub mod syntax;

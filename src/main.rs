@@ -1,0 +1,12 @@
+//! The `spindle` command: argument parsing with clap and dispatch to one module per
+//! subcommand under `cli/`. Nothing else lives here.
+
+mod cli;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    cli::dispatch(args)
+}

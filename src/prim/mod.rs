@@ -1,0 +1,147 @@
+//! Primitive operations: the operations the machine performs itself.
+//!
+//! Operators map to primitives (`+` is [`Prim::Add`], on `Int` or `Float` according to
+//! its operands); the prelude reaches the others through reserved names that start
+//! with `prim_` (`prim_strLength`), which user programs can use too but should not need.
+//! `error` is a primitive under its own name.
+//!
+//! A primitive takes only value arguments: no type arguments, even where its type has
+//! implicit binders (`error : {a : Type} -> String -> a`). The type checker gives each
+//! primitive its type specially; the machine applies it to exactly [`Prim::arity`]
+//! arguments.
+
+/// A primitive operation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Prim {
+    /// `+` on `Int` (checked) or `Float`.
+    Add,
+    /// `-` on `Int` (checked) or `Float`.
+    Sub,
+    /// `*` on `Int` (checked) or `Float`.
+    Mul,
+    /// `/`: `Int` truncates toward zero; division by zero is an error.
+    Div,
+    /// `%` on `Int` (remainder) or `Float`.
+    Rem,
+    /// Structural `==` on values of one type.
+    Eq,
+    /// Structural `!=`.
+    Ne,
+    /// `<` on `Int`, `Float`, `String`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+    /// `++` on two `String`s or two `List`s.
+    Concat,
+    /// `error msg`: stops the program.
+    Error,
+    /// `Int -> Float`.
+    IntToFloat,
+    /// `Float -> Float`.
+    Sqrt,
+    /// `Float -> Int`, toward negative infinity.
+    Floor,
+    /// `Float -> Int`, toward positive infinity.
+    Ceil,
+    /// `Float -> Int`, halves away from zero.
+    Round,
+    /// `Int -> String`.
+    ShowInt,
+    /// `Float -> String`, shortest round-trip form.
+    ShowFloat,
+    /// `String -> Maybe Int`.
+    ParseInt,
+    /// `String -> Maybe Float`.
+    ParseFloat,
+    /// `String -> Int`, in Unicode scalar values.
+    StrLength,
+    /// `substring start len s`, positions in Unicode scalar values.
+    Substring,
+    /// `startsWith prefix s`.
+    StartsWith,
+    /// `endsWith suffix s`.
+    EndsWith,
+    /// `contains needle s`.
+    Contains,
+    /// `split sep s : List String`.
+    Split,
+    /// `join sep xs : String`.
+    Join,
+    /// `trim s`: without leading and trailing white space.
+    Trim,
+}
+
+/// Every primitive with the name the source uses for it and its arity.
+const TABLE: &[(Prim, &str, usize)] = &[
+    (Prim::Add, "prim_add", 2),
+    (Prim::Sub, "prim_sub", 2),
+    (Prim::Mul, "prim_mul", 2),
+    (Prim::Div, "prim_div", 2),
+    (Prim::Rem, "prim_rem", 2),
+    (Prim::Eq, "prim_eq", 2),
+    (Prim::Ne, "prim_ne", 2),
+    (Prim::Lt, "prim_lt", 2),
+    (Prim::Le, "prim_le", 2),
+    (Prim::Gt, "prim_gt", 2),
+    (Prim::Ge, "prim_ge", 2),
+    (Prim::Concat, "prim_concat", 2),
+    (Prim::Error, "error", 1),
+    (Prim::IntToFloat, "prim_intToFloat", 1),
+    (Prim::Sqrt, "prim_sqrt", 1),
+    (Prim::Floor, "prim_floor", 1),
+    (Prim::Ceil, "prim_ceil", 1),
+    (Prim::Round, "prim_round", 1),
+    (Prim::ShowInt, "prim_showInt", 1),
+    (Prim::ShowFloat, "prim_showFloat", 1),
+    (Prim::ParseInt, "prim_parseInt", 1),
+    (Prim::ParseFloat, "prim_parseFloat", 1),
+    (Prim::StrLength, "prim_strLength", 1),
+    (Prim::Substring, "prim_substring", 3),
+    (Prim::StartsWith, "prim_startsWith", 2),
+    (Prim::EndsWith, "prim_endsWith", 2),
+    (Prim::Contains, "prim_contains", 2),
+    (Prim::Split, "prim_split", 2),
+    (Prim::Join, "prim_join", 2),
+    (Prim::Trim, "prim_trim", 1),
+];
+
+impl Prim {
+    /// The primitive a source name refers to, if any.
+    pub fn from_name(name: &str) -> Option<Prim> {
+        TABLE.iter().find(|(_, n, _)| *n == name).map(|(p, _, _)| *p)
+    }
+
+    /// The name the source uses for this primitive.
+    pub fn name(self) -> &'static str {
+        TABLE.iter().find(|(p, _, _)| *p == self).map(|(_, n, _)| *n).unwrap_or("prim_?")
+    }
+
+    /// How many value arguments it consumes.
+    pub fn arity(self) -> usize {
+        TABLE.iter().find(|(p, _, _)| *p == self).map(|(_, _, a)| *a).unwrap_or(0)
+    }
+
+    /// Every primitive name (for "did you mean" suggestions and completion).
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        TABLE.iter().map(|(_, n, _)| *n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for (p, n, a) in TABLE {
+            assert_eq!(Prim::from_name(n), Some(*p));
+            assert_eq!(p.name(), *n);
+            assert_eq!(p.arity(), *a);
+        }
+        assert_eq!(Prim::from_name("prim_nope"), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! The lexer: source text to tokens. (Being written: see the parser helper's work.)
