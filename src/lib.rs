@@ -26,5 +26,6 @@ pub mod diagnostic;
 pub mod driver;
 pub mod external;
 pub mod machine;
+pub mod prelude;
 pub mod prim;
 pub mod syntax;
