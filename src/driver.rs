@@ -46,7 +46,7 @@ pub fn load(path: &Path) -> Loaded {
         Ok(text) => {
             let name = path.display().to_string();
             let file = sources.add(name, Some(path.to_path_buf()), text);
-            load_from(sources, file)
+            load_from(sources, file, prelude::FILES)
         }
         Err(d) => Loaded {
             sources,
@@ -59,9 +59,15 @@ pub fn load(path: &Path) -> Loaded {
 /// Loads a program from text in memory, named `name`; imports are relative to the
 /// current directory. Used by tests and the REPL.
 pub fn load_text(name: &str, text: &str) -> Loaded {
+    load_text_with_prelude(prelude::FILES, name, text)
+}
+
+/// Like [`load_text`], with other prelude files than the built-in ones (tests use this
+/// to check that the printed prelude means what the prelude means).
+pub fn load_text_with_prelude(prelude_files: &[(&str, &str)], name: &str, text: &str) -> Loaded {
     let mut sources = SourceMap::new();
     let file = sources.add(name, None, text.to_string());
-    load_from(sources, file)
+    load_from(sources, file, prelude_files)
 }
 
 /// Reads a source file: it must exist, be UTF-8 and be of a sane size.
@@ -96,13 +102,13 @@ fn read_source(path: &Path) -> Result<String, Diagnostic> {
 }
 
 /// Parses the prelude and the entry file with everything it imports, then resolves.
-fn load_from(mut sources: SourceMap, entry_file: FileId) -> Loaded {
+fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str, &str)]) -> Loaded {
     let arena = Bump::new();
     let mut diagnostics = Vec::new();
     let mut units: Vec<SourceUnit<'_>> = Vec::new();
 
     let mut prelude_modules = Vec::new();
-    for (name, text) in prelude::FILES {
+    for (name, text) in prelude_files {
         let id = sources.add(format!("<prelude>/{name}"), None, text.to_string());
         let (module, errors) = parser::parse_module(&arena, id, text);
         diagnostics.extend(errors);

@@ -668,3 +668,34 @@ fn global_names(program: &Program, t: &Term) -> HashSet<String> {
     }
     out
 }
+
+/// Prints every declaration that came from `file` (data types, externals, definitions,
+/// each in table order so that reloading the text gives the same ids), as a source file.
+pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> String {
+    let mut out = String::new();
+    for (i, d) in program.datas.iter().enumerate() {
+        if d.span.file == file {
+            out.push_str(&data_to_string(
+                program,
+                crate::core::term::DataId(i as u32),
+            ));
+            out.push('\n');
+        }
+    }
+    for e in &program.externs {
+        if e.span.file == file {
+            let mut p = Printer::new(program, &e.ty);
+            let _ = write!(p.out, "extern {} : ", e.name);
+            p.term(&e.ty, LOW);
+            out.push_str(&p.out);
+            out.push_str("\n\n");
+        }
+    }
+    for (i, d) in program.defs.iter().enumerate() {
+        if d.span.file == file {
+            out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
+            out.push('\n');
+        }
+    }
+    out
+}

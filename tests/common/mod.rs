@@ -1,0 +1,63 @@
+//! Helpers shared by the integration tests: running the real `spindle` binary and
+//! checking a golden `.err` file (every line must appear in standard error).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `spindle` binary built for this test run.
+pub fn spindle() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+}
+
+/// Runs `spindle ARGS...` in `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    spindle()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the spindle binary runs")
+}
+
+/// The project's test data folder.
+pub fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+/// Every `.sp` file directly in `dir`, sorted.
+pub fn sp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sp"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Checks that an error run exited 1, printed each line of `expected` to standard
+/// error, and showed no panic. Returns a description of what went wrong, if anything.
+pub fn check_error_output(out: &Output, expected: &str) -> Result<(), String> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut problems = Vec::new();
+    if out.status.code() != Some(1) {
+        problems.push(format!("exit status {:?}, expected 1", out.status.code()));
+    }
+    if !stderr.starts_with("error") {
+        problems.push("standard error does not start with `error`".to_string());
+    }
+    for want in expected.lines().filter(|l| !l.is_empty()) {
+        if !stderr.contains(want) {
+            problems.push(format!("standard error lacks `{want}`"));
+        }
+    }
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        problems.push("a Rust panic".to_string());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\n--- stderr:\n{stderr}", problems.join("; ")))
+    }
+}
