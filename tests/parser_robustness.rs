@@ -109,6 +109,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert_too_deep(format!("def x = match y with | {}", "(".repeat(N)));
     assert_too_deep(format!("def x = match y with | {}", "Just [".repeat(N)));
     assert_too_deep(format!("def x = {}0", "match y with | _ -> ".repeat(N)));
+    assert_too_deep(format!("def x = {}0", "let f (x : ".repeat(N)));
+    assert_too_deep(format!("def x = {}0", "(1, ".repeat(N)));
+    assert_too_deep(format!("def x : {}A", "{x : ".repeat(N)));
+    assert_too_deep(format!("data T = C {}", "(".repeat(N)));
 }
 
 /// Nesting just below the limit parses on a 2 MB stack, for every kind of nesting:
@@ -129,6 +133,10 @@ fn nesting_just_below_the_limit_fits_a_small_stack() {
         format!("match y with | {}z{} -> 0", "Just (".repeat(n - 1), ")".repeat(n - 1)),
         format!("{}0", "match y with | _ -> ".repeat(n)),
         format!("(\\(x : {}A{}) -> x)", "(".repeat(n - 3), ")".repeat(n - 3)),
+        format!("{}A{}", "let f (x : ".repeat(n), ") = 1 in 2".repeat(n)),
+        format!("{}A{}", "\\(x : ".repeat(n), ") -> 1".repeat(n)),
+        format!("{}1{}", "(1, ".repeat(n), ")".repeat(n)),
+        format!("{}A", "{x : ".repeat(n / 2)) + &"} -> A".repeat(n / 2),
     ];
     for text in cases {
         let ok = on_small_stack(move || {
