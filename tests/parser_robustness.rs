@@ -73,20 +73,30 @@ fn error_locations_through_the_source_map() {
     assert_eq!(diags[0].message, "unclosed parenthesis");
     let primary = diags[0].primary_span().expect("primary");
     assert_eq!(map.location(primary).to_string(), "bad.sp:4:5");
-    let secondary = diags[0].labels.iter().find(|l| !l.primary).expect("secondary label");
+    let secondary = diags[0]
+        .labels
+        .iter()
+        .find(|l| !l.primary)
+        .expect("secondary label");
     assert_eq!(secondary.span.start as usize, text.len());
 
     let text = "def main = [1, 2,\n   3 4 ) ]\n";
     let file = map.add("stray.sp", None, text.to_string());
     let (_, diags) = parse_module(&arena, file, text);
     assert_eq!(diags[0].message, "expected ',' or ']', found ')'");
-    assert_eq!(map.location(diags[0].primary_span().expect("primary")).to_string(), "stray.sp:2:8");
+    assert_eq!(
+        map.location(diags[0].primary_span().expect("primary"))
+            .to_string(),
+        "stray.sp:2:8"
+    );
 }
 
 fn assert_too_deep(text: String) {
     let diags = on_small_stack(move || parse_everything(&text));
     assert!(
-        diags.iter().any(|d| d.message.contains("nested too deeply")),
+        diags
+            .iter()
+            .any(|d| d.message.contains("nested too deeply")),
         "{:#?}",
         &diags[..diags.len().min(3)]
     );
@@ -130,7 +140,11 @@ fn nesting_just_below_the_limit_fits_a_small_stack() {
         format!("{}1{}", "1 + (".repeat(n), ")".repeat(n)),
         format!("{}A{}", "(A -> ".repeat(n), ")".repeat(n)),
         format!("{}A{}", "(x : ".repeat(n), ")".repeat(n)),
-        format!("match y with | {}z{} -> 0", "Just (".repeat(n - 1), ")".repeat(n - 1)),
+        format!(
+            "match y with | {}z{} -> 0",
+            "Just (".repeat(n - 1),
+            ")".repeat(n - 1)
+        ),
         format!("{}0", "match y with | _ -> ".repeat(n)),
         format!("(\\(x : {}A{}) -> x)", "(".repeat(n - 3), ")".repeat(n - 3)),
         format!("{}A{}", "let f (x : ".repeat(n), ") = 1 in 2".repeat(n)),
@@ -141,14 +155,19 @@ fn nesting_just_below_the_limit_fits_a_small_stack() {
     for text in cases {
         let ok = on_small_stack(move || {
             let arena = Bump::new();
-            parse_expr(&arena, FileId(0), &text).map(|_| ()).map_err(|d| format!("{:?}", d.first()))
+            parse_expr(&arena, FileId(0), &text)
+                .map(|_| ())
+                .map_err(|d| format!("{:?}", d.first()))
         });
         ok.expect("nesting below the limit parses");
     }
 }
 
+/// A check of the shape of a parsed expression.
+type Check = fn(&Expr<'_>);
+
 /// Parses one long expression on a small stack, returns how long it took.
-fn time_parse(text: String, check: fn(&Expr<'_>)) -> Duration {
+fn time_parse(text: String, check: Check) -> Duration {
     on_small_stack(move || {
         let start = Instant::now();
         let arena = Bump::new();
@@ -211,9 +230,12 @@ fn is_long_list(e: &Expr<'_>) {
 fn long_flat_chains_parse_iteratively() {
     const N: usize = 1_000_000;
     let limit = Duration::from_secs(if cfg!(debug_assertions) { 60 } else { 5 });
-    let cases: [(String, fn(&Expr<'_>)); 7] = [
+    let cases: [(String, Check); 7] = [
         (format!("1{}", " + 1".repeat(N - 1)), is_binary_left_chain),
-        (format!("a{}", " + x - y".repeat(N / 2)), is_binary_left_chain),
+        (
+            format!("a{}", " + x - y".repeat(N / 2)),
+            is_binary_left_chain,
+        ),
         (format!("{}a", "a ++ ".repeat(N)), is_right_chain),
         (format!("{}a", "a || ".repeat(N)), is_right_chain),
         (format!("{}A", "A -> ".repeat(N)), is_right_chain),
@@ -283,14 +305,16 @@ fn random_bytes_never_panic() {
 
 /// Real tokens, so random sequences reach deep into the parser.
 const VOCABULARY: &[&str] = &[
-    "let", "in", "def", "\ndef", "data", "\ndata", "match", "with", "if", "then", "else", "extern", "import", "Type",
-    "||", "&&", "==", "!=", "<", "<=", ">", ">=", "++", "+", "-", "*", "/", "%", "->", "\\", ":", "=", "|", ",", "(",
-    ")", "[", "]", "{", "}", "_", "x", "y", "f", "Cons", "Nil", "Just", "A", "0", "1", "-1", "42", "2.5", "-0.5",
-    "\"s\"", "\"\\n\"", "?", "?h", "()", "[]", "--c\n", "{- c -}", "\n", " ",
+    "let", "in", "def", "\ndef", "data", "\ndata", "match", "with", "if", "then", "else", "extern",
+    "import", "Type", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "++", "+", "-", "*", "/", "%",
+    "->", "\\", ":", "=", "|", ",", "(", ")", "[", "]", "{", "}", "_", "x", "y", "f", "Cons",
+    "Nil", "Just", "A", "0", "1", "-1", "42", "2.5", "-0.5", "\"s\"", "\"\\n\"", "?", "?h", "()",
+    "[]", "--c\n", "{- c -}", "\n", " ",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(VOCABULARY), 0..80).prop_map(|tokens| tokens.join(" "))
+    prop::collection::vec(prop::sample::select(VOCABULARY), 0..80)
+        .prop_map(|tokens| tokens.join(" "))
 }
 
 proptest! {
