@@ -229,7 +229,9 @@ fn is_long_list(e: &Expr<'_>) {
 #[test]
 fn long_flat_chains_parse_iteratively() {
     const N: usize = 1_000_000;
-    let limit = Duration::from_secs(if cfg!(debug_assertions) { 60 } else { 5 });
+    // Generous: a quadratic parser would take hours, a linear one takes well under a
+    // second per case in release.
+    let limit = Duration::from_secs(if cfg!(debug_assertions) { 120 } else { 20 });
     let cases: [(String, Check); 7] = [
         (format!("1{}", " + 1".repeat(N - 1)), is_binary_left_chain),
         (
@@ -262,10 +264,11 @@ fn a_ten_megabyte_line_parses_quickly() {
         assert_eq!(module.decls.len(), 1);
         start.elapsed()
     });
-    // The AST of this line is 10 million 96-byte nodes: about 1 GB, and most of the
-    // time goes to the kernel handing out that memory (about 2.5 s on a small VM, of
-    // which parsing proper is a fraction); the bound leaves room for a loaded machine.
-    let limit = Duration::from_secs(if cfg!(debug_assertions) { 90 } else { 8 });
+    // The AST of this line is 10 million 96-byte nodes, about 1 GB; most of the time
+    // (1 to 2.5 s in release on a small VM) goes to the kernel handing out that memory.
+    // The bound is generous so that a loaded machine passes; what it catches is
+    // non-linear behaviour, which would take hours at this size.
+    let limit = Duration::from_secs(if cfg!(debug_assertions) { 120 } else { 20 });
     assert!(elapsed < limit, "took {elapsed:?}");
 }
 
