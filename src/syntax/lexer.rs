@@ -13,6 +13,9 @@
 //! negative literal when the previous token cannot end an operand (start of input,
 //! after `(`, `,`, an operator, a keyword...). After a name, a literal or a closing
 //! bracket, `-` is subtraction, so `x -1` is `x - 1`.
+//!
+//! `{-` always opens a block comment, as in Haskell: an implicit argument that is a
+//! negative literal is written `{ -1}`.
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::span::{FileId, Span};
@@ -947,6 +950,8 @@ mod tests {
         assert_eq!(kinds("Type -1"), [Type, Minus, Int(1)]);
         assert_eq!(kinds("- 1"), [Minus, Int(1)]);
         assert_eq!(kinds("-x"), [Minus, Ident("x")]);
+        assert_eq!(kinds("{ -1}"), [LBrace, Int(-1), RBrace]);
+        assert_eq!(kinds("a--1\nb"), [Ident("a"), Ident("b")]);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //!   million stack frames.
 //!
 //! Errors are recorded in the parser as they are found and signalled upward with the
-//! zero-sized [`Abort`]; `parse_module` then skips to the next declaration keyword that
+//! zero-sized `Abort`; `parse_module` then skips to the next declaration keyword that
 //! starts a line and goes on, so one run reports several independent errors.
 
 use crate::diagnostic::Diagnostic;
@@ -1970,6 +1970,37 @@ mod tests {
             ")".repeat(MAX_NESTING as usize - 1)
         );
         assert_eq!(shape(&ok), "1");
+    }
+
+    #[test]
+    fn the_ast_does_not_borrow_the_text() {
+        let arena = Bump::new();
+        let e = {
+            let text = String::from("f \"s\" x ?h");
+            parse_expr(&arena, FileId(0), &text).expect("parses")
+        };
+        assert_eq!(sexp(e), "(((f \"s\") x) ?h)");
+    }
+
+    #[test]
+    fn declarations_may_share_a_line() {
+        let arena = Bump::new();
+        let (module, diags) = parse_module(&arena, FileId(0), "def a = f def b = 2 data C = C");
+        assert!(diags.is_empty(), "{diags:#?}");
+        assert_eq!(module.decls.len(), 3);
+    }
+
+    #[test]
+    fn rendered_errors_name_the_place() {
+        let mut map = SourceMap::new();
+        let text = "def main =\n  g (1 + \n";
+        let file = map.add("bad.sp", None, text.to_string());
+        let arena = Bump::new();
+        let (_, diags) = parse_module(&arena, file, text);
+        let out = crate::diagnostic::render(&map, &diags);
+        assert!(out.starts_with("error"), "{out}");
+        assert!(out.contains("bad.sp:2:5: unclosed parenthesis"), "{out}");
+        assert!(out.contains("the input ends here"), "{out}");
     }
 
     #[test]
