@@ -361,14 +361,7 @@ impl<'a, 's> Parser<'a, 's> {
 
     #[cold]
     fn missing(&mut self, what: &str, opener: Span, why: &str) -> Abort {
-        if self.at_declaration_boundary() {
-            return self.unexpected(what);
-        }
-        let found = self.tok.kind.describe();
-        let d = Diagnostic::error(format!("expected {what}, found {found}"))
-            .at(self.tok.span, "unexpected here")
-            .also(opener, why);
-        self.fail(d)
+        self.report_unexpected(what, None, Some((opener, why)))
     }
 
     /// A span from `start` to the end of the last consumed token.
@@ -436,11 +429,20 @@ impl<'a, 's> Parser<'a, 's> {
     /// Reports that the current token is not `expected`.
     #[cold]
     fn unexpected(&mut self, expected: &str) -> Abort {
-        self.unexpected_with_note(expected, None)
+        self.report_unexpected(expected, None, None)
     }
 
+    /// Reports that the current token is not `expected`, with an optional note and an
+    /// optional secondary place (the construct that needed the token). When the input
+    /// was cut short inside a bracket opened after that construct, the unclosed bracket
+    /// is what gets reported.
     #[cold]
-    fn unexpected_with_note(&mut self, expected: &str, note: Option<&str>) -> Abort {
+    fn report_unexpected(
+        &mut self,
+        expected: &str,
+        note: Option<&str>,
+        needed_by: Option<(Span, &str)>,
+    ) -> Abort {
         let tok = self.tok;
         if tok.kind == TokenKind::Eof && self.lexer.hit_eof_error() {
             // The lexer already said the input ends inside a string or comment.
@@ -448,6 +450,7 @@ impl<'a, 's> Parser<'a, 's> {
         }
         if self.at_declaration_boundary()
             && let Some(&(open, delim)) = self.open.last()
+            && needed_by.is_none_or(|(opener, _)| opener.start < open.start)
         {
             return self.unclosed(open, delim, expected);
         }
@@ -462,6 +465,9 @@ impl<'a, 's> Parser<'a, 's> {
             ))
             .at(tok.span, "unexpected here")
         };
+        if let Some((opener, why)) = needed_by {
+            d = d.also(opener, why);
+        }
         if let Some(note) = note {
             d = d.note(note);
         }
@@ -783,10 +789,11 @@ impl<'a, 's> Parser<'a, 's> {
             return Err(self.unexpected("a parameter name"));
         }
         let ty = self.annotation()?;
-        let close = if ty.is_some() {
-            "the closing bracket"
-        } else {
-            "':' or the closing bracket"
+        let close = match (delim, ty.is_some()) {
+            (Delim::Brace, true) => "'}'",
+            (Delim::Brace, false) => "':' or '}'",
+            (_, true) => "')'",
+            (_, false) => "':' or ')'",
         };
         self.close_delim(delim, close)?;
         let span = self.since(open);
@@ -1047,7 +1054,7 @@ impl<'a, 's> Parser<'a, 's> {
     fn expected_expression(&mut self) -> Abort {
         let note = (self.tok.kind == TokenKind::Minus)
             .then_some("there is no unary minus: write `-3` (no space) for a negative literal, `0 - x` to negate");
-        self.unexpected_with_note("an expression", note)
+        self.report_unexpected("an expression", note, None)
     }
 
     /// `Type` or `Type n`.
@@ -1898,6 +1905,24 @@ mod tests {
             errs[0].2,
             "expected a declaration (def, data, extern or import), found 'main'"
         );
+    }
+
+    #[test]
+    fn missing_keywords_point_at_their_construct() {
+        let d = errors("let x = 1 )");
+        assert_eq!(d[0].message, "expected 'in', found ')'");
+        let secondary = d[0].labels.iter().find(|l| !l.primary).expect("secondary");
+        assert_eq!(
+            (secondary.span.start, secondary.message.as_str()),
+            (0, "this 'let' needs an 'in'")
+        );
+        // Cut short inside the `let` that is inside a parenthesis: the `let` is reported.
+        let d = errors("(let x = 1");
+        assert_eq!(d[0].message, "unexpected end of input, expected 'in'");
+        // Cut short inside a parenthesis inside the `let`: the parenthesis is.
+        let d = errors("let x = (1");
+        assert_eq!(d[0].message, "unclosed parenthesis");
+        assert_eq!(d[0].primary_span().map(|s| s.start), Some(8));
     }
 
     #[test]
