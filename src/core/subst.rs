@@ -241,7 +241,10 @@ mod tests {
         // (0 1)[0 := 5] = 5 0
         let body = app(var(0), var(1));
         let five = Term::Lit(Lit::Int(5)).rc();
-        assert!(alpha_eq(&subst_top(&body, &five), &app(five.clone(), var(0))));
+        assert!(alpha_eq(
+            &subst_top(&body, &five),
+            &app(five.clone(), var(0))
+        ));
         // Under a binder the argument is shifted: (\. 1)[0 := v2] = \. v3
         let body = lam(var(1));
         assert!(alpha_eq(&subst_top(&body, &var(2)), &lam(var(3))));
@@ -253,14 +256,20 @@ mod tests {
         let body = app(var(1), var(0));
         let a = Term::Lit(Lit::Int(1)).rc();
         let b = Term::Lit(Lit::Int(2)).rc();
-        assert!(alpha_eq(&instantiate(&body, &[a.clone(), b.clone()]), &app(a, b)));
+        assert!(alpha_eq(
+            &instantiate(&body, &[a.clone(), b.clone()]),
+            &app(a, b)
+        ));
     }
 
     #[test]
     fn replace_var_keeps_the_binder() {
         let t = app(var(0), lam(var(1)));
         let z = Term::Lit(Lit::Int(0)).rc();
-        assert!(alpha_eq(&replace_var(&t, Ix(0), &z), &app(z.clone(), lam(z.clone()))));
+        assert!(alpha_eq(
+            &replace_var(&t, Ix(0), &z),
+            &app(z.clone(), lam(z.clone()))
+        ));
         assert!(has_free_var(&t, 0, false));
         assert!(!has_free_var(&t, 1, false));
     }
