@@ -140,7 +140,10 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
     for (i, e) in msg.externs.iter().enumerate() {
         let place = || format!("external {i} ({:?})", e.name);
         if !external::is_known(&e.name) {
-            return Err(DecodeError::at(place(), Problem::UnknownExternal(e.name.clone())));
+            return Err(DecodeError::at(
+                place(),
+                Problem::UnknownExternal(e.name.clone()),
+            ));
         }
         let ty = required_term(e.ty.as_ref(), &scope, 0, "type").map_err(|x| x.within(place()))?;
         externs.push(ExternDecl {
@@ -367,11 +370,7 @@ fn starts_uppercase(name: &str) -> bool {
 
 /// A binder's name and plicity. An empty name is `_`; a pattern binder may not be
 /// capitalised (it would read as a constructor).
-fn binder_head(
-    name: &str,
-    plicity: i32,
-    in_pattern: bool,
-) -> Result<(Name, Plicity), DecodeError> {
+fn binder_head(name: &str, plicity: i32, in_pattern: bool) -> Result<(Name, Plicity), DecodeError> {
     let name: Name = if name.is_empty() || name == "_" {
         Rc::from("_")
     } else if is_identifier(name) && !(in_pattern && starts_uppercase(name)) {
@@ -441,16 +440,22 @@ impl Frame {
             Shape::Pi(bs) => {
                 let tys: Vec<RcTerm> = bs.iter().map(|_| next()).collect();
                 let body = next();
-                bs.into_iter().zip(tys).rev().fold(body, |cod, ((name, plicity), ty)| {
-                    Term::Pi(Binder { name, plicity, ty }, cod).rc()
-                })
+                bs.into_iter()
+                    .zip(tys)
+                    .rev()
+                    .fold(body, |cod, ((name, plicity), ty)| {
+                        Term::Pi(Binder { name, plicity, ty }, cod).rc()
+                    })
             }
             Shape::Lam(bs) => {
                 let tys: Vec<RcTerm> = bs.iter().map(|_| next()).collect();
                 let body = next();
-                bs.into_iter().zip(tys).rev().fold(body, |body, ((name, plicity), ty)| {
-                    Term::Lam(Binder { name, plicity, ty }, body).rc()
-                })
+                bs.into_iter()
+                    .zip(tys)
+                    .rev()
+                    .fold(body, |body, ((name, plicity), ty)| {
+                        Term::Lam(Binder { name, plicity, ty }, body).rc()
+                    })
             }
             Shape::Let(bs) => {
                 let parts: Vec<(RcTerm, RcTerm)> = bs.iter().map(|_| (next(), next())).collect();
@@ -526,7 +531,9 @@ pub fn term(msg: &pb::Term, scope: &Scope) -> Result<RcTerm, DecodeError> {
 fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, DecodeError> {
     let nodes = &msg.nodes;
     if nodes.is_empty() {
-        return Err(DecodeError::new(Problem::Missing("nodes (the term is empty)")));
+        return Err(DecodeError::new(Problem::Missing(
+            "nodes (the term is empty)",
+        )));
     }
     let mut stack: Vec<Frame> = Vec::new();
     // Subterms announced and not yet started, the root included.
@@ -540,23 +547,27 @@ fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, Decod
         }
         outstanding -= 1;
         let depth = stack.last().map_or(locals, Frame::child_depth);
-        let kind = node.kind.as_ref().ok_or_else(|| at(Problem::Missing("the node's kind")))?;
-        let mut done = match leaf_or_frame(kind, depth, scope).map_err(|e| e.within(format!("node {i}")))? {
-            Ok(t) => Some(t),
-            Err(frame) => {
-                outstanding += frame.needed;
-                if outstanding > nodes.len() - i - 1 {
-                    return Err(at(Problem::TermEndsEarly));
+        let kind = node
+            .kind
+            .as_ref()
+            .ok_or_else(|| at(Problem::Missing("the node's kind")))?;
+        let mut done =
+            match leaf_or_frame(kind, depth, scope).map_err(|e| e.within(format!("node {i}")))? {
+                Ok(t) => Some(t),
+                Err(frame) => {
+                    outstanding += frame.needed;
+                    if outstanding > nodes.len() - i - 1 {
+                        return Err(at(Problem::TermEndsEarly));
+                    }
+                    if stack.len() >= MAX_TERM_DEPTH {
+                        return Err(at(Problem::TooDeep {
+                            limit: MAX_TERM_DEPTH,
+                        }));
+                    }
+                    stack.push(frame);
+                    None
                 }
-                if stack.len() >= MAX_TERM_DEPTH {
-                    return Err(at(Problem::TooDeep {
-                        limit: MAX_TERM_DEPTH,
-                    }));
-                }
-                stack.push(frame);
-                None
-            }
-        };
+            };
         while let Some(t) = done.take() {
             match stack.last_mut() {
                 None => {
@@ -611,7 +622,10 @@ fn leaf_or_frame(
     let leaf = match kind {
         Kind::Var(ix) => {
             if (*ix as usize) >= depth {
-                return Err(DecodeError::new(Problem::DanglingIndex { index: *ix, depth }));
+                return Err(DecodeError::new(Problem::DanglingIndex {
+                    index: *ix,
+                    depth,
+                }));
             }
             Term::Var(Ix(*ix))
         }
@@ -644,7 +658,9 @@ fn leaf_or_frame(
                 }
                 Ok(pb::HoleKind::Goal) => HoleKind::Goal(match &h.name {
                     None => None,
-                    Some(n) if is_identifier(n) && !starts_uppercase(n) => Some(Rc::from(n.as_str())),
+                    Some(n) if is_identifier(n) && !starts_uppercase(n) => {
+                        Some(Rc::from(n.as_str()))
+                    }
                     Some(n) => {
                         return Err(DecodeError::new(Problem::BadName {
                             what: "typed hole",
@@ -704,7 +720,8 @@ fn leaf_or_frame(
                         let c = cp.con.as_ref().ok_or_else(|| {
                             DecodeError::at(format!("arm {i}"), Problem::Missing("constructor"))
                         })?;
-                        let con = con_ref(c, &scope.ctors).map_err(|e| e.within(format!("arm {i}")))?;
+                        let con =
+                            con_ref(c, &scope.ctors).map_err(|e| e.within(format!("arm {i}")))?;
                         let expected = scope.ctors[con.data.0 as usize][con.index as usize];
                         if cp.fields.len() != expected {
                             return Err(DecodeError::at(
@@ -761,7 +778,9 @@ fn binder_heads(bs: &pb::Binders, what: &'static str) -> Result<Vec<(Name, Plici
     bs.binders
         .iter()
         .enumerate()
-        .map(|(i, b)| binder_head(&b.name, b.plicity, false).map_err(|e| e.within(format!("binder {i}"))))
+        .map(|(i, b)| {
+            binder_head(&b.name, b.plicity, false).map_err(|e| e.within(format!("binder {i}")))
+        })
         .collect()
 }
 

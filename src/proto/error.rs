@@ -151,7 +151,10 @@ impl fmt::Display for Problem {
                 "dangling variable: de Bruijn index {index} with only {depth} binders in scope"
             ),
             Problem::TooDeep { limit } => {
-                write!(f, "the term is nested too deeply (more than {limit} levels)")
+                write!(
+                    f,
+                    "the term is nested too deeply (more than {limit} levels)"
+                )
             }
             Problem::TermEndsEarly => write!(f, "the term's nodes end before the term does"),
             Problem::TrailingNodes { extra } => {

@@ -73,3 +73,30 @@ pub const NO_SPAN: Span = Span {
     start: 0,
     end: 0,
 };
+
+/// How many entries of each of `program`'s tables come from the prelude: the
+/// declarations whose spans point into the driver's `<prelude>/...` files (they come
+/// first in every table).
+pub fn prelude_counts(
+    sources: &crate::syntax::span::SourceMap,
+    program: &crate::core::program::Program,
+) -> crate::core::program::DeclCounts {
+    let from_prelude = |span: Span| sources.get(span.file).name.starts_with("<prelude>/");
+    crate::core::program::DeclCounts {
+        datas: program
+            .datas
+            .iter()
+            .take_while(|d| from_prelude(d.span))
+            .count(),
+        externs: program
+            .externs
+            .iter()
+            .take_while(|e| from_prelude(e.span))
+            .count(),
+        defs: program
+            .defs
+            .iter()
+            .take_while(|d| from_prelude(d.span))
+            .count(),
+    }
+}

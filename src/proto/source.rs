@@ -67,9 +67,10 @@ fn check_prelude(decoded: &Decoded) -> Result<(), DecodeError> {
     for (a, b) in p.datas.iter().zip(&ours.datas) {
         let same = a.name == b.name
             && a.params.len() == b.params.len()
-            && a.params.iter().zip(&b.params).all(|(x, y)| {
-                x.plicity == y.plicity && alpha_eq(&x.ty, &y.ty)
-            })
+            && a.params
+                .iter()
+                .zip(&b.params)
+                .all(|(x, y)| x.plicity == y.plicity && alpha_eq(&x.ty, &y.ty))
             && a.ctors.len() == b.ctors.len()
             && a.ctors.iter().zip(&b.ctors).all(|(x, y)| {
                 x.name == y.name

@@ -352,7 +352,9 @@ impl<'a, 's> Lexer<'a, 's> {
         match c {
             '"' => Some(self.string(start)),
             '?' => Some(self.hole(start)),
-            '-' if !self.prev_ends_operand && self.byte_at(start + 1).is_some_and(|b| b.is_ascii_digit()) => {
+            '-' if !self.prev_ends_operand
+                && self.byte_at(start + 1).is_some_and(|b| b.is_ascii_digit()) =>
+            {
                 self.pos += 1;
                 Some(self.number(start, true))
             }
@@ -374,7 +376,10 @@ impl<'a, 's> Lexer<'a, 's> {
     }
 
     fn starts_with(&self, s: &str) -> bool {
-        self.text.as_bytes().get(self.pos..).is_some_and(|rest| rest.starts_with(s.as_bytes()))
+        self.text
+            .as_bytes()
+            .get(self.pos..)
+            .is_some_and(|rest| rest.starts_with(s.as_bytes()))
     }
 
     /// Advances over characters satisfying `pred`.
@@ -467,7 +472,10 @@ impl<'a, 's> Lexer<'a, 's> {
         let end = self.span(self.pos, self.pos);
         self.eof_error(
             Diagnostic::error("unterminated block comment")
-                .at(self.span(open, open + 2), "this comment is never closed with '-}'")
+                .at(
+                    self.span(open, open + 2),
+                    "this comment is never closed with '-}'",
+                )
                 .also(end, "the input ends here"),
         );
         newline
@@ -476,7 +484,10 @@ impl<'a, 's> Lexer<'a, 's> {
     /// Reports a run of characters that start no token, as one error.
     fn bad_characters(&mut self, start: usize) {
         let is_bad = |c: char| {
-            !(c.is_whitespace() || is_ident_start(c) || c.is_ascii_digit() || "\"?-(){}[]\\:=|,+*/%<>&!".contains(c))
+            !(c.is_whitespace()
+                || is_ident_start(c)
+                || c.is_ascii_digit()
+                || "\"?-(){}[]\\:=|,+*/%<>&!".contains(c))
         };
         // The first character is bad by definition (`&` or `!` alone, say).
         if let Some(c) = self.peek() {
@@ -565,7 +576,11 @@ impl<'a, 's> Lexer<'a, 's> {
         }
         self.eat_while(|c| c.is_ascii_digit() || c == '_');
         let mut is_float = false;
-        if self.byte_at(self.pos) == Some(b'.') && self.byte_at(self.pos + 1).is_some_and(|b| b.is_ascii_digit()) {
+        if self.byte_at(self.pos) == Some(b'.')
+            && self
+                .byte_at(self.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
             self.pos += 1;
             self.eat_while(|c| c.is_ascii_digit() || c == '_');
             is_float = true;
@@ -586,7 +601,10 @@ impl<'a, 's> Lexer<'a, 's> {
             return false;
         }
         let sign = usize::from(matches!(self.byte_at(self.pos + 1), Some(b'+' | b'-')));
-        if !self.byte_at(self.pos + 1 + sign).is_some_and(|b| b.is_ascii_digit()) {
+        if !self
+            .byte_at(self.pos + 1 + sign)
+            .is_some_and(|b| b.is_ascii_digit())
+        {
             return false;
         }
         self.pos += 1 + sign;
@@ -621,7 +639,13 @@ impl<'a, 's> Lexer<'a, 's> {
         }
     }
 
-    fn finish_int(&mut self, start: usize, digits: usize, radix: u32, negative: bool) -> TokenKind<'a> {
+    fn finish_int(
+        &mut self,
+        start: usize,
+        digits: usize,
+        radix: u32,
+        negative: bool,
+    ) -> TokenKind<'a> {
         let body = self.slice(digits, self.pos);
         if !self.check_number_end(start, body) {
             return TokenKind::Int(0);
@@ -650,7 +674,10 @@ impl<'a, 's> Lexer<'a, 's> {
             Ok(x) if x.is_finite() => TokenKind::Float(if negative { -x } else { x }),
             _ => {
                 let span = self.span(start, self.pos);
-                self.error(Diagnostic::error("float literal out of range").at(span, "too large for a Float"));
+                self.error(
+                    Diagnostic::error("float literal out of range")
+                        .at(span, "too large for a Float"),
+                );
                 TokenKind::Float(0.0)
             }
         }
@@ -720,7 +747,10 @@ impl<'a, 's> Lexer<'a, 's> {
         self.eat_while(|c| c.is_ascii_hexdigit());
         let hex = self.slice(digits, self.pos);
         if hex.is_empty() || hex.len() > 6 {
-            return self.bad_unicode_escape(backslash, "expected 1 to 6 hexadecimal digits in '\\u{...}'");
+            return self.bad_unicode_escape(
+                backslash,
+                "expected 1 to 6 hexadecimal digits in '\\u{...}'",
+            );
         }
         if self.peek() != Some('}') {
             return self.bad_unicode_escape(backslash, "expected '}' to close '\\u{...}'");
@@ -729,7 +759,10 @@ impl<'a, 's> Lexer<'a, 's> {
         let code = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
         match char::from_u32(code) {
             Some(c) => Some(c),
-            None => self.bad_unicode_escape(backslash, &format!("U+{code:X} is not a Unicode scalar value")),
+            None => self.bad_unicode_escape(
+                backslash,
+                &format!("U+{code:X} is not a Unicode scalar value"),
+            ),
         }
     }
 
@@ -746,7 +779,9 @@ fn int_value(body: &str, radix: u32, negative: bool) -> Option<i64> {
     let mut magnitude: u64 = 0;
     for c in body.chars().filter(|&c| c != '_') {
         let digit = u64::from(c.to_digit(radix)?);
-        magnitude = magnitude.checked_mul(u64::from(radix))?.checked_add(digit)?;
+        magnitude = magnitude
+            .checked_mul(u64::from(radix))?
+            .checked_add(digit)?;
     }
     if negative {
         // -9223372036854775808 has no positive counterpart: compute in i128.
@@ -758,7 +793,11 @@ fn int_value(body: &str, radix: u32, negative: bool) -> Option<i64> {
 
 /// Lexes a whole text at once: every token up to and including [`TokenKind::Eof`], and
 /// the lexical errors. Meant for tests and tools; the parser pulls tokens lazily.
-pub fn tokenize<'a>(arena: &'a Bump, file: FileId, text: &str) -> (Vec<Token<'a>>, Vec<Diagnostic>) {
+pub fn tokenize<'a>(
+    arena: &'a Bump,
+    file: FileId,
+    text: &str,
+) -> (Vec<Token<'a>>, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(arena, file, text);
     let mut tokens = Vec::new();
     loop {

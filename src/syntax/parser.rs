@@ -20,7 +20,9 @@
 //! starts a line and goes on, so one run reports several independent errors.
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::ast::{Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, Module, Param, Pat, PatKind, Plicity};
+use crate::syntax::ast::{
+    Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, Module, Param, Pat, PatKind, Plicity,
+};
 use crate::syntax::lexer::{Lexer, Token, TokenKind};
 use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, Span};
 use bumpalo::Bump;
@@ -36,7 +38,11 @@ const MAX_PARSE_ERRORS: usize = 50;
 
 /// Parses a whole file. Always returns a module (possibly missing the declarations that
 /// failed to parse) together with every syntax error found.
-pub fn parse_module<'a>(arena: &'a Bump, file: FileId, text: &str) -> (Module<'a>, Vec<Diagnostic>) {
+pub fn parse_module<'a>(
+    arena: &'a Bump,
+    file: FileId,
+    text: &str,
+) -> (Module<'a>, Vec<Diagnostic>) {
     let empty = Module { decls: &[] };
     let Some(mut parser) = Parser::new(arena, file, text) else {
         return (empty, vec![too_large(file)]);
@@ -49,7 +55,11 @@ pub fn parse_module<'a>(arena: &'a Bump, file: FileId, text: &str) -> (Module<'a
 }
 
 /// Parses a single expression (the whole text).
-pub fn parse_expr<'a>(arena: &'a Bump, file: FileId, text: &str) -> Result<&'a Expr<'a>, Vec<Diagnostic>> {
+pub fn parse_expr<'a>(
+    arena: &'a Bump,
+    file: FileId,
+    text: &str,
+) -> Result<&'a Expr<'a>, Vec<Diagnostic>> {
     let Some(parser) = Parser::new(arena, file, text) else {
         return Err(vec![too_large(file)]);
     };
@@ -79,7 +89,11 @@ pub struct ParseFailure {
 
 /// Parses one REPL input: declarations if it starts with a declaration keyword,
 /// otherwise a single expression.
-pub fn parse_repl_input<'a>(arena: &'a Bump, file: FileId, text: &str) -> Result<ReplInput<'a>, ParseFailure> {
+pub fn parse_repl_input<'a>(
+    arena: &'a Bump,
+    file: FileId,
+    text: &str,
+) -> Result<ReplInput<'a>, ParseFailure> {
     let Some(mut parser) = Parser::new(arena, file, text) else {
         return Err(ParseFailure {
             diagnostics: vec![too_large(file)],
@@ -192,7 +206,15 @@ fn starts_atom(kind: TokenKind<'_>) -> bool {
     use TokenKind as T;
     matches!(
         kind,
-        T::Ident(_) | T::Int(_) | T::Float(_) | T::Str(_) | T::Underscore | T::Hole(_) | T::Type | T::LParen | T::LBracket
+        T::Ident(_)
+            | T::Int(_)
+            | T::Float(_)
+            | T::Str(_)
+            | T::Underscore
+            | T::Hole(_)
+            | T::Type
+            | T::LParen
+            | T::LBracket
     )
 }
 
@@ -260,7 +282,10 @@ impl<'a, 's> Parser<'a, 's> {
         let mut diagnostics = self.lexer.into_diagnostics();
         diagnostics.extend(self.diagnostics);
         diagnostics.sort_by_key(|d| d.primary_span().map(|s| s.start));
-        ParseFailure { diagnostics, unfinished }
+        ParseFailure {
+            diagnostics,
+            unfinished,
+        }
     }
 
     /// Parses the whole input as one expression.
@@ -304,12 +329,22 @@ impl<'a, 's> Parser<'a, 's> {
 
     /// Consumes a token of `kind`, or reports `expected {what}`.
     fn expect(&mut self, kind: TokenKind<'_>, what: &str) -> PResult<Token<'a>> {
-        if self.at(kind) { Ok(self.bump()) } else { Err(self.unexpected(what)) }
+        if self.at(kind) {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(what))
+        }
     }
 
     /// Like [`Parser::expect`], naming the construct that needs the token
     /// (`this 'if' needs an 'else'`).
-    fn expect_for(&mut self, kind: TokenKind<'_>, what: &str, opener: Span, why: &str) -> PResult<Token<'a>> {
+    fn expect_for(
+        &mut self,
+        kind: TokenKind<'_>,
+        what: &str,
+        opener: Span,
+        why: &str,
+    ) -> PResult<Token<'a>> {
         if self.at(kind) {
             return Ok(self.bump());
         }
@@ -340,7 +375,10 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn ident(tok: Token<'a>, name: &'a str) -> Ident<'a> {
-        Ident { name, span: tok.span }
+        Ident {
+            name,
+            span: tok.span,
+        }
     }
 
     // ---- errors -------------------------------------------------------------------
@@ -360,7 +398,8 @@ impl<'a, 's> Parser<'a, 's> {
     /// The current token is the end of input or a declaration keyword starting a line:
     /// the expression being parsed was cut short rather than malformed.
     fn at_declaration_boundary(&self) -> bool {
-        self.tok.kind == TokenKind::Eof || (self.tok.kind.starts_declaration() && self.tok.line_start)
+        self.tok.kind == TokenKind::Eof
+            || (self.tok.kind.starts_declaration() && self.tok.line_start)
     }
 
     /// Reports that the current token is not `expected`.
@@ -384,7 +423,11 @@ impl<'a, 's> Parser<'a, 's> {
             Diagnostic::error(format!("unexpected end of input, expected {expected}"))
                 .at(tok.span, format!("expected {expected}"))
         } else {
-            Diagnostic::error(format!("expected {expected}, found {}", tok.kind.describe())).at(tok.span, "unexpected here")
+            Diagnostic::error(format!(
+                "expected {expected}, found {}",
+                tok.kind.describe()
+            ))
+            .at(tok.span, "unexpected here")
         };
         if let Some(note) = note {
             d = d.note(note);
@@ -396,12 +439,19 @@ impl<'a, 's> Parser<'a, 's> {
     fn unclosed(&mut self, open: Span, delim: Delim, expected: &str) -> Abort {
         let name = delim.name();
         let tok = self.tok;
-        let d = Diagnostic::error(format!("unclosed {name}")).at(open, format!("this {name} is never closed"));
+        let d = Diagnostic::error(format!("unclosed {name}"))
+            .at(open, format!("this {name} is never closed"));
         let d = if tok.kind == TokenKind::Eof {
             self.eof_errors += 1;
-            d.also(tok.span, format!("the input ends here (expected {expected})"))
+            d.also(
+                tok.span,
+                format!("the input ends here (expected {expected})"),
+            )
         } else {
-            d.also(tok.span, format!("expected {expected} before this declaration"))
+            d.also(
+                tok.span,
+                format!("expected {expected} before this declaration"),
+            )
         };
         self.fail(d)
     }
@@ -418,9 +468,11 @@ impl<'a, 's> Parser<'a, 's> {
     /// Runs `f` one nesting level deeper, or reports that the input nests too deeply.
     fn nested<T>(&mut self, f: fn(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_NESTING {
-            let d = Diagnostic::error(format!("expression nested too deeply (more than {MAX_NESTING} levels)"))
-                .at(self.tok.span, "the nesting limit is reached here")
-                .note("split the expression with `let` or into several definitions");
+            let d = Diagnostic::error(format!(
+                "expression nested too deeply (more than {MAX_NESTING} levels)"
+            ))
+            .at(self.tok.span, "the nesting limit is reached here")
+            .note("split the expression with `let` or into several definitions");
             return Err(self.fail(d));
         }
         self.depth += 1;
@@ -446,10 +498,16 @@ impl<'a, 's> Parser<'a, 's> {
         if self.at_declaration_boundary() {
             return Err(self.unexpected(expected));
         }
-        let mut d = Diagnostic::error(format!("expected {expected}, found {}", self.tok.kind.describe()))
-            .at(self.tok.span, "unexpected here");
+        let mut d = Diagnostic::error(format!(
+            "expected {expected}, found {}",
+            self.tok.kind.describe()
+        ))
+        .at(self.tok.span, "unexpected here");
         if let Some(&(open, delim)) = self.open.last() {
-            d = d.also(open, format!("the {} opened here is not closed", delim.name()));
+            d = d.also(
+                open,
+                format!("the {} opened here is not closed", delim.name()),
+            );
         }
         Err(self.fail(d))
     }
@@ -472,7 +530,9 @@ impl<'a, 's> Parser<'a, 's> {
                 Ok(decl) => {
                     decls.push(decl);
                     if !self.at(TokenKind::Eof) && !self.tok.kind.starts_declaration() {
-                        self.stray_token("expected a new declaration (def, data, extern or import)");
+                        self.stray_token(
+                            "expected a new declaration (def, data, extern or import)",
+                        );
                         self.recover();
                     }
                 }
@@ -525,7 +585,14 @@ impl<'a, 's> Parser<'a, 's> {
         let name = self.name("a name after 'def'")?;
         let params = self.params()?;
         let ret = self.annotation()?;
-        self.expect(TokenKind::Equals, if ret.is_some() { "'='" } else { "'=', ':' or a parameter" })?;
+        self.expect(
+            TokenKind::Equals,
+            if ret.is_some() {
+                "'='"
+            } else {
+                "'=', ':' or a parameter"
+            },
+        )?;
         let body = self.expr()?;
         Ok(Decl::Def {
             name,
@@ -620,8 +687,12 @@ impl<'a, 's> Parser<'a, 's> {
         let mut params = Vec::new();
         loop {
             match self.tok.kind {
-                TokenKind::LParen => self.param_group(Delim::Paren, Plicity::Explicit, &mut params)?,
-                TokenKind::LBrace => self.param_group(Delim::Brace, Plicity::Implicit, &mut params)?,
+                TokenKind::LParen => {
+                    self.param_group(Delim::Paren, Plicity::Explicit, &mut params)?
+                }
+                TokenKind::LBrace => {
+                    self.param_group(Delim::Brace, Plicity::Implicit, &mut params)?
+                }
                 _ => match self.binder_name() {
                     Some(name) => params.push(Param {
                         name,
@@ -647,7 +718,12 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     /// `(x y : A)` or `{x y : A}` or `{x}`: one parameter per name, sharing the type.
-    fn param_group(&mut self, delim: Delim, plicity: Plicity, out: &mut Vec<Param<'a>>) -> PResult<()> {
+    fn param_group(
+        &mut self,
+        delim: Delim,
+        plicity: Plicity,
+        out: &mut Vec<Param<'a>>,
+    ) -> PResult<()> {
         let open = self.open_delim(delim);
         let first = out.len();
         while let Some(name) = self.binder_name() {
@@ -662,7 +738,11 @@ impl<'a, 's> Parser<'a, 's> {
             return Err(self.unexpected("a parameter name"));
         }
         let ty = self.annotation()?;
-        let close = if ty.is_some() { "the closing bracket" } else { "':' or the closing bracket" };
+        let close = if ty.is_some() {
+            "the closing bracket"
+        } else {
+            "':' or the closing bracket"
+        };
         self.close_delim(delim, close)?;
         let span = self.since(open);
         for param in &mut out[first..] {
@@ -723,7 +803,12 @@ impl<'a, 's> Parser<'a, 's> {
                 start: param.span.start,
             });
         }
-        self.expect_for(TokenKind::Arrow, "'->'", start, "a binder in braces must be followed by '->'")?;
+        self.expect_for(
+            TokenKind::Arrow,
+            "'->'",
+            start,
+            "a binder in braces must be followed by '->'",
+        )?;
         Ok(())
     }
 
@@ -753,7 +838,9 @@ impl<'a, 's> Parser<'a, 's> {
             if open_ended {
                 break;
             }
-            let Some(op) = binop(self.tok.kind) else { break };
+            let Some(op) = binop(self.tok.kind) else {
+                break;
+            };
             let op_span = self.tok.span;
             while let Some(&(top, top_span)) = ops.last() {
                 let (p, q) = (precedence(top), precedence(op));
@@ -778,7 +865,9 @@ impl<'a, 's> Parser<'a, 's> {
     /// Replaces the two topmost operands by their combination with `op`.
     fn reduce(&self, operands: &mut Vec<Expr<'a>>, op: BinOp, op_span: Span) {
         // The operator loop keeps one more operand than operators.
-        let (Some(rhs), Some(lhs)) = (operands.pop(), operands.pop()) else { return };
+        let (Some(rhs), Some(lhs)) = (operands.pop(), operands.pop()) else {
+            return;
+        };
         let span = lhs.span.to(rhs.span);
         operands.push(Expr {
             kind: ExprKind::Binary {
@@ -791,10 +880,22 @@ impl<'a, 's> Parser<'a, 's> {
         });
     }
 
-    fn chained_comparison(&mut self, first: BinOp, first_span: Span, second: BinOp, second_span: Span) -> Abort {
+    fn chained_comparison(
+        &mut self,
+        first: BinOp,
+        first_span: Span,
+        second: BinOp,
+        second_span: Span,
+    ) -> Abort {
         let d = Diagnostic::error("comparison operators cannot be chained")
-            .at(second_span, format!("'{}' follows another comparison", second.symbol()))
-            .also(first_span, format!("the first comparison '{}'", first.symbol()))
+            .at(
+                second_span,
+                format!("'{}' follows another comparison", second.symbol()),
+            )
+            .also(
+                first_span,
+                format!("the first comparison '{}'", first.symbol()),
+            )
             .note("comparisons are non-associative: write `a < b && b < c`, or add parentheses");
         self.fail(d)
     }
@@ -885,7 +986,10 @@ impl<'a, 's> Parser<'a, 's> {
             _ => return Err(self.unexpected("an expression")),
         };
         let tok = self.bump();
-        Ok(Expr { kind, span: tok.span })
+        Ok(Expr {
+            kind,
+            span: tok.span,
+        })
     }
 
     /// `Type` or `Type n`.
@@ -898,7 +1002,8 @@ impl<'a, 's> Parser<'a, 's> {
         match u32::try_from(level) {
             Ok(level) => Ok(self.node(ExprKind::Universe(level), start)),
             Err(_) => {
-                let d = Diagnostic::error("invalid universe level").at(level_span, "expected a level from 0 to 4294967295");
+                let d = Diagnostic::error("invalid universe level")
+                    .at(level_span, "expected a level from 0 to 4294967295");
                 Err(self.fail(d))
             }
         }
@@ -968,7 +1073,12 @@ impl<'a, 's> Parser<'a, 's> {
         if params.is_empty() {
             return Err(self.unexpected("a parameter after '\\'"));
         }
-        self.expect_for(TokenKind::Arrow, "'->'", start, "after the parameters of this lambda")?;
+        self.expect_for(
+            TokenKind::Arrow,
+            "'->'",
+            start,
+            "after the parameters of this lambda",
+        )?;
         let body = self.expr()?;
         let kind = ExprKind::Lam {
             params: self.arena.alloc_slice_copy(&params),
@@ -1005,7 +1115,12 @@ impl<'a, 's> Parser<'a, 's> {
         let cond = self.expr()?;
         self.expect_for(TokenKind::Then, "'then'", start, "this 'if' needs a 'then'")?;
         let then_ = self.expr()?;
-        self.expect_for(TokenKind::Else, "'else'", start, "this 'if' needs an 'else'")?;
+        self.expect_for(
+            TokenKind::Else,
+            "'else'",
+            start,
+            "this 'if' needs an 'else'",
+        )?;
         let else_ = self.expr()?;
         let kind = ExprKind::If {
             cond: self.alloc(cond),
@@ -1020,7 +1135,12 @@ impl<'a, 's> Parser<'a, 's> {
     fn match_expr(&mut self) -> PResult<Expr<'a>> {
         let start = self.bump().span;
         let scrut = self.expr()?;
-        self.expect_for(TokenKind::With, "'with'", start, "this 'match' needs a 'with'")?;
+        self.expect_for(
+            TokenKind::With,
+            "'with'",
+            start,
+            "this 'match' needs a 'with'",
+        )?;
         let mut arms = Vec::new();
         let bar = self.eat(TokenKind::Bar);
         if bar || starts_pattern_atom(self.tok.kind) || self.at(TokenKind::Eof) {
@@ -1183,7 +1303,9 @@ fn telescope<'a>(e: &Expr<'a>) -> Option<Vec<Binder<'a>>> {
     }
     let mut binders = Vec::new();
     for (group, plicity) in groups.into_iter().rev() {
-        let ExprKind::Ann { expr, ty } = group.kind else { return None };
+        let ExprKind::Ann { expr, ty } = group.kind else {
+            return None;
+        };
         for name in binder_names(expr)? {
             binders.push(Binder {
                 name: Some(name),
@@ -1200,7 +1322,10 @@ fn telescope<'a>(e: &Expr<'a>) -> Option<Vec<Binder<'a>>> {
 fn binder_names<'a>(e: &Expr<'a>) -> Option<Vec<Ident<'a>>> {
     let as_name = |e: &Expr<'a>| match e.kind {
         ExprKind::Var(name) => Some(Ident { name, span: e.span }),
-        ExprKind::Hole => Some(Ident { name: "_", span: e.span }),
+        ExprKind::Hole => Some(Ident {
+            name: "_",
+            span: e.span,
+        }),
         _ => None,
     };
     let mut names = Vec::new();
@@ -1240,7 +1365,12 @@ mod tests {
                 let ps: Vec<String> = params.iter().map(param).collect();
                 format!("(\\ {} {})", ps.join(" "), sexp(body))
             }
-            ExprKind::Pi { name: None, dom, cod, .. } => format!("(-> {} {})", sexp(dom), sexp(cod)),
+            ExprKind::Pi {
+                name: None,
+                dom,
+                cod,
+                ..
+            } => format!("(-> {} {})", sexp(dom), sexp(cod)),
             ExprKind::Pi {
                 name: Some(x),
                 plicity,
@@ -1266,20 +1396,32 @@ mod tests {
                 }
                 format!("(let {head} = {} in {})", sexp(rhs), sexp(body))
             }
-            ExprKind::If { cond, then_, else_ } => format!("(if {} {} {})", sexp(cond), sexp(then_), sexp(else_)),
+            ExprKind::If { cond, then_, else_ } => {
+                format!("(if {} {} {})", sexp(cond), sexp(then_), sexp(else_))
+            }
             ExprKind::Match { scrut, arms } => {
-                let arms: Vec<String> = arms.iter().map(|a| format!("[{} {}]", pat(a.pat), sexp(a.body))).collect();
+                let arms: Vec<String> = arms
+                    .iter()
+                    .map(|a| format!("[{} {}]", pat(a.pat), sexp(a.body)))
+                    .collect();
                 format!("(match {} {})", sexp(scrut), arms.join(" "))
             }
-            ExprKind::Binary { op, lhs, rhs, .. } => format!("({} {} {})", op.symbol(), sexp(lhs), sexp(rhs)),
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                format!("({} {} {})", op.symbol(), sexp(lhs), sexp(rhs))
+            }
             ExprKind::App { fun, arg, plicity } => match plicity {
                 Plicity::Explicit => format!("({} {})", sexp(fun), sexp(arg)),
                 Plicity::Implicit => format!("({} {{{}}})", sexp(fun), sexp(arg)),
             },
             ExprKind::Ann { expr, ty } => format!("(: {} {})", sexp(expr), sexp(ty)),
             ExprKind::Unit => "()".to_string(),
-            ExprKind::Tuple(es) => format!("(tuple {})", es.iter().map(sexp).collect::<Vec<_>>().join(" ")),
-            ExprKind::List(es) => format!("[{}]", es.iter().map(sexp).collect::<Vec<_>>().join(" ")),
+            ExprKind::Tuple(es) => format!(
+                "(tuple {})",
+                es.iter().map(sexp).collect::<Vec<_>>().join(" ")
+            ),
+            ExprKind::List(es) => {
+                format!("[{}]", es.iter().map(sexp).collect::<Vec<_>>().join(" "))
+            }
         }
     }
 
@@ -1300,10 +1442,17 @@ mod tests {
             PatKind::Str(s) => format!("{s:?}"),
             PatKind::Con { name, args } if args.is_empty() => name.name.to_string(),
             PatKind::Con { name, args } => {
-                format!("({} {})", name.name, args.iter().map(pat).collect::<Vec<_>>().join(" "))
+                format!(
+                    "({} {})",
+                    name.name,
+                    args.iter().map(pat).collect::<Vec<_>>().join(" ")
+                )
             }
             PatKind::Unit => "()".to_string(),
-            PatKind::Tuple(ps) => format!("(tuple {})", ps.iter().map(pat).collect::<Vec<_>>().join(" ")),
+            PatKind::Tuple(ps) => format!(
+                "(tuple {})",
+                ps.iter().map(pat).collect::<Vec<_>>().join(" ")
+            ),
             PatKind::List(ps) => format!("[{}]", ps.iter().map(pat).collect::<Vec<_>>().join(" ")),
         }
     }
@@ -1367,7 +1516,10 @@ mod tests {
     fn chained_comparisons_are_rejected() {
         for text in ["a < b < c", "a == b == c", "a < b + 1 >= c", "a <= b != c"] {
             let d = errors(text);
-            assert_eq!(d[0].message, "comparison operators cannot be chained", "{text}");
+            assert_eq!(
+                d[0].message, "comparison operators cannot be chained",
+                "{text}"
+            );
         }
         assert_eq!(shape("(a < b) == c"), "(== (< a b) c)");
     }
@@ -1387,7 +1539,10 @@ mod tests {
     fn open_ended_forms_as_last_operand_or_argument() {
         assert_eq!(shape("f x \\y -> y"), "((f x) (\\ y y))");
         assert_eq!(shape("1 + if c then 2 else 3"), "(+ 1 (if c 2 3))");
-        assert_eq!(shape("1 + if c then 2 else 3 + 4"), "(+ 1 (if c 2 (+ 3 4)))");
+        assert_eq!(
+            shape("1 + if c then 2 else 3 + 4"),
+            "(+ 1 (if c 2 (+ 3 4)))"
+        );
         assert_eq!(shape("f let x = 1 in x"), "(f (let x = 1 in x))");
         assert_eq!(shape("2 * match x with | A -> 1"), "(* 2 (match x [A 1]))");
         assert_eq!(shape("\\x -> x + 1"), "(\\ x (+ x 1))");
@@ -1400,10 +1555,22 @@ mod tests {
         assert_eq!(shape("(A -> B) -> C"), "(-> (-> A B) C)");
         assert_eq!(shape("(x : A) -> B x"), "(Pi (x : A) (B x))");
         assert_eq!(shape("{a : Type} -> a -> a"), "(Pi {a : Type} (-> a a))");
-        assert_eq!(shape("(x y : Int) -> P x y"), "(Pi (x : Int) (Pi (y : Int) ((P x) y)))");
-        assert_eq!(shape("{a b : Type} -> a"), "(Pi {a : Type} (Pi {b : Type} a))");
-        assert_eq!(shape("(a : Type) {b : Type} -> a"), "(Pi (a : Type) (Pi {b : Type} a))");
-        assert_eq!(shape("{a : Type} (x : a) -> a"), "(Pi {a : Type} (Pi (x : a) a))");
+        assert_eq!(
+            shape("(x y : Int) -> P x y"),
+            "(Pi (x : Int) (Pi (y : Int) ((P x) y)))"
+        );
+        assert_eq!(
+            shape("{a b : Type} -> a"),
+            "(Pi {a : Type} (Pi {b : Type} a))"
+        );
+        assert_eq!(
+            shape("(a : Type) {b : Type} -> a"),
+            "(Pi (a : Type) (Pi {b : Type} a))"
+        );
+        assert_eq!(
+            shape("{a : Type} (x : a) -> a"),
+            "(Pi {a : Type} (Pi (x : a) a))"
+        );
         assert_eq!(shape("(_ : A) -> B"), "(Pi (_ : A) B)");
         assert_eq!(shape("List a -> Int"), "(-> (List a) Int)");
         // An annotation that is not of names is an ordinary domain.
@@ -1416,9 +1583,15 @@ mod tests {
     #[test]
     fn lambdas() {
         assert_eq!(shape("\\x y -> x"), "(\\ x y x)");
-        assert_eq!(shape("\\(x : A) {b : Type} -> x"), "(\\ (x : A) {b : Type} x)");
+        assert_eq!(
+            shape("\\(x : A) {b : Type} -> x"),
+            "(\\ (x : A) {b : Type} x)"
+        );
         assert_eq!(shape("\\_ -> 0"), "(\\ _ 0)");
-        assert_eq!(shape("\\{b} (x y : Int) -> x"), "(\\ {b} (x : Int) (y : Int) x)");
+        assert_eq!(
+            shape("\\{b} (x y : Int) -> x"),
+            "(\\ {b} (x : Int) (y : Int) x)"
+        );
         assert_eq!(shape("\\x -> A -> B"), "(\\ x (-> A B))");
     }
 
@@ -1431,9 +1604,18 @@ mod tests {
             "(let f (x : Int) : Int = x in (f 2))"
         );
         assert_eq!(shape("if a then b else c"), "(if a b c)");
-        assert_eq!(shape("if a then if b then c else d else e"), "(if a (if b c d) e)");
-        assert_eq!(shape("match x with | A -> 1 | B y -> y"), "(match x [A 1] [(B y) y])");
-        assert_eq!(shape("match x with A -> 1 | _ -> 2"), "(match x [A 1] [_ 2])");
+        assert_eq!(
+            shape("if a then if b then c else d else e"),
+            "(if a (if b c d) e)"
+        );
+        assert_eq!(
+            shape("match x with | A -> 1 | B y -> y"),
+            "(match x [A 1] [(B y) y])"
+        );
+        assert_eq!(
+            shape("match x with A -> 1 | _ -> 2"),
+            "(match x [A 1] [_ 2])"
+        );
         // Arms extend as far right as possible: the inner match takes the last arm.
         assert_eq!(
             shape("match x with | A -> match y with | C -> 1 | D -> 2"),
@@ -1477,21 +1659,29 @@ mod tests {
         assert_eq!(shape("if c then -1 else -2"), "(if c -1 -2)");
         assert_eq!(shape("\\x -> -1"), "(\\ x -1)");
         let d = errors("- 3");
-        assert!(d[0].message.contains("expected an expression, found '-'"), "{d:?}");
+        assert!(
+            d[0].message.contains("expected an expression, found '-'"),
+            "{d:?}"
+        );
     }
 
     #[test]
     fn patterns() {
         let arms = |text: &str| {
             let s = shape(&format!("match e with {text}"));
-            s.trim_start_matches("(match e ").trim_end_matches(')').to_string()
+            s.trim_start_matches("(match e ")
+                .trim_end_matches(')')
+                .to_string()
         };
         assert_eq!(arms("| x -> 1"), "[x 1]");
         assert_eq!(arms("| _ -> 1"), "[_ 1]");
         assert_eq!(arms("| 0 -> 1 | -5 -> 2"), "[0 1] [-5 2]");
         assert_eq!(arms("| \"hi\" -> 1"), "[\"hi\" 1]");
         assert_eq!(arms("| Nil -> 1"), "[Nil 1]");
-        assert_eq!(arms("| Cons x (Cons y rest) -> 1"), "[(Cons x (Cons y rest)) 1]");
+        assert_eq!(
+            arms("| Cons x (Cons y rest) -> 1"),
+            "[(Cons x (Cons y rest)) 1]"
+        );
         assert_eq!(arms("| Just Nothing -> 1"), "[(Just Nothing) 1]");
         assert_eq!(arms("| () -> 1"), "[() 1]");
         assert_eq!(arms("| (a, b) -> 1"), "[(tuple a b) 1]");
@@ -1510,10 +1700,16 @@ mod tests {
         let text = "f (x + 1) [2]";
         let e = parse_expr(&arena, FileId(0), text).expect("parses");
         assert_eq!((e.span.start, e.span.end), (0, 13));
-        let ExprKind::App { fun, arg, .. } = &e.kind else { panic!() };
+        let ExprKind::App { fun, arg, .. } = &e.kind else {
+            panic!()
+        };
         assert_eq!((arg.span.start, arg.span.end), (10, 13));
-        let ExprKind::App { arg, .. } = &fun.kind else { panic!() };
-        let ExprKind::Binary { op_span, .. } = &arg.kind else { panic!() };
+        let ExprKind::App { arg, .. } = &fun.kind else {
+            panic!()
+        };
+        let ExprKind::Binary { op_span, .. } = &arg.kind else {
+            panic!()
+        };
         assert_eq!((arg.span.start, arg.span.end), (3, 8));
         assert_eq!((op_span.start, op_span.end), (5, 6));
         let e = parse_expr(&arena, FileId(0), "(x : A) -> B").expect("parses");
@@ -1540,7 +1736,12 @@ mod tests {
             d => panic!("{d:?}"),
         }
         match &module.decls[1] {
-            Decl::Data { name, params, ctors, .. } => {
+            Decl::Data {
+                name,
+                params,
+                ctors,
+                ..
+            } => {
                 assert_eq!(name.name, "Maybe");
                 assert_eq!(params.len(), 1);
                 assert_eq!(ctors.len(), 2);
@@ -1551,16 +1752,28 @@ mod tests {
         }
         match &module.decls[2] {
             Decl::Data { params, ctors, .. } => {
-                assert_eq!(params.iter().map(param).collect::<Vec<_>>(), ["(a : Type)", "(b : Type)"]);
+                assert_eq!(
+                    params.iter().map(param).collect::<Vec<_>>(),
+                    ["(a : Type)", "(b : Type)"]
+                );
                 assert_eq!(ctors[0].fields.len(), 2);
             }
             d => panic!("{d:?}"),
         }
         assert!(matches!(&module.decls[3], Decl::Data { ctors: [], .. }));
         match &module.decls[4] {
-            Decl::Def { name, params, ret, body, .. } => {
+            Decl::Def {
+                name,
+                params,
+                ret,
+                body,
+                ..
+            } => {
                 assert_eq!(name.name, "id");
-                assert_eq!(params.iter().map(param).collect::<Vec<_>>(), ["{a : Type}", "(x : a)"]);
+                assert_eq!(
+                    params.iter().map(param).collect::<Vec<_>>(),
+                    ["{a : Type}", "(x : a)"]
+                );
                 assert_eq!(ret.map(sexp).as_deref(), Some("a"));
                 assert_eq!(sexp(body), "x");
             }
@@ -1575,7 +1788,10 @@ mod tests {
         }
         match &module.decls[7] {
             Decl::Def { params, ret, .. } => {
-                assert_eq!(params.iter().map(param).collect::<Vec<_>>(), ["(x : Int)", "(y : Int)", "{b}"]);
+                assert_eq!(
+                    params.iter().map(param).collect::<Vec<_>>(),
+                    ["(x : Int)", "(y : Int)", "{b}"]
+                );
                 assert!(ret.is_none());
             }
             d => panic!("{d:?}"),
@@ -1605,16 +1821,26 @@ mod tests {
         let errs = module_errors("def main = 1\n  + 2 )\n");
         assert_eq!(errs, [(2, 7, "unexpected token ')'".to_string())]);
         let errs = module_errors("def f = (1 2 ]");
-        assert_eq!(errs, [(1, 14, "expected ')', ',' or ':', found ']'".to_string())]);
+        assert_eq!(
+            errs,
+            [(1, 14, "expected ')', ',' or ':', found ']'".to_string())]
+        );
         let errs = module_errors("def f = 1 +\n  * 2");
-        assert_eq!(errs, [(2, 3, "expected an expression, found '*'".to_string())]);
+        assert_eq!(
+            errs,
+            [(2, 3, "expected an expression, found '*'".to_string())]
+        );
         let errs = module_errors("main = 1");
-        assert_eq!(errs[0].2, "expected a declaration (def, data, extern or import), found 'main'");
+        assert_eq!(
+            errs[0].2,
+            "expected a declaration (def, data, extern or import), found 'main'"
+        );
     }
 
     #[test]
     fn recovery_reports_independent_errors() {
-        let text = "def a = (1 +\ndef b = 2\ndef c = ]\ndef d = if x then y\ndata e = Foo\ndef f = 3\n";
+        let text =
+            "def a = (1 +\ndef b = 2\ndef c = ]\ndef d = if x then y\ndata e = Foo\ndef f = 3\n";
         let errs = module_errors(text);
         let lines: Vec<usize> = errs.iter().map(|e| e.0).collect();
         assert_eq!(lines, [1, 3, 5, 5], "{errs:#?}");
@@ -1650,7 +1876,15 @@ mod tests {
                 Ok(_) => panic!("{text:?} parsed"),
             }
         }
-        for text in ["1 )", "(1 ]", "let in", "a < b < c", "\"\\q\"", "def = 3", "1 2 +  )"] {
+        for text in [
+            "1 )",
+            "(1 ]",
+            "let in",
+            "a < b < c",
+            "\"\\q\"",
+            "def = 3",
+            "1 2 +  )",
+        ] {
             match repl(text) {
                 Err(f) => assert!(!f.unfinished, "{text:?}"),
                 Ok(_) => panic!("{text:?} parsed"),
@@ -1660,10 +1894,18 @@ mod tests {
 
     #[test]
     fn nesting_limit_is_reported() {
-        let text = format!("{}1{}", "(".repeat(MAX_NESTING as usize + 10), ")".repeat(MAX_NESTING as usize + 10));
+        let text = format!(
+            "{}1{}",
+            "(".repeat(MAX_NESTING as usize + 10),
+            ")".repeat(MAX_NESTING as usize + 10)
+        );
         let d = errors(&text);
         assert!(d[0].message.contains("nested too deeply"), "{d:?}");
-        let ok = format!("{}1{}", "(".repeat(MAX_NESTING as usize - 1), ")".repeat(MAX_NESTING as usize - 1));
+        let ok = format!(
+            "{}1{}",
+            "(".repeat(MAX_NESTING as usize - 1),
+            ")".repeat(MAX_NESTING as usize - 1)
+        );
         assert_eq!(shape(&ok), "1");
     }
 
