@@ -100,3 +100,6 @@ pub fn prelude_counts(
             .count(),
     }
 }
+
+#[cfg(test)]
+mod tests;
