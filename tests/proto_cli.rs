@@ -35,19 +35,36 @@ fn encode_decode_and_hash_agree() {
     let source = tests_dir().join("examples/spec/data.sp");
     let pb = dir.join("data.pb");
     let enc = spindle()
-        .args(["encode".as_ref(), source.as_os_str(), "-o".as_ref(), pb.as_os_str()])
+        .args([
+            "encode".as_ref(),
+            source.as_os_str(),
+            "-o".as_ref(),
+            pb.as_os_str(),
+        ])
         .output()
         .expect("runs");
-    assert!(enc.status.success(), "{}", String::from_utf8_lossy(&enc.stderr));
+    assert!(
+        enc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&enc.stderr)
+    );
     assert!(enc.stdout.is_empty() && enc.stderr.is_empty());
 
     let dec = run_in(&dir, &["decode", "data.pb"]);
-    assert!(dec.status.success(), "{}", String::from_utf8_lossy(&dec.stderr));
+    assert!(
+        dec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dec.stderr)
+    );
     let text = stdout(&dec);
     assert!(text.contains("def main"), "{text}");
     std::fs::write(dir.join("decoded.sp"), &text).expect("writes");
     let check = run_in(&dir, &["check", "decoded.sp"]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 
     let h_source = stdout(&spindle().arg("hash").arg(&source).output().expect("runs"));
     let h_pb = stdout(&run_in(&dir, &["hash", "data.pb"]));
@@ -60,7 +77,13 @@ fn encode_decode_and_hash_agree() {
     assert_eq!(h_decoded, h_source);
 
     // A different program hashes differently.
-    let other = stdout(&spindle().arg("hash").arg(tests_dir().join("examples/spec/hello.sp")).output().expect("runs"));
+    let other = stdout(
+        &spindle()
+            .arg("hash")
+            .arg(tests_dir().join("examples/spec/hello.sp"))
+            .output()
+            .expect("runs"),
+    );
     assert_ne!(other, h_source);
 }
 
@@ -69,7 +92,13 @@ fn corrupt_files_are_rejected_cleanly() {
     let dir = scratch("corrupt");
     let source = tests_dir().join("examples/spec/lists.sp");
     let pb = dir.join("good.pb");
-    let enc = spindle().arg("encode").arg(&source).arg("-o").arg(&pb).output().expect("runs");
+    let enc = spindle()
+        .arg("encode")
+        .arg(&source)
+        .arg("-o")
+        .arg(&pb)
+        .output()
+        .expect("runs");
     assert!(enc.status.success());
     let bytes = std::fs::read(&pb).expect("reads");
 
@@ -77,7 +106,9 @@ fn corrupt_files_are_rejected_cleanly() {
     assert_clean_error(&run_in(&dir, &["decode", "truncated.pb"]), "truncated.pb");
     assert_clean_error(&run_in(&dir, &["hash", "truncated.pb"]), "truncated.pb");
 
-    let garbage: Vec<u8> = (0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let garbage: Vec<u8> = (0..4000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     std::fs::write(dir.join("garbage.pb"), garbage).expect("writes");
     assert_clean_error(&run_in(&dir, &["decode", "garbage.pb"]), "cannot decode");
 

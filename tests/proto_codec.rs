@@ -53,7 +53,11 @@ enum G {
     App(Box<G>, bool, Box<G>),
     Let(&'static str, Box<G>, Box<G>, Box<G>),
     Ann(Box<G>, Box<G>),
-    Match(Box<G>, Vec<(ArmG, G)>, Option<(&'static str, Box<G>, Box<G>)>),
+    Match(
+        Box<G>,
+        Vec<(ArmG, G)>,
+        Option<(&'static str, Box<G>, Box<G>)>,
+    ),
 }
 
 #[derive(Clone, Debug)]
@@ -108,8 +112,11 @@ fn shape() -> impl Strategy<Value = G> {
                 .prop_map(move |(n, p, a, c)| G::Pi(n, p, b(a), b(c))),
             (name(), any::<bool>(), inner.clone(), inner.clone())
                 .prop_map(move |(n, p, a, c)| G::Lam(n, p, b(a), b(c))),
-            (inner.clone(), any::<bool>(), inner.clone())
-                .prop_map(move |(f, p, a)| G::App(b(f), p, b(a))),
+            (inner.clone(), any::<bool>(), inner.clone()).prop_map(move |(f, p, a)| G::App(
+                b(f),
+                p,
+                b(a)
+            )),
             (name(), inner.clone(), inner.clone(), inner.clone())
                 .prop_map(move |(n, t, r, e)| G::Let(n, b(t), b(r), b(e))),
             (inner.clone(), inner.clone()).prop_map(move |(e, t)| G::Ann(b(e), b(t))),
@@ -178,7 +185,9 @@ fn build(g: &G, depth: u32, s: &Scope) -> RcTerm {
             let ps = all_prims();
             Term::Prim(ps[i % ps.len()], NO_SPAN)
         }
-        G::PrimTy(i) => Term::PrimType([PrimType::Int, PrimType::Float, PrimType::String][*i as usize % 3]),
+        G::PrimTy(i) => {
+            Term::PrimType([PrimType::Int, PrimType::Float, PrimType::String][*i as usize % 3])
+        }
         G::Int(n) => Term::Lit(Lit::Int(*n)),
         G::Float(bits) => Term::Lit(Lit::Float(f64::from_bits(*bits))),
         G::Str(st) => Term::Lit(Lit::Str(Rc::from(st.as_str()))),
@@ -223,9 +232,9 @@ fn build(g: &G, depth: u32, s: &Scope) -> RcTerm {
                     },
                 })
                 .collect(),
-            default: default.as_ref().map(|(n, t, e)| {
-                (binder(n, false, build(t, depth, s)), build(e, depth + 1, s))
-            }),
+            default: default
+                .as_ref()
+                .map(|(n, t, e)| (binder(n, false, build(t, depth, s)), build(e, depth + 1, s))),
             span: NO_SPAN,
         })),
     };
@@ -489,8 +498,7 @@ fn same_program(a: &Program, b: &Program, names: bool) -> Result<(), String> {
         }
     }
     for (x, y) in a.defs.iter().zip(&b.defs) {
-        if (names && x.name != y.name) || !alpha_eq(&x.ty, &y.ty) || !alpha_eq(&x.body, &y.body)
-        {
+        if (names && x.name != y.name) || !alpha_eq(&x.ty, &y.ty) || !alpha_eq(&x.body, &y.body) {
             return Err(format!("definition `{}` differs", x.name));
         }
     }
@@ -502,7 +510,11 @@ fn same_program(a: &Program, b: &Program, names: bool) -> Result<(), String> {
 fn load(path: &Path) -> (Program, DeclCounts) {
     let l = driver::load(path);
     let p = l.program.clone().unwrap_or_else(|| {
-        panic!("{} does not load:\n{}", path.display(), l.render_diagnostics())
+        panic!(
+            "{} does not load:\n{}",
+            path.display(),
+            l.render_diagnostics()
+        )
     });
     let counts = spindle::proto::prelude_counts(&l.sources, &p);
     (p, counts)
@@ -550,7 +562,11 @@ fn every_example_program_round_trips_through_bytes_and_source() {
     assert!(files.len() >= 13, "only {} examples", files.len());
     let failures: Vec<String> = files
         .iter()
-        .filter_map(|f| example_round_trip(f).err().map(|e| format!("{}: {e}", f.display())))
+        .filter_map(|f| {
+            example_round_trip(f)
+                .err()
+                .map(|e| format!("{}: {e}", f.display()))
+        })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -561,7 +577,14 @@ fn clashing_names_from_several_files_are_renamed() {
         .unwrap_or_else(|e| panic!("{e}"));
     // The entry file's `main` keeps its name; the imported one, the second `helper` and
     // the `length` that would hide the prelude's (used by b.sp) are renamed.
-    for want in ["def main =", "def main_2", "def helper :", "def helper_2", "def length_2", "showInt (length [1, 2])"] {
+    for want in [
+        "def main =",
+        "def main_2",
+        "def helper :",
+        "def helper_2",
+        "def length_2",
+        "showInt (length [1, 2])",
+    ] {
         assert!(text.contains(want), "no `{want}` in\n{text}");
     }
 }
@@ -642,7 +665,11 @@ fn every_single_byte_mutation_is_rejected_or_valid() {
         }
     }
     // Most flips break something; some (a literal's digit, a name's letter) do not.
-    assert!(accepted < bytes.len() / 2, "{accepted} of {} accepted", bytes.len());
+    assert!(
+        accepted < bytes.len() / 2,
+        "{accepted} of {} accepted",
+        bytes.len()
+    );
 }
 
 proptest! {

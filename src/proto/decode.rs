@@ -396,11 +396,12 @@ fn decode_plicity(p: i32) -> Result<Plicity, DecodeError> {
 }
 
 /// How a compound node is rebuilt once its subterms are there.
-enum Shape {
+enum Shape<'m> {
     Pi(Vec<(Name, Plicity)>),
     Lam(Vec<(Name, Plicity)>),
     Let(Vec<(Name, Plicity)>),
-    App(Vec<Plicity>),
+    /// The plicities as on the wire, already checked.
+    App(&'m [i32]),
     Ann,
     /// The arms' patterns (with the field binders' names), the default's binder, and
     /// the depth of every subterm.
@@ -412,19 +413,21 @@ enum ArmShape {
     Lit(Lit),
 }
 
-/// A compound node waiting for its subterms.
-struct Frame {
-    shape: Shape,
+/// A compound node waiting for its subterms, which collect on a value stack shared by
+/// all frames (from `start` on).
+struct Frame<'m> {
+    shape: Shape<'m>,
     /// The number of binders in scope at the node.
     depth: usize,
-    children: Vec<RcTerm>,
+    /// Where its subterms begin on the value stack.
+    start: usize,
     needed: usize,
 }
 
-impl Frame {
-    /// The binder depth of the next subterm.
-    fn child_depth(&self) -> usize {
-        let k = self.children.len();
+impl Frame<'_> {
+    /// The binder depth of the next subterm, given the value stack's height.
+    fn child_depth(&self, values: usize) -> usize {
+        let k = values - self.start;
         match &self.shape {
             Shape::Pi(_) | Shape::Lam(_) => self.depth + k,
             Shape::Let(_) => self.depth + k.div_ceil(2),
@@ -433,8 +436,9 @@ impl Frame {
         }
     }
 
-    fn build(self) -> RcTerm {
-        let mut children = self.children.into_iter();
+    /// Builds the term from the frame's subterms, taking them off the value stack.
+    fn build(self, values: &mut Vec<RcTerm>) -> RcTerm {
+        let mut children = values.drain(self.start..);
         let mut next = || children.next().unwrap_or_else(placeholder);
         match self.shape {
             Shape::Pi(bs) => {
@@ -469,8 +473,10 @@ impl Frame {
             }
             Shape::App(ps) => {
                 let head = next();
-                ps.into_iter()
-                    .fold(head, |f, p| Term::App(f, p, next()).rc())
+                ps.iter().fold(head, |f, p| {
+                    let p = decode_plicity(*p).unwrap_or(Plicity::Explicit);
+                    Term::App(f, p, next()).rc()
+                })
             }
             Shape::Ann => {
                 let e = next();
@@ -535,7 +541,8 @@ fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, Decod
             "nodes (the term is empty)",
         )));
     }
-    let mut stack: Vec<Frame> = Vec::new();
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut values: Vec<RcTerm> = Vec::new();
     // Subterms announced and not yet started, the root included.
     let mut outstanding: usize = 1;
     for (i, node) in nodes.iter().enumerate() {
@@ -546,28 +553,29 @@ fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, Decod
             }));
         }
         outstanding -= 1;
-        let depth = stack.last().map_or(locals, Frame::child_depth);
+        let depth = stack.last().map_or(locals, |f| f.child_depth(values.len()));
         let kind = node
             .kind
             .as_ref()
             .ok_or_else(|| at(Problem::Missing("the node's kind")))?;
-        let mut done =
-            match leaf_or_frame(kind, depth, scope).map_err(|e| e.within(format!("node {i}")))? {
-                Ok(t) => Some(t),
-                Err(frame) => {
-                    outstanding += frame.needed;
-                    if outstanding > nodes.len() - i - 1 {
-                        return Err(at(Problem::TermEndsEarly));
-                    }
-                    if stack.len() >= MAX_TERM_DEPTH {
-                        return Err(at(Problem::TooDeep {
-                            limit: MAX_TERM_DEPTH,
-                        }));
-                    }
-                    stack.push(frame);
-                    None
+        let mut done = match leaf_or_frame(kind, depth, values.len(), scope)
+            .map_err(|e| e.within(format!("node {i}")))?
+        {
+            Ok(t) => Some(t),
+            Err(frame) => {
+                outstanding += frame.needed;
+                if outstanding > nodes.len() - i - 1 {
+                    return Err(at(Problem::TermEndsEarly));
                 }
-            };
+                if stack.len() >= MAX_TERM_DEPTH {
+                    return Err(at(Problem::TooDeep {
+                        limit: MAX_TERM_DEPTH,
+                    }));
+                }
+                stack.push(frame);
+                None
+            }
+        };
         while let Some(t) = done.take() {
             match stack.last_mut() {
                 None => {
@@ -582,9 +590,9 @@ fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, Decod
                     return Ok(t);
                 }
                 Some(f) => {
-                    f.children.push(t);
-                    if f.children.len() == f.needed {
-                        done = stack.pop().map(Frame::build);
+                    values.push(t);
+                    if values.len() - f.start == f.needed {
+                        done = stack.pop().map(|f| f.build(&mut values));
                     }
                 }
             }
@@ -594,11 +602,12 @@ fn term_in(msg: &pb::Term, scope: &Scope, locals: usize) -> Result<RcTerm, Decod
 }
 
 /// A leaf node as its term, or a compound node as a frame waiting for its subterms.
-fn leaf_or_frame(
-    kind: &pb::node::Kind,
+fn leaf_or_frame<'m>(
+    kind: &'m pb::node::Kind,
     depth: usize,
+    start: usize,
     scope: &Scope,
-) -> Result<Result<RcTerm, Frame>, DecodeError> {
+) -> Result<Result<RcTerm, Frame<'m>>, DecodeError> {
     use pb::node::Kind;
     let range = |what: &'static str, index: u32, len: usize| -> Result<u32, DecodeError> {
         if (index as usize) < len {
@@ -611,11 +620,11 @@ fn leaf_or_frame(
             }))
         }
     };
-    let frame = |shape: Shape, needed: usize| {
+    let frame = |shape: Shape<'m>, needed: usize| {
         Ok(Err(Frame {
             shape,
             depth,
-            children: Vec::new(),
+            start,
             needed,
         }))
     };
@@ -696,13 +705,10 @@ fn leaf_or_frame(
             if app.args.is_empty() {
                 return Err(DecodeError::new(Problem::EmptyChain("an application")));
             }
-            let ps = app
-                .args
-                .iter()
-                .map(|p| decode_plicity(*p))
-                .collect::<Result<Vec<_>, _>>()?;
-            let n = ps.len();
-            return frame(Shape::App(ps), n + 1);
+            for p in &app.args {
+                decode_plicity(*p)?;
+            }
+            return frame(Shape::App(&app.args), app.args.len() + 1);
         }
         Kind::Ann(_) => return frame(Shape::Ann, 2),
         Kind::Match(m) => {

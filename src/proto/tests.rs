@@ -101,7 +101,11 @@ fn a_loaded_program_round_trips() {
     assert_eq!(d.program.builtins, p.builtins);
     for (a, b) in p.defs.iter().zip(&d.program.defs) {
         assert_eq!(a.name, b.name);
-        assert!(alpha_eq(&a.ty, &b.ty) && alpha_eq(&a.body, &b.body), "{}", a.name);
+        assert!(
+            alpha_eq(&a.ty, &b.ty) && alpha_eq(&a.body, &b.body),
+            "{}",
+            a.name
+        );
     }
     assert_eq!(encode::program_bytes(&d.program, d.prelude), bytes);
     assert_eq!(hash::program(&d.program), hash::program(&p));
@@ -225,14 +229,15 @@ fn references_out_of_range_are_an_error() {
         (pb::node::Kind::Def(u32::MAX), "definition", defs),
         (pb::node::Kind::Data(datas as u32), "data type", datas),
         (
-            pb::node::Kind::Con(pb::ConRef {
-                data: 0,
-                index: 99,
-            }),
+            pb::node::Kind::Con(pb::ConRef { data: 0, index: 99 }),
             "constructor",
             2,
         ),
-        (pb::node::Kind::External(1000), "external", msg.externs.len() as u64),
+        (
+            pb::node::Kind::External(1000),
+            "external",
+            msg.externs.len() as u64,
+        ),
     ] {
         let p = problem(&with_main_body(vec![node(kind)]));
         assert!(
@@ -459,7 +464,9 @@ fn huge_declared_lengths_fail_before_allocating() {
     let mut bytes = vec![0x0a, node.len() as u8];
     bytes.extend(&node);
     assert!(matches!(
-        decode::term_bytes(&bytes, &Scope::default()).unwrap_err().problem,
+        decode::term_bytes(&bytes, &Scope::default())
+            .unwrap_err()
+            .problem,
         Problem::Malformed(_)
     ));
 }
@@ -493,7 +500,9 @@ fn hashes_are_stable_lowercase_hex() {
 
 #[test]
 fn the_program_hash_ignores_printing_names_but_not_meaning() {
-    let (p, _) = loaded("data C = Red | Green\ndef pick (c : C) : Int = match c with | Red -> 1 | Green -> 2\ndef main = pick Red\n");
+    let (p, _) = loaded(
+        "data C = Red | Green\ndef pick (c : C) : Int = match c with | Red -> 1 | Green -> 2\ndef main = pick Red\n",
+    );
     let h = hash::program(&p);
     let renamed = |f: &dyn Fn(&mut Program)| {
         let mut q = p.clone();
@@ -504,7 +513,10 @@ fn the_program_hash_ignores_printing_names_but_not_meaning() {
     let d = p.datas.len();
     assert_eq!(renamed(&|q| q.defs[n - 2].name = Rc::from("choose")), h);
     assert_eq!(renamed(&|q| q.datas[d - 1].name = Rc::from("Colour")), h);
-    assert_ne!(renamed(&|q| q.datas[d - 1].ctors[0].name = Rc::from("Rouge")), h);
+    assert_ne!(
+        renamed(&|q| q.datas[d - 1].ctors[0].name = Rc::from("Rouge")),
+        h
+    );
     assert_ne!(
         renamed(&|q| q.defs[n - 1].body = Term::Lit(Lit::Int(1)).rc()),
         h
