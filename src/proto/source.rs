@@ -107,10 +107,10 @@ fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError
     let mut out = program.clone();
 
     taken.insert("main".to_string());
-    if let Some(m) = program.main {
-        if let Some(d) = out.defs.get_mut(m.0 as usize) {
-            d.name = Rc::from("main");
-        }
+    if let Some(m) = program.main
+        && let Some(d) = out.defs.get_mut(m.0 as usize)
+    {
+        d.name = Rc::from("main");
     }
     for e in out.externs.iter().skip(prelude.externs) {
         if !taken.insert(e.name.to_string()) {
