@@ -59,9 +59,12 @@ pub mod pb {
 /// The format version written by [`encode`] and the only one [`decode`] accepts.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// The largest encoding [`decode`] reads, in bytes. Decoding allocates at most a
-/// constant times the input's size, so this bounds its memory too.
-pub const MAX_ENCODED_BYTES: usize = 64 << 20;
+/// The largest encoding [`decode`] reads, in bytes (the prelude takes about 13 KB, a
+/// list literal about 20 bytes an element). prost builds the whole message before it is
+/// checked, at most about 36 bytes of memory per input byte (a run of empty
+/// declarations), so this also keeps decoding hostile input under a gigabyte (about
+/// 600 MB at worst).
+pub const MAX_ENCODED_BYTES: usize = 16 << 20;
 
 /// The deepest term [`decode`] accepts: how many compound nodes may be open at once
 /// (a list literal of `n` elements needs `n`). Deeper input is reported, not built.

@@ -522,3 +522,20 @@ fn the_program_hash_ignores_printing_names_but_not_meaning() {
         h
     );
 }
+
+#[test]
+fn the_size_limit_bounds_decoding_memory() {
+    // The worst input for memory is a run of empty messages (two bytes each) that prost
+    // materialises before anything is checked; the largest such message is a term node.
+    // With the size limit, that stays under a gigabyte (16 MiB of empty definitions
+    // peaks at about 600 MB).
+    let per_two_bytes = std::mem::size_of::<pb::Node>()
+        .max(std::mem::size_of::<pb::DefDecl>())
+        .max(std::mem::size_of::<pb::DataDecl>());
+    assert!(per_two_bytes * (super::MAX_ENCODED_BYTES / 2) < 1 << 30);
+    let too_big = vec![0u8; super::MAX_ENCODED_BYTES + 1];
+    assert!(matches!(
+        decode::program_bytes(&too_big).unwrap_err().problem,
+        Problem::TooLarge { .. }
+    ));
+}
