@@ -128,10 +128,10 @@ fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str,
         imports: Vec::new(),
     });
     files_of_units.push(entry_file);
-    if let Some(path) = sources.get(entry_file).path.as_ref() {
-        if let Ok(canon) = path.canonicalize() {
-            by_path.insert(canon, 1);
-        }
+    if let Some(path) = sources.get(entry_file).path.as_ref()
+        && let Ok(canon) = path.canonicalize()
+    {
+        by_path.insert(canon, 1);
     }
     while let Some((file, unit)) = queue.pop() {
         let text = sources.get(file).text.clone();

@@ -73,10 +73,10 @@ impl Resolver {
             .collect();
         // A variable scrutinee is examined in place (this is what lets the type checker
         // refine the variable's type in each arm).
-        if let ExprKind::Var(name) = scrut.kind {
-            if let Some(lvl) = cx.lookup(name) {
-                return self.compile(cx, &[lvl], rows, span);
-            }
+        if let ExprKind::Var(name) = scrut.kind
+            && let Some(lvl) = cx.lookup(name)
+        {
+            return self.compile(cx, &[lvl], rows, span);
         }
         let scrut_term = self.expr(cx, scrut);
         if is_flat(&rows) {

@@ -429,26 +429,22 @@ impl Resolver {
                 bool_match(b, cond, then_, else_, e.span)
             }
             ExprKind::Match { scrut, arms } => self.match_expr(cx, scrut, arms, e.span),
-            ExprKind::Binary {
-                op,
-                op_span,
-                lhs,
-                rhs,
-            } => {
-                let lhs = self.expr(cx, lhs);
-                let rhs = self.expr(cx, rhs);
-                let t = || Term::Con(b.true_).rc();
-                let f = || Term::Con(b.false_).rc();
-                match op {
-                    BinOp::And => bool_match(b, lhs, rhs, f(), *op_span),
-                    BinOp::Or => bool_match(b, lhs, t(), rhs, *op_span),
-                    _ => Term::apps(Term::Prim(prim_of(*op), *op_span).rc(), [lhs, rhs]),
+            ExprKind::Binary { .. } => self.binary_chain(cx, e),
+            ExprKind::App { .. } => {
+                // Walk the spine `f a b c` in a loop: a long application chain is deep
+                // on the left and must not cost native stack.
+                let mut args = Vec::new();
+                let mut head = e;
+                while let ExprKind::App { fun, arg, plicity } = &head.kind {
+                    args.push((*plicity, *arg));
+                    head = fun;
                 }
-            }
-            ExprKind::App { fun, arg, plicity } => {
-                let fun = self.expr(cx, fun);
-                let arg = self.expr(cx, arg);
-                Term::App(fun, *plicity, arg).rc()
+                let mut term = self.expr(cx, head);
+                for (plicity, arg) in args.into_iter().rev() {
+                    let arg = self.expr(cx, arg);
+                    term = Term::App(term, plicity, arg).rc();
+                }
+                term
             }
             ExprKind::Ann { expr, ty } => {
                 let expr = self.expr(cx, expr);
@@ -473,6 +469,69 @@ impl Resolver {
                         Term::apps(Term::Con(b.cons).rc(), [x, tail])
                     })
             }
+        }
+    }
+
+    /// Resolves a chain of binary operators without recursing along it: the operands
+    /// of a left-nested chain (`1 + 2 + 3`, deep on the left) or a right-nested one
+    /// (`a ++ b ++ c`, deep on the right) are collected in a loop, then combined.
+    fn binary_chain<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>) -> RcTerm {
+        // Left spine: each step is (operator, its span, right operand).
+        let mut left_steps = Vec::new();
+        let mut leftmost = e;
+        while let ExprKind::Binary {
+            op,
+            op_span,
+            lhs,
+            rhs,
+        } = &leftmost.kind
+        {
+            if matches!(rhs.kind, ExprKind::Binary { .. }) && left_steps.is_empty() {
+                break;
+            }
+            left_steps.push((*op, *op_span, *rhs));
+            leftmost = lhs;
+        }
+        if !left_steps.is_empty() {
+            let mut acc = self.expr(cx, leftmost);
+            for (op, op_span, rhs) in left_steps.into_iter().rev() {
+                let rhs = self.expr(cx, rhs);
+                acc = self.operator(op, op_span, acc, rhs);
+            }
+            return acc;
+        }
+        // Right spine: each step is (left operand, operator, its span).
+        let mut right_steps = Vec::new();
+        let mut rightmost = e;
+        while let ExprKind::Binary {
+            op,
+            op_span,
+            lhs,
+            rhs,
+        } = &rightmost.kind
+        {
+            right_steps.push((*lhs, *op, *op_span));
+            rightmost = rhs;
+        }
+        let mut acc = self.expr(cx, rightmost);
+        let lefts: Vec<(RcTerm, BinOp, Span)> = right_steps
+            .into_iter()
+            .map(|(lhs, op, span)| (self.expr(cx, lhs), op, span))
+            .collect();
+        for (lhs, op, op_span) in lefts.into_iter().rev() {
+            acc = self.operator(op, op_span, lhs, acc);
+        }
+        acc
+    }
+
+    /// The core term of `lhs op rhs`: a primitive application, or a match for the lazy
+    /// `&&` and `||`.
+    fn operator(&self, op: BinOp, op_span: Span, lhs: RcTerm, rhs: RcTerm) -> RcTerm {
+        let b = self.program.builtins;
+        match op {
+            BinOp::And => bool_match(b, lhs, rhs, Term::Con(b.false_).rc(), op_span),
+            BinOp::Or => bool_match(b, lhs, Term::Con(b.true_).rc(), rhs, op_span),
+            _ => Term::apps(Term::Prim(prim_of(op), op_span).rc(), [lhs, rhs]),
         }
     }
 
@@ -540,10 +599,10 @@ impl Resolver {
             }
             [] => {}
         }
-        if cx.unit != PRELUDE_UNIT {
-            if let Some((g, _)) = self.scopes[PRELUDE_UNIT].get(name) {
-                return Some(g);
-            }
+        if cx.unit != PRELUDE_UNIT
+            && let Some((g, _)) = self.scopes[PRELUDE_UNIT].get(name)
+        {
+            return Some(g);
         }
         if let Some(g) = scope::builtin(name) {
             return Some(g);

@@ -320,15 +320,15 @@ impl<'p> Printer<'p> {
         args.reverse();
         let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);
         if explicit {
-            if let Term::Prim(p, _) = head {
-                if let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len()) {
-                    let paren = self.open(level, prec);
-                    self.term(args[0].1, lhs);
-                    let _ = write!(self.out, " {sym} ");
-                    self.term(args[1].1, rhs);
-                    self.close(paren);
-                    return;
-                }
+            if let Term::Prim(p, _) = head
+                && let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len())
+            {
+                let paren = self.open(level, prec);
+                self.term(args[0].1, lhs);
+                let _ = write!(self.out, " {sym} ");
+                self.term(args[1].1, rhs);
+                self.close(paren);
+                return;
             }
             if let Term::Con(c) = head {
                 if *c == self.builtins.cons && args.len() == 2 && self.list_literal(t) {
@@ -379,14 +379,9 @@ impl<'p> Printer<'p> {
     fn list_literal(&mut self, t: &Term) -> bool {
         let mut items = Vec::new();
         let mut rest = t;
-        loop {
-            match cons_parts(rest, self.builtins.cons) {
-                Some((x, xs)) => {
-                    items.push(x);
-                    rest = xs;
-                }
-                None => break,
-            }
+        while let Some((x, xs)) = cons_parts(rest, self.builtins.cons) {
+            items.push(x);
+            rest = xs;
         }
         if !matches!(rest, Term::Con(c) if *c == self.builtins.nil) {
             return false;
@@ -404,20 +399,22 @@ impl<'p> Printer<'p> {
 
     fn match_(&mut self, m: &Match, prec: u8) {
         let b = self.builtins;
-        if let ([t, f], None) = (m.arms.as_slice(), &m.default) {
-            if let (CasePat::Con(tc, tf), CasePat::Con(fc, ff)) = (&t.pat, &f.pat) {
-                if *tc == b.true_ && *fc == b.false_ && tf.is_empty() && ff.is_empty() {
-                    let paren = self.open(LOW, prec);
-                    self.out.push_str("if ");
-                    self.term(&m.scrut, OR);
-                    self.out.push_str(" then ");
-                    self.term(&t.body, OR);
-                    self.out.push_str(" else ");
-                    self.term(&f.body, LOW);
-                    self.close(paren);
-                    return;
-                }
-            }
+        if let ([t, f], None) = (m.arms.as_slice(), &m.default)
+            && let (CasePat::Con(tc, tf), CasePat::Con(fc, ff)) = (&t.pat, &f.pat)
+            && *tc == b.true_
+            && *fc == b.false_
+            && tf.is_empty()
+            && ff.is_empty()
+        {
+            let paren = self.open(LOW, prec);
+            self.out.push_str("if ");
+            self.term(&m.scrut, OR);
+            self.out.push_str(" then ");
+            self.term(&t.body, OR);
+            self.out.push_str(" else ");
+            self.term(&f.body, LOW);
+            self.close(paren);
+            return;
         }
         // A match is always parenthesised unless it stands where nothing can follow it,
         // because its arms extend as far right as possible.
@@ -515,12 +512,11 @@ fn pair_parts(t: &Term, pair: ConId) -> Option<(&Term, &Term)> {
 }
 
 fn two_args_of(t: &Term, con: ConId) -> Option<(&Term, &Term)> {
-    if let Term::App(f, Plicity::Explicit, b) = t {
-        if let Term::App(c, Plicity::Explicit, a) = &**f {
-            if matches!(&**c, Term::Con(k) if *k == con) {
-                return Some((a, b));
-            }
-        }
+    if let Term::App(f, Plicity::Explicit, b) = t
+        && let Term::App(c, Plicity::Explicit, a) = &**f
+        && matches!(&**c, Term::Con(k) if *k == con)
+    {
+        return Some((a, b));
     }
     None
 }
