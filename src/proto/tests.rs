@@ -94,6 +94,12 @@ fn a_loaded_program_round_trips() {
          def f {a : Type} (x : a) (t : T a) : T a = match t with | A -> B x A | B y r -> let z = f x r in z\n\
          def main = (f 1 A, 2.5, \"s\", [1, 2], if True then ?goal else _)\n",
     );
+    let prelude_only = loaded("").0;
+    assert_eq!(
+        counts,
+        prelude_only.counts(),
+        "the prelude is found by its spans"
+    );
     let bytes = encode::program_bytes(&p, counts);
     let d = decode::program_bytes(&bytes).expect("decodes");
     assert_eq!(d.prelude, counts);
@@ -538,4 +544,34 @@ fn the_size_limit_bounds_decoding_memory() {
         decode::program_bytes(&too_big).unwrap_err().problem,
         Problem::TooLarge { .. }
     ));
+}
+
+#[test]
+fn externals_that_would_clash_when_printed_are_an_error() {
+    let (p, counts) =
+        loaded("extern run : String -> List String -> String\ndef main = run \"ls\" []\n");
+    let d = decode::program_bytes(&encode::program_bytes(&p, counts)).expect("decodes");
+    let text = super::source::program_to_source(&d).expect("prints");
+    assert!(text.contains("extern run :"), "{text}");
+
+    // A second `run` of the program's own: both would be declared in one file.
+    let mut twice = d.clone();
+    let own = twice.program.externs.last().expect("an external").clone();
+    twice.program.externs.push(own);
+    let err = super::source::program_to_source(&twice).unwrap_err();
+    assert!(matches!(err.problem, Problem::Unprintable(_)), "{err}");
+
+    // The program's `run` hides the prelude's, which a definition also refers to.
+    let mut both = d.clone();
+    let prelude_run = p
+        .externs
+        .iter()
+        .position(|e| &*e.name == "run")
+        .expect("the prelude declares `run`");
+    assert!(prelude_run < counts.externs);
+    let main = both.program.main.expect("main").0 as usize;
+    both.program.defs[main].body =
+        Term::Extern(crate::core::term::ExternId(prelude_run as u32)).rc();
+    let err = super::source::program_to_source(&both).unwrap_err();
+    assert!(matches!(err.problem, Problem::Unprintable(_)), "{err}");
 }
