@@ -523,13 +523,18 @@ fn load(path: &Path) -> (Program, DeclCounts) {
 /// Encodes, decodes, prints and reloads one program; returns the printed source.
 fn example_round_trip(path: &Path) -> Result<String, String> {
     let (p, counts) = load(path);
-    let bytes = encode::program_bytes(&p, counts);
+    program_round_trip(&p, counts)
+}
+
+/// [`example_round_trip`] on a loaded program.
+fn program_round_trip(p: &Program, counts: DeclCounts) -> Result<String, String> {
+    let bytes = encode::program_bytes(p, counts);
     let d = decode::program_bytes(&bytes).map_err(|e| format!("decode: {e}"))?;
     if d.prelude != counts {
         return Err("prelude counts changed".to_string());
     }
-    same_program(&p, &d.program, true)?;
-    if hash::program(&d.program) != hash::program(&p) {
+    same_program(p, &d.program, true)?;
+    if hash::program(&d.program) != hash::program(p) {
         return Err("decoding changed the hash".to_string());
     }
     let text = source::program_to_source(&d).map_err(|e| format!("print: {e}"))?;
@@ -540,8 +545,8 @@ fn example_round_trip(path: &Path) -> Result<String, String> {
             again.render_diagnostics()
         )
     })?;
-    same_program(&p, reloaded, false).map_err(|e| format!("{e}\n--- printed:\n{text}"))?;
-    if hash::program(reloaded) != hash::program(&p) {
+    same_program(p, reloaded, false).map_err(|e| format!("{e}\n--- printed:\n{text}"))?;
+    if hash::program(reloaded) != hash::program(p) {
         return Err(format!("the printed program hashes differently\n{text}"));
     }
     Ok(text)
@@ -569,6 +574,20 @@ fn every_example_program_round_trips_through_bytes_and_source() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_long_list_literal_and_a_long_sum_round_trip() {
+    let items: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
+    let text = format!(
+        "def xs : List Int = [{}]\ndef main : Int = {}\n",
+        items.join(", "),
+        items.join(" + ")
+    );
+    let l = driver::load_text("long.sp", &text);
+    let p = l.program.clone().expect("loads");
+    let counts = spindle::proto::prelude_counts(&l.sources, &p);
+    program_round_trip(&p, counts).unwrap_or_else(|e| panic!("{}", &e[..e.len().min(2000)]));
 }
 
 #[test]
