@@ -432,7 +432,7 @@ impl Frame<'_> {
             Shape::Pi(_) | Shape::Lam(_) => self.depth + k,
             Shape::Let(_) => self.depth + k.div_ceil(2),
             Shape::App(_) | Shape::Ann => self.depth,
-            Shape::Match(_, _, depths) => depths[k],
+            Shape::Match(_, _, depths) => depths.get(k).copied().unwrap_or(self.depth),
         }
     }
 
@@ -728,7 +728,12 @@ fn leaf_or_frame<'m>(
                         })?;
                         let con =
                             con_ref(c, &scope.ctors).map_err(|e| e.within(format!("arm {i}")))?;
-                        let expected = scope.ctors[con.data.0 as usize][con.index as usize];
+                        let expected = scope
+                            .ctors
+                            .get(con.data.0 as usize)
+                            .and_then(|cs| cs.get(con.index as usize))
+                            .copied()
+                            .unwrap_or_default();
                         if cp.fields.len() != expected {
                             return Err(DecodeError::at(
                                 format!("arm {i}"),
