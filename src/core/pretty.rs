@@ -743,3 +743,31 @@ pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> S
     }
     out
 }
+
+/// Prints the declarations of `program` from `from` on (data types, externals,
+/// definitions, each in table order) as one source file. With `from` the prelude's
+/// counts, loading the text gives back the same tables, provided no two printed
+/// declarations share a name and none hides a global the printed terms refer to
+/// (`proto::source` renames to make it so).
+pub fn program_to_string(program: &Program, from: crate::core::program::DeclCounts) -> String {
+    let mut out = String::new();
+    for i in from.datas..program.datas.len() {
+        out.push_str(&data_to_string(
+            program,
+            crate::core::term::DataId(i as u32),
+        ));
+        out.push('\n');
+    }
+    for e in program.externs.iter().skip(from.externs) {
+        let mut p = Printer::new(program, &e.ty);
+        let _ = write!(p.out, "extern {} : ", e.name);
+        p.term(&e.ty, LOW);
+        out.push_str(&p.out);
+        out.push_str("\n\n");
+    }
+    for i in from.defs..program.defs.len() {
+        out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
+        out.push('\n');
+    }
+    out
+}
