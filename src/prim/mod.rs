@@ -10,6 +10,11 @@
 //! primitive its type specially; the machine applies it to exactly [`Prim::arity`]
 //! arguments.
 
+pub mod arith;
+pub mod compare;
+pub mod float;
+pub mod string;
+
 /// A primitive operation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Prim {
@@ -73,6 +78,10 @@ pub enum Prim {
     Join,
     /// `trim s`: without leading and trailing white space.
     Trim,
+    /// `words s : List String`: the runs of non-white-space characters.
+    Words,
+    /// `lines s : List String`.
+    Lines,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -107,6 +116,8 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Split, "prim_split", 2),
     (Prim::Join, "prim_join", 2),
     (Prim::Trim, "prim_trim", 1),
+    (Prim::Words, "prim_words", 1),
+    (Prim::Lines, "prim_lines", 1),
 ];
 
 impl Prim {

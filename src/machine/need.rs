@@ -1,0 +1,662 @@
+//! By-need evaluation (`need`): the Fig. 1 case analysis on the head of the spine,
+//! as an explicit loop over heap data.
+//!
+//! The loop's control is one of: wind some code in a context ([`Ctl::Eval`]: walk its
+//! left spine, pushing pending applications, pairing lambdas with them into context
+//! entries, pushing `let` entries, until a head is reached), need a context entry
+//! ([`Ctl::Enter`]), enter a wound stack ([`Ctl::Stack`]), or return a weak head normal
+//! form to the frame on top of the machine stack ([`Ctl::Ret`]). Nothing recurses
+//! natively: a binding needed while another is being evaluated pushes an
+//! [`Frame::Update`], a destructor a [`Frame::Case`], a primitive a [`Frame::Prim`].
+//!
+//! Heads (Fig. 1): a variable bound to a suspended right-hand side is black-holed,
+//! evaluated once, and its value written back (sharing); a black-holed variable needed
+//! again is the error `infinite loop`; an evaluated variable's value is copied into the
+//! head position (a counted copy: the heap data itself is shared); an open variable, a
+//! constructor, a type or a primitive without enough arguments is a weak head normal
+//! form; a primitive with its arguments evaluates its strict ones and consumes them.
+
+use super::arena::NIL;
+use super::error::{Result, RuntimeError};
+use super::frame::{Arg, Frame};
+use super::heap::Cell;
+use super::stack::Head;
+use super::value::{CtxtId, PartialHead, StackId, Value};
+use super::Machine;
+use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+
+/// What the loop does next.
+#[derive(Debug)]
+pub enum Ctl<'p> {
+    /// Wind code in a context (the context reference is owned by the control).
+    Eval(&'p RcTerm, CtxtId),
+    /// Need a context entry (owned reference).
+    Enter(CtxtId),
+    /// Enter a wound stack (owned).
+    Stack(StackId),
+    /// Return a weak head normal form (owned references).
+    Ret(Value<'p>),
+}
+
+/// The value of a literal.
+#[inline]
+pub fn lit_value<'p>(l: &Lit) -> Value<'p> {
+    match l {
+        Lit::Int(n) => Value::Int(*n),
+        Lit::Float(x) => Value::Float(*x),
+        Lit::Str(s) => Value::Str(s.clone()),
+    }
+}
+
+impl<'p> Machine<'p> {
+    /// Runs the loop from `ctl` until a value returns to the frame height it started
+    /// at, and returns that value.
+    pub fn run(&mut self, mut ctl: Ctl<'p>) -> Result<Value<'p>> {
+        let base = self.frames.len();
+        loop {
+            self.steps += 1;
+            ctl = match ctl {
+                Ctl::Eval(t, env) => self.eval(t, env)?,
+                Ctl::Enter(c) => self.enter(c)?,
+                Ctl::Ret(v) => {
+                    if self.frames.len() == base {
+                        return Ok(v);
+                    }
+                    self.ret(v)?
+                }
+                Ctl::Stack(s) => self.enter_stack(s)?,
+            };
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, f: Frame<'p>) {
+        self.frames.push(f);
+        if self.frames.len() > self.frames_peak {
+            self.frames_peak = self.frames.len();
+        }
+    }
+
+    /// The entry a variable refers to (following aliases), not counted.
+    #[inline]
+    fn lookup(&self, env: CtxtId, ix: u32) -> CtxtId {
+        self.heap.resolve(self.heap.walk(env, ix))
+    }
+
+    /// The explicit field count of a constructor.
+    #[inline]
+    pub(crate) fn con_arity(&self, c: ConId) -> usize {
+        self.con_arity[c.data.0 as usize][c.index as usize] as usize
+    }
+
+    /// A pending application for argument code `a` in context `env` (borrowed).
+    #[inline]
+    fn mkarg(&mut self, a: &'p RcTerm, env: CtxtId) -> Arg<'p> {
+        match &**a {
+            Term::Var(ix) => {
+                let c = self.lookup(env, ix.0);
+                self.heap.retain(c);
+                Arg::Cell(c)
+            }
+            Term::Def(d) => {
+                let c = self.defs[d.0 as usize];
+                self.heap.retain(c);
+                Arg::Cell(c)
+            }
+            Term::Lit(l) => Arg::Val(lit_value(l)),
+            Term::Con(c) if self.con_arity(*c) == 0 => Arg::Val(Value::Con(*c, NIL)),
+            Term::Lam(..) => {
+                self.heap.retain(env);
+                Arg::Val(Value::Fun(a, env))
+            }
+            _ => {
+                self.heap.retain(env);
+                Arg::Code(a, env)
+            }
+        }
+    }
+
+    /// Drops a pending application nobody will use.
+    pub(crate) fn drop_arg(&mut self, a: Arg<'p>) {
+        match a {
+            Arg::Code(_, env) => self.heap.release(env),
+            Arg::Cell(c) => self.heap.release(c),
+            Arg::Val(v) => self.heap.release_value(v),
+            Arg::Stack(s) => self.heap.release_stack(s),
+        }
+    }
+
+    /// The right-hand side cell a binder paired with this argument gets.
+    #[inline]
+    fn arg_cell(a: Arg<'p>) -> Cell<'p> {
+        match a {
+            Arg::Code(t, env) => Cell::Suspended(t, env),
+            Arg::Cell(c) => Cell::Ind(c),
+            Arg::Val(v) => Cell::Value(v),
+            Arg::Stack(s) => Cell::Wound(s),
+        }
+    }
+
+    /// The argument as a context entry of its own (a field, a partial argument).
+    #[inline]
+    pub(crate) fn arg_entry(&mut self, a: Arg<'p>) -> CtxtId {
+        match a {
+            Arg::Cell(c) => c,
+            other => {
+                let cell = Self::arg_cell(other);
+                self.heap.new_ctxt(cell, NIL, None)
+            }
+        }
+    }
+
+    /// Winds code: one step down its left spine (Rogers' Fig. 2).
+    fn eval(&mut self, t: &'p RcTerm, env: CtxtId) -> Result<Ctl<'p>> {
+        Ok(match &**t {
+            Term::Var(ix) => {
+                let c = self.lookup(env, ix.0);
+                self.heap.retain(c);
+                self.heap.release(env);
+                Ctl::Enter(c)
+            }
+            Term::App(f, pl, a) => {
+                let arg = self.mkarg(a, env);
+                self.push(Frame::Arg(arg, *pl));
+                Ctl::Eval(f, env)
+            }
+            Term::Lam(b, body) => match self.frames.last() {
+                Some(Frame::Arg(_, pl)) if *pl == b.plicity => {
+                    let Some(Frame::Arg(arg, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    let x = self.heap.new_ctxt(Self::arg_cell(arg), env, Some(b));
+                    Ctl::Eval(body, x)
+                }
+                Some(Frame::Arg(_, Plicity::Implicit)) => {
+                    // An implicit argument meeting an explicit lambda: erased.
+                    let Some(Frame::Arg(arg, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    self.drop_arg(arg);
+                    Ctl::Eval(t, env)
+                }
+                _ if b.plicity == Plicity::Implicit => {
+                    let x = self.heap.new_ctxt(Cell::Value(Value::Unknown), env, Some(b));
+                    Ctl::Eval(body, x)
+                }
+                _ => Ctl::Ret(Value::Fun(t, env)),
+            },
+            Term::Let(b, rhs, body) => {
+                let x = self.heap.new_ctxt(Cell::Open, env, Some(b));
+                let cell = match &**rhs {
+                    Term::Lit(l) => Cell::Value(lit_value(l)),
+                    Term::Lam(..) => Cell::Value(Value::Fun(rhs, x)),
+                    _ => Cell::Suspended(rhs, x),
+                };
+                let e = self.heap.ctxt_mut(x);
+                e.cell = cell;
+                e.self_ref = true;
+                Ctl::Eval(body, x)
+            }
+            Term::Match(m) => {
+                self.heap.retain(env);
+                self.push(Frame::Case(m, env));
+                Ctl::Eval(&m.scrut, env)
+            }
+            Term::Def(d) => {
+                self.heap.release(env);
+                let c = self.defs[d.0 as usize];
+                self.heap.retain(c);
+                Ctl::Enter(c)
+            }
+            Term::Lit(l) => {
+                self.heap.release(env);
+                Ctl::Ret(lit_value(l))
+            }
+            Term::Ann(e, _) => Ctl::Eval(e, env),
+            Term::Pi(..) => Ctl::Ret(Value::Pi(t, env)),
+            _ => {
+                self.heap.release(env);
+                self.head(t)?
+            }
+        })
+    }
+
+    /// The heads that need no context: constructors, primitives, types, holes.
+    fn head(&mut self, t: &'p RcTerm) -> Result<Ctl<'p>> {
+        Ok(match &**t {
+            Term::Con(c) => self.con(*c),
+            Term::Prim(p, span) => self.prim_start(*p, *span)?,
+            Term::Data(d) => {
+                let b = self.take_all_args();
+                Ctl::Ret(Value::Partial(PartialHead::Data(*d), b))
+            }
+            Term::Universe(n) => Ctl::Ret(Value::Universe(*n)),
+            Term::PrimType(p) => Ctl::Ret(Value::PrimType(*p)),
+            Term::Hole(..) => Ctl::Ret(Value::Unknown),
+            Term::Extern(e) => {
+                let span = self.prog.external(*e).span;
+                return Err(RuntimeError::at(
+                    format!(
+                        "externals are not available yet (`{}`)",
+                        self.prog.external(*e).name
+                    ),
+                    span,
+                ));
+            }
+            _ => unreachable!("head() is only called on context-free heads"),
+        })
+    }
+
+    /// Every pending application on top of the stack, as a block (for neutral heads).
+    fn take_all_args(&mut self) -> u32 {
+        let mut cells = std::mem::take(&mut self.scratch);
+        cells.clear();
+        while let Some(Frame::Arg(..)) = self.frames.last() {
+            let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                unreachable!()
+            };
+            let c = self.arg_entry(a);
+            cells.push(c);
+        }
+        let b = self.heap.new_block(&cells);
+        self.scratch = cells;
+        b
+    }
+
+    /// A constructor takes its explicit fields from the pending applications; implicit
+    /// ones (its data type's parameters) are discarded.
+    fn con(&mut self, c: ConId) -> Ctl<'p> {
+        let n = self.con_arity(c);
+        if n == 0 {
+            return Ctl::Ret(Value::Con(c, NIL));
+        }
+        let mut cells = std::mem::take(&mut self.scratch);
+        cells.clear();
+        while cells.len() < n {
+            match self.frames.last() {
+                Some(Frame::Arg(_, Plicity::Implicit)) => {
+                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    self.drop_arg(a);
+                }
+                Some(Frame::Arg(_, Plicity::Explicit)) => {
+                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    let e = self.arg_entry(a);
+                    cells.push(e);
+                }
+                _ => break,
+            }
+        }
+        let b = self.heap.new_block(&cells);
+        let full = cells.len() == n;
+        self.scratch = cells;
+        if full {
+            Ctl::Ret(Value::Con(c, b))
+        } else {
+            Ctl::Ret(Value::Partial(PartialHead::Con(c), b))
+        }
+    }
+
+    /// Needs a context entry (owned reference).
+    #[inline]
+    fn enter(&mut self, c: CtxtId) -> Result<Ctl<'p>> {
+        let e = self.heap.ctxt_mut(c);
+        match &e.cell {
+            Cell::Value(v) => {
+                let v = v.clone();
+                self.heap.retain_value(&v);
+                self.heap.release(c);
+                Ok(Ctl::Ret(v))
+            }
+            Cell::Suspended(t, env) => {
+                let (t, env) = (*t, *env);
+                e.cell = Cell::Blackholed;
+                if e.self_ref && env == c {
+                    // The cell's uncounted pointer to itself becomes the counted
+                    // context of the evaluation.
+                    e.self_ref = false;
+                    e.rc += 1;
+                }
+                self.push(Frame::Update(c));
+                Ok(Ctl::Eval(t, env))
+            }
+            Cell::Wound(s) => {
+                let s = *s;
+                e.cell = Cell::Blackholed;
+                self.push(Frame::Update(c));
+                Ok(Ctl::Stack(s))
+            }
+            Cell::Blackholed => Err(RuntimeError::new("infinite loop")),
+            Cell::Open => Ok(Ctl::Ret(Value::Partial(PartialHead::Open(c), NIL))),
+            Cell::Ind(t) => {
+                let t = *t;
+                self.heap.retain(t);
+                self.heap.release(c);
+                Ok(Ctl::Enter(t))
+            }
+            Cell::Free => Err(RuntimeError::new("internal error: a freed entry was needed")),
+        }
+    }
+
+    /// Enters a wound stack (owned): its pending applications become frames, then its
+    /// head is dispatched in its context.
+    fn enter_stack(&mut self, s: StackId) -> Result<Ctl<'p>> {
+        let st = self.heap.stacks.get_mut(s);
+        let head = std::mem::replace(&mut st.head, Head::Free);
+        let (ctx, apps) = (st.ctx, st.apps);
+        self.heap.stacks.release(s);
+        let mut list = std::mem::take(&mut self.scratch);
+        list.clear();
+        let mut a = apps;
+        while a != NIL {
+            list.push(a);
+            a = self.heap.stacks.get(a).sib;
+        }
+        for &a in list.iter().rev() {
+            let st = self.heap.stacks.get_mut(a);
+            st.sib = NIL;
+            let pl = st.plicity;
+            self.push(Frame::Arg(Arg::Stack(a), pl));
+        }
+        self.scratch = list;
+        Ok(match head {
+            Head::Var(c) => {
+                self.heap.release(ctx);
+                Ctl::Enter(c)
+            }
+            Head::Code(t) => Ctl::Eval(t, ctx),
+            Head::Match(m, scrut) => {
+                self.push(Frame::Case(m, ctx));
+                Ctl::Stack(scrut)
+            }
+            Head::Value(v) => {
+                self.heap.release(ctx);
+                Ctl::Ret(v)
+            }
+            Head::Def(d) => {
+                self.heap.release(ctx);
+                let c = self.defs[d.0 as usize];
+                self.heap.retain(c);
+                Ctl::Enter(c)
+            }
+            Head::Lit(l) => {
+                self.heap.release(ctx);
+                Ctl::Ret(lit_value(&l))
+            }
+            Head::Con(c) => {
+                self.heap.release(ctx);
+                self.con(c)
+            }
+            Head::Prim(p, span) => {
+                self.heap.release(ctx);
+                self.prim_start(p, span)?
+            }
+            Head::Data(d) => {
+                self.heap.release(ctx);
+                let b = self.take_all_args();
+                Ctl::Ret(Value::Partial(PartialHead::Data(d), b))
+            }
+            Head::PrimType(p) => {
+                self.heap.release(ctx);
+                Ctl::Ret(Value::PrimType(p))
+            }
+            Head::Universe(n) => {
+                self.heap.release(ctx);
+                Ctl::Ret(Value::Universe(n))
+            }
+            Head::Hole(_) => {
+                self.heap.release(ctx);
+                Ctl::Ret(Value::Unknown)
+            }
+            Head::Extern(e) => {
+                self.heap.release(ctx);
+                return Err(RuntimeError::at(
+                    "externals are not available yet",
+                    self.prog.external(e).span,
+                ));
+            }
+            Head::Free => return Err(RuntimeError::new("internal error: a freed stack")),
+        })
+    }
+
+    /// A value reaches the frame on top of the stack.
+    fn ret(&mut self, v: Value<'p>) -> Result<Ctl<'p>> {
+        if let Some(Frame::Prim { got, .. }) = self.frames.last_mut() {
+            *got += 1;
+            self.pvals.push(v);
+            return self.prim_next();
+        }
+        match self.frames.pop().expect("ret() with frames") {
+            Frame::Update(c) => {
+                let stored = self.heap.copy_value(&v);
+                let self_closure = matches!(stored, Value::Fun(_, env) | Value::Pi(_, env) if env == c);
+                let e = self.heap.ctxt_mut(c);
+                e.cell = Cell::Value(stored);
+                if self_closure {
+                    e.rc -= 1;
+                    e.self_ref = true;
+                }
+                self.heap.release(c);
+                Ok(Ctl::Ret(v))
+            }
+            Frame::Arg(arg, pl) => self.apply(v, arg, pl),
+            Frame::Case(m, env) => self.case(v, m, env),
+            Frame::EqLeft(right) => {
+                self.push(Frame::EqRight(v));
+                Ok(Ctl::Enter(right))
+            }
+            Frame::EqRight(left) => self.eq_step(left, v),
+            Frame::Prim { .. } => unreachable!(),
+            Frame::Eq { .. } => unreachable!("an Eq frame is never returned to directly"),
+        }
+    }
+
+    /// A weak head normal form applied to a pending argument.
+    fn apply(&mut self, v: Value<'p>, arg: Arg<'p>, pl: Plicity) -> Result<Ctl<'p>> {
+        match v {
+            Value::Fun(lam, env) => {
+                self.push(Frame::Arg(arg, pl));
+                Ok(Ctl::Eval(lam, env))
+            }
+            Value::Partial(h, b) => {
+                self.push(Frame::Arg(arg, pl));
+                // Unpack the arguments already given, then dispatch the head again.
+                let cells: Vec<CtxtId> = self.heap.block(b).to_vec();
+                for &c in cells.iter().rev() {
+                    self.heap.retain(c);
+                    self.push(Frame::Arg(Arg::Cell(c), Plicity::Explicit));
+                }
+                self.heap.release_block(b);
+                match h {
+                    PartialHead::Prim(p, span) => self.prim_start(p, span),
+                    PartialHead::Con(c) => Ok(self.con(c)),
+                    PartialHead::Data(d) => {
+                        let b = self.take_all_args();
+                        Ok(Ctl::Ret(Value::Partial(PartialHead::Data(d), b)))
+                    }
+                    PartialHead::Open(o) => {
+                        let b = self.take_all_args();
+                        Ok(Ctl::Ret(Value::Partial(PartialHead::Open(o), b)))
+                    }
+                    PartialHead::Extern(_) => {
+                        Err(RuntimeError::new("externals are not available yet"))
+                    }
+                }
+            }
+            Value::Unknown => {
+                self.drop_arg(arg);
+                Ok(Ctl::Ret(Value::Unknown))
+            }
+            other if pl == Plicity::Implicit => {
+                // Implicit arguments of a value that takes none (a constructor's type
+                // parameters given after it was built) are erased.
+                self.drop_arg(arg);
+                Ok(Ctl::Ret(other))
+            }
+            other => {
+                let kind = other.kind();
+                self.heap.release_value(other);
+                self.drop_arg(arg);
+                Err(RuntimeError::new(format!("cannot apply {kind} to an argument")))
+            }
+        }
+    }
+
+    /// A destructor receives its scrutinee.
+    fn case(&mut self, v: Value<'p>, m: &'p Match, env: CtxtId) -> Result<Ctl<'p>> {
+        match &v {
+            Value::Con(c, b) => {
+                for arm in &m.arms {
+                    if let CasePat::Con(ac, binders) = &arm.pat {
+                        if ac == c {
+                            let b = *b;
+                            let n = self.heap.block(b).len();
+                            if n != binders.len() {
+                                self.heap.release_value(v);
+                                self.heap.release(env);
+                                return Err(RuntimeError::at(
+                                    "pattern has the wrong number of fields",
+                                    m.span,
+                                ));
+                            }
+                            let mut env = env;
+                            for (i, binder) in binders.iter().enumerate() {
+                                let f = self.heap.block(b)[i];
+                                self.heap.retain(f);
+                                env = self.heap.new_ctxt(Cell::Ind(f), env, Some(binder));
+                            }
+                            self.heap.release_block(b);
+                            return Ok(Ctl::Eval(&arm.body, env));
+                        }
+                    }
+                }
+            }
+            Value::Int(n) => {
+                for arm in &m.arms {
+                    if let CasePat::Lit(Lit::Int(k)) = &arm.pat {
+                        if k == n {
+                            return Ok(Ctl::Eval(&arm.body, env));
+                        }
+                    }
+                }
+            }
+            Value::Str(s) => {
+                for arm in &m.arms {
+                    if let CasePat::Lit(Lit::Str(k)) = &arm.pat {
+                        if **k == **s {
+                            self.heap.release_value(v);
+                            return Ok(Ctl::Eval(&arm.body, env));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        match &m.default {
+            Some((b, body)) => {
+                let x = self.heap.new_ctxt(Cell::Value(v), env, Some(b));
+                Ok(Ctl::Eval(body, x))
+            }
+            None => {
+                self.heap.release_value(v);
+                self.heap.release(env);
+                Err(RuntimeError::at("no match arm covers this value", m.span))
+            }
+        }
+    }
+
+    /// A primitive head: takes its arguments from the pending applications (a partial
+    /// application when there are not enough) and starts on its strict ones.
+    pub(crate) fn prim_start(&mut self, p: Prim, span: Span) -> Result<Ctl<'p>> {
+        let arity = p.arity();
+        let mut taken: [Option<Arg<'p>>; 3] = [None, None, None];
+        let mut got = 0;
+        while got < arity {
+            match self.frames.last() {
+                Some(Frame::Arg(_, Plicity::Implicit)) => {
+                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    self.drop_arg(a);
+                }
+                Some(Frame::Arg(_, Plicity::Explicit)) => {
+                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    taken[got] = Some(a);
+                    got += 1;
+                }
+                _ => break,
+            }
+        }
+        if got < arity {
+            let mut cells = Vec::with_capacity(got);
+            for a in taken.iter_mut().take(got) {
+                let a = a.take().expect("taken argument");
+                cells.push(self.arg_entry(a));
+            }
+            let b = self.heap.new_block(&cells);
+            return Ok(Ctl::Ret(Value::Partial(PartialHead::Prim(p, span), b)));
+        }
+        let strict = match p {
+            Prim::Concat => 1,
+            _ => arity,
+        };
+        for a in taken.iter_mut().take(arity).rev() {
+            self.pargs.push(a.take().expect("taken argument"));
+        }
+        self.push(Frame::Prim {
+            prim: p,
+            span,
+            strict: strict as u8,
+            got: 0,
+            arity: arity as u8,
+        });
+        self.prim_next()
+    }
+
+    /// Evaluates the next strict argument of the primitive on top, or runs it.
+    pub(crate) fn prim_next(&mut self) -> Result<Ctl<'p>> {
+        loop {
+            let Some(&Frame::Prim {
+                prim,
+                span,
+                strict,
+                got,
+                arity,
+            }) = self.frames.last()
+            else {
+                unreachable!("prim_next() without a Prim frame")
+            };
+            if got == strict {
+                self.frames.pop();
+                return self.prim_run(prim, span, strict as usize, arity as usize);
+            }
+            // Fast paths: arguments whose value is at hand need no frame.
+            let a = self.pargs.pop().expect("primitive argument");
+            let v = match a {
+                Arg::Val(v) => v,
+                Arg::Cell(c) => match &self.heap.ctxt(c).cell {
+                    Cell::Value(v) => {
+                        let v = v.clone();
+                        self.heap.retain_value(&v);
+                        self.heap.release(c);
+                        v
+                    }
+                    _ => return Ok(Ctl::Enter(c)),
+                },
+                Arg::Code(t, env) => return Ok(Ctl::Eval(t, env)),
+                Arg::Stack(s) => return Ok(Ctl::Stack(s)),
+            };
+            if let Some(Frame::Prim { got, .. }) = self.frames.last_mut() {
+                *got += 1;
+            }
+            self.pvals.push(v);
+        }
+    }
+}
