@@ -4,4 +4,11 @@
 //! user file sees all of them (its own definitions shadow them).
 
 /// `(file name, source text)` of every prelude file, in load order.
-pub const FILES: &[(&str, &str)] = &[("types.sp", include_str!("../prelude/types.sp"))];
+pub const FILES: &[(&str, &str)] = &[
+    ("types.sp", include_str!("../prelude/types.sp")),
+    ("base.sp", include_str!("../prelude/base.sp")),
+    ("number.sp", include_str!("../prelude/number.sp")),
+    ("list.sp", include_str!("../prelude/list.sp")),
+    ("string.sp", include_str!("../prelude/string.sp")),
+    ("external.sp", include_str!("../prelude/external.sp")),
+];

@@ -1,8 +1,8 @@
 //! The machine on hand-built core programs: arithmetic, sharing, black-holing, data,
 //! matches, deep recursion and constant-memory loops.
 
-mod common;
-use common::*;
+mod machine_common;
+use machine_common::*;
 use spindle::core::term::Term;
 use spindle::prim::Prim;
 
@@ -202,4 +202,33 @@ fn sharing_evaluates_a_binding_once() {
     let two = m.stats().steps - one;
     assert!(two < one + 100, "once {one}, twice {two}");
     let _ = Term::Universe(0);
+}
+
+#[test]
+#[ignore = "slow in debug builds: run with --release -- --ignored"]
+fn tak_27_16_8() {
+    let mut p = base();
+    let tak = def(0);
+    let sub1 = |i| prim(Prim::Sub, vec![var(i), int(1)]);
+    let body = if_(
+        &p,
+        prim(Prim::Lt, vec![var(1), var(2)]),
+        app(
+            tak.clone(),
+            vec![
+                app(tak.clone(), vec![sub1(2), var(1), var(0)]),
+                app(tak.clone(), vec![sub1(1), var(0), var(2)]),
+                app(tak.clone(), vec![sub1(0), var(2), var(1)]),
+            ],
+        ),
+        var(0),
+    );
+    add_def(&mut p, "tak", lam("x", lam("y", lam("z", body))));
+    let main = add_def(&mut p, "main", app(tak, vec![int(27), int(16), int(8)]));
+    p.main = Some(main);
+    let t = std::time::Instant::now();
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(main).unwrap();
+    assert_eq!(m.print_value(v).unwrap(), "16");
+    eprintln!("tak: {:?} {:?}", t.elapsed(), m.stats());
 }

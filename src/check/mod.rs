@@ -2,4 +2,6 @@
 //! The type checker (elaboration) will replace the resolver here: one pass from
 //! surface AST to core terms.
 
+mod patterns;
 pub mod resolve;
+pub mod scope;

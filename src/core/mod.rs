@@ -1,5 +1,6 @@
 //! Core terms and whole programs, and their printing back to Spindle source.
 
+pub mod equiv;
 pub mod pretty;
 pub mod program;
 pub mod term;

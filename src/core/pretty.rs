@@ -1,1 +1,701 @@
-//! Printing core terms back to Spindle source. (Being written.)
+//! Printing core terms back to Spindle source.
+//!
+//! The output parses and resolves back to an alpha-equivalent term (tested on every
+//! example program): `decode`, the REPL and error messages rely on that. To keep it so:
+//!
+//! - Bound variables get display names that are unique among the binders in scope and
+//!   differ from every global name the term mentions, so no name is captured; a binder
+//!   the source left unnamed (`_`) but that is referenced gets a fresh name.
+//! - Sugar is used only where it resolves back to the same term: `[a, b]` for a `Cons`
+//!   chain ending in `Nil`, `(a, b)` for `MkPair`, `()`, `if` for a two-armed match on
+//!   `Bool`, infix operators for fully applied operator primitives.
+//! - Parentheses follow the precedence table of LANGUAGE.md section 3, erring on the
+//!   side of more.
+//!
+//! Recursion follows the term's shape; [`stacker`] grows the stack for deep terms.
+
+use crate::core::program::{Builtins, Program};
+use crate::core::term::{Binder, CasePat, ConId, HoleKind, Lit, Match, Plicity, Term};
+use crate::prim::Prim;
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// Precedence levels, lowest first: a form printed where a higher level is required is
+/// parenthesised.
+const LOW: u8 = 0; // lambda, let, if, match, arrows
+const OR: u8 = 1;
+const CMP: u8 = 3;
+const CONCAT: u8 = 4;
+const ADD: u8 = 5;
+const MUL: u8 = 6;
+const APP: u8 = 7;
+const ATOM: u8 = 8;
+
+/// Prints `term`, whose free variables are `locals` (outermost first), as Spindle source.
+pub fn term_to_string(program: &Program, locals: &[&str], term: &Term) -> String {
+    let mut p = Printer::new(program, term);
+    for l in locals {
+        p.names.push(l.to_string());
+    }
+    p.term(term, LOW);
+    p.out
+}
+
+/// Prints one definition as a `def` declaration.
+pub fn def_to_string(program: &Program, id: crate::core::term::DefId) -> String {
+    let d = program.def(id);
+    let mut p = Printer::new(program, &d.ty);
+    p.avoid.extend(global_names(program, &d.body));
+    p.out.push_str("def ");
+    p.out.push_str(&d.name);
+    if !matches!(&*d.ty, Term::Hole(HoleKind::Infer, _)) {
+        p.out.push_str(" : ");
+        p.term(&d.ty, LOW);
+    }
+    p.out.push_str(" =\n  ");
+    p.indent = 2;
+    p.term(&d.body, LOW);
+    p.out.push('\n');
+    p.out
+}
+
+/// Prints one data declaration.
+pub fn data_to_string(program: &Program, id: crate::core::term::DataId) -> String {
+    let d = program.data(id);
+    let mut p = Printer::new(program, &Term::Universe(0));
+    for b in &d.params {
+        p.avoid.extend(global_names(program, &b.ty));
+    }
+    for c in &d.ctors {
+        for f in &c.fields {
+            p.avoid.extend(global_names(program, f));
+        }
+    }
+    let _ = write!(p.out, "data {}", d.name);
+    for b in &d.params {
+        p.out.push(' ');
+        let name = p.fresh(&b.name, true);
+        p.binder_group(&name, b);
+        p.names.push(name);
+    }
+    for (i, c) in d.ctors.iter().enumerate() {
+        p.out.push_str(if i == 0 { " = " } else { " | " });
+        p.out.push_str(&c.name);
+        for f in &c.fields {
+            p.out.push(' ');
+            p.term(f, ATOM);
+            p.names.push("_".to_string());
+        }
+        for _ in &c.fields {
+            p.names.pop();
+        }
+    }
+    p.out.push('\n');
+    p.out
+}
+
+struct Printer<'p> {
+    program: &'p Program,
+    builtins: Builtins,
+    /// Display names of the binders in scope, innermost last.
+    names: Vec<String>,
+    /// Global names the printed term mentions: no local may take one of them.
+    avoid: HashSet<String>,
+    out: String,
+    indent: usize,
+}
+
+impl<'p> Printer<'p> {
+    fn new(program: &'p Program, term: &Term) -> Printer<'p> {
+        Printer {
+            program,
+            builtins: program.builtins,
+            names: Vec::new(),
+            avoid: global_names(program, term),
+            out: String::new(),
+            indent: 0,
+        }
+    }
+
+    /// A display name for a binder named `name` in the source; `used` says whether the
+    /// body refers to it (an unreferenced binder may stay `_`).
+    fn fresh(&self, name: &str, used: bool) -> String {
+        let base = if name == "_" || name.is_empty() {
+            if !used {
+                return "_".to_string();
+            }
+            "x"
+        } else {
+            name
+        };
+        let taken = |n: &str| self.names.iter().any(|m| m == n) || self.avoid.contains(n);
+        if !taken(base) {
+            return base.to_string();
+        }
+        (1..)
+            .map(|i| format!("{base}{i}"))
+            .find(|n| !taken(n))
+            .unwrap_or_else(|| base.to_string())
+    }
+
+    fn term(&mut self, t: &Term, prec: u8) {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t, prec));
+    }
+
+    fn open(&mut self, level: u8, prec: u8) -> bool {
+        let paren = level < prec;
+        if paren {
+            self.out.push('(');
+        }
+        paren
+    }
+
+    fn close(&mut self, paren: bool) {
+        if paren {
+            self.out.push(')');
+        }
+    }
+
+    fn term_inner(&mut self, t: &Term, prec: u8) {
+        match t {
+            Term::Var(ix) => {
+                let name = self
+                    .names
+                    .len()
+                    .checked_sub(ix.0 as usize + 1)
+                    .and_then(|i| self.names.get(i))
+                    .cloned()
+                    .unwrap_or_else(|| format!("free#{}", ix.0));
+                self.out.push_str(&name);
+            }
+            Term::Def(id) => self.out.push_str(&self.program.def(*id).name),
+            Term::Data(id) => self.out.push_str(&self.program.data(*id).name),
+            Term::Con(id) => self.con_name(*id),
+            Term::Extern(id) => self.out.push_str(&self.program.external(*id).name),
+            Term::Prim(p, _) => self.out.push_str(p.name()),
+            Term::PrimType(p) => self.out.push_str(p.name()),
+            Term::Lit(l) => self.lit(l, prec),
+            Term::Universe(0) => self.out.push_str("Type"),
+            Term::Universe(n) => {
+                let paren = self.open(APP, prec);
+                let _ = write!(self.out, "Type {n}");
+                self.close(paren);
+            }
+            Term::Hole(HoleKind::Infer, _) => self.out.push('_'),
+            Term::Hole(HoleKind::Goal(name), _) => {
+                self.out.push('?');
+                if let Some(n) = name {
+                    self.out.push_str(n);
+                }
+            }
+            Term::Pi(b, cod) => {
+                let paren = self.open(LOW, prec);
+                let used = mentions(cod, 0);
+                if b.plicity == Plicity::Explicit && !used {
+                    self.term(&b.ty, OR);
+                    self.out.push_str(" -> ");
+                    self.names.push("_".to_string());
+                } else {
+                    let name = self.fresh(&b.name, true);
+                    let (l, r) = brackets(b.plicity);
+                    let _ = write!(self.out, "{l}{name} : ");
+                    self.term(&b.ty, LOW);
+                    let _ = write!(self.out, "{r} -> ");
+                    self.names.push(name);
+                }
+                self.term(cod, LOW);
+                self.names.pop();
+                self.close(paren);
+            }
+            Term::Lam(..) => {
+                let paren = self.open(LOW, prec);
+                self.out.push('\\');
+                let mut body = t;
+                let mut count = 0;
+                while let Term::Lam(b, inner) = body {
+                    if count > 0 {
+                        self.out.push(' ');
+                    }
+                    let name = self.fresh(&b.name, b.name.as_ref() != "_" || mentions(inner, 0));
+                    self.binder_group(&name, b);
+                    self.names.push(name);
+                    count += 1;
+                    body = inner;
+                }
+                self.out.push_str(" -> ");
+                self.term(body, LOW);
+                for _ in 0..count {
+                    self.names.pop();
+                }
+                self.close(paren);
+            }
+            Term::Let(b, rhs, body) => {
+                let paren = self.open(LOW, prec);
+                let used = b.name.as_ref() != "_" || mentions(rhs, 0) || mentions(body, 0);
+                let name = self.fresh(&b.name, used);
+                let _ = write!(self.out, "let {name}");
+                if !matches!(&*b.ty, Term::Hole(HoleKind::Infer, _)) {
+                    self.out.push_str(" : ");
+                    self.term(&b.ty, LOW);
+                }
+                self.out.push_str(" = ");
+                self.names.push(name);
+                self.term(rhs, OR);
+                self.out.push_str(" in ");
+                self.term(body, LOW);
+                self.names.pop();
+                self.close(paren);
+            }
+            Term::App(..) => self.app(t, prec),
+            Term::Ann(e, ty) => {
+                self.out.push('(');
+                self.term(e, OR);
+                self.out.push_str(" : ");
+                self.term(ty, LOW);
+                self.out.push(')');
+            }
+            Term::Match(m) => self.match_(m, prec),
+        }
+    }
+
+    /// `x`, `(x : A)` or `{x : A}` / `{x}` for a lambda or data parameter.
+    fn binder_group(&mut self, name: &str, b: &Binder) {
+        let untyped = matches!(&*b.ty, Term::Hole(HoleKind::Infer, _));
+        match (b.plicity, untyped) {
+            (Plicity::Explicit, true) => self.out.push_str(name),
+            (Plicity::Implicit, true) => {
+                let _ = write!(self.out, "{{{name}}}");
+            }
+            (plicity, false) => {
+                let (l, r) = brackets(plicity);
+                let _ = write!(self.out, "{l}{name} : ");
+                self.term(&b.ty, LOW);
+                self.out.push_str(r);
+            }
+        }
+    }
+
+    fn con_name(&mut self, id: ConId) {
+        if id == self.builtins.unit_con {
+            self.out.push_str("()");
+        } else if id == self.builtins.nil {
+            self.out.push_str("[]");
+        } else {
+            self.out.push_str(&self.program.con(id).name);
+        }
+    }
+
+    fn lit(&mut self, l: &Lit, prec: u8) {
+        match l {
+            Lit::Int(n) if *n < 0 => {
+                let paren = self.open(APP, prec);
+                let _ = write!(self.out, "{n}");
+                self.close(paren);
+            }
+            Lit::Int(n) => {
+                let _ = write!(self.out, "{n}");
+            }
+            Lit::Float(x) => {
+                let text = float_literal(*x);
+                // Negative floats take parentheses like negative ints; NaN's form
+                // already has its own.
+                let paren = text.starts_with('-') && prec > APP;
+                if paren {
+                    self.out.push('(');
+                }
+                self.out.push_str(&text);
+                self.close(paren);
+            }
+            Lit::Str(s) => quote_into(&mut self.out, s),
+        }
+    }
+
+    fn app(&mut self, t: &Term, prec: u8) {
+        let mut args = Vec::new();
+        let mut head = t;
+        while let Term::App(f, p, a) = head {
+            args.push((*p, &**a));
+            head = f;
+        }
+        args.reverse();
+        let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);
+        if explicit {
+            if let Term::Prim(p, _) = head {
+                if let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len()) {
+                    let paren = self.open(level, prec);
+                    self.term(args[0].1, lhs);
+                    let _ = write!(self.out, " {sym} ");
+                    self.term(args[1].1, rhs);
+                    self.close(paren);
+                    return;
+                }
+            }
+            if let Term::Con(c) = head {
+                if *c == self.builtins.cons && args.len() == 2 && self.list_literal(t) {
+                    return;
+                }
+                if *c == self.builtins.mk_pair && args.len() == 2 {
+                    self.out.push('(');
+                    self.term(args[0].1, LOW);
+                    let mut rest = args[1].1;
+                    loop {
+                        self.out.push_str(", ");
+                        match pair_parts(rest, self.builtins.mk_pair) {
+                            Some((a, b)) => {
+                                self.term(a, LOW);
+                                rest = b;
+                            }
+                            None => {
+                                self.term(rest, LOW);
+                                break;
+                            }
+                        }
+                    }
+                    self.out.push(')');
+                    return;
+                }
+            }
+        }
+        let paren = self.open(APP, prec);
+        self.term(head, APP);
+        for (p, a) in args {
+            match p {
+                Plicity::Explicit => {
+                    self.out.push(' ');
+                    self.term(a, ATOM);
+                }
+                Plicity::Implicit => {
+                    self.out.push_str(" {");
+                    self.term(a, LOW);
+                    self.out.push('}');
+                }
+            }
+        }
+        self.close(paren);
+    }
+
+    /// Prints a `Cons` chain ending in `Nil` as `[a, b, c]`; returns false (printing
+    /// nothing) if the chain ends otherwise. Walks the chain in a loop.
+    fn list_literal(&mut self, t: &Term) -> bool {
+        let mut items = Vec::new();
+        let mut rest = t;
+        loop {
+            match cons_parts(rest, self.builtins.cons) {
+                Some((x, xs)) => {
+                    items.push(x);
+                    rest = xs;
+                }
+                None => break,
+            }
+        }
+        if !matches!(rest, Term::Con(c) if *c == self.builtins.nil) {
+            return false;
+        }
+        self.out.push('[');
+        for (i, x) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.term(x, LOW);
+        }
+        self.out.push(']');
+        true
+    }
+
+    fn match_(&mut self, m: &Match, prec: u8) {
+        let b = self.builtins;
+        if let ([t, f], None) = (m.arms.as_slice(), &m.default) {
+            if let (CasePat::Con(tc, tf), CasePat::Con(fc, ff)) = (&t.pat, &f.pat) {
+                if *tc == b.true_ && *fc == b.false_ && tf.is_empty() && ff.is_empty() {
+                    let paren = self.open(LOW, prec);
+                    self.out.push_str("if ");
+                    self.term(&m.scrut, OR);
+                    self.out.push_str(" then ");
+                    self.term(&t.body, OR);
+                    self.out.push_str(" else ");
+                    self.term(&f.body, LOW);
+                    self.close(paren);
+                    return;
+                }
+            }
+        }
+        // A match is always parenthesised unless it stands where nothing can follow it,
+        // because its arms extend as far right as possible.
+        let paren = self.open(LOW, prec);
+        self.out.push_str("match ");
+        self.term(&m.scrut, OR);
+        self.out.push_str(" with");
+        self.indent += 2;
+        let total = m.arms.len() + usize::from(m.default.is_some());
+        for (i, arm) in m.arms.iter().enumerate() {
+            self.newline();
+            self.out.push_str("| ");
+            let pushed = match &arm.pat {
+                CasePat::Con(c, fields) => {
+                    self.out.push_str(&self.program.con(*c).name);
+                    let n = fields.len();
+                    for (k, f) in fields.iter().enumerate() {
+                        let used =
+                            f.name.as_ref() != "_" || mentions(&arm.body, (n - 1 - k) as u32);
+                        let name = self.fresh(&f.name, used);
+                        self.out.push(' ');
+                        self.out.push_str(&name);
+                        self.names.push(name);
+                    }
+                    n
+                }
+                CasePat::Lit(l) => {
+                    self.lit(l, LOW);
+                    0
+                }
+            };
+            self.out.push_str(" -> ");
+            self.term(&arm.body, if i + 1 < total { OR } else { LOW });
+            for _ in 0..pushed {
+                self.names.pop();
+            }
+        }
+        if let Some((binder, body)) = &m.default {
+            self.newline();
+            let used = binder.name.as_ref() != "_" || mentions(body, 0);
+            let name = self.fresh(&binder.name, used);
+            let _ = write!(self.out, "| {name} -> ");
+            self.names.push(name);
+            self.term(body, LOW);
+            self.names.pop();
+        }
+        self.indent -= 2;
+        self.close(paren);
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+    }
+}
+
+/// `(` `)` or `{` `}`.
+fn brackets(p: Plicity) -> (&'static str, &'static str) {
+    match p {
+        Plicity::Explicit => ("(", ")"),
+        Plicity::Implicit => ("{", "}"),
+    }
+}
+
+/// The infix form of an operator primitive: symbol, level, and the levels its left and
+/// right operands need (which encode associativity).
+fn operator(p: Prim) -> Option<(&'static str, u8, u8, u8)> {
+    Some(match p {
+        Prim::Eq => ("==", CMP, CONCAT, CONCAT),
+        Prim::Ne => ("!=", CMP, CONCAT, CONCAT),
+        Prim::Lt => ("<", CMP, CONCAT, CONCAT),
+        Prim::Le => ("<=", CMP, CONCAT, CONCAT),
+        Prim::Gt => (">", CMP, CONCAT, CONCAT),
+        Prim::Ge => (">=", CMP, CONCAT, CONCAT),
+        Prim::Concat => ("++", CONCAT, ADD, CONCAT),
+        Prim::Add => ("+", ADD, ADD, MUL),
+        Prim::Sub => ("-", ADD, ADD, MUL),
+        Prim::Mul => ("*", MUL, MUL, APP),
+        Prim::Div => ("/", MUL, MUL, APP),
+        Prim::Rem => ("%", MUL, MUL, APP),
+        _ => return None,
+    })
+}
+
+/// `(x, xs)` if `t` is `Cons x xs` with explicit arguments.
+fn cons_parts(t: &Term, cons: ConId) -> Option<(&Term, &Term)> {
+    two_args_of(t, cons)
+}
+
+/// `(a, b)` if `t` is `MkPair a b` with explicit arguments.
+fn pair_parts(t: &Term, pair: ConId) -> Option<(&Term, &Term)> {
+    two_args_of(t, pair)
+}
+
+fn two_args_of(t: &Term, con: ConId) -> Option<(&Term, &Term)> {
+    if let Term::App(f, Plicity::Explicit, b) = t {
+        if let Term::App(c, Plicity::Explicit, a) = &**f {
+            if matches!(&**c, Term::Con(k) if *k == con) {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
+/// A float literal that reads back as the same number (section 9's shortest form, with
+/// infinities written as overflowing literals).
+pub fn float_literal(x: f64) -> String {
+    if x.is_nan() {
+        "(0.0 / 0.0)".to_string()
+    } else if x.is_infinite() {
+        if x > 0.0 { "1e999" } else { "-1e999" }.to_string()
+    } else {
+        let s = format!("{x:?}");
+        if s.contains(['.', 'e', 'E']) {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    }
+}
+
+/// Appends `s` as a quoted string literal, escaping as LANGUAGE.md section 9 says.
+pub fn quote_into(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:X}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Whether `t` refers to the variable with index `ix` (counted from `t`'s root).
+fn mentions(t: &Term, ix: u32) -> bool {
+    let mut work: Vec<(&Term, u32)> = vec![(t, ix)];
+    while let Some((t, ix)) = work.pop() {
+        match t {
+            Term::Var(v) if v.0 == ix => return true,
+            Term::Pi(b, body) | Term::Lam(b, body) => {
+                work.push((&b.ty, ix));
+                work.push((body, ix + 1));
+            }
+            Term::App(f, _, a) => {
+                work.push((f, ix));
+                work.push((a, ix));
+            }
+            Term::Let(b, rhs, body) => {
+                work.push((&b.ty, ix));
+                work.push((rhs, ix + 1));
+                work.push((body, ix + 1));
+            }
+            Term::Ann(e, ty) => {
+                work.push((e, ix));
+                work.push((ty, ix));
+            }
+            Term::Match(m) => {
+                work.push((&m.scrut, ix));
+                for arm in &m.arms {
+                    let n = arm.pat.arity() as u32;
+                    if let CasePat::Con(_, fields) = &arm.pat {
+                        for (k, f) in fields.iter().enumerate() {
+                            work.push((&f.ty, ix + k as u32));
+                        }
+                    }
+                    work.push((&arm.body, ix + n));
+                }
+                if let Some((b, body)) = &m.default {
+                    work.push((&b.ty, ix));
+                    work.push((body, ix + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The names of every global a term mentions (so locals can avoid them).
+fn global_names(program: &Program, t: &Term) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut work: Vec<&Term> = vec![t];
+    while let Some(t) = work.pop() {
+        match t {
+            Term::Def(id) => {
+                out.insert(program.def(*id).name.to_string());
+            }
+            Term::Data(id) => {
+                out.insert(program.data(*id).name.to_string());
+            }
+            Term::Con(id) => {
+                out.insert(program.con(*id).name.to_string());
+            }
+            Term::Extern(id) => {
+                out.insert(program.external(*id).name.to_string());
+            }
+            Term::Prim(p, _) => {
+                out.insert(p.name().to_string());
+            }
+            Term::PrimType(p) => {
+                out.insert(p.name().to_string());
+            }
+            Term::Pi(b, body) | Term::Lam(b, body) => {
+                work.push(&b.ty);
+                work.push(body);
+            }
+            Term::App(f, _, a) => {
+                work.push(f);
+                work.push(a);
+            }
+            Term::Let(b, rhs, body) => {
+                work.push(&b.ty);
+                work.push(rhs);
+                work.push(body);
+            }
+            Term::Ann(e, ty) => {
+                work.push(e);
+                work.push(ty);
+            }
+            Term::Match(m) => {
+                work.push(&m.scrut);
+                for arm in &m.arms {
+                    if let CasePat::Con(c, fields) = &arm.pat {
+                        out.insert(program.con(*c).name.to_string());
+                        for f in fields {
+                            work.push(&f.ty);
+                        }
+                    }
+                    work.push(&arm.body);
+                }
+                if let Some((b, body)) = &m.default {
+                    work.push(&b.ty);
+                    work.push(body);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Prints every declaration that came from `file` (data types, externals, definitions,
+/// each in table order so that reloading the text gives the same ids), as a source file.
+pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> String {
+    let mut out = String::new();
+    for (i, d) in program.datas.iter().enumerate() {
+        if d.span.file == file {
+            out.push_str(&data_to_string(
+                program,
+                crate::core::term::DataId(i as u32),
+            ));
+            out.push('\n');
+        }
+    }
+    for e in &program.externs {
+        if e.span.file == file {
+            let mut p = Printer::new(program, &e.ty);
+            let _ = write!(p.out, "extern {} : ", e.name);
+            p.term(&e.ty, LOW);
+            out.push_str(&p.out);
+            out.push_str("\n\n");
+        }
+    }
+    for (i, d) in program.defs.iter().enumerate() {
+        if d.span.file == file {
+            out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
+            out.push('\n');
+        }
+    }
+    out
+}

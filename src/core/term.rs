@@ -21,8 +21,8 @@
 //! Terms are immutable trees shared through `Rc`. Deep trees (a long list literal is a
 //! deep `Cons` chain) are freed without recursion: see the `Drop` impl.
 
-pub use crate::syntax::ast::Plicity;
 use crate::prim::Prim;
+pub use crate::syntax::ast::Plicity;
 use crate::syntax::span::Span;
 use std::rc::Rc;
 

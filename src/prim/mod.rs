@@ -123,17 +123,28 @@ const TABLE: &[(Prim, &str, usize)] = &[
 impl Prim {
     /// The primitive a source name refers to, if any.
     pub fn from_name(name: &str) -> Option<Prim> {
-        TABLE.iter().find(|(_, n, _)| *n == name).map(|(p, _, _)| *p)
+        TABLE
+            .iter()
+            .find(|(_, n, _)| *n == name)
+            .map(|(p, _, _)| *p)
     }
 
     /// The name the source uses for this primitive.
     pub fn name(self) -> &'static str {
-        TABLE.iter().find(|(p, _, _)| *p == self).map(|(_, n, _)| *n).unwrap_or("prim_?")
+        TABLE
+            .iter()
+            .find(|(p, _, _)| *p == self)
+            .map(|(_, n, _)| *n)
+            .unwrap_or("prim_?")
     }
 
     /// How many value arguments it consumes.
     pub fn arity(self) -> usize {
-        TABLE.iter().find(|(p, _, _)| *p == self).map(|(_, _, a)| *a).unwrap_or(0)
+        TABLE
+            .iter()
+            .find(|(p, _, _)| *p == self)
+            .map(|(_, _, a)| *a)
+            .unwrap_or(0)
     }
 
     /// Every primitive name (for "did you mean" suggestions and completion).

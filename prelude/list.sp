@@ -1,0 +1,138 @@
+-- Lists.
+
+def map {a : Type} {b : Type} (f : a -> b) (xs : List a) : List b =
+  match xs with
+  | [] -> []
+  | Cons x rest -> Cons (f x) (map f rest)
+
+def filter {a : Type} (p : a -> Bool) (xs : List a) : List a =
+  match xs with
+  | [] -> []
+  | Cons x rest -> if p x then Cons x (filter p rest) else filter p rest
+
+def foldr {a : Type} {b : Type} (f : a -> b -> b) (z : b) (xs : List a) : b =
+  match xs with
+  | [] -> z
+  | Cons x rest -> f x (foldr f z rest)
+
+def foldl {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
+  match xs with
+  | [] -> z
+  | Cons x rest -> foldl f (f z x) rest
+
+def length {a : Type} (xs : List a) : Int = foldl (\n _ -> n + 1) 0 xs
+
+def sum (xs : List Int) : Int = foldl (\acc x -> acc + x) 0 xs
+
+def product (xs : List Int) : Int = foldl (\acc x -> acc * x) 1 xs
+
+def reverse {a : Type} (xs : List a) : List a = foldl (\acc x -> Cons x acc) [] xs
+
+def append {a : Type} (xs : List a) (ys : List a) : List a = foldr (\x acc -> Cons x acc) ys xs
+
+def concat {a : Type} (xss : List (List a)) : List a = foldr append [] xss
+
+def concatMap {a : Type} {b : Type} (f : a -> List b) (xs : List a) : List b =
+  foldr (\x acc -> append (f x) acc) [] xs
+
+def take {a : Type} (n : Int) (xs : List a) : List a =
+  if n <= 0 then []
+  else
+    match xs with
+    | [] -> []
+    | Cons x rest -> Cons x (take (n - 1) rest)
+
+def drop {a : Type} (n : Int) (xs : List a) : List a =
+  if n <= 0 then xs
+  else
+    match xs with
+    | [] -> []
+    | Cons _ rest -> drop (n - 1) rest
+
+def takeWhile {a : Type} (p : a -> Bool) (xs : List a) : List a =
+  match xs with
+  | [] -> []
+  | Cons x rest -> if p x then Cons x (takeWhile p rest) else []
+
+def dropWhile {a : Type} (p : a -> Bool) (xs : List a) : List a =
+  match xs with
+  | [] -> []
+  | Cons x rest -> if p x then dropWhile p rest else xs
+
+def zipWith {a : Type} {b : Type} {c : Type} (f : a -> b -> c) (xs : List a) (ys : List b) : List c =
+  match (xs, ys) with
+  | (Cons x xr, Cons y yr) -> Cons (f x y) (zipWith f xr yr)
+  | _ -> []
+
+def zip {a : Type} {b : Type} (xs : List a) (ys : List b) : List (Pair a b) =
+  zipWith (\x y -> (x, y)) xs ys
+
+def unzip {a : Type} {b : Type} (ps : List (Pair a b)) : Pair (List a) (List b) =
+  foldr (\p acc -> (Cons (fst p) (fst acc), Cons (snd p) (snd acc))) ([], []) ps
+
+-- `range a b` is [a, a + 1, ..., b - 1].
+def range (a : Int) (b : Int) : List Int = if a >= b then [] else Cons a (range (a + 1) b)
+
+def replicate {a : Type} (n : Int) (x : a) : List a = if n <= 0 then [] else Cons x (replicate (n - 1) x)
+
+def iterate {a : Type} (f : a -> a) (x : a) : List a = Cons x (iterate f (f x))
+
+def repeat {a : Type} (x : a) : List a = let xs = Cons x xs in xs
+
+def any {a : Type} (p : a -> Bool) (xs : List a) : Bool =
+  match xs with
+  | [] -> False
+  | Cons x rest -> p x || any p rest
+
+def all {a : Type} (p : a -> Bool) (xs : List a) : Bool =
+  match xs with
+  | [] -> True
+  | Cons x rest -> p x && all p rest
+
+def elem {a : Type} (y : a) (xs : List a) : Bool = any (\x -> x == y) xs
+
+def lookup {a : Type} {b : Type} (key : a) (ps : List (Pair a b)) : Maybe b =
+  match ps with
+  | [] -> Nothing
+  | Cons (k, v) rest -> if k == key then Just v else lookup key rest
+
+-- Counting from 0.
+def nth {a : Type} (n : Int) (xs : List a) : Maybe a =
+  match xs with
+  | [] -> Nothing
+  | Cons x rest -> if n == 0 then Just x else if n < 0 then Nothing else nth (n - 1) rest
+
+def head {a : Type} (xs : List a) : Maybe a =
+  match xs with
+  | [] -> Nothing
+  | Cons x _ -> Just x
+
+def last {a : Type} (xs : List a) : Maybe a =
+  match xs with
+  | [] -> Nothing
+  | [x] -> Just x
+  | Cons _ rest -> last rest
+
+-- Stable merge sort; `le` is "less or equal".
+def sortBy {a : Type} (le : a -> a -> Bool) (xs : List a) : List a =
+  let merge (l : List a) (r : List a) : List a =
+    match (l, r) with
+    | ([], _) -> r
+    | (_, []) -> l
+    | (Cons x xr, Cons y yr) -> if le x y then Cons x (merge xr r) else Cons y (merge l yr)
+  in
+  let n = length xs in
+  if n <= 1 then xs
+  else merge (sortBy le (take (n / 2) xs)) (sortBy le (drop (n / 2) xs))
+
+def sort (xs : List Int) : List Int = sortBy (\a b -> a <= b) xs
+
+def minimum (xs : List Int) : Maybe Int =
+  match xs with
+  | [] -> Nothing
+  | Cons x rest -> Just (foldl min x rest)
+
+def maximum (xs : List Int) : Maybe Int =
+  match xs with
+  | [] -> Nothing
+  | Cons x rest -> Just (foldl max x rest)

@@ -1,0 +1,49 @@
+-- Strings. Lengths and positions count Unicode scalar values.
+
+def strLength (s : String) : Int = prim_strLength s
+
+-- `substring start len s`.
+def substring (start : Int) (len : Int) (s : String) : String = prim_substring start len s
+
+def startsWith (prefix : String) (s : String) : Bool = prim_startsWith prefix s
+
+def endsWith (suffix : String) (s : String) : Bool = prim_endsWith suffix s
+
+def contains (needle : String) (s : String) : Bool = prim_contains needle s
+
+-- `split sep s`: the pieces between occurrences of `sep` (empty pieces kept).
+def split (sep : String) (s : String) : List String = prim_split sep s
+
+-- `join sep xs`: the strings with `sep` between them.
+def join (sep : String) (xs : List String) : String = prim_join sep xs
+
+def concatStrings (xs : List String) : String = prim_join "" xs
+
+def trim (s : String) : String = prim_trim s
+
+-- The lines of a text; a final newline ends the last line rather than starting one.
+def lines (s : String) : List String =
+  if s == "" then []
+  else
+    let pieces = split "\n" s in
+    if endsWith "\n" s then take (length pieces - 1) pieces else pieces
+
+def unlines (xs : List String) : String = concatStrings (map (\l -> l ++ "\n") xs)
+
+-- The words of a text: the non-empty pieces between spaces, tabs, newlines and
+-- carriage returns.
+def words (s : String) : List String =
+  let splitAll (seps : List String) (pieces : List String) : List String =
+    match seps with
+    | [] -> pieces
+    | Cons sep rest -> splitAll rest (concatMap (split sep) pieces)
+  in
+  filter (\w -> w != "") (splitAll [" ", "\t", "\n", "\r"] [s])
+
+def showInt (n : Int) : String = prim_showInt n
+
+def showFloat (x : Float) : String = prim_showFloat x
+
+def parseInt (s : String) : Maybe Int = prim_parseInt s
+
+def parseFloat (s : String) : Maybe Float = prim_parseFloat s

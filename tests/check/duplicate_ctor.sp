@@ -1,0 +1,3 @@
+data A = Red | Green
+
+data B = Blue | Red

@@ -1,0 +1,3 @@
+import "import_cycle_b.sp"
+
+def a : Int = 1

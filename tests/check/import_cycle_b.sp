@@ -1,0 +1,3 @@
+import "import_cycle_a.sp"
+
+def b : Int = 2

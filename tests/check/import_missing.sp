@@ -1,0 +1,3 @@
+import "no/such/file.sp"
+
+def main : Int = 1

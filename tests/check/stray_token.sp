@@ -1,0 +1,3 @@
+def main : Int = 1
+
+def other : Int = 2 )

@@ -1,0 +1,1 @@
+def main = lenght [1, 2, 3]

@@ -1,0 +1,2 @@
+def main : Int =
+  (1 + 2

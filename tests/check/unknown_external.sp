@@ -1,0 +1,1 @@
+extern launchRockets : String -> String
