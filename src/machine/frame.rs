@@ -66,4 +66,16 @@ pub enum Frame<'p> {
     EqLeft(CtxtId),
     /// Evaluating the right side of a pair; the left one's value is here.
     EqRight(Value<'p>),
+    /// `join sep xs`: walking the list, the text so far in `acc`; the next list cell's
+    /// value returns here.
+    JoinList {
+        /// The separator.
+        sep: std::rc::Rc<str>,
+        /// The text so far.
+        acc: String,
+        /// Whether no element was added yet.
+        first: bool,
+    },
+    /// `join`: evaluating an element; the rest of the list (counted) comes next.
+    JoinElem(CtxtId),
 }

@@ -175,7 +175,8 @@ impl<'p> Machine<'p> {
                 Frame::Case(_, env) => self.heap.release(env),
                 Frame::EqLeft(c) => self.heap.release(c),
                 Frame::EqRight(v) => self.heap.release_value(v),
-                Frame::Prim { .. } | Frame::Eq { .. } => {}
+                Frame::JoinElem(c) => self.heap.release(c),
+                Frame::Prim { .. } | Frame::Eq { .. } | Frame::JoinList { .. } => {}
             }
         }
         while let Some(a) = self.pargs.pop() {

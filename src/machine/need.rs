@@ -451,6 +451,8 @@ impl<'p> Machine<'p> {
                 Ok(Ctl::Enter(right))
             }
             Frame::EqRight(left) => self.eq_step(left, v),
+            Frame::JoinList { sep, acc, first } => self.join_list(sep, acc, first, v),
+            Frame::JoinElem(rest) => self.join_elem(rest, v),
             Frame::Prim { .. } => unreachable!(),
             Frame::Eq { .. } => unreachable!("an Eq frame is never returned to directly"),
         }

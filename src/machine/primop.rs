@@ -184,6 +184,11 @@ impl<'p> Machine<'p> {
                 self.str_list(items)
             }
             (Prim::Trim, Str(s), _, _) => Str(Rc::from(s.trim())),
+            (Prim::Join, Str(sep), Value::Con(..), _) => {
+                let sep = sep.clone();
+                let [_, list, _] = vals;
+                return self.join_list(sep, String::new(), true, list);
+            }
             _ => {
                 let e = self.mismatch(p, span, &vals[..arity]);
                 for v in vals {
@@ -305,5 +310,47 @@ impl<'p> Machine<'p> {
             self.heap.release(y);
         }
         Ok(Ctl::Ret(self.bool_value(equal != negate)))
+    }
+
+    /// `join`: the next cell of the list has been evaluated.
+    pub(crate) fn join_list(
+        &mut self,
+        sep: Rc<str>,
+        mut acc: String,
+        first: bool,
+        list: Value<'p>,
+    ) -> Result<Ctl<'p>> {
+        let bi = self.prog.builtins;
+        match list {
+            Value::Con(k, b) if k == bi.cons => {
+                let (h, t) = (self.heap.block(b)[0], self.heap.block(b)[1]);
+                self.heap.retain(h);
+                self.heap.retain(t);
+                self.heap.release_block(b);
+                if !first {
+                    acc.push_str(&sep);
+                }
+                self.frames.push(Frame::JoinList {
+                    sep,
+                    acc,
+                    first: false,
+                });
+                self.frames.push(Frame::JoinElem(t));
+                Ok(Ctl::Enter(h))
+            }
+            other => {
+                self.heap.release_value(other);
+                Ok(Ctl::Ret(Value::Str(acc.into())))
+            }
+        }
+    }
+
+    /// `join`: an element has been evaluated; on to the rest of the list.
+    pub(crate) fn join_elem(&mut self, rest: u32, elem: Value<'p>) -> Result<Ctl<'p>> {
+        if let (Value::Str(s), Some(Frame::JoinList { acc, .. })) = (&elem, self.frames.last_mut()) {
+            acc.push_str(s);
+        }
+        self.heap.release_value(elem);
+        Ok(Ctl::Enter(rest))
     }
 }
