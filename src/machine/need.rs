@@ -27,6 +27,10 @@ use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 
+/// How many arguments of one application spine are paired directly with a known
+/// function's lambdas.
+const SPINE: usize = 4;
+
 /// What the loop does next.
 #[derive(Debug)]
 pub enum Ctl<'p> {
@@ -160,10 +164,12 @@ impl<'p> Machine<'p> {
                 self.heap.release(env);
                 Ctl::Enter(c)
             }
-            Term::App(f, pl, a) => {
-                let arg = self.mkarg(a, env);
-                self.push(Frame::Arg(arg, *pl));
-                Ctl::Eval(f, env)
+            Term::App(f, _, a) => {
+                if let Some(v) = self.binop_fast(f, a, env) {
+                    self.heap.release(env);
+                    return Ok(Ctl::Ret(v));
+                }
+                self.wind_apps(t, env)
             }
             Term::Lam(b, body) => match self.frames.last() {
                 Some(Frame::Arg(_, pl)) if *pl == b.plicity => {
@@ -221,6 +227,138 @@ impl<'p> Machine<'p> {
                 self.head(t)?
             }
         })
+    }
+
+    /// Winds a spine of applications: up to [`SPINE`] arguments are collected; when
+    /// the head is a variable or definition already evaluated to a function, its
+    /// lambdas are paired with the arguments directly (no frames are pushed for them);
+    /// otherwise the arguments become pending-application frames.
+    #[inline]
+    fn wind_apps(&mut self, t: &'p RcTerm, env: CtxtId) -> Ctl<'p> {
+        let mut args: [Option<(&'p RcTerm, Plicity)>; SPINE] = [None; SPINE];
+        let mut n = 0;
+        let mut head = t;
+        while n < SPINE {
+            match &**head {
+                Term::App(f, pl, a) => {
+                    args[n] = Some((a, *pl));
+                    n += 1;
+                    head = f;
+                }
+                _ => break,
+            }
+        }
+        // `args[0]` is the outermost argument, `args[n - 1]` the innermost.
+        let target = match &**head {
+            Term::Def(d) => Some(self.defs[d.0 as usize]),
+            Term::Var(ix) => Some(self.lookup(env, ix.0)),
+            _ => None,
+        };
+        let mut i = n;
+        if let Some(c) = target {
+            if let Cell::Value(Value::Fun(lam, fenv)) = self.heap.ctxt(c).cell {
+                let fenv = fenv;
+                self.heap.retain(fenv);
+                let mut e = fenv;
+                let mut body: &'p RcTerm = lam;
+                while i > 0 {
+                    let (a, pl) = args[i - 1].expect("argument");
+                    match &**body {
+                        Term::Lam(b, bd) if b.plicity == pl => {
+                            let arg = self.mkarg(a, env);
+                            e = self.heap.new_ctxt(Self::arg_cell(arg), e, Some(b));
+                            body = bd;
+                            i -= 1;
+                        }
+                        _ => break,
+                    }
+                }
+                for slot in args.iter().take(i) {
+                    let (a, pl) = slot.expect("argument");
+                    let arg = self.mkarg(a, env);
+                    self.push(Frame::Arg(arg, pl));
+                }
+                self.heap.release(env);
+                return Ctl::Eval(body, e);
+            }
+        }
+        for slot in args.iter().take(n) {
+            let (a, pl) = slot.expect("argument");
+            let arg = self.mkarg(a, env);
+            self.push(Frame::Arg(arg, pl));
+        }
+        Ctl::Eval(head, env)
+    }
+
+    /// The value of an operand when it is at hand without evaluation (a literal, or a
+    /// variable already evaluated to a number).
+    #[inline]
+    fn operand(&self, t: &RcTerm, env: CtxtId) -> Option<Value<'p>> {
+        match &**t {
+            Term::Lit(Lit::Int(n)) => Some(Value::Int(*n)),
+            Term::Lit(Lit::Float(x)) => Some(Value::Float(*x)),
+            Term::Var(ix) => match &self.heap.ctxt(self.lookup(env, ix.0)).cell {
+                Cell::Value(Value::Int(n)) => Some(Value::Int(*n)),
+                Cell::Value(Value::Float(x)) => Some(Value::Float(*x)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Fast path for a binary arithmetic or comparison primitive applied to two
+    /// numbers at hand: computed in place, with no frames. Errors (overflow, division
+    /// by zero) take the general path, which reports them.
+    #[inline]
+    fn binop_fast(&self, f: &RcTerm, b: &RcTerm, env: CtxtId) -> Option<Value<'p>> {
+        let Term::App(g, Plicity::Explicit, a) = &**f else {
+            return None;
+        };
+        let Term::Prim(p, _) = &**g else {
+            return None;
+        };
+        let p = *p;
+        if !matches!(
+            p,
+            Prim::Add
+                | Prim::Sub
+                | Prim::Mul
+                | Prim::Div
+                | Prim::Rem
+                | Prim::Lt
+                | Prim::Le
+                | Prim::Gt
+                | Prim::Ge
+                | Prim::Eq
+                | Prim::Ne
+        ) {
+            return None;
+        }
+        let x = self.operand(a, env)?;
+        let y = self.operand(b, env)?;
+        use std::cmp::Ordering;
+        let ord: Option<Ordering> = match (&x, &y) {
+            (Value::Int(x), Value::Int(y)) => {
+                if let Ok(r) = crate::prim::arith::int(p, *x, *y) {
+                    return Some(Value::Int(r));
+                }
+                Some(x.cmp(y))
+            }
+            (Value::Float(x), Value::Float(y)) => {
+                if let Some(r) = crate::prim::arith::float(p, *x, *y) {
+                    return Some(Value::Float(r));
+                }
+                x.partial_cmp(y)
+            }
+            _ => return None,
+        };
+        let r = match p {
+            Prim::Eq => ord == Some(Ordering::Equal),
+            Prim::Ne => ord != Some(Ordering::Equal),
+            Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge => crate::prim::compare::holds(p, ord),
+            _ => return None,
+        };
+        Some(self.bool_value(r))
     }
 
     /// The heads that need no context: constructors, primitives, types, holes.
