@@ -320,8 +320,8 @@ impl<'p> Heap<'p> {
                         }
                         Cell::Value(v) => self.drop_value(v, c, self_ref),
                         Cell::Ind(t) => self.drop_ref(t),
-                        Cell::Wound(s) => self.garbage.push(Garbage::Stack(s)),
-                        Cell::Open | Cell::Blackholed | Cell::Free => {}
+                        Cell::Wound(s) if s != NIL => self.garbage.push(Garbage::Stack(s)),
+                        Cell::Wound(_) | Cell::Open | Cell::Blackholed | Cell::Free => {}
                     }
                 }
                 Garbage::Block(b) => {
@@ -338,7 +338,9 @@ impl<'p> Heap<'p> {
                     self.stacks.release(s);
                     match head {
                         Head::Var(c) => self.drop_ref(c),
-                        Head::Match(_, scrut) => self.garbage.push(Garbage::Stack(scrut)),
+                        Head::Match(_, scrut) if scrut != NIL => {
+                            self.garbage.push(Garbage::Stack(scrut))
+                        }
                         Head::Value(v) => self.drop_value(v, NIL, false),
                         _ => {}
                     }

@@ -469,7 +469,10 @@ impl<'p> Machine<'p> {
                 self.push(Frame::Update(c));
                 Ok(Ctl::Stack(s))
             }
-            Cell::Blackholed => Err(RuntimeError::new("infinite loop")),
+            Cell::Blackholed => {
+                self.heap.release(c);
+                Err(RuntimeError::new("infinite loop"))
+            }
             Cell::Open => Ok(Ctl::Ret(Value::Partial(PartialHead::Open(c), NIL))),
             Cell::Ind(t) => {
                 let t = *t;
@@ -477,7 +480,9 @@ impl<'p> Machine<'p> {
                 self.heap.release(c);
                 Ok(Ctl::Enter(t))
             }
-            Cell::Free => Err(RuntimeError::new("internal error: a freed entry was needed")),
+            Cell::Free => Err(RuntimeError::new(
+                "internal error: a freed entry was needed",
+            )),
         }
     }
 
