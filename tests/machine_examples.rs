@@ -136,3 +136,17 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+#[test]
+fn a_long_lazy_pipeline_runs_in_constant_memory() {
+    let src = "def main = sum (map (\\x -> x * 3) (filter (\\x -> x % 7 != 0) \
+               (takeWhile (\\x -> x < 300000) (iterate (\\x -> x + 1) 0))))\n";
+    let loaded = driver::load_text("pipe.sp", src);
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v).unwrap(), "115713985716");
+    let s = m.stats();
+    assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
+    assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
+}

@@ -54,6 +54,7 @@
 
 pub mod arena;
 pub mod census;
+pub mod closed;
 pub mod dtor;
 pub mod error;
 pub mod frame;
@@ -99,6 +100,8 @@ pub struct Machine<'p> {
     con_arity: Vec<Vec<u32>>,
     /// The prelude's `append`, which list `++` uses.
     append: Option<DefId>,
+    /// Code with no free local variables (by address): built without a context.
+    closed: closed::ClosedSet,
     steps: u64,
     frames_peak: usize,
 }
@@ -133,6 +136,7 @@ impl<'p> Machine<'p> {
             defs,
             con_arity,
             append,
+            closed: closed::closed_terms(prog),
             steps: 0,
             frames_peak: 0,
         }

@@ -101,8 +101,7 @@ impl<'p> Machine<'p> {
         match &**a {
             Term::Var(ix) => {
                 let c = self.lookup(env, ix.0);
-                self.heap.retain(c);
-                Arg::Cell(c)
+                self.share(c)
             }
             Term::Def(d) => {
                 let c = self.defs[d.0 as usize];
@@ -112,13 +111,41 @@ impl<'p> Machine<'p> {
             Term::Lit(l) => Arg::Val(lit_value(l)),
             Term::Con(c) if self.con_arity(*c) == 0 => Arg::Val(Value::Con(*c, NIL)),
             Term::Lam(..) => {
-                self.heap.retain(env);
+                let env = self.context_for(a, env);
                 Arg::Val(Value::Fun(a, env))
             }
             _ => {
-                self.heap.retain(env);
+                let env = self.context_for(a, env);
                 Arg::Code(a, env)
             }
+        }
+    }
+
+    /// The context code `t` is built with (a counted reference): none when it is
+    /// closed, so that it does not keep the context it was written in alive.
+    #[inline]
+    fn context_for(&mut self, t: &RcTerm, env: CtxtId) -> CtxtId {
+        if env != NIL && self.closed.contains(&(&**t as *const Term as usize)) {
+            NIL
+        } else {
+            self.heap.retain(env);
+            env
+        }
+    }
+
+    /// A reference to entry `c` (not counted yet) for use as an argument or a binding:
+    /// an evaluated entry's value is copied (a counted copy, which shares its heap
+    /// data), so that the new reference does not keep the entry, and the context chain
+    /// behind it, alive.
+    #[inline]
+    fn share(&mut self, c: CtxtId) -> Arg<'p> {
+        if let Cell::Value(v) = &self.heap.ctxt(c).cell {
+            let v = v.clone();
+            self.heap.retain_value(&v);
+            Arg::Val(v)
+        } else {
+            self.heap.retain(c);
+            Arg::Cell(c)
         }
     }
 
@@ -191,7 +218,11 @@ impl<'p> Machine<'p> {
                     let x = self.heap.new_ctxt(Cell::Value(Value::Unknown), env, Some(b));
                     Ctl::Eval(body, x)
                 }
-                _ => Ctl::Ret(Value::Fun(t, env)),
+                _ => {
+                    let e = self.context_for(t, env);
+                    self.heap.release(env);
+                    Ctl::Ret(Value::Fun(t, e))
+                }
             },
             Term::Let(b, rhs, body) => {
                 let x = self.heap.new_ctxt(Cell::Open, env, Some(b));
@@ -476,6 +507,17 @@ impl<'p> Machine<'p> {
             Cell::Open => Ok(Ctl::Ret(Value::Partial(PartialHead::Open(c), NIL))),
             Cell::Ind(t) => {
                 let t = *t;
+                if let Cell::Value(v) = &self.heap.ctxt(t).cell {
+                    // The target is evaluated: keep a copy of its value here and let
+                    // go of the target (and the context behind it).
+                    let v = v.clone();
+                    self.heap.retain_value(&v);
+                    self.heap.retain_value(&v);
+                    self.heap.ctxt_mut(c).cell = Cell::Value(v.clone());
+                    self.heap.release(t);
+                    self.heap.release(c);
+                    return Ok(Ctl::Ret(v));
+                }
                 self.heap.retain(t);
                 self.heap.release(c);
                 Ok(Ctl::Enter(t))
@@ -672,8 +714,8 @@ impl<'p> Machine<'p> {
                             let mut env = env;
                             for (i, binder) in binders.iter().enumerate() {
                                 let f = self.heap.block(b)[i];
-                                self.heap.retain(f);
-                                env = self.heap.new_ctxt(Cell::Ind(f), env, Some(binder));
+                                let cell = Self::arg_cell(self.share(f));
+                                env = self.heap.new_ctxt(cell, env, Some(binder));
                             }
                             self.heap.release_block(b);
                             return Ok(Ctl::Eval(&arm.body, env));
@@ -749,7 +791,7 @@ impl<'p> Machine<'p> {
             return Ok(Ctl::Ret(Value::Partial(PartialHead::Prim(p, span), b)));
         }
         let strict = match p {
-            Prim::Concat => 1,
+            Prim::Concat | Prim::Seq => 1,
             _ => arity,
         };
         for a in taken.iter_mut().take(arity).rev() {

@@ -111,6 +111,17 @@ impl<'p> Machine<'p> {
                 }
             };
         }
+        if p == Prim::Seq {
+            // The first argument is evaluated: continue with the second.
+            let a = self.pvals.pop().expect("argument");
+            self.heap.release_value(a);
+            return Ok(match self.pargs.pop().expect("argument") {
+                Arg::Code(t, env) => Ctl::Eval(t, env),
+                Arg::Cell(c) => Ctl::Enter(c),
+                Arg::Val(v) => Ctl::Ret(v),
+                Arg::Stack(s) => Ctl::Stack(s),
+            });
+        }
         debug_assert_eq!(strict, arity);
         let n = self.pvals.len() - arity;
         let mut vals: [Value<'p>; 3] = [Value::Unknown, Value::Unknown, Value::Unknown];

@@ -82,6 +82,9 @@ pub enum Prim {
     Words,
     /// `lines s : List String`.
     Lines,
+    /// `prim_seq a b`: needs `a` (to weak head normal form), then is `b`. The prelude's
+    /// strict folds use it so that `sum` of a long list runs in constant memory.
+    Seq,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -118,6 +121,7 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Trim, "prim_trim", 1),
     (Prim::Words, "prim_words", 1),
     (Prim::Lines, "prim_lines", 1),
+    (Prim::Seq, "prim_seq", 2),
 ];
 
 impl Prim {
