@@ -47,7 +47,11 @@ fn black_hole_is_an_infinite_loop() {
 #[test]
 fn division_by_zero() {
     let mut p = base();
-    let main = add_def(&mut p, "main", let_("zero", int(0), prim(Prim::Div, vec![int(10), var(0)])));
+    let main = add_def(
+        &mut p,
+        "main",
+        let_("zero", int(0), prim(Prim::Div, vec![int(10), var(0)])),
+    );
     p.main = Some(main);
     assert_eq!(run_main(&p).unwrap_err(), "division by zero");
 }
@@ -64,7 +68,10 @@ fn tuples_lists_and_data_print() {
         con(&p, "Node"),
         vec![
             app(con(&p, "Leaf"), vec![int(-1)]),
-            app(con(&p, "Just"), vec![app(con(&p, "Just"), vec![float(2.0)])]),
+            app(
+                con(&p, "Just"),
+                vec![app(con(&p, "Just"), vec![float(2.0)])],
+            ),
         ],
     );
     let body = pair(
@@ -82,7 +89,11 @@ fn tuples_lists_and_data_print() {
 #[test]
 fn string_main_prints_raw() {
     let mut p = base();
-    let main = add_def(&mut p, "main", prim(Prim::Concat, vec![str_("a\t"), str_("b")]));
+    let main = add_def(
+        &mut p,
+        "main",
+        prim(Prim::Concat, vec![str_("a\t"), str_("b")]),
+    );
     p.main = Some(main);
     assert_eq!(run_main(&p).unwrap(), "a\tb");
 }
@@ -161,14 +172,20 @@ fn million_deep_foldr_on_a_small_native_stack() {
                 &p,
                 var(0),
                 var(1),
-                app(var(4), vec![var(1), app(def(1), vec![var(4), var(3), var(0)])]),
+                app(
+                    var(4),
+                    vec![var(1), app(def(1), vec![var(4), var(3), var(0)])],
+                ),
             );
             add_def(&mut p, "foldr", lam("f", lam("z", lam("xs", foldr))));
             let plus = lam("x", lam("acc", prim(Prim::Add, vec![var(1), var(0)])));
             let main = add_def(
                 &mut p,
                 "main",
-                app(def(1), vec![plus, int(0), app(def(0), vec![int(0), int(1_000_000)])]),
+                app(
+                    def(1),
+                    vec![plus, int(0), app(def(0), vec![int(0), int(1_000_000)])],
+                ),
             );
             p.main = Some(main);
             run_main(&p)

@@ -77,7 +77,13 @@ fn every_definition_of_every_example_winds_and_reads_back() {
                     def.name
                 );
                 stack_dtor(&mut heap, s);
-                assert_eq!(heap.ctxts.live(), 0, "{}: {} leaked", file.display(), def.name);
+                assert_eq!(
+                    heap.ctxts.live(),
+                    0,
+                    "{}: {} leaked",
+                    file.display(),
+                    def.name
+                );
                 assert_eq!(heap.stacks.live(), 0);
                 count += 1;
             }
@@ -90,16 +96,36 @@ fn every_definition_of_every_example_winds_and_reads_back() {
 fn runtime_errors_name_the_file_line_and_column() {
     let dir = tempdir();
     let cases: &[(&str, &str, &[&str])] = &[
-        ("div.sp", "def main : Int =\n  let zero = 0 in\n  10 / zero\n", &["division by zero", "div.sp:3:6"]),
-        ("ovf.sp", "def main = 9223372036854775807 + 1\n", &["integer overflow", "ovf.sp:1:"]),
-        ("err.sp", "def main : Int = error \"boom\"\n", &["boom", "err.sp:1:"]),
+        (
+            "div.sp",
+            "def main : Int =\n  let zero = 0 in\n  10 / zero\n",
+            &["division by zero", "div.sp:3:6"],
+        ),
+        (
+            "ovf.sp",
+            "def main = 9223372036854775807 + 1\n",
+            &["integer overflow", "ovf.sp:1:"],
+        ),
+        (
+            "err.sp",
+            "def main : Int = error \"boom\"\n",
+            &["boom", "err.sp:1:"],
+        ),
         (
             "nomatch.sp",
             "data T = A | B\ndef f (t : T) : Int =\n  match t with\n  | A -> 1\ndef main = f B\n",
             &["nomatch.sp:3:3"],
         ),
-        ("loop.sp", "def main : Int = let x = x + 1 in x\n", &["infinite loop"]),
-        ("fun.sp", "def main = (\\x -> x) == (\\y -> y)\n", &["cannot compare functions"]),
+        (
+            "loop.sp",
+            "def main : Int = let x = x + 1 in x\n",
+            &["infinite loop"],
+        ),
+        (
+            "fun.sp",
+            "def main = (\\x -> x) == (\\y -> y)\n",
+            &["cannot compare functions"],
+        ),
     ];
     for (name, src, wants) in cases {
         std::fs::write(dir.join(name), src).unwrap();
@@ -115,7 +141,10 @@ fn runtime_errors_name_the_file_line_and_column() {
 fn stats_are_printed_after_the_result() {
     let dir = tempdir();
     std::fs::write(dir.join("s.sp"), "def main = sum (range 0 100)\n").unwrap();
-    let out = run_in(&dir, &["run", "--stats", "--sequential", "--jobs", "4", "s.sp"]);
+    let out = run_in(
+        &dir,
+        &["run", "--stats", "--sequential", "--jobs", "4", "s.sp"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "4950\n");
     let err = String::from_utf8_lossy(&out.stderr);
     for key in [

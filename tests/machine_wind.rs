@@ -7,6 +7,7 @@ use machine_common::*;
 use proptest::prelude::*;
 use spindle::core::program::Program;
 use spindle::core::term::*;
+use spindle::machine::Machine;
 use spindle::machine::arena::NIL;
 use spindle::machine::census::census;
 use spindle::machine::dtor::stack_dtor;
@@ -14,7 +15,6 @@ use spindle::machine::heap::Heap;
 use spindle::machine::invariants;
 use spindle::machine::readback::{alpha_eq, get_ast};
 use spindle::machine::wind::wind;
-use spindle::machine::Machine;
 use spindle::prim::Prim;
 
 /// A generated term shape (converted to a core term against the base program).
@@ -69,7 +69,11 @@ fn gen_g(depth: u32, scope: u32) -> BoxedStrategy<G> {
 fn to_term(p: &Program, g: &G) -> RcTerm {
     let bind = |implicit: bool| Binder {
         name: "x".into(),
-        plicity: if implicit { Plicity::Implicit } else { Plicity::Explicit },
+        plicity: if implicit {
+            Plicity::Implicit
+        } else {
+            Plicity::Explicit
+        },
         ty: Term::infer(sp()),
     };
     match g {
@@ -80,7 +84,11 @@ fn to_term(p: &Program, g: &G) -> RcTerm {
         G::Lam(i, b) => Term::Lam(bind(*i), to_term(p, b)).rc(),
         G::App(i, f, a) => Term::App(
             to_term(p, f),
-            if *i { Plicity::Implicit } else { Plicity::Explicit },
+            if *i {
+                Plicity::Implicit
+            } else {
+                Plicity::Explicit
+            },
             to_term(p, a),
         )
         .rc(),

@@ -12,7 +12,9 @@ fn eval(expr: &str) -> Result<String, String> {
     }
     let p = loaded.program.expect("program");
     let mut m = Machine::new(&p);
-    let v = m.whnf_def(p.main.expect("main")).map_err(|e| e.message.clone())?;
+    let v = m
+        .whnf_def(p.main.expect("main"))
+        .map_err(|e| e.message.clone())?;
     m.print_value(v).map_err(|e| e.message)
 }
 
@@ -30,7 +32,10 @@ fn check(cases: &[(&str, &str)]) {
 #[test]
 fn types_and_functions() {
     check(&[
-        ("(True, False, (), Nothing, Just 1)", "(True, False, (), Nothing, Just 1)"),
+        (
+            "(True, False, (), Nothing, Just 1)",
+            "(True, False, (), Nothing, Just 1)",
+        ),
         ("(Left 1, Right \"r\")", "(Left 1, Right \"r\")"),
         ("(Z, S (S Z))", "(Z, S (S Z))"),
         ("MkPair 1 2", "(1, 2)"),
@@ -40,9 +45,15 @@ fn types_and_functions() {
         ("compose (\\x -> x * 2) (\\x -> x + 1) 3", "8"),
         ("(not True, not False)", "(False, True)"),
         ("(fst (1, 2), snd (1, 2))", "(1, 2)"),
-        ("(maybe 0 (\\x -> x + 1) (Just 4), maybe 0 (\\x -> x + 1) Nothing)", "(5, 0)"),
+        (
+            "(maybe 0 (\\x -> x + 1) (Just 4), maybe 0 (\\x -> x + 1) Nothing)",
+            "(5, 0)",
+        ),
         ("(fromMaybe 0 (Just 3), fromMaybe 0 Nothing)", "(3, 0)"),
-        ("(either (\\x -> x + 1) strLength (Left 1), either (\\x -> x) strLength (Right \"ab\"))", "(2, 2)"),
+        (
+            "(either (\\x -> x + 1) strLength (Left 1), either (\\x -> x) strLength (Right \"ab\"))",
+            "(2, 2)",
+        ),
     ]);
 }
 
@@ -60,7 +71,10 @@ fn lists() {
         ("[1, 2] ++ [3]", "[1, 2, 3]"),
         ("concat [[1], [], [2, 3]]", "[1, 2, 3]"),
         ("concatMap (\\x -> [x, x]) [1, 2]", "[1, 1, 2, 2]"),
-        ("(take 2 [1, 2, 3], drop 2 [1, 2, 3], take 5 [1])", "([1, 2], [3], [1])"),
+        (
+            "(take 2 [1, 2, 3], drop 2 [1, 2, 3], take 5 [1])",
+            "([1, 2], [3], [1])",
+        ),
         ("takeWhile (\\x -> x < 3) [1, 2, 3, 1]", "[1, 2]"),
         ("dropWhile (\\x -> x < 3) [1, 2, 3, 1]", "[3, 1]"),
         ("zip [1, 2, 3] [\"a\", \"b\"]", "[(1, \"a\"), (2, \"b\")]"),
@@ -70,15 +84,35 @@ fn lists() {
         ("replicate 3 \"x\"", "[\"x\", \"x\", \"x\"]"),
         ("take 5 (iterate (\\x -> x * 2) 1)", "[1, 2, 4, 8, 16]"),
         ("take 3 (repeat 7)", "[7, 7, 7]"),
-        ("(elem 2 [1, 2], elem 5 [1, 2], elem [1] [[0], [1]])", "(True, False, True)"),
-        ("(any (\\x -> x > 2) [1, 3], all (\\x -> x > 2) [1, 3])", "(True, False)"),
-        ("(lookup 2 [(1, \"a\"), (2, \"b\")], lookup 3 [(1, \"a\")])", "(Just \"b\", Nothing)"),
-        ("(nth 0 [5, 6], nth 1 [5, 6], nth 2 [5, 6], nth (-1) [5])", "(Just 5, Just 6, Nothing, Nothing)"),
-        ("(head [1, 2], last [1, 2], head ([] : List Int))", "(Just 1, Just 2, Nothing)"),
-        ("sortBy (\\a b -> fst a <= fst b) [(2, \"a\"), (1, \"b\"), (2, \"c\"), (1, \"d\")]",
-         "[(1, \"b\"), (1, \"d\"), (2, \"a\"), (2, \"c\")]"),
+        (
+            "(elem 2 [1, 2], elem 5 [1, 2], elem [1] [[0], [1]])",
+            "(True, False, True)",
+        ),
+        (
+            "(any (\\x -> x > 2) [1, 3], all (\\x -> x > 2) [1, 3])",
+            "(True, False)",
+        ),
+        (
+            "(lookup 2 [(1, \"a\"), (2, \"b\")], lookup 3 [(1, \"a\")])",
+            "(Just \"b\", Nothing)",
+        ),
+        (
+            "(nth 0 [5, 6], nth 1 [5, 6], nth 2 [5, 6], nth (-1) [5])",
+            "(Just 5, Just 6, Nothing, Nothing)",
+        ),
+        (
+            "(head [1, 2], last [1, 2], head ([] : List Int))",
+            "(Just 1, Just 2, Nothing)",
+        ),
+        (
+            "sortBy (\\a b -> fst a <= fst b) [(2, \"a\"), (1, \"b\"), (2, \"c\"), (1, \"d\")]",
+            "[(1, \"b\"), (1, \"d\"), (2, \"a\"), (2, \"c\")]",
+        ),
         ("sort [3, 1, 2, 1]", "[1, 1, 2, 3]"),
-        ("(minimum [3, 1, 2], maximum [3, 1, 2], minimum [])", "(Just 1, Just 3, Nothing)"),
+        (
+            "(minimum [3, 1, 2], maximum [3, 1, 2], minimum [])",
+            "(Just 1, Just 3, Nothing)",
+        ),
     ]);
 }
 
@@ -87,9 +121,15 @@ fn numbers() {
     check(&[
         ("(abs (-3), abs 3, min 1 2, max 1 2)", "(3, 3, 1, 2)"),
         ("(intToFloat 2, sqrt 16.0)", "(2.0, 4.0)"),
-        ("(floor 2.5, ceil 2.1, round 2.5, round (-2.5), floor (-0.5))", "(2, 3, 3, -3, -1)"),
+        (
+            "(floor 2.5, ceil 2.1, round 2.5, round (-2.5), floor (-0.5))",
+            "(2, 3, 3, -3, -1)",
+        ),
         ("(natToInt (S (S Z)), intToNat 2)", "(2, S (S Z))"),
-        ("(1e-10, 6.02e23, 1.0 / 0.0, 0.1 + 0.2)", "(1e-10, 6.02e23, inf, 0.30000000000000004)"),
+        (
+            "(1e-10, 6.02e23, 1.0 / 0.0, 0.1 + 0.2)",
+            "(1e-10, 6.02e23, inf, 0.30000000000000004)",
+        ),
         ("Just (-1.5)", "Just (-1.5)"),
         ("(7 / 2, -7 / 2, 7 % 3, -7 % 3)", "(3, -3, 1, -1)"),
     ]);
@@ -108,11 +148,20 @@ fn strings() {
         ("words \"  two   words \"", "[\"two\", \"words\"]"),
         ("trim \"  x y  \"", "x y"),
         ("substring 1 3 \"héllo\"", "éll"),
-        ("(startsWith \"ab\" \"abc\", endsWith \"bc\" \"abc\", contains \"z\" \"abc\")", "(True, True, False)"),
+        (
+            "(startsWith \"ab\" \"abc\", endsWith \"bc\" \"abc\", contains \"z\" \"abc\")",
+            "(True, True, False)",
+        ),
         ("(showInt (-42), showFloat 2.0)", "(\"-42\", \"2.0\")"),
-        ("(parseInt \"42\", parseInt \"x\", parseFloat \"1.5\", parseFloat \"?\")", "(Just 42, Nothing, Just 1.5, Nothing)"),
+        (
+            "(parseInt \"42\", parseInt \"x\", parseFloat \"1.5\", parseFloat \"?\")",
+            "(Just 42, Nothing, Just 1.5, Nothing)",
+        ),
         ("\"tab\\there\" ++ \"!\"", "tab\there!"),
-        ("(\"a\" < \"b\", \"b\" <= \"a\", \"q\\\"\\n\")", "(True, False, \"q\\\"\\n\")"),
+        (
+            "(\"a\" < \"b\", \"b\" <= \"a\", \"q\\\"\\n\")",
+            "(True, False, \"q\\\"\\n\")",
+        ),
     ]);
 }
 

@@ -2,7 +2,7 @@
 //! binders and pending applications it is made of (the `:stack` view and tests use it).
 
 use super::heap::Heap;
-use super::unwind::{unwind, Entry, Fold};
+use super::unwind::{Entry, Fold, unwind};
 use super::value::{CtxtId, StackId};
 use crate::core::term::Plicity;
 

@@ -24,7 +24,9 @@ impl Hasher for PtrHasher {
         }
     }
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_right(29);
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_right(29);
     }
 }
 
@@ -125,7 +127,12 @@ pub fn closed_terms(prog: &Program) -> ClosedSet {
             }
             let n = needs(t, |c| need.get(&key(c)).copied().unwrap_or(0));
             need.insert(key(t), n);
-            if n == 0 && matches!(t, Term::Lam(..) | Term::App(..) | Term::Match(..) | Term::Let(..)) {
+            if n == 0
+                && matches!(
+                    t,
+                    Term::Lam(..) | Term::App(..) | Term::Match(..) | Term::Let(..)
+                )
+            {
                 closed.insert(key(t));
             }
         }

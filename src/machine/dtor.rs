@@ -7,7 +7,7 @@
 //! alone.
 
 use super::heap::{Cell, Heap};
-use super::unwind::{unwind, Entry, Fold};
+use super::unwind::{Entry, Fold, unwind};
 use super::value::{CtxtId, StackId};
 use crate::core::term::Plicity;
 

@@ -189,7 +189,11 @@ impl<'p> Heap<'p> {
     /// The entries of a block (`NIL` is the empty block).
     #[inline]
     pub fn block(&self, b: BlockId) -> &[CtxtId] {
-        if b == NIL { &[] } else { self.blocks.get(b).cells() }
+        if b == NIL {
+            &[]
+        } else {
+            self.blocks.get(b).cells()
+        }
     }
 
     /// Drops one reference to a block.

@@ -82,7 +82,7 @@ fn check_one(heap: &Heap<'_>, s: StackId, work: &mut Vec<StackId>) -> Result<(),
                 _ => {
                     return Err(format!(
                         "property 1: the right-hand side of entry {i} of stack {s} ends outside the stack"
-                    ))
+                    ));
                 }
             },
         }
@@ -133,7 +133,9 @@ fn check_one(heap: &Heap<'_>, s: StackId, work: &mut Vec<StackId>) -> Result<(),
             ));
         };
         if p < last {
-            return Err(format!("property 5: stack {s}'s pending applications are out of order"));
+            return Err(format!(
+                "property 5: stack {s}'s pending applications are out of order"
+            ));
         }
         last = p;
         for (i, b) in bends.iter().enumerate() {

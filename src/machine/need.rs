@@ -16,13 +16,13 @@
 //! constructor, a type or a primitive without enough arguments is a weak head normal
 //! form; a primitive with its arguments evaluates its strict ones and consumes them.
 
+use super::Machine;
 use super::arena::NIL;
 use super::error::{Result, RuntimeError};
 use super::frame::{Arg, Frame};
 use super::heap::Cell;
 use super::stack::Head;
 use super::value::{CtxtId, PartialHead, StackId, Value};
-use super::Machine;
 use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
@@ -215,7 +215,9 @@ impl<'p> Machine<'p> {
                     Ctl::Eval(t, env)
                 }
                 _ if b.plicity == Plicity::Implicit => {
-                    let x = self.heap.new_ctxt(Cell::Value(Value::Unknown), env, Some(b));
+                    let x = self
+                        .heap
+                        .new_ctxt(Cell::Value(Value::Unknown), env, Some(b));
                     Ctl::Eval(body, x)
                 }
                 _ => {
@@ -619,7 +621,8 @@ impl<'p> Machine<'p> {
         match self.frames.pop().expect("ret() with frames") {
             Frame::Update(c) => {
                 let stored = self.heap.copy_value(&v);
-                let self_closure = matches!(stored, Value::Fun(_, env) | Value::Pi(_, env) if env == c);
+                let self_closure =
+                    matches!(stored, Value::Fun(_, env) | Value::Pi(_, env) if env == c);
                 let e = self.heap.ctxt_mut(c);
                 e.cell = Cell::Value(stored);
                 if self_closure {
@@ -689,7 +692,9 @@ impl<'p> Machine<'p> {
                 let kind = other.kind();
                 self.heap.release_value(other);
                 self.drop_arg(arg);
-                Err(RuntimeError::new(format!("cannot apply {kind} to an argument")))
+                Err(RuntimeError::new(format!(
+                    "cannot apply {kind} to an argument"
+                )))
             }
         }
     }

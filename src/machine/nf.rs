@@ -4,12 +4,12 @@
 //! constructor head with its arguments pending); the invariant checker, readback and
 //! the census apply to it like to any stack. Built from an explicit worklist.
 
+use super::Machine;
 use super::arena::NIL;
 use super::error::Result;
 use super::need::Ctl;
 use super::stack::{Head, Stack};
 use super::value::{StackId, Value};
-use super::Machine;
 use crate::core::term::Plicity;
 
 impl<'p> Machine<'p> {

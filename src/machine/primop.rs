@@ -3,13 +3,13 @@
 //! building the data values some of them return, the lazy list case of `++`, and
 //! structural equality as frames (a comparison of deep data never recurses natively).
 
+use super::Machine;
 use super::arena::NIL;
 use super::error::{Result, RuntimeError};
 use super::frame::{Arg, Frame};
 use super::heap::Cell;
 use super::need::Ctl;
 use super::value::{BlockId, PartialHead, Value};
-use super::Machine;
 use crate::core::term::Plicity;
 use crate::prim::{self, Prim};
 use crate::syntax::span::Span;
@@ -39,7 +39,9 @@ impl<'p> Machine<'p> {
         let mut list = Value::Con(bi.nil, NIL);
         for item in items.into_iter().rev() {
             let tail = self.heap.new_ctxt(Cell::Value(list), NIL, None);
-            let head = self.heap.new_ctxt(Cell::Value(Value::Str(item.into())), NIL, None);
+            let head = self
+                .heap
+                .new_ctxt(Cell::Value(Value::Str(item.into())), NIL, None);
             let b = self.heap.new_block(&[head, tail]);
             list = Value::Con(bi.cons, b);
         }
@@ -62,7 +64,11 @@ impl<'p> Machine<'p> {
     fn mismatch(&mut self, p: Prim, span: Span, vals: &[Value<'p>]) -> RuntimeError {
         let kinds: Vec<&str> = vals.iter().map(Value::kind).collect();
         RuntimeError::at(
-            format!("`{}` cannot be applied to {}", p.name(), kinds.join(" and ")),
+            format!(
+                "`{}` cannot be applied to {}",
+                p.name(),
+                kinds.join(" and ")
+            ),
             span,
         )
     }
@@ -250,7 +256,13 @@ impl<'p> Machine<'p> {
     }
 
     /// Starts a structural comparison of two weak head normal forms.
-    fn eq_start(&mut self, a: Value<'p>, b: Value<'p>, negate: bool, span: Span) -> Result<Ctl<'p>> {
+    fn eq_start(
+        &mut self,
+        a: Value<'p>,
+        b: Value<'p>,
+        negate: bool,
+        span: Span,
+    ) -> Result<Ctl<'p>> {
         let cmp = self.cmp_heads(&a, &b, span);
         let base = self.eq_work.len() as u32;
         self.frames.push(Frame::Eq { base, negate, span });
@@ -358,7 +370,8 @@ impl<'p> Machine<'p> {
 
     /// `join`: an element has been evaluated; on to the rest of the list.
     pub(crate) fn join_elem(&mut self, rest: u32, elem: Value<'p>) -> Result<Ctl<'p>> {
-        if let (Value::Str(s), Some(Frame::JoinList { acc, .. })) = (&elem, self.frames.last_mut()) {
+        if let (Value::Str(s), Some(Frame::JoinList { acc, .. })) = (&elem, self.frames.last_mut())
+        {
             acc.push_str(s);
         }
         self.heap.release_value(elem);

@@ -7,10 +7,10 @@
 //! (`(1, (2, 3))` prints `(1, 2, 3)`); lists in brackets; other constructors in prefix
 //! form with applications and negative numbers in parentheses.
 
+use super::Machine;
 use super::arena::NIL;
 use super::error::Result;
 use super::value::{CtxtId, PartialHead, Value};
-use super::Machine;
 use crate::core::term::{ConId, PrimType};
 use crate::prim;
 use std::fmt::Write;

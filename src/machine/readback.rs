@@ -8,15 +8,13 @@
 //! Evaluated heads read back as their values. [`alpha_eq`] compares terms up to the
 //! names of bound variables, without recursion.
 
+use super::Machine;
 use super::arena::NIL;
 use super::heap::{Cell, Heap};
 use super::stack::Head;
-use super::unwind::{unwind, Entry, Fold};
+use super::unwind::{Entry, Fold, unwind};
 use super::value::{CtxtId, StackId, Value};
-use super::Machine;
-use crate::core::term::{
-    Binder, CaseArm, CasePat, Lit, Match, Plicity, RcTerm, Term,
-};
+use crate::core::term::{Binder, CaseArm, CasePat, Lit, Match, Plicity, RcTerm, Term};
 use std::rc::Rc;
 
 /// The readback fold.
@@ -117,7 +115,13 @@ impl<'p> Fold<'p> for ReadBack {
         }
     }
 
-    fn let_l(&mut self, heap: &mut Heap<'p>, c: CtxtId, entry: Entry<RcTerm>, body: RcTerm) -> RcTerm {
+    fn let_l(
+        &mut self,
+        heap: &mut Heap<'p>,
+        c: CtxtId,
+        entry: Entry<RcTerm>,
+        body: RcTerm,
+    ) -> RcTerm {
         let b = binder_of(heap, c);
         match entry {
             Entry::Open | Entry::Paired => Term::Lam(b, body).rc(),
@@ -128,17 +132,33 @@ impl<'p> Fold<'p> for ReadBack {
         }
     }
 
-    fn let_a(&mut self, heap: &mut Heap<'p>, c: CtxtId, fun: RcTerm, arg: Option<RcTerm>) -> RcTerm {
+    fn let_a(
+        &mut self,
+        heap: &mut Heap<'p>,
+        c: CtxtId,
+        fun: RcTerm,
+        arg: Option<RcTerm>,
+    ) -> RcTerm {
         // The application's own plicity, kept on the argument's stack.
         let pl = match heap.ctxt(c).cell {
             Cell::Wound(r) => heap.stacks.get(r).plicity,
-            _ => heap.ctxt(c).binder.map(|b| b.plicity).unwrap_or(Plicity::Explicit),
+            _ => heap
+                .ctxt(c)
+                .binder
+                .map(|b| b.plicity)
+                .unwrap_or(Plicity::Explicit),
         };
         let arg = arg.unwrap_or_else(|| rhs_term(heap, c));
         Term::App(fun, pl, arg).rc()
     }
 
-    fn apply(&mut self, _heap: &mut Heap<'p>, fun: RcTerm, arg: RcTerm, plicity: Plicity) -> RcTerm {
+    fn apply(
+        &mut self,
+        _heap: &mut Heap<'p>,
+        fun: RcTerm,
+        arg: RcTerm,
+        plicity: Plicity,
+    ) -> RcTerm {
         Term::App(fun, plicity, arg).rc()
     }
 }
@@ -184,11 +204,16 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
             (Match(m), Match(n)) => {
                 work.push((&m.scrut, &n.scrut));
                 let arms_ok = m.arms.len() == n.arms.len()
-                    && m.arms.iter().zip(&n.arms).all(|(x, y)| match (&x.pat, &y.pat) {
-                        (CasePat::Con(c, f), CasePat::Con(d, g)) => c == d && f.len() == g.len(),
-                        (CasePat::Lit(k), CasePat::Lit(l)) => k == l,
-                        _ => false,
-                    });
+                    && m.arms
+                        .iter()
+                        .zip(&n.arms)
+                        .all(|(x, y)| match (&x.pat, &y.pat) {
+                            (CasePat::Con(c, f), CasePat::Con(d, g)) => {
+                                c == d && f.len() == g.len()
+                            }
+                            (CasePat::Lit(k), CasePat::Lit(l)) => k == l,
+                            _ => false,
+                        });
                 if arms_ok {
                     for (x, y) in m.arms.iter().zip(&n.arms) {
                         work.push((&x.body, &y.body));
@@ -221,7 +246,11 @@ impl<'p> Machine<'p> {
         let mut e = env;
         while e != NIL {
             let c = self.heap.ctxt(e);
-            names.push(c.binder.map(|b| b.name.clone()).unwrap_or_else(|| Rc::from("_")));
+            names.push(
+                c.binder
+                    .map(|b| b.name.clone())
+                    .unwrap_or_else(|| Rc::from("_")),
+            );
             e = c.next;
         }
         names.reverse();
