@@ -36,10 +36,10 @@ fn spec_examples_run() {
                     String::from_utf8_lossy(&out.stderr)
                 ));
             }
-        } else if let Ok(expected) = std::fs::read_to_string(dir.join(format!("{stem}.err"))) {
-            if let Err(e) = check_error_output(&out, &expected) {
-                failures.push(format!("{name}: {e}"));
-            }
+        } else if let Ok(expected) = std::fs::read_to_string(dir.join(format!("{stem}.err")))
+            && let Err(e) = check_error_output(&out, &expected)
+        {
+            failures.push(format!("{name}: {e}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -212,10 +212,8 @@ impl<'p> Heap<'p> {
     #[inline]
     pub fn retain_value(&mut self, v: &Value<'p>) {
         match *v {
-            Value::Con(_, b) => {
-                if b != NIL {
-                    self.blocks.get_mut(b).rc += 1;
-                }
+            Value::Con(_, b) if b != NIL => {
+                self.blocks.get_mut(b).rc += 1;
             }
             Value::Fun(_, env) | Value::Pi(_, env) => self.retain(env),
             Value::Partial(h, b) => {
@@ -287,10 +285,8 @@ impl<'p> Heap<'p> {
     fn drop_value(&mut self, v: Value<'p>, owner: CtxtId, self_ref: bool) {
         match v {
             Value::Con(_, b) => self.drop_block(b),
-            Value::Fun(_, env) | Value::Pi(_, env) => {
-                if !(self_ref && env == owner) {
-                    self.drop_ref(env)
-                }
+            Value::Fun(_, env) | Value::Pi(_, env) if !(self_ref && env == owner) => {
+                self.drop_ref(env)
             }
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {

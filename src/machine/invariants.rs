@@ -89,10 +89,8 @@ fn check_one(heap: &Heap<'_>, s: StackId, work: &mut Vec<StackId>) -> Result<(),
     }
     // Property 2 and 3: the head.
     match st.head {
-        Head::Var(c) => {
-            if !on_chain(heap, st.ctx, c) {
-                return Err(format!("property 2: stack {s}'s variable is not in scope"));
-            }
+        Head::Var(c) if !on_chain(heap, st.ctx, c) => {
+            return Err(format!("property 2: stack {s}'s variable is not in scope"));
         }
         Head::Match(_, scrut) => {
             if heap.stacks.get(scrut).end != st.ctx {
@@ -111,12 +109,12 @@ fn check_one(heap: &Heap<'_>, s: StackId, work: &mut Vec<StackId>) -> Result<(),
                 continue; // a recursive binding
             }
             for (j, bj) in bends.iter().enumerate().take(p).skip(i + 1) {
-                if let Some(q) = *bj {
-                    if q > p {
-                        return Err(format!(
-                            "property 4: in stack {s}, entry {j}'s argument ends beyond entry {i}'s"
-                        ));
-                    }
+                if let Some(q) = *bj
+                    && q > p
+                {
+                    return Err(format!(
+                        "property 4: in stack {s}, entry {j}'s argument ends beyond entry {i}'s"
+                    ));
                 }
             }
         }
@@ -139,12 +137,14 @@ fn check_one(heap: &Heap<'_>, s: StackId, work: &mut Vec<StackId>) -> Result<(),
         }
         last = p;
         for (i, b) in bends.iter().enumerate() {
-            if let Some(q) = *b {
-                if q != i && p > i && p < q {
-                    return Err(format!(
-                        "property 6: a pending application of stack {s} ends between entry {i} and its argument"
-                    ));
-                }
+            if let Some(q) = *b
+                && q != i
+                && p > i
+                && p < q
+            {
+                return Err(format!(
+                    "property 6: a pending application of stack {s} ends between entry {i} and its argument"
+                ));
             }
         }
         for (i, &c) in own.iter().enumerate() {

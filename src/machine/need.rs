@@ -288,32 +288,31 @@ impl<'p> Machine<'p> {
             _ => None,
         };
         let mut i = n;
-        if let Some(c) = target {
-            if let Cell::Value(Value::Fun(lam, fenv)) = self.heap.ctxt(c).cell {
-                let fenv = fenv;
-                self.heap.retain(fenv);
-                let mut e = fenv;
-                let mut body: &'p RcTerm = lam;
-                while i > 0 {
-                    let (a, pl) = args[i - 1].expect("argument");
-                    match &**body {
-                        Term::Lam(b, bd) if b.plicity == pl => {
-                            let arg = self.mkarg(a, env);
-                            e = self.heap.new_ctxt(Self::arg_cell(arg), e, Some(b));
-                            body = bd;
-                            i -= 1;
-                        }
-                        _ => break,
+        if let Some(c) = target
+            && let Cell::Value(Value::Fun(lam, fenv)) = self.heap.ctxt(c).cell
+        {
+            self.heap.retain(fenv);
+            let mut e = fenv;
+            let mut body: &'p RcTerm = lam;
+            while i > 0 {
+                let (a, pl) = args[i - 1].expect("argument");
+                match &**body {
+                    Term::Lam(b, bd) if b.plicity == pl => {
+                        let arg = self.mkarg(a, env);
+                        e = self.heap.new_ctxt(Self::arg_cell(arg), e, Some(b));
+                        body = bd;
+                        i -= 1;
                     }
+                    _ => break,
                 }
-                for slot in args.iter().take(i) {
-                    let (a, pl) = slot.expect("argument");
-                    let arg = self.mkarg(a, env);
-                    self.push(Frame::Arg(arg, pl));
-                }
-                self.heap.release(env);
-                return Ctl::Eval(body, e);
             }
+            for slot in args.iter().take(i) {
+                let (a, pl) = slot.expect("argument");
+                let arg = self.mkarg(a, env);
+                self.push(Frame::Arg(arg, pl));
+            }
+            self.heap.release(env);
+            return Ctl::Eval(body, e);
         }
         for slot in args.iter().take(n) {
             let (a, pl) = slot.expect("argument");
@@ -704,46 +703,46 @@ impl<'p> Machine<'p> {
         match &v {
             Value::Con(c, b) => {
                 for arm in &m.arms {
-                    if let CasePat::Con(ac, binders) = &arm.pat {
-                        if ac == c {
-                            let b = *b;
-                            let n = self.heap.block(b).len();
-                            if n != binders.len() {
-                                self.heap.release_value(v);
-                                self.heap.release(env);
-                                return Err(RuntimeError::at(
-                                    "pattern has the wrong number of fields",
-                                    m.span,
-                                ));
-                            }
-                            let mut env = env;
-                            for (i, binder) in binders.iter().enumerate() {
-                                let f = self.heap.block(b)[i];
-                                let cell = Self::arg_cell(self.share(f));
-                                env = self.heap.new_ctxt(cell, env, Some(binder));
-                            }
-                            self.heap.release_block(b);
-                            return Ok(Ctl::Eval(&arm.body, env));
+                    if let CasePat::Con(ac, binders) = &arm.pat
+                        && ac == c
+                    {
+                        let b = *b;
+                        let n = self.heap.block(b).len();
+                        if n != binders.len() {
+                            self.heap.release_value(v);
+                            self.heap.release(env);
+                            return Err(RuntimeError::at(
+                                "pattern has the wrong number of fields",
+                                m.span,
+                            ));
                         }
+                        let mut env = env;
+                        for (i, binder) in binders.iter().enumerate() {
+                            let f = self.heap.block(b)[i];
+                            let cell = Self::arg_cell(self.share(f));
+                            env = self.heap.new_ctxt(cell, env, Some(binder));
+                        }
+                        self.heap.release_block(b);
+                        return Ok(Ctl::Eval(&arm.body, env));
                     }
                 }
             }
             Value::Int(n) => {
                 for arm in &m.arms {
-                    if let CasePat::Lit(Lit::Int(k)) = &arm.pat {
-                        if k == n {
-                            return Ok(Ctl::Eval(&arm.body, env));
-                        }
+                    if let CasePat::Lit(Lit::Int(k)) = &arm.pat
+                        && k == n
+                    {
+                        return Ok(Ctl::Eval(&arm.body, env));
                     }
                 }
             }
             Value::Str(s) => {
                 for arm in &m.arms {
-                    if let CasePat::Lit(Lit::Str(k)) = &arm.pat {
-                        if **k == **s {
-                            self.heap.release_value(v);
-                            return Ok(Ctl::Eval(&arm.body, env));
-                        }
+                    if let CasePat::Lit(Lit::Str(k)) = &arm.pat
+                        && **k == **s
+                    {
+                        self.heap.release_value(v);
+                        return Ok(Ctl::Eval(&arm.body, env));
                     }
                 }
             }

@@ -103,18 +103,18 @@ impl<'p> Machine<'p> {
                 Task::ListRest(c) => {
                     let v = self.whnf_entry(c)?;
                     self.heap.release(c);
-                    if let Value::Con(k, b) = &v {
-                        if *k == bi.cons {
-                            let f = self.heap.block(*b).to_vec();
-                            for &x in &f {
-                                self.heap.retain(x);
-                            }
-                            tasks.push(Task::Release(v));
-                            tasks.push(Task::ListRest(f[1]));
-                            tasks.push(Task::Entry(f[0], false));
-                            tasks.push(Task::Text(", "));
-                            continue;
+                    if let Value::Con(k, b) = &v
+                        && *k == bi.cons
+                    {
+                        let f = self.heap.block(*b).to_vec();
+                        for &x in &f {
+                            self.heap.retain(x);
                         }
+                        tasks.push(Task::Release(v));
+                        tasks.push(Task::ListRest(f[1]));
+                        tasks.push(Task::Entry(f[0], false));
+                        tasks.push(Task::Text(", "));
+                        continue;
                     }
                     self.heap.release_value(v);
                     continue;

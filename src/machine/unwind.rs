@@ -189,11 +189,11 @@ fn resume<'p, F: Fold<'p>>(
             return Next::Done;
         }
         let c = w.c;
-        if F::RHS {
-            if let Cell::Wound(r) = heap.ctxt(c).cell {
-                w.state = State::AfterRhs(c, heap.stacks.get(r).end);
-                return Next::Sub(r);
-            }
+        if F::RHS
+            && let Cell::Wound(r) = heap.ctxt(c).cell
+        {
+            w.state = State::AfterRhs(c, heap.stacks.get(r).end);
+            return Next::Sub(r);
         }
         let bend = rhs_end(heap, c);
         entry(heap, f, w, la, c, bend, None);

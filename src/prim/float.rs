@@ -19,7 +19,7 @@ pub fn show(x: f64) -> String {
 /// result does not fit (or the float is not a number).
 pub fn to_int(x: f64, which: fn(f64) -> f64) -> Option<i64> {
     let r = which(x);
-    if r.is_finite() && r >= -9.223_372_036_854_775_808e18 && r < 9.223_372_036_854_775_808e18 {
+    if r.is_finite() && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
         Some(r as i64)
     } else {
         None
