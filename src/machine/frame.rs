@@ -52,6 +52,24 @@ pub enum Frame<'p> {
         /// How many arguments it took in all.
         arity: u8,
     },
+    /// A binary primitive evaluating its left argument; the right one comes next.
+    BinL {
+        /// Which primitive.
+        prim: Prim,
+        /// Where it is applied.
+        span: Span,
+        /// The right argument.
+        b: Arg<'p>,
+    },
+    /// A binary primitive evaluating its right argument; the left one's value is here.
+    BinR {
+        /// Which primitive.
+        prim: Prim,
+        /// Where it is applied.
+        span: Span,
+        /// The left argument's value.
+        a: Value<'p>,
+    },
     /// A structural comparison: the pairs still to compare sit on the machine's
     /// comparison worklist above `base`.
     Eq {

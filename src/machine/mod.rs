@@ -179,6 +179,8 @@ impl<'p> Machine<'p> {
                 Frame::Case(_, env) => self.heap.release(env),
                 Frame::EqLeft(c) => self.heap.release(c),
                 Frame::EqRight(v) => self.heap.release_value(v),
+                Frame::BinL { b, .. } => self.drop_arg(b),
+                Frame::BinR { a, .. } => self.heap.release_value(a),
                 Frame::JoinElem(c) => self.heap.release(c),
                 Frame::Prim { .. } | Frame::Eq { .. } | Frame::JoinList { .. } => {}
             }

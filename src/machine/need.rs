@@ -196,7 +196,7 @@ impl<'p> Machine<'p> {
                     self.heap.release(env);
                     return Ok(Ctl::Ret(v));
                 }
-                self.wind_apps(t, env)
+                self.wind_apps(t, env)?
             }
             Term::Lam(b, body) => match self.frames.last() {
                 Some(Frame::Arg(_, pl)) if *pl == b.plicity => {
@@ -239,6 +239,12 @@ impl<'p> Machine<'p> {
                 Ctl::Eval(body, x)
             }
             Term::Match(m) => {
+                if let Term::App(f, _, a) = &*m.scrut
+                    && let Some(v) = self.binop_fast(f, a, env)
+                {
+                    // A condition computed in place: choose the arm directly.
+                    return self.case(v, m, env);
+                }
                 self.heap.retain(env);
                 self.push(Frame::Case(m, env));
                 Ctl::Eval(&m.scrut, env)
@@ -267,7 +273,7 @@ impl<'p> Machine<'p> {
     /// lambdas are paired with the arguments directly (no frames are pushed for them);
     /// otherwise the arguments become pending-application frames.
     #[inline]
-    fn wind_apps(&mut self, t: &'p RcTerm, env: CtxtId) -> Ctl<'p> {
+    fn wind_apps(&mut self, t: &'p RcTerm, env: CtxtId) -> Result<Ctl<'p>> {
         let mut args: [Option<(&'p RcTerm, Plicity)>; SPINE] = [None; SPINE];
         let mut n = 0;
         let mut head = t;
@@ -282,6 +288,18 @@ impl<'p> Machine<'p> {
             }
         }
         // `args[0]` is the outermost argument, `args[n - 1]` the innermost.
+        if n == 2
+            && let Term::Prim(p, span) = &**head
+            && p.arity() == 2
+            && !matches!(p, Prim::Concat | Prim::Seq)
+            && let (Some((a, Plicity::Explicit)), Some((b, Plicity::Explicit))) = (args[1], args[0])
+        {
+            // A saturated binary primitive: straight to its arguments, no frames.
+            let a = self.mkarg(a, env);
+            let b = self.mkarg(b, env);
+            self.heap.release(env);
+            return self.bin_start(*p, *span, a, b);
+        }
         let target = match &**head {
             Term::Def(d) => Some(self.defs[d.0 as usize]),
             Term::Var(ix) => Some(self.lookup(env, ix.0)),
@@ -312,14 +330,14 @@ impl<'p> Machine<'p> {
                 self.push(Frame::Arg(arg, pl));
             }
             self.heap.release(env);
-            return Ctl::Eval(body, e);
+            return Ok(Ctl::Eval(body, e));
         }
         for slot in args.iter().take(n) {
             let (a, pl) = slot.expect("argument");
             let arg = self.mkarg(a, env);
             self.push(Frame::Arg(arg, pl));
         }
-        Ctl::Eval(head, env)
+        Ok(Ctl::Eval(head, env))
     }
 
     /// The value of an operand when it is at hand without evaluation (a literal, or a
@@ -618,6 +636,8 @@ impl<'p> Machine<'p> {
             return self.prim_next();
         }
         match self.frames.pop().expect("ret() with frames") {
+            Frame::BinL { prim, span, b } => self.bin_right(prim, span, v, b),
+            Frame::BinR { prim, span, a } => self.bin_run(prim, span, a, v),
             Frame::Update(c) => {
                 let stored = self.heap.copy_value(&v);
                 let self_closure =
@@ -798,6 +818,13 @@ impl<'p> Machine<'p> {
             Prim::Concat | Prim::Seq => 1,
             _ => arity,
         };
+        if strict == 2 && arity == 2 {
+            // Binary strict primitives (arithmetic, comparisons): two small frames
+            // instead of the general argument machinery.
+            let a = taken[0].take().expect("taken argument");
+            let b = taken[1].take().expect("taken argument");
+            return self.bin_start(p, span, a, b);
+        }
         for a in taken.iter_mut().take(arity).rev() {
             self.pargs.push(a.take().expect("taken argument"));
         }
@@ -809,6 +836,86 @@ impl<'p> Machine<'p> {
             arity: arity as u8,
         });
         self.prim_next()
+    }
+
+    /// The value of an argument if it is at hand, or the control that evaluates it.
+    #[inline]
+    fn ready(&mut self, a: Arg<'p>) -> std::result::Result<Value<'p>, Ctl<'p>> {
+        match a {
+            Arg::Val(v) => Ok(v),
+            Arg::Cell(c) => match &self.heap.ctxt(c).cell {
+                Cell::Value(v) => {
+                    let v = v.clone();
+                    self.heap.retain_value(&v);
+                    self.heap.release(c);
+                    Ok(v)
+                }
+                _ => Err(Ctl::Enter(c)),
+            },
+            Arg::Code(t, env) => Err(Ctl::Eval(t, env)),
+            Arg::Stack(s) => Err(Ctl::Stack(s)),
+        }
+    }
+
+    /// Starts a binary strict primitive on its two arguments.
+    #[inline]
+    fn bin_start(&mut self, p: Prim, span: Span, a: Arg<'p>, b: Arg<'p>) -> Result<Ctl<'p>> {
+        match self.ready(a) {
+            Ok(va) => self.bin_right(p, span, va, b),
+            Err(ctl) => {
+                self.push(Frame::BinL { prim: p, span, b });
+                Ok(ctl)
+            }
+        }
+    }
+
+    /// A binary primitive's left argument is evaluated; now the right one.
+    #[inline]
+    pub(crate) fn bin_right(
+        &mut self,
+        p: Prim,
+        span: Span,
+        va: Value<'p>,
+        b: Arg<'p>,
+    ) -> Result<Ctl<'p>> {
+        match self.ready(b) {
+            Ok(vb) => self.bin_run(p, span, va, vb),
+            Err(ctl) => {
+                self.push(Frame::BinR { prim: p, span, a: va });
+                Ok(ctl)
+            }
+        }
+    }
+
+    /// Runs a binary primitive on two evaluated arguments.
+    #[inline]
+    pub(crate) fn bin_run(
+        &mut self,
+        p: Prim,
+        span: Span,
+        va: Value<'p>,
+        vb: Value<'p>,
+    ) -> Result<Ctl<'p>> {
+        if let (Value::Int(x), Value::Int(y)) = (&va, &vb) {
+            match p {
+                Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge => {
+                    return Ok(Ctl::Ret(self.bool_value(crate::prim::compare::holds(
+                        p,
+                        Some(x.cmp(y)),
+                    ))));
+                }
+                Prim::Eq => return Ok(Ctl::Ret(self.bool_value(x == y))),
+                Prim::Ne => return Ok(Ctl::Ret(self.bool_value(x != y))),
+                _ => {
+                    if let Ok(r) = crate::prim::arith::int(p, *x, *y) {
+                        return Ok(Ctl::Ret(Value::Int(r)));
+                    }
+                }
+            }
+        }
+        self.pvals.push(va);
+        self.pvals.push(vb);
+        self.prim_run(p, span, 2, 2)
     }
 
     /// Evaluates the next strict argument of the primitive on top, or runs it.
