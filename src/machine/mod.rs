@@ -53,6 +53,7 @@
 //! section 3 on wound stacks.
 
 pub mod arena;
+pub mod audit;
 pub mod census;
 pub mod closed;
 pub mod dtor;
@@ -104,6 +105,8 @@ pub struct Machine<'p> {
     closed: closed::ClosedSet,
     steps: u64,
     frames_peak: usize,
+    /// When not zero, the reference counts are audited every this many steps (tests).
+    pub audit_every: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -139,6 +142,7 @@ impl<'p> Machine<'p> {
             closed: closed::closed_terms(prog),
             steps: 0,
             frames_peak: 0,
+            audit_every: 0,
         }
     }
 

@@ -61,6 +61,10 @@ impl<'p> Machine<'p> {
         let base = self.frames.len();
         loop {
             self.steps += 1;
+            if self.audit_every != 0 && self.steps % self.audit_every == 0 {
+                self.audit(Some(&ctl))
+                    .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
+            }
             ctl = match ctl {
                 Ctl::Eval(t, env) => self.eval(t, env)?,
                 Ctl::Enter(c) => self.enter(c)?,
@@ -881,7 +885,11 @@ impl<'p> Machine<'p> {
         match self.ready(b) {
             Ok(vb) => self.bin_run(p, span, va, vb),
             Err(ctl) => {
-                self.push(Frame::BinR { prim: p, span, a: va });
+                self.push(Frame::BinR {
+                    prim: p,
+                    span,
+                    a: va,
+                });
                 Ok(ctl)
             }
         }
@@ -899,10 +907,9 @@ impl<'p> Machine<'p> {
         if let (Value::Int(x), Value::Int(y)) = (&va, &vb) {
             match p {
                 Prim::Lt | Prim::Le | Prim::Gt | Prim::Ge => {
-                    return Ok(Ctl::Ret(self.bool_value(crate::prim::compare::holds(
-                        p,
-                        Some(x.cmp(y)),
-                    ))));
+                    return Ok(Ctl::Ret(
+                        self.bool_value(crate::prim::compare::holds(p, Some(x.cmp(y)))),
+                    ));
                 }
                 Prim::Eq => return Ok(Ctl::Ret(self.bool_value(x == y))),
                 Prim::Ne => return Ok(Ctl::Ret(self.bool_value(x != y))),
