@@ -179,3 +179,28 @@ fn a_long_lazy_pipeline_runs_in_constant_memory() {
     assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
 }
+
+#[test]
+fn externals_run_sequentially() {
+    let dir = tempdir();
+    let out_file = dir.join("written.txt");
+    let src = format!(
+        "def main = (run \"echo\" [\"a\", \"b c\"], shell \"echo hi | tr a-z A-Z\", \
+         readFile (writeFile \"{}\" \"data\"), delay 5 (1 + 1), run \"echo\" [])\n",
+        out_file.display()
+    );
+    std::fs::write(dir.join("ext.sp"), src).unwrap();
+    let out = run_in(&dir, &["run", "--stats", "ext.sp"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "(\"a b c\\n\", \"HI\\n\", \"data\", 2, \"\\n\")\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("externals_dispatched: 6"));
+    std::fs::write(
+        dir.join("fail.sp"),
+        "def main = shell \"echo oops >&2; exit 3\"\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "fail.sp"]);
+    check_error_output(&out, "oops\nexit status: 3").unwrap();
+}

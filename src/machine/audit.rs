@@ -82,7 +82,11 @@ impl<'p> Machine<'p> {
                 Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => t.ctxt(*c),
                 Frame::Case(_, env) => t.ctxt(*env),
                 Frame::EqRight(v) | Frame::BinR { a: v, .. } => t.value(v, NIL, false),
-                Frame::Prim { .. } | Frame::Eq { .. } | Frame::JoinList { .. } => {}
+                Frame::Prim { .. }
+                | Frame::Eq { .. }
+                | Frame::JoinList { .. }
+                | Frame::Ext { .. }
+                | Frame::ExtRunArgs { .. } => {}
             }
         }
         for a in &self.pargs {

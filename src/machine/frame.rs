@@ -70,6 +70,24 @@ pub enum Frame<'p> {
         /// The left argument's value.
         a: Value<'p>,
     },
+    /// An external evaluating the arguments its call needs (like [`Frame::Prim`]).
+    Ext {
+        /// Which external.
+        op: super::external::ExtOp,
+        /// Where it is declared.
+        span: Span,
+        /// How many arguments are needed before the call.
+        strict: u8,
+        /// How many are done.
+        got: u8,
+    },
+    /// `run`: its argument list is being walked; the joined text returns here.
+    ExtRunArgs {
+        /// The program to run.
+        prog: std::rc::Rc<str>,
+        /// Where `run` is declared.
+        span: Span,
+    },
     /// A structural comparison: the pairs still to compare sit on the machine's
     /// comparison worklist above `base`.
     Eq {

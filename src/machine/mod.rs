@@ -58,6 +58,7 @@ pub mod census;
 pub mod closed;
 pub mod dtor;
 pub mod error;
+pub mod external;
 pub mod frame;
 pub mod heap;
 pub mod invariants;
@@ -105,6 +106,7 @@ pub struct Machine<'p> {
     closed: closed::ClosedSet,
     steps: u64,
     frames_peak: usize,
+    externals_dispatched: u64,
     /// When not zero, the reference counts are audited every this many steps (tests).
     pub audit_every: u64,
 }
@@ -142,6 +144,7 @@ impl<'p> Machine<'p> {
             closed: closed::closed_terms(prog),
             steps: 0,
             frames_peak: 0,
+            externals_dispatched: 0,
             audit_every: 0,
         }
     }
@@ -186,7 +189,11 @@ impl<'p> Machine<'p> {
                 Frame::BinL { b, .. } => self.drop_arg(b),
                 Frame::BinR { a, .. } => self.heap.release_value(a),
                 Frame::JoinElem(c) => self.heap.release(c),
-                Frame::Prim { .. } | Frame::Eq { .. } | Frame::JoinList { .. } => {}
+                Frame::Prim { .. }
+                | Frame::Eq { .. }
+                | Frame::JoinList { .. }
+                | Frame::Ext { .. }
+                | Frame::ExtRunArgs { .. } => {}
             }
         }
         while let Some(a) = self.pargs.pop() {
@@ -210,8 +217,8 @@ impl<'p> Machine<'p> {
             contexts_live: self.heap.ctxts.live() as u64,
             stacks_peak: (self.frames_peak + self.heap.stacks.peak()) as u64,
             frames_peak: self.frames_peak as u64,
-            externals_dispatched: 0,
-            externals_peak_in_flight: 0,
+            externals_dispatched: self.externals_dispatched,
+            externals_peak_in_flight: self.externals_dispatched.min(1),
             wall_ms: 0,
         }
     }

@@ -427,16 +427,7 @@ impl<'p> Machine<'p> {
             Term::Universe(n) => Ctl::Ret(Value::Universe(*n)),
             Term::PrimType(p) => Ctl::Ret(Value::PrimType(*p)),
             Term::Hole(..) => Ctl::Ret(Value::Unknown),
-            Term::Extern(e) => {
-                let span = self.prog.external(*e).span;
-                return Err(RuntimeError::at(
-                    format!(
-                        "externals are not available yet (`{}`)",
-                        self.prog.external(*e).name
-                    ),
-                    span,
-                ));
-            }
+            Term::Extern(e) => self.extern_start(*e)?,
             _ => unreachable!("head() is only called on context-free heads"),
         })
     }
@@ -623,10 +614,7 @@ impl<'p> Machine<'p> {
             }
             Head::Extern(e) => {
                 self.heap.release(ctx);
-                return Err(RuntimeError::at(
-                    "externals are not available yet",
-                    self.prog.external(e).span,
-                ));
+                self.extern_start(e)?
             }
             Head::Free => return Err(RuntimeError::new("internal error: a freed stack")),
         })
@@ -639,7 +627,14 @@ impl<'p> Machine<'p> {
             self.pvals.push(v);
             return self.prim_next();
         }
+        if let Some(Frame::Ext { got, .. }) = self.frames.last_mut() {
+            *got += 1;
+            self.pvals.push(v);
+            return self.ext_next();
+        }
         match self.frames.pop().expect("ret() with frames") {
+            Frame::ExtRunArgs { prog, span } => self.ext_run(prog, span, v),
+            Frame::Ext { .. } => unreachable!(),
             Frame::BinL { prim, span, b } => self.bin_right(prim, span, v, b),
             Frame::BinR { prim, span, a } => self.bin_run(prim, span, a, v),
             Frame::Update(c) => {
@@ -696,9 +691,7 @@ impl<'p> Machine<'p> {
                         let b = self.take_all_args();
                         Ok(Ctl::Ret(Value::Partial(PartialHead::Open(o), b)))
                     }
-                    PartialHead::Extern(_) => {
-                        Err(RuntimeError::new("externals are not available yet"))
-                    }
+                    PartialHead::Extern(e) => self.extern_start(e),
                 }
             }
             Value::Unknown => {
