@@ -287,3 +287,29 @@ fn invariant_violations_are_reported() {
     let err = invariants::check(&heap, s).unwrap_err();
     assert!(err.contains("property 3"), "{err}");
 }
+
+#[test]
+fn printing_a_normal_form_stack_agrees_with_printing_the_value() {
+    let child = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let src = "data Tree (a : Type) = Leaf a | Node (Tree a) (Tree a)\n\
+                       def main = ((1, (2.5, -3)), [Just (Leaf (-1)), Nothing], (), \"q\\n\", \
+                       Node (Leaf [1]) (Leaf []), range 0 100000)\n";
+            let loaded = spindle::driver::load_text("p.sp", src);
+            let p = loaded.program.expect("loads");
+            let main = p.main.unwrap();
+            let mut m = Machine::new(&p);
+            let v = m.whnf_def(main).unwrap();
+            let direct = m.print_value(v).unwrap();
+            let v = m.whnf_def(main).unwrap();
+            let nf = m.normal_form(v).unwrap();
+            invariants::check(&m.heap, nf).unwrap();
+            let folded = spindle::machine::print::print_nf(&mut m.heap, &p, nf);
+            stack_dtor(&mut m.heap, nf);
+            assert!(direct.starts_with("((1, 2.5, -3), [Just (Leaf (-1)), Nothing], (), \"q\\n\", Node (Leaf [1]) (Leaf []), [0, 1, 2"));
+            assert_eq!(direct, folded);
+        })
+        .unwrap();
+    child.join().unwrap();
+}

@@ -25,32 +25,48 @@
 //!
 //! # The evaluation loop
 //!
-//! [`need`]: an explicit loop whose control is "wind this code", "need this entry",
-//! "enter this wound stack" or "return this value to the top frame"; the frames
-//! ([`frame::Frame`]) are typed: pending applications, update frames, destructors
-//! waiting for a scrutinee, primitives waiting for strict arguments, structural
-//! comparisons in progress. Winding is lazy: a pending application is kept as a
-//! suspended spine (code and context) and wound when it is needed, which is what makes
-//! the machine fast; [`wind`] winds a whole term eagerly when a full stack is wanted
-//! (the `:stack` view, the invariant checker, round-trip tests).
+//! [`need`]: an explicit loop whose control ([`need::Ctl`]) is "wind this code in
+//! this context", "need this entry", "enter this wound stack" or "return this value to
+//! the top frame". The frames ([`frame::Frame`]) are typed: pending applications,
+//! update frames (a black-holed entry waiting for its value), destructors waiting for
+//! a scrutinee, primitives and externals waiting for their strict arguments,
+//! structural comparisons and `join` walks in progress. Read from the top down to an
+//! update frame, the frames are the current spine's pending applications; below are
+//! the spines that needed it. Nothing recurses natively: a million-deep `foldr` is a
+//! million frames on the heap.
+//!
+//! Winding is lazy: a pending application is kept as a suspended spine (code and the
+//! entry where its context ends) and wound only when needed, which is what makes the
+//! machine fast; [`wind`] winds a whole term eagerly when a full stack is wanted (the
+//! `:stack` view, the invariant checker, round-trip tests), and the loop can enter
+//! such a stack too. Fast paths that skip frames but not semantics: a spine whose
+//! head is a function already evaluated pairs its lambdas with the arguments directly;
+//! a saturated binary primitive goes straight to its arguments; an operator on two
+//! numbers at hand (and a condition made of one) is computed in place.
 //!
 //! Evaluation state is all data (frames, arenas, explicit thunk states), so several
-//! fibers can later run over one heap and park on a black-holed entry.
+//! fibers can later run over one heap and park on a black-holed entry; externals
+//! ([`external`]) run sequentially for now.
 //!
 //! # Memory
 //!
 //! Reference-counted binders, no tracing collector ([`heap`]): an entry counts the
 //! pointers to it and is destroyed, with everything only it holds, when the count
-//! reaches zero, by an explicit worklist. A loop that holds no data runs in constant
-//! memory.
+//! reaches zero, by an explicit worklist. Two rules keep loops and pipelines in
+//! constant memory: closed code (no free local variables, [`closed`]) is built without
+//! a context, and a variable whose entry is evaluated is shared by value, so neither
+//! keeps an old context chain alive. [`audit`] recounts every reference from the roots
+//! (tests run it at every step).
 //!
 //! # Folds
 //!
 //! Every traversal of a wound stack is one generic [`unwind::unwind`] over a
 //! [`unwind::Fold`] (`val`, `let_l`, `let_a`, `apply`): readback to a core term
-//! ([`readback`]), destruction ([`dtor`]), printing of normal forms ([`print`]) and
-//! statistics ([`census`]). [`invariants`] checks the seven properties of Rogers
-//! section 3 on wound stacks.
+//! ([`readback`]), destruction ([`dtor`]), printing of normal forms ([`mod@print`]) and
+//! statistics ([`census`]); normal forms are stacks too ([`nf`]: a constructor head
+//! with its fields as pending applications). [`invariants`] checks the seven
+//! properties of Rogers section 3 on wound stacks. Printing (LANGUAGE.md section 9,
+//! [`mod@print`]) walks a value with an explicit worklist, needing each field as it goes.
 
 pub mod arena;
 pub mod audit;

@@ -228,3 +228,175 @@ impl<'p> Machine<'p> {
         }
     }
 }
+
+/// A printed part of a normal form, before it is placed in its context.
+#[derive(Debug)]
+pub enum Doc {
+    /// Text that never needs parentheses.
+    Atom(String),
+    /// Text that needs parentheses as an argument (an application, a negative number).
+    Compound(String),
+    /// A tuple's components, in order.
+    Tuple(Vec<String>),
+    /// A list's elements, last first (so that consing is a push).
+    List(Vec<String>),
+    /// A constructor with the fields seen so far.
+    Con(ConId, Vec<Doc>),
+}
+
+/// Printing as a fold over a normal form stack (see [`nf`](super::nf)): the head gives
+/// the constructor or atom, each pending application a field.
+pub struct PrintFold<'p> {
+    prog: &'p crate::core::program::Program,
+}
+
+impl<'p> PrintFold<'p> {
+    /// A printer for normal forms of `prog`'s values.
+    pub fn new(prog: &'p crate::core::program::Program) -> PrintFold<'p> {
+        PrintFold { prog }
+    }
+
+    /// Completes a part: constructors take their final shape.
+    fn finish(&self, d: Doc) -> Doc {
+        let bi = &self.prog.builtins;
+        match d {
+            Doc::Con(c, mut args) => {
+                if c == bi.unit_con {
+                    Doc::Atom("()".into())
+                } else if c == bi.nil {
+                    Doc::List(Vec::new())
+                } else if c == bi.mk_pair && args.len() == 2 {
+                    let rest = args.pop().expect("second");
+                    let first = self.text(args.pop().expect("first"), false);
+                    match self.finish(rest) {
+                        Doc::Tuple(mut items) => {
+                            items.insert(0, first);
+                            Doc::Tuple(items)
+                        }
+                        other => Doc::Tuple(vec![first, self.text(other, false)]),
+                    }
+                } else if c == bi.cons && args.len() == 2 {
+                    let rest = args.pop().expect("tail");
+                    let head = self.text(args.pop().expect("head"), false);
+                    match self.finish(rest) {
+                        Doc::List(mut items) => {
+                            items.push(head);
+                            Doc::List(items)
+                        }
+                        other => Doc::Compound(format!("Cons {head} {}", self.text(other, true))),
+                    }
+                } else if args.is_empty() {
+                    Doc::Atom(self.prog.con(c).name.to_string())
+                } else {
+                    let mut s = self.prog.con(c).name.to_string();
+                    for a in args {
+                        s.push(' ');
+                        s.push_str(&self.text(a, true));
+                    }
+                    Doc::Compound(s)
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The text of a part; `atom` asks for parentheses around compound text.
+    pub fn text(&self, d: Doc, atom: bool) -> String {
+        match self.finish(d) {
+            Doc::Atom(s) => s,
+            Doc::Compound(s) => {
+                if atom {
+                    format!("({s})")
+                } else {
+                    s
+                }
+            }
+            Doc::Tuple(items) => format!("({})", items.join(", ")),
+            Doc::List(mut items) => {
+                items.reverse();
+                format!("[{}]", items.join(", "))
+            }
+            Doc::Con(..) => unreachable!("finished"),
+        }
+    }
+}
+
+impl<'p> super::unwind::Fold<'p> for PrintFold<'p> {
+    type Out = Doc;
+
+    fn val(&mut self, heap: &mut super::heap::Heap<'p>, s: u32, _scrut: Option<Doc>) -> Doc {
+        use super::stack::Head;
+        match &heap.stacks.get(s).head {
+            Head::Con(c) => Doc::Con(*c, Vec::new()),
+            Head::Value(Value::Int(n)) if *n < 0 => Doc::Compound(n.to_string()),
+            Head::Value(Value::Int(n)) => Doc::Atom(n.to_string()),
+            Head::Value(Value::Float(x)) => {
+                let s = prim::float::show(*x);
+                if s.starts_with('-') {
+                    Doc::Compound(s)
+                } else {
+                    Doc::Atom(s)
+                }
+            }
+            Head::Value(Value::Str(s)) => {
+                let mut out = String::new();
+                quote(s, &mut out);
+                Doc::Atom(out)
+            }
+            Head::Value(Value::Con(c, _)) => Doc::Con(*c, Vec::new()),
+            _ => Doc::Atom("_".into()),
+        }
+    }
+
+    fn let_l(
+        &mut self,
+        _h: &mut super::heap::Heap<'p>,
+        _c: u32,
+        _e: super::unwind::Entry<Doc>,
+        body: Doc,
+    ) -> Doc {
+        body
+    }
+
+    fn let_a(
+        &mut self,
+        _h: &mut super::heap::Heap<'p>,
+        _c: u32,
+        fun: Doc,
+        _arg: Option<Doc>,
+    ) -> Doc {
+        fun
+    }
+
+    fn apply(
+        &mut self,
+        _h: &mut super::heap::Heap<'p>,
+        fun: Doc,
+        arg: Doc,
+        _pl: crate::core::term::Plicity,
+    ) -> Doc {
+        match fun {
+            Doc::Con(c, mut args) => {
+                // Each field is finished as it is consumed, so finishing never goes
+                // deeper than one level (a long list prints without recursion).
+                args.push(self.finish(arg));
+                Doc::Con(c, args)
+            }
+            other => other,
+        }
+    }
+}
+
+/// Prints a normal form stack (a `String` at the top prints raw, as `main` does).
+pub fn print_nf<'p>(
+    heap: &mut super::heap::Heap<'p>,
+    prog: &'p crate::core::program::Program,
+    s: u32,
+) -> String {
+    if let super::stack::Head::Value(Value::Str(text)) = &heap.stacks.get(s).head {
+        return text.to_string();
+    }
+    let mut f = PrintFold::new(prog);
+    let d = super::unwind::unwind(heap, &mut f, s);
+    f.text(d, false)
+}

@@ -5,6 +5,12 @@
 //! with `prim_` (`prim_strLength`), which user programs can use too but should not need.
 //! `error` is a primitive under its own name.
 //!
+//! The operations themselves live in one module per family: [`arith`] (checked `Int`
+//! and IEEE `Float` arithmetic), [`compare`] (orderings), [`float`] (conversions and
+//! the shortest round-trip text), [`string`] (Unicode-aware string functions). The
+//! machine (`machine::primop`) applies them to evaluated arguments; structural `==`,
+//! list `++`, `join` and `prim_seq` need the machine's frames and are done there.
+//!
 //! A primitive takes only value arguments: no type arguments, even where its type has
 //! implicit binders (`error : {a : Type} -> String -> a`). The type checker gives each
 //! primitive its type specially; the machine applies it to exactly [`Prim::arity`]
