@@ -61,7 +61,7 @@ impl<'p> Machine<'p> {
         let base = self.frames.len();
         loop {
             self.steps += 1;
-            if self.audit_every != 0 && self.steps % self.audit_every == 0 {
+            if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
                 self.audit(Some(&ctl))
                     .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
             }
