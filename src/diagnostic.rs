@@ -188,10 +188,10 @@ fn render_one(map: &SourceMap, d: &Diagnostic) -> String {
         // `FILE:LINE:COLUMN` even when the snippet is omitted.
         message = format!("{}: {}", map.location(span), message);
     }
-    if !snippet_ok {
-        for l in d.labels.iter().filter(|l| !l.primary) {
-            notes.push(format!("{}: {}", map.location(l.span), l.message));
-        }
+    // Every secondary place is also named as `FILE:LINE:COLUMN`, so both places of a
+    // duplicate definition can be found without reading the snippet.
+    for l in d.labels.iter().filter(|l| !l.primary) {
+        notes.push(format!("{}: {}", map.location(l.span), l.message));
     }
     let diag = match d.severity {
         Severity::Error => cs::Diagnostic::error(),

@@ -5,7 +5,8 @@
 //! Imports are paths relative to the importing file. Each file is loaded once however
 //! many files import it; an import cycle is an error at the `import` that closes it.
 
-use crate::check::resolve::{self, PRELUDE_UNIT, SourceUnit};
+use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
+use crate::check::eval::TypeEval;
 use crate::core::program::Program;
 use crate::diagnostic::{self, Diagnostic};
 use crate::prelude;
@@ -128,10 +129,10 @@ fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str,
         imports: Vec::new(),
     });
     files_of_units.push(entry_file);
-    if let Some(path) = sources.get(entry_file).path.as_ref() {
-        if let Ok(canon) = path.canonicalize() {
-            by_path.insert(canon, 1);
-        }
+    if let Some(path) = sources.get(entry_file).path.as_ref()
+        && let Ok(canon) = path.canonicalize()
+    {
+        by_path.insert(canon, 1);
     }
     while let Some((file, unit)) = queue.pop() {
         let text = sources.get(file).text.clone();
@@ -194,7 +195,8 @@ fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str,
             diagnostics,
         };
     }
-    let (program, errors) = resolve::resolve_program(&units, 1);
+    let mut eval = type_evaluator();
+    let (program, errors) = elab::elaborate_program(&units, 1, eval.as_mut());
     diagnostics.extend(errors);
     let ok = !diagnostics.iter().any(Diagnostic::is_error);
     Loaded {
@@ -260,4 +262,9 @@ fn cycle_error(
     names.push(sources.get(files[back_to]).name.as_str());
     Diagnostic::error(format!("import cycle: {}", names.join(" imports ")))
         .at(span, "this import closes the cycle")
+}
+
+/// The evaluator the type checker uses for type-level computation.
+fn type_evaluator() -> Box<dyn TypeEval> {
+    Box::new(crate::check::eval::NoReduction)
 }

@@ -18,6 +18,7 @@
 //! - [`prim`]: primitive operations.
 //! - [`external`]: host externals.
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
+//! - [`proto`]: core terms and programs to and from protobuf, and content hashes.
 //! - [`driver`]: loading a program from a file, with the prelude, through the passes.
 
 pub mod check;
@@ -28,4 +29,5 @@ pub mod external;
 pub mod machine;
 pub mod prelude;
 pub mod prim;
+pub mod proto;
 pub mod syntax;

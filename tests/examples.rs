@@ -1,13 +1,11 @@
-//! Every example program (the spec's, the benchmarks', our own) passes `spindle check`.
-//! `type_error.sp` is an ill-typed program: it resolves, and is rejected once the type
-//! checker lands (issue 4), so it is left out here.
+//! Every example program (the spec's, the benchmarks', our own) passes `spindle check`,
+//! except the ones that are ill-typed on purpose, which it rejects.
 
 mod common;
 
-use common::{run_in, sp_files, tests_dir};
-
-/// Examples whose rejection needs the type checker.
-const NEEDS_TYPE_CHECKER: &[&str] = &["type_error.sp"];
+use common::{
+    ILL_TYPED, NEEDS_TYPE_LEVEL_EVALUATION, check_error_output, run_in, sp_files, tests_dir,
+};
 
 #[test]
 fn every_example_checks() {
@@ -17,7 +15,9 @@ fn every_example_checks() {
         let dir = tests_dir().join("examples").join(sub);
         for file in sp_files(&dir) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
-            if NEEDS_TYPE_CHECKER.contains(&name.as_str()) {
+            if ILL_TYPED.contains(&name.as_str())
+                || NEEDS_TYPE_LEVEL_EVALUATION.contains(&name.as_str())
+            {
                 continue;
             }
             count += 1;
@@ -33,4 +33,16 @@ fn every_example_checks() {
     }
     assert!(count >= 12, "only {count} examples found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn ill_typed_examples_are_rejected_with_their_errors() {
+    let dir = tests_dir().join("examples").join("spec");
+    for name in ILL_TYPED {
+        let out = run_in(&dir, &["check", name]);
+        let expected = std::fs::read_to_string(dir.join(name).with_extension("err")).unwrap();
+        if let Err(why) = check_error_output(&out, &expected) {
+            panic!("{name}: {why}");
+        }
+    }
 }

@@ -1,7 +1,18 @@
-//! From surface AST to core terms: scope resolution, imports and pattern compilation.
-//! The type checker (elaboration) will replace the resolver here: one pass from
-//! surface AST to core terms.
+//! From surface AST to checked core terms, in one pass: scope resolution, imports,
+//! elaboration with dependent types, unification, pattern compilation.
+//!
+//! - [`scope`]: which global a name means in which file; duplicates; suggestions.
+//! - [`elab`]: bidirectional elaboration of declarations and expressions.
+//! - [`patterns`]: `match` compiled to one-level matches, with dependent refinement.
+//! - [`unify`]: definitional equality with unknowns (pattern unification).
+//! - [`meta`]: the unknowns (metavariables) and their solutions.
+//! - [`eval`]: what elaboration needs from the evaluator (weak head normal forms).
+//! - [`prim_types`]: the types of primitives.
 
+pub mod elab;
+pub mod eval;
+pub mod meta;
 mod patterns;
-pub mod resolve;
+pub mod prim_types;
 pub mod scope;
+mod unify;

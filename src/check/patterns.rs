@@ -1,28 +1,37 @@
-//! Compiling nested patterns to one-level matches.
+//! Elaborating `match`: nested patterns compiled to typed one-level matches.
 //!
 //! Core terms have only one-level case analysis ([`Match`]): arms on a constructor
-//! (binding its fields) or a literal, then a default. A surface `match` with nested
-//! patterns is compiled here to a tree of those, by the classic clause-matrix method:
+//! (binding its fields) or a literal, then a default. A surface `match` is compiled by
+//! the clause-matrix method:
 //!
-//! - The *occurrences* are the values being examined, each a bound variable (the
-//!   scrutinee, then the fields bound by enclosing arms). A *row* is one source arm: a
-//!   pattern per occurrence, the variables it has bound so far, and its body.
+//! - The *occurrences* are the values being examined, each a local variable (the
+//!   scrutinee, then the fields bound by enclosing arms), each with its type. A *row* is
+//!   one source arm: a pattern per occurrence, the variables it has bound so far, and
+//!   its body.
 //! - If the first row's patterns are all variables or `_`, it matches: its body is
-//!   resolved with its pattern variables naming the occurrences they matched.
-//! - Otherwise pick the first column where the first row tests something, and split on
-//!   it: one arm per constructor (or literal) appearing there, whose sub-matrix keeps the
-//!   rows compatible with it (their sub-patterns replacing the column), and a default
-//!   (rows with a variable there) when the constructors seen do not cover the type.
-//! - No rows left means no arm matches: an empty match, which the machine reports as a
-//!   runtime error at the `match`.
+//!   checked against the goal, with its pattern variables naming the occurrences.
+//! - Otherwise split on the first column where the first row tests something: one arm
+//!   per constructor (or literal) appearing there, binding the constructor's fields at
+//!   their types (the data type's parameters taken from the occurrence's type), and a
+//!   default when the constructors seen do not cover the type. No rows left means no
+//!   arm matches: an empty match (a runtime error at the `match`) and a warning naming
+//!   a missing case.
 //!
-//! Rows are tried top to bottom, as the language requires. A body can be reached along
-//! several paths, in which case it is resolved once per path (names are resolved afresh
-//! each time, so no index shifting is needed).
+//! **Dependent matching.** When the occurrence is a variable and the goal is known, each
+//! constructor arm checks its body against the goal with that variable replaced by the
+//! constructor applied to the arm's fields: in `match n with | Z -> e1 | S m -> e2`, `e1`
+//! is checked against the goal with `n := Z`, `e2` with `n := S m`.
+//!
+//! Rows are tried top to bottom, as the language requires. A body reachable along
+//! several paths is elaborated once per path (names are resolved afresh each time, so
+//! no index shifting is needed).
 
-use super::resolve::{Cx, Resolver, global_term, name_of};
+use super::elab::{Cx, Elab, data_args, global_term, name_of};
 use super::scope::Global;
-use crate::core::term::{Binder, CaseArm, CasePat, ConId, Lit, Lvl, Match, Plicity, RcTerm, Term};
+use crate::core::subst::{replace_var, rewrite, shift};
+use crate::core::term::{
+    Binder, CaseArm, CasePat, ConId, DataId, Ix, Lit, Lvl, Match, Plicity, PrimType, RcTerm, Term,
+};
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{Arm, Expr, ExprKind, Pat, PatKind};
 use crate::syntax::span::Span;
@@ -54,15 +63,50 @@ enum Head {
     Lit(Lit),
 }
 
-impl Resolver {
-    /// Resolves `match scrut with arms`.
+/// The value a column examines: a local variable, or (for a flat match on a
+/// non-variable) the scrutinee term itself with its type, examined exactly once.
+enum Occ {
+    Var(Lvl),
+    Term(RcTerm, RcTerm),
+}
+
+/// The goal of a compiled matrix: the type every arm must have (in the current scope),
+/// and whether arms refine it by what they learn about a variable.
+#[derive(Clone)]
+struct Goal {
+    ty: RcTerm,
+    refine: bool,
+}
+
+impl Goal {
+    fn under(&self, binders: u32) -> Goal {
+        Goal {
+            ty: shift(&self.ty, binders),
+            refine: self.refine,
+        }
+    }
+}
+
+impl Elab<'_> {
+    /// Elaborates `match scrut with arms` against `goal`, or infers its type.
     pub(super) fn match_expr<'s>(
         &mut self,
         cx: &mut Cx<'s>,
         scrut: &'s Expr<'s>,
         arms: &'s [Arm<'s>],
         span: Span,
-    ) -> RcTerm {
+        goal: Option<&RcTerm>,
+    ) -> (RcTerm, RcTerm) {
+        let goal = match goal {
+            Some(ty) => Goal {
+                ty: ty.clone(),
+                refine: true,
+            },
+            None => Goal {
+                ty: self.fresh(cx, span, "the type of this `match`"),
+                refine: false,
+            },
+        };
         let rows: Vec<Row<'s>> = arms
             .iter()
             .map(|arm| Row {
@@ -71,34 +115,33 @@ impl Resolver {
                 body: arm.body,
             })
             .collect();
-        // A variable scrutinee is examined in place (this is what lets the type checker
-        // refine the variable's type in each arm).
-        if let ExprKind::Var(name) = scrut.kind {
-            if let Some(lvl) = cx.lookup(name) {
-                return self.compile(cx, &[lvl], rows, span);
-            }
+        // A variable scrutinee is examined in place: this is what lets each arm refine
+        // the variable in the goal.
+        if let ExprKind::Var(name) = scrut.kind
+            && let Some(lvl) = cx.lookup(name)
+        {
+            let t = self.compile(cx, &[lvl], rows, span, &goal);
+            return (t, goal.ty);
         }
-        let scrut_term = self.expr(cx, scrut);
+        let (st, sty) = self.infer_value(cx, scrut);
         if is_flat(&rows) {
-            // Every test is on the scrutinee itself and nothing names it: one match on
-            // the scrutinee term, no binding needed.
-            return self.compile_flat(cx, scrut_term, rows, span);
+            let t = self.compile_flat(cx, st, sty, rows, span, &goal);
+            return (t, goal.ty);
         }
-        // Otherwise bind the scrutinee once so nested tests and variables can refer to
-        // it. The `let` is recursive in core, so the right-hand side is shifted under
-        // its own (unnamed, unreferenced) binder.
-        let lvl = Lvl(cx.depth);
-        cx.push_anonymous();
-        let shifted = self.expr(cx, scrut);
-        let body = self.compile(cx, &[lvl], rows, span);
-        cx.depth -= 1;
-        drop(scrut_term);
+        // Bind the scrutinee once so nested tests and variables can refer to it. A core
+        // `let` is recursive, so its right-hand side is shifted under its own binder.
+        let lvl = Lvl(cx.depth());
+        let value = shift(&st, 1);
+        cx.push_hidden(name_of("_"), sty.clone());
+        cx.entries[lvl.0 as usize].value = Some(value.clone());
+        let body = self.compile(cx, &[lvl], rows, span, &goal.under(1));
+        cx.pop();
         let binder = Binder {
             name: name_of("_"),
             plicity: Plicity::Explicit,
-            ty: Term::infer(scrut.span),
+            ty: sty,
         };
-        Term::Let(binder, shifted, body).rc()
+        (Term::Let(binder, value, body).rc(), goal.ty)
     }
 
     /// Lowers a surface pattern: resolves constructor names, checks arities, removes
@@ -169,17 +212,17 @@ impl Resolver {
         &mut self,
         cx: &mut Cx<'s>,
         scrut: RcTerm,
+        scrut_ty: RcTerm,
         rows: Vec<Row<'s>>,
         span: Span,
+        goal: &Goal,
     ) -> RcTerm {
         // A first arm that matches anything is taken without evaluating the scrutinee.
         if let Some(IPat::Any(_)) = rows.first().map(|r| &r.pats[0]) {
             let row = rows.into_iter().next().expect("rows is not empty");
-            return self.leaf(cx, &row.binds, row.body);
+            return self.leaf(cx, &row.binds, row.body, goal);
         }
-        // The scrutinee is examined once, so its occurrence is a term; the default (if
-        // any) binds it afresh, and no pattern names it (see `is_flat`).
-        self.split(cx, Occ::Term(scrut), &[], 0, rows, span)
+        self.split(cx, Occ::Term(scrut, scrut_ty), &[], 0, rows, span, goal)
     }
 
     /// Compiles a clause matrix over `occs`.
@@ -189,12 +232,11 @@ impl Resolver {
         occs: &[Lvl],
         rows: Vec<Row<'s>>,
         span: Span,
+        goal: &Goal,
     ) -> RcTerm {
-        stacker::maybe_grow(
-            super::resolve::RED_ZONE,
-            super::resolve::STACK_CHUNK,
-            || self.compile_inner(cx, occs, rows, span),
-        )
+        stacker::maybe_grow(super::elab::RED_ZONE, super::elab::STACK_CHUNK, || {
+            self.compile_inner(cx, occs, rows, span, goal)
+        })
     }
 
     fn compile_inner<'s>(
@@ -203,6 +245,7 @@ impl Resolver {
         occs: &[Lvl],
         rows: Vec<Row<'s>>,
         span: Span,
+        goal: &Goal,
     ) -> RcTerm {
         let Some(first) = rows.first() else {
             return no_match(cx, occs.first().copied(), span);
@@ -216,27 +259,70 @@ impl Resolver {
                         binds.push((name, *occ));
                     }
                 }
-                self.leaf(cx, &binds, row.body)
+                self.leaf(cx, &binds, row.body, goal)
             }
-            Some(col) => self.split(cx, Occ::Var(occs[col]), occs, col, rows, span),
+            Some(col) => self.split(cx, Occ::Var(occs[col]), occs, col, rows, span, goal),
         }
     }
 
-    /// Resolves a row's body with its pattern variables naming their occurrences.
+    /// Checks a row's body with its pattern variables naming their occurrences.
     fn leaf<'s>(
         &mut self,
         cx: &mut Cx<'s>,
         binds: &[(&'s str, Lvl)],
         body: &'s Expr<'s>,
+        goal: &Goal,
     ) -> RcTerm {
         let saved = cx.names.len();
         cx.names.extend(binds.iter().copied());
-        let t = self.expr(cx, body);
+        let t = self.check(cx, body, &goal.ty);
         cx.names.truncate(saved);
         t
     }
 
+    /// The data type's parameters as the occurrence's type gives them (unifying with a
+    /// fresh `D ?params` if the type is still unknown).
+    fn data_params(
+        &mut self,
+        cx: &mut Cx<'_>,
+        occ_ty: &RcTerm,
+        d: DataId,
+        span: Span,
+    ) -> Vec<RcTerm> {
+        let n = self.program.data(d).params.len();
+        let w = self.whnf(cx, occ_ty, span);
+        if let Some(args) = data_args(&w, d)
+            && args.len() == n
+        {
+            return args;
+        }
+        let params: Vec<RcTerm> = (0..n)
+            .map(|i| {
+                let name = self.program.data(d).params[i].name.clone();
+                self.fresh(
+                    cx,
+                    span,
+                    format!("the parameter `{name}` of the scrutinee's type"),
+                )
+            })
+            .collect();
+        let want = Term::apps(Term::Data(d).rc(), params.iter().cloned());
+        if !self.unify(cx, occ_ty, &want, span) {
+            let found = self.show(cx, occ_ty);
+            let name = self.program.data(d).name.clone();
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "this `match` has patterns of type `{name}`, but the value has type `{found}`"
+                ))
+                .at(span, "")
+                .note(format!("found: {found}")),
+            );
+        }
+        params
+    }
+
     /// Splits the matrix on column `col`, whose value is `occ`.
+    #[allow(clippy::too_many_arguments)]
     fn split<'s>(
         &mut self,
         cx: &mut Cx<'s>,
@@ -245,17 +331,36 @@ impl Resolver {
         col: usize,
         rows: Vec<Row<'s>>,
         span: Span,
+        goal: &Goal,
     ) -> RcTerm {
         let heads = self.heads(&rows, col);
+        let occ_ty = match &occ {
+            Occ::Var(l) => cx.type_of(*l),
+            Occ::Term(_, ty) => ty.clone(),
+        };
+        let params = match heads.first() {
+            Some(Head::Con(c)) => self.data_params(cx, &occ_ty, c.data, span),
+            Some(Head::Lit(l)) => {
+                let want = Term::PrimType(match l {
+                    Lit::Int(_) => PrimType::Int,
+                    Lit::Float(_) => PrimType::Float,
+                    Lit::Str(_) => PrimType::String,
+                })
+                .rc();
+                self.expect(cx, span, &occ_ty, &want);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
         let root = occs.first().copied();
         let mut arms = Vec::new();
         for head in &heads {
-            let arity = match head {
-                Head::Con(c) => self.program.con(*c).fields.len(),
-                Head::Lit(_) => 0,
+            let field_tys: Vec<RcTerm> = match head {
+                Head::Con(c) => self.program.con(*c).fields.clone(),
+                Head::Lit(_) => Vec::new(),
             };
-            let base = cx.depth;
-            let field_lvls: Vec<Lvl> = (0..arity as u32).map(|k| Lvl(base + k)).collect();
+            let arity = field_tys.len();
+            let base = cx.depth();
             let mut names: Vec<Option<&'s str>> = vec![None; arity];
             let mut sub = Vec::new();
             for row in &rows {
@@ -284,24 +389,37 @@ impl Resolver {
                     body: row.body,
                 });
             }
-            let mut new_occs = occs[..col].to_vec();
-            new_occs.extend(field_lvls);
+            let mut binders = Vec::with_capacity(arity);
+            for (j, fty) in field_tys.iter().enumerate() {
+                let ty = subst_params(fty, j as u32, &params);
+                let name = name_of(names[j].unwrap_or("_"));
+                cx.push_hidden(name.clone(), ty.clone());
+                binders.push(Binder {
+                    name,
+                    plicity: Plicity::Explicit,
+                    ty,
+                });
+            }
+            let mut arm_goal = goal.under(arity as u32);
+            if let (true, Occ::Var(l), Head::Con(c)) = (goal.refine, &occ, head) {
+                let k = arity as u32;
+                let con = params.iter().fold(Term::Con(*c).rc(), |f, p| {
+                    Term::App(f, Plicity::Implicit, shift(p, k)).rc()
+                });
+                let con = (0..k).rev().fold(con, |f, i| {
+                    Term::App(f, Plicity::Explicit, Term::Var(Ix(i)).rc()).rc()
+                });
+                arm_goal.ty = replace_var(&arm_goal.ty, l.to_ix(base + k), &con);
+            }
+            let mut new_occs = occs[..col.min(occs.len())].to_vec();
+            new_occs.extend((0..arity as u32).map(|k| Lvl(base + k)));
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
-            cx.depth += arity as u32;
-            let body = self.compile_or_root(cx, &new_occs, root, sub, span);
-            cx.depth -= arity as u32;
+            let body = self.compile_or_root(cx, &new_occs, root, sub, span, &arm_goal);
+            for _ in 0..arity {
+                cx.pop();
+            }
             let pat = match head {
-                Head::Con(c) => CasePat::Con(
-                    *c,
-                    names
-                        .iter()
-                        .map(|n| Binder {
-                            name: name_of(n.unwrap_or("_")),
-                            plicity: Plicity::Explicit,
-                            ty: Term::infer(span),
-                        })
-                        .collect(),
-                ),
+                Head::Con(c) => CasePat::Con(*c, binders),
                 Head::Lit(l) => CasePat::Lit(l.clone()),
             };
             arms.push(CaseArm { pat, body });
@@ -313,7 +431,7 @@ impl Resolver {
         let default = if exhaustive {
             None
         } else {
-            let dflt = Lvl(cx.depth);
+            let dflt = Lvl(cx.depth());
             let mut name = None;
             let mut sub = Vec::new();
             for row in &rows {
@@ -333,21 +451,32 @@ impl Resolver {
                     body: row.body,
                 });
             }
+            if sub.is_empty() {
+                self.warn_missing(&heads, span);
+            }
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
-            cx.push_anonymous();
-            let body = self.compile_or_root(cx, &new_occs, root.or(Some(dflt)), sub, span);
-            cx.depth -= 1;
+            let binder_name = name_of(name.unwrap_or("_"));
+            cx.push_hidden(binder_name.clone(), occ_ty.clone());
+            let body = self.compile_or_root(
+                cx,
+                &new_occs,
+                root.or(Some(dflt)),
+                sub,
+                span,
+                &goal.under(1),
+            );
+            cx.pop();
             let binder = Binder {
-                name: name_of(name.unwrap_or("_")),
+                name: binder_name,
                 plicity: Plicity::Explicit,
-                ty: Term::infer(span),
+                ty: occ_ty,
             };
             Some((binder, body))
         };
         let scrut = match occ {
             Occ::Var(l) => cx.var(l),
-            Occ::Term(t) => t,
+            Occ::Term(t, _) => t,
         };
         Term::Match(Box::new(Match {
             scrut,
@@ -358,8 +487,43 @@ impl Resolver {
         .rc()
     }
 
+    /// Warns that a match leaves cases uncovered, naming them.
+    fn warn_missing(&mut self, heads: &[Head], span: Span) {
+        let missing = match heads.first() {
+            Some(Head::Con(c)) => {
+                let data = self.program.data(c.data);
+                let names: Vec<String> = data
+                    .ctors
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| {
+                        !heads.contains(&Head::Con(ConId {
+                            data: c.data,
+                            index: *i as u32,
+                        }))
+                    })
+                    .map(|(_, ctor)| {
+                        let mut s = ctor.name.to_string();
+                        for _ in &ctor.fields {
+                            s.push_str(" _");
+                        }
+                        format!("`{s}`")
+                    })
+                    .collect();
+                names.join(", ")
+            }
+            _ => "values other than the literals listed (add a `_` arm)".to_string(),
+        };
+        self.errors.push(
+            Diagnostic::warning(format!(
+                "this `match` does not cover every case: {missing} is not matched"
+            ))
+            .at(span, "reaching an uncovered case is a runtime error"),
+        );
+    }
+
     /// Compiles a sub-matrix, remembering the root occurrence for the "no arm matches"
-    /// leaf when the matrix has no columns left.
+    /// leaf when the matrix has no rows left.
     fn compile_or_root<'s>(
         &mut self,
         cx: &mut Cx<'s>,
@@ -367,11 +531,12 @@ impl Resolver {
         root: Option<Lvl>,
         rows: Vec<Row<'s>>,
         span: Span,
+        goal: &Goal,
     ) -> RcTerm {
         if rows.is_empty() {
             return no_match(cx, root.or(occs.first().copied()), span);
         }
-        self.compile(cx, occs, rows, span)
+        self.compile(cx, occs, rows, span, goal)
     }
 
     /// The distinct constructors or literals tested in column `col`, in order of first
@@ -411,13 +576,6 @@ impl Resolver {
     }
 }
 
-/// The value a column examines: a bound variable, or (for a flat match on a
-/// non-variable) the scrutinee term itself, examined exactly once.
-enum Occ {
-    Var(Lvl),
-    Term(RcTerm),
-}
-
 /// Whether a match can be one level on an arbitrary scrutinee term: no sub-pattern
 /// tests anything and no arm names the scrutinee.
 fn is_flat(rows: &[Row<'_>]) -> bool {
@@ -428,6 +586,24 @@ fn is_flat(rows: &[Row<'_>]) -> bool {
     })
 }
 
+/// A constructor's field type (in the scope of the data type's parameters and the
+/// `j` earlier fields) with the parameters replaced by `params` (in the scope outside
+/// the fields): the result is in that scope plus the `j` earlier fields.
+fn subst_params(field: &RcTerm, j: u32, params: &[RcTerm]) -> RcTerm {
+    let n = params.len() as u32;
+    rewrite(field, &mut |node, d| match node {
+        Term::Var(Ix(i)) if *i >= d + j => {
+            let from_fields = i - d - j;
+            if from_fields < n {
+                Some(shift(&params[(n - 1 - from_fields) as usize], d + j))
+            } else {
+                Some(Term::Var(Ix(i - n)).rc())
+            }
+        }
+        _ => None,
+    })
+}
+
 /// The leaf where no arm matches: an empty match on the root occurrence, which fails at
 /// run time with the `match`'s location.
 fn no_match(cx: &Cx<'_>, root: Option<Lvl>, span: Span) -> RcTerm {
@@ -435,7 +611,7 @@ fn no_match(cx: &Cx<'_>, root: Option<Lvl>, span: Span) -> RcTerm {
         Some(l) => cx.var(l),
         None => global_term(
             Global::Con(ConId {
-                data: crate::core::term::DataId(0),
+                data: DataId(0),
                 index: 0,
             }),
             span,

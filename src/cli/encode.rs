@@ -1,10 +1,26 @@
-//! `spindle encode FILE -o OUT`: the checked program as protobuf.
+//! `spindle encode FILE -o OUT`: the program as protobuf (`proto/spindle.proto`).
+//!
+//! Until the type checker lands, the program written is the resolved one.
 
+use spindle::driver;
+use spindle::proto::{self, encode};
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `spindle encode`.
 pub fn main(file: &Path, output: &Path) -> ExitCode {
-    let _ = (file, output);
-    super::not_implemented("`spindle encode`")
+    let loaded = driver::load(file);
+    eprint!("{}", loaded.render_diagnostics());
+    let Some(program) = loaded.program.as_ref().filter(|_| !loaded.has_errors()) else {
+        return ExitCode::from(1);
+    };
+    let prelude = proto::prelude_counts(&loaded.sources, program);
+    let bytes = encode::program_bytes(program, prelude);
+    match std::fs::write(output, bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", output.display());
+            ExitCode::from(1)
+        }
+    }
 }

@@ -52,7 +52,8 @@ pub enum Command {
         /// The encoded program (`.pb`).
         file: PathBuf,
     },
-    /// Print the blake3 content hash of the checked program.
+    /// Print the blake3 content hash of the checked program (FILE may be an encoded
+    /// `.pb` program).
     Hash {
         /// The program.
         file: PathBuf,

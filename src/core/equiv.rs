@@ -28,6 +28,7 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
             (Term::Hole(x, _), Term::Hole(y, _)) => match (x, y) {
                 (HoleKind::Infer, HoleKind::Infer) => true,
                 (HoleKind::Goal(m), HoleKind::Goal(n)) => m == n,
+                (HoleKind::Meta(m), HoleKind::Meta(n)) => m == n,
                 _ => false,
             },
             (Term::Pi(p, x), Term::Pi(q, y)) | (Term::Lam(p, x), Term::Lam(q, y)) => {

@@ -3,4 +3,5 @@
 pub mod equiv;
 pub mod pretty;
 pub mod program;
+pub mod subst;
 pub mod term;

@@ -181,7 +181,8 @@ impl<'p> Printer<'p> {
                 let _ = write!(self.out, "Type {n}");
                 self.close(paren);
             }
-            Term::Hole(HoleKind::Infer, _) => self.out.push('_'),
+            // An unsolved metavariable shows as `_` in messages: "expected `List _`".
+            Term::Hole(HoleKind::Infer | HoleKind::Meta(_), _) => self.out.push('_'),
             Term::Hole(HoleKind::Goal(name), _) => {
                 self.out.push('?');
                 if let Some(n) = name {
@@ -318,47 +319,64 @@ impl<'p> Printer<'p> {
             head = f;
         }
         args.reverse();
+        if let Term::Hole(HoleKind::Meta(_), _) = head {
+            // An unknown applied to the variables it may use: shown as just `_`.
+            self.out.push('_');
+            return;
+        }
         let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);
-        if explicit {
-            if let Term::Prim(p, _) = head {
-                if let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len()) {
-                    let paren = self.open(level, prec);
-                    self.term(args[0].1, lhs);
-                    let _ = write!(self.out, " {sym} ");
-                    self.term(args[1].1, rhs);
-                    self.close(paren);
-                    return;
-                }
+        if explicit
+            && let Term::Prim(p, _) = head
+            && let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len())
+        {
+            let paren = self.open(level, prec);
+            self.term(args[0].1, lhs);
+            let _ = write!(self.out, " {sym} ");
+            self.term(args[1].1, rhs);
+            self.close(paren);
+            return;
+        }
+        if let Term::Con(c) = head {
+            if *c == self.builtins.cons && self.list_literal(t) {
+                return;
             }
-            if let Term::Con(c) = head {
-                if *c == self.builtins.cons && args.len() == 2 && self.list_literal(t) {
-                    return;
-                }
-                if *c == self.builtins.mk_pair && args.len() == 2 {
-                    self.out.push('(');
-                    self.term(args[0].1, LOW);
-                    let mut rest = args[1].1;
-                    loop {
-                        self.out.push_str(", ");
-                        match pair_parts(rest, self.builtins.mk_pair) {
-                            Some((a, b)) => {
-                                self.term(a, LOW);
-                                rest = b;
-                            }
-                            None => {
-                                self.term(rest, LOW);
-                                break;
-                            }
+            if *c == self.builtins.mk_pair && pair_parts(t, self.builtins.mk_pair).is_some() {
+                self.out.push('(');
+                let (first, mut rest) = pair_parts(t, self.builtins.mk_pair).expect("checked");
+                self.term(first, LOW);
+                loop {
+                    self.out.push_str(", ");
+                    match pair_parts(rest, self.builtins.mk_pair) {
+                        Some((a, b)) => {
+                            self.term(a, LOW);
+                            rest = b;
+                        }
+                        None => {
+                            self.term(rest, LOW);
+                            break;
                         }
                     }
-                    self.out.push(')');
-                    return;
                 }
+                self.out.push(')');
+                return;
             }
+            // Applied to arguments, a constructor is named even where it has sugar
+            // (`Nil {Int}`, not `[] {Int}`).
+            let paren = self.open(APP, prec);
+            self.out.push_str(&self.program.con(*c).name);
+            self.args(&args);
+            self.close(paren);
+            return;
         }
         let paren = self.open(APP, prec);
         self.term(head, APP);
-        for (p, a) in args {
+        self.args(&args);
+        self.close(paren);
+    }
+
+    /// ` a {b} c`: arguments after a head.
+    fn args(&mut self, args: &[(Plicity, &Term)]) {
+        for (p, a) in args.iter().copied() {
             match p {
                 Plicity::Explicit => {
                     self.out.push(' ');
@@ -371,24 +389,35 @@ impl<'p> Printer<'p> {
                 }
             }
         }
-        self.close(paren);
     }
 
     /// Prints a `Cons` chain ending in `Nil` as `[a, b, c]`; returns false (printing
-    /// nothing) if the chain ends otherwise. Walks the chain in a loop.
+    /// nothing) if the chain ends otherwise or its element types (implicit arguments,
+    /// after checking) differ, since the literal could then not mean the same term.
+    /// Walks the chain in a loop.
     fn list_literal(&mut self, t: &Term) -> bool {
         let mut items = Vec::new();
+        let mut types: Vec<Option<&Term>> = Vec::new();
         let mut rest = t;
-        loop {
-            match cons_parts(rest, self.builtins.cons) {
-                Some((x, xs)) => {
-                    items.push(x);
-                    rest = xs;
-                }
-                None => break,
-            }
+        while let Some((ty, x, xs)) = cons_parts(rest, self.builtins.cons) {
+            types.push(ty);
+            items.push(x);
+            rest = xs;
         }
-        if !matches!(rest, Term::Con(c) if *c == self.builtins.nil) {
+        match rest {
+            Term::Con(c) if *c == self.builtins.nil => types.push(None),
+            Term::App(f, Plicity::Implicit, ty) if matches!(&**f, Term::Con(c) if *c == self.builtins.nil) =>
+            {
+                types.push(Some(&**ty));
+            }
+            _ => return false,
+        }
+        let uniform = types.windows(2).all(|w| match (w[0], w[1]) {
+            (None, None) => true,
+            (Some(a), Some(b)) => crate::core::equiv::alpha_eq(a, b),
+            _ => false,
+        });
+        if !uniform {
             return false;
         }
         self.out.push('[');
@@ -404,20 +433,22 @@ impl<'p> Printer<'p> {
 
     fn match_(&mut self, m: &Match, prec: u8) {
         let b = self.builtins;
-        if let ([t, f], None) = (m.arms.as_slice(), &m.default) {
-            if let (CasePat::Con(tc, tf), CasePat::Con(fc, ff)) = (&t.pat, &f.pat) {
-                if *tc == b.true_ && *fc == b.false_ && tf.is_empty() && ff.is_empty() {
-                    let paren = self.open(LOW, prec);
-                    self.out.push_str("if ");
-                    self.term(&m.scrut, OR);
-                    self.out.push_str(" then ");
-                    self.term(&t.body, OR);
-                    self.out.push_str(" else ");
-                    self.term(&f.body, LOW);
-                    self.close(paren);
-                    return;
-                }
-            }
+        if let ([t, f], None) = (m.arms.as_slice(), &m.default)
+            && let (CasePat::Con(tc, tf), CasePat::Con(fc, ff)) = (&t.pat, &f.pat)
+            && *tc == b.true_
+            && *fc == b.false_
+            && tf.is_empty()
+            && ff.is_empty()
+        {
+            let paren = self.open(LOW, prec);
+            self.out.push_str("if ");
+            self.term(&m.scrut, OR);
+            self.out.push_str(" then ");
+            self.term(&t.body, OR);
+            self.out.push_str(" else ");
+            self.term(&f.body, LOW);
+            self.close(paren);
+            return;
         }
         // A match is always parenthesised unless it stands where nothing can follow it,
         // because its arms extend as far right as possible.
@@ -504,25 +535,38 @@ fn operator(p: Prim) -> Option<(&'static str, u8, u8, u8)> {
     })
 }
 
-/// `(x, xs)` if `t` is `Cons x xs` with explicit arguments.
-fn cons_parts(t: &Term, cons: ConId) -> Option<(&Term, &Term)> {
-    two_args_of(t, cons)
-}
-
-/// `(a, b)` if `t` is `MkPair a b` with explicit arguments.
-fn pair_parts(t: &Term, pair: ConId) -> Option<(&Term, &Term)> {
-    two_args_of(t, pair)
-}
-
-fn two_args_of(t: &Term, con: ConId) -> Option<(&Term, &Term)> {
-    if let Term::App(f, Plicity::Explicit, b) = t {
-        if let Term::App(c, Plicity::Explicit, a) = &**f {
-            if matches!(&**c, Term::Con(k) if *k == con) {
-                return Some((a, b));
-            }
-        }
+/// `(element type, x, xs)` if `t` is `Cons x xs` or `Cons {A} x xs`.
+fn cons_parts(t: &Term, cons: ConId) -> Option<(Option<&Term>, &Term, &Term)> {
+    let (implicit, x, xs) = con_two_args(t, cons)?;
+    match implicit.as_slice() {
+        [] => Some((None, x, xs)),
+        [ty] => Some((Some(*ty), x, xs)),
+        _ => None,
     }
-    None
+}
+
+/// `(a, b)` if `t` is `MkPair a b`, with or without its two implicit type arguments.
+fn pair_parts(t: &Term, pair: ConId) -> Option<(&Term, &Term)> {
+    let (implicit, a, b) = con_two_args(t, pair)?;
+    matches!(implicit.len(), 0 | 2).then_some((a, b))
+}
+
+/// The implicit arguments and the two explicit arguments of `con {..} a b`.
+fn con_two_args(t: &Term, con: ConId) -> Option<(Vec<&Term>, &Term, &Term)> {
+    let Term::App(f, Plicity::Explicit, b) = t else {
+        return None;
+    };
+    let Term::App(inner, Plicity::Explicit, a) = &**f else {
+        return None;
+    };
+    let mut head: &Term = inner;
+    let mut implicit = Vec::new();
+    while let Term::App(g, Plicity::Implicit, ty) = head {
+        implicit.push(&**ty);
+        head = g;
+    }
+    implicit.reverse();
+    matches!(head, Term::Con(k) if *k == con).then_some((implicit, &**a, &**b))
 }
 
 /// A float literal that reads back as the same number (section 9's shortest form, with
@@ -696,6 +740,34 @@ pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> S
             out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
             out.push('\n');
         }
+    }
+    out
+}
+
+/// Prints the declarations of `program` from `from` on (data types, externals,
+/// definitions, each in table order) as one source file. With `from` the prelude's
+/// counts, loading the text gives back the same tables, provided no two printed
+/// declarations share a name and none hides a global the printed terms refer to
+/// (`proto::source` renames to make it so).
+pub fn program_to_string(program: &Program, from: crate::core::program::DeclCounts) -> String {
+    let mut out = String::new();
+    for i in from.datas..program.datas.len() {
+        out.push_str(&data_to_string(
+            program,
+            crate::core::term::DataId(i as u32),
+        ));
+        out.push('\n');
+    }
+    for e in program.externs.iter().skip(from.externs) {
+        let mut p = Printer::new(program, &e.ty);
+        let _ = write!(p.out, "extern {} : ", e.name);
+        p.term(&e.ty, LOW);
+        out.push_str(&p.out);
+        out.push_str("\n\n");
+    }
+    for i in from.defs..program.defs.len() {
+        out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
+        out.push('\n');
     }
     out
 }

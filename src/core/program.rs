@@ -133,3 +133,26 @@ impl Program {
         &self.externs[id.0 as usize]
     }
 }
+
+/// How many entries each of a program's tables has, or a prefix of each (the prelude's
+/// declarations come first in every table, so counts mark where they end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeclCounts {
+    /// Entries of [`Program::datas`].
+    pub datas: usize,
+    /// Entries of [`Program::externs`].
+    pub externs: usize,
+    /// Entries of [`Program::defs`].
+    pub defs: usize,
+}
+
+impl Program {
+    /// The size of each table.
+    pub fn counts(&self) -> DeclCounts {
+        DeclCounts {
+            datas: self.datas.len(),
+            externs: self.externs.len(),
+            defs: self.defs.len(),
+        }
+    }
+}

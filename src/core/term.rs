@@ -122,6 +122,9 @@ pub enum HoleKind {
     Infer,
     /// A user's `?name` (or `?`): checking stops and reports the goal.
     Goal(Option<Name>),
+    /// A metavariable of the type checker (an index into its store). Exists only during
+    /// elaboration: a checked program has none.
+    Meta(u32),
 }
 
 /// A binder: name (for printing), plicity and type annotation. The annotation is in the

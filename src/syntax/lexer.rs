@@ -13,6 +13,9 @@
 //! negative literal when the previous token cannot end an operand (start of input,
 //! after `(`, `,`, an operator, a keyword...). After a name, a literal or a closing
 //! bracket, `-` is subtraction, so `x -1` is `x - 1`.
+//!
+//! `{-` always opens a block comment, as in Haskell: an implicit argument that is a
+//! negative literal is written `{ -1}`.
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::span::{FileId, Span};
@@ -352,7 +355,9 @@ impl<'a, 's> Lexer<'a, 's> {
         match c {
             '"' => Some(self.string(start)),
             '?' => Some(self.hole(start)),
-            '-' if !self.prev_ends_operand && self.byte_at(start + 1).is_some_and(|b| b.is_ascii_digit()) => {
+            '-' if !self.prev_ends_operand
+                && self.byte_at(start + 1).is_some_and(|b| b.is_ascii_digit()) =>
+            {
                 self.pos += 1;
                 Some(self.number(start, true))
             }
@@ -374,7 +379,10 @@ impl<'a, 's> Lexer<'a, 's> {
     }
 
     fn starts_with(&self, s: &str) -> bool {
-        self.text.as_bytes().get(self.pos..).is_some_and(|rest| rest.starts_with(s.as_bytes()))
+        self.text
+            .as_bytes()
+            .get(self.pos..)
+            .is_some_and(|rest| rest.starts_with(s.as_bytes()))
     }
 
     /// Advances over characters satisfying `pred`.
@@ -467,7 +475,10 @@ impl<'a, 's> Lexer<'a, 's> {
         let end = self.span(self.pos, self.pos);
         self.eof_error(
             Diagnostic::error("unterminated block comment")
-                .at(self.span(open, open + 2), "this comment is never closed with '-}'")
+                .at(
+                    self.span(open, open + 2),
+                    "this comment is never closed with '-}'",
+                )
                 .also(end, "the input ends here"),
         );
         newline
@@ -476,7 +487,10 @@ impl<'a, 's> Lexer<'a, 's> {
     /// Reports a run of characters that start no token, as one error.
     fn bad_characters(&mut self, start: usize) {
         let is_bad = |c: char| {
-            !(c.is_whitespace() || is_ident_start(c) || c.is_ascii_digit() || "\"?-(){}[]\\:=|,+*/%<>&!".contains(c))
+            !(c.is_whitespace()
+                || is_ident_start(c)
+                || c.is_ascii_digit()
+                || "\"?-(){}[]\\:=|,+*/%<>&!".contains(c))
         };
         // The first character is bad by definition (`&` or `!` alone, say).
         if let Some(c) = self.peek() {
@@ -565,7 +579,11 @@ impl<'a, 's> Lexer<'a, 's> {
         }
         self.eat_while(|c| c.is_ascii_digit() || c == '_');
         let mut is_float = false;
-        if self.byte_at(self.pos) == Some(b'.') && self.byte_at(self.pos + 1).is_some_and(|b| b.is_ascii_digit()) {
+        if self.byte_at(self.pos) == Some(b'.')
+            && self
+                .byte_at(self.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
             self.pos += 1;
             self.eat_while(|c| c.is_ascii_digit() || c == '_');
             is_float = true;
@@ -586,7 +604,10 @@ impl<'a, 's> Lexer<'a, 's> {
             return false;
         }
         let sign = usize::from(matches!(self.byte_at(self.pos + 1), Some(b'+' | b'-')));
-        if !self.byte_at(self.pos + 1 + sign).is_some_and(|b| b.is_ascii_digit()) {
+        if !self
+            .byte_at(self.pos + 1 + sign)
+            .is_some_and(|b| b.is_ascii_digit())
+        {
             return false;
         }
         self.pos += 1 + sign;
@@ -621,7 +642,13 @@ impl<'a, 's> Lexer<'a, 's> {
         }
     }
 
-    fn finish_int(&mut self, start: usize, digits: usize, radix: u32, negative: bool) -> TokenKind<'a> {
+    fn finish_int(
+        &mut self,
+        start: usize,
+        digits: usize,
+        radix: u32,
+        negative: bool,
+    ) -> TokenKind<'a> {
         let body = self.slice(digits, self.pos);
         if !self.check_number_end(start, body) {
             return TokenKind::Int(0);
@@ -650,7 +677,10 @@ impl<'a, 's> Lexer<'a, 's> {
             Ok(x) if x.is_finite() => TokenKind::Float(if negative { -x } else { x }),
             _ => {
                 let span = self.span(start, self.pos);
-                self.error(Diagnostic::error("float literal out of range").at(span, "too large for a Float"));
+                self.error(
+                    Diagnostic::error("float literal out of range")
+                        .at(span, "too large for a Float"),
+                );
                 TokenKind::Float(0.0)
             }
         }
@@ -720,7 +750,10 @@ impl<'a, 's> Lexer<'a, 's> {
         self.eat_while(|c| c.is_ascii_hexdigit());
         let hex = self.slice(digits, self.pos);
         if hex.is_empty() || hex.len() > 6 {
-            return self.bad_unicode_escape(backslash, "expected 1 to 6 hexadecimal digits in '\\u{...}'");
+            return self.bad_unicode_escape(
+                backslash,
+                "expected 1 to 6 hexadecimal digits in '\\u{...}'",
+            );
         }
         if self.peek() != Some('}') {
             return self.bad_unicode_escape(backslash, "expected '}' to close '\\u{...}'");
@@ -729,7 +762,10 @@ impl<'a, 's> Lexer<'a, 's> {
         let code = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
         match char::from_u32(code) {
             Some(c) => Some(c),
-            None => self.bad_unicode_escape(backslash, &format!("U+{code:X} is not a Unicode scalar value")),
+            None => self.bad_unicode_escape(
+                backslash,
+                &format!("U+{code:X} is not a Unicode scalar value"),
+            ),
         }
     }
 
@@ -746,7 +782,9 @@ fn int_value(body: &str, radix: u32, negative: bool) -> Option<i64> {
     let mut magnitude: u64 = 0;
     for c in body.chars().filter(|&c| c != '_') {
         let digit = u64::from(c.to_digit(radix)?);
-        magnitude = magnitude.checked_mul(u64::from(radix))?.checked_add(digit)?;
+        magnitude = magnitude
+            .checked_mul(u64::from(radix))?
+            .checked_add(digit)?;
     }
     if negative {
         // -9223372036854775808 has no positive counterpart: compute in i128.
@@ -758,7 +796,11 @@ fn int_value(body: &str, radix: u32, negative: bool) -> Option<i64> {
 
 /// Lexes a whole text at once: every token up to and including [`TokenKind::Eof`], and
 /// the lexical errors. Meant for tests and tools; the parser pulls tokens lazily.
-pub fn tokenize<'a>(arena: &'a Bump, file: FileId, text: &str) -> (Vec<Token<'a>>, Vec<Diagnostic>) {
+pub fn tokenize<'a>(
+    arena: &'a Bump,
+    file: FileId,
+    text: &str,
+) -> (Vec<Token<'a>>, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(arena, file, text);
     let mut tokens = Vec::new();
     loop {
@@ -767,5 +809,224 @@ pub fn tokenize<'a>(arena: &'a Bump, file: FileId, text: &str) -> (Vec<Token<'a>
         if token.kind == TokenKind::Eof {
             return (tokens, lexer.into_diagnostics());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TokenKind::*;
+
+    fn kinds(text: &str) -> Vec<TokenKind<'static>> {
+        // Leak the arena: tests only, and it keeps the token payloads 'static.
+        let arena: &'static Bump = Box::leak(Box::new(Bump::new()));
+        let (tokens, diags) = tokenize(arena, FileId(0), text);
+        assert!(diags.is_empty(), "{text:?}: {diags:#?}");
+        tokens
+            .into_iter()
+            .map(|t| t.kind)
+            .filter(|k| *k != Eof)
+            .collect()
+    }
+
+    /// The first diagnostic's message and primary span as `start..end`.
+    fn first_error(text: &str) -> (String, u32, u32) {
+        let arena = Bump::new();
+        let (_, diags) = tokenize(&arena, FileId(0), text);
+        let d = diags
+            .first()
+            .unwrap_or_else(|| panic!("{text:?} lexed without errors"));
+        let span = d.primary_span().expect("primary label");
+        (d.message.clone(), span.start, span.end)
+    }
+
+    #[test]
+    fn identifiers_and_keywords() {
+        assert_eq!(
+            kinds("let in def data match with if then else extern import Type"),
+            [
+                Let, In, Def, Data, Match, With, If, Then, Else, Extern, Import, Type
+            ]
+        );
+        assert_eq!(
+            kinds("x _y x' a1_b Types"),
+            [
+                Ident("x"),
+                Ident("_y"),
+                Ident("x'"),
+                Ident("a1_b"),
+                Ident("Types")
+            ]
+        );
+        assert_eq!(kinds("_ été Δx"), [Underscore, Ident("été"), Ident("Δx")]);
+    }
+
+    #[test]
+    fn comments() {
+        assert_eq!(kinds("a -- comment\nb"), [Ident("a"), Ident("b")]);
+        assert_eq!(
+            kinds("a {- x {- nested -} y -} b"),
+            [Ident("a"), Ident("b")]
+        );
+        assert_eq!(kinds("{--}a{-{--}-}"), [Ident("a")]);
+        assert_eq!(
+            first_error("a {- x {- y -} "),
+            ("unterminated block comment".into(), 2, 4)
+        );
+    }
+
+    #[test]
+    fn line_starts() {
+        let arena = Bump::new();
+        let (tokens, _) = tokenize(&arena, FileId(0), "def a\n  b {- \n -} c d\n-- x\ndef");
+        let starts: Vec<bool> = tokens.iter().map(|t| t.line_start).collect();
+        assert_eq!(starts, [true, false, true, true, false, true, false]);
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(
+            kinds("42 1_000_000 0x2A 0x_ff 0"),
+            [Int(42), Int(1_000_000), Int(42), Int(255), Int(0)]
+        );
+        assert_eq!(kinds("9223372036854775807"), [Int(i64::MAX)]);
+        assert_eq!(kinds("-9223372036854775808"), [Int(i64::MIN)]);
+        assert_eq!(
+            first_error("1 + 9223372036854775808").0,
+            "integer literal out of range"
+        );
+        assert_eq!(first_error("1 + 9223372036854775808").1, 4);
+        assert_eq!(
+            first_error("99999999999999999999999999").0,
+            "integer literal out of range"
+        );
+        assert_eq!(
+            first_error("0x8000000000000000").0,
+            "integer literal out of range"
+        );
+        assert_eq!(first_error("x 12ab").0, "invalid number literal");
+        assert_eq!(first_error("x 12ab").1, 2);
+        assert_eq!(
+            first_error("0x").0,
+            "a hexadecimal literal needs digits after '0x'"
+        );
+        assert_eq!(first_error("1_").0, "a number literal cannot end with '_'");
+    }
+
+    #[test]
+    #[allow(clippy::approx_constant)] // 3.14 is the spec's example, not an attempt at pi
+    fn floats() {
+        assert_eq!(
+            kinds("3.14 2.0 1e-9 6.02e23 1E3"),
+            [
+                Float(3.14),
+                Float(2.0),
+                Float(1e-9),
+                Float(6.02e23),
+                Float(1e3)
+            ]
+        );
+        assert_eq!(kinds("-2.5"), [Float(-2.5)]);
+        assert_eq!(first_error("1e999").0, "float literal out of range");
+    }
+
+    #[test]
+    fn negative_literals_depend_on_the_previous_token() {
+        assert_eq!(kinds("-3"), [Int(-3)]);
+        assert_eq!(kinds("x -3"), [Ident("x"), Minus, Int(3)]);
+        assert_eq!(kinds("x - 3"), [Ident("x"), Minus, Int(3)]);
+        assert_eq!(kinds("(-3)"), [LParen, Int(-3), RParen]);
+        assert_eq!(kinds(") -3"), [RParen, Minus, Int(3)]);
+        assert_eq!(
+            kinds("[-1,-2]"),
+            [LBracket, Int(-1), Comma, Int(-2), RBracket]
+        );
+        assert_eq!(kinds("= -1"), [Equals, Int(-1)]);
+        assert_eq!(kinds("-> -1"), [Arrow, Int(-1)]);
+        assert_eq!(kinds("| -1"), [Bar, Int(-1)]);
+        assert_eq!(kinds("\\ -1"), [Backslash, Int(-1)]);
+        assert_eq!(kinds("* -1"), [Star, Int(-1)]);
+        assert_eq!(kinds("then -1"), [Then, Int(-1)]);
+        assert_eq!(kinds("Type -1"), [Type, Minus, Int(1)]);
+        assert_eq!(kinds("- 1"), [Minus, Int(1)]);
+        assert_eq!(kinds("-x"), [Minus, Ident("x")]);
+        assert_eq!(kinds("{ -1}"), [LBrace, Int(-1), RBrace]);
+        assert_eq!(kinds("a--1\nb"), [Ident("a"), Ident("b")]);
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(
+            kinds("|| && == != < <= > >= ++ + - * / % -> \\ : = | , ( ) [ ] { }"),
+            [
+                OrOr, AndAnd, EqEq, NotEq, Lt, Le, Gt, Ge, PlusPlus, Plus, Minus, Star, Slash,
+                Percent, Arrow, Backslash, Colon, Equals, Bar, Comma, LParen, RParen, LBracket,
+                RBracket, LBrace, RBrace
+            ]
+        );
+        assert_eq!(kinds("a+++b"), [Ident("a"), PlusPlus, Plus, Ident("b")]);
+        assert_eq!(
+            first_error("a & b"),
+            ("unexpected character '&'".into(), 2, 3)
+        );
+        assert_eq!(
+            first_error("a $$ b"),
+            ("unexpected characters '$$'".into(), 2, 4)
+        );
+    }
+
+    #[test]
+    fn holes() {
+        assert_eq!(
+            kinds("?goal ? ?_x"),
+            [Hole(Some("goal")), Hole(None), Hole(Some("_x"))]
+        );
+    }
+
+    #[test]
+    fn strings() {
+        assert_eq!(kinds(r#""a\n\t\r\\\"\0b""#), [Str("a\n\t\r\\\"\0b")]);
+        assert_eq!(kinds(r#""\u{1F600}\u{41}""#), [Str("😀A")]);
+        assert_eq!(kinds("\"héllo\nworld\""), [Str("héllo\nworld")]);
+        assert_eq!(
+            first_error(r#"x "ab\qc""#),
+            ("unknown escape sequence '\\q'".into(), 5, 7)
+        );
+        assert_eq!(
+            first_error(r#""ab"#),
+            ("unterminated string literal".into(), 0, 1)
+        );
+        assert_eq!(first_error(r#"  "ab\"#).1, 2);
+        assert_eq!(
+            first_error(r#""\u{110000}""#),
+            ("invalid unicode escape".into(), 1, 11)
+        );
+        assert_eq!(first_error(r#""\u{D800}""#).0, "invalid unicode escape");
+        assert_eq!(first_error(r#""\u{}""#).0, "invalid unicode escape");
+        assert_eq!(first_error(r#""\u{1234567}""#).0, "invalid unicode escape");
+        assert_eq!(
+            first_error(r#""\u41""#),
+            ("invalid unicode escape".into(), 1, 3)
+        );
+        assert_eq!(
+            first_error(r#""\u{41""#),
+            ("invalid unicode escape".into(), 1, 6)
+        );
+    }
+
+    #[test]
+    fn errors_do_not_stop_the_lexer() {
+        let arena = Bump::new();
+        let (tokens, diags) = tokenize(&arena, FileId(0), "a # b \"\\q\" c");
+        assert_eq!(diags.len(), 2);
+        let names: Vec<_> = tokens.iter().map(|t| t.kind).collect();
+        assert_eq!(names, [Ident("a"), Ident("b"), Str(""), Ident("c"), Eof]);
+    }
+
+    #[test]
+    fn many_errors_are_capped() {
+        let arena = Bump::new();
+        let (_, diags) = tokenize(&arena, FileId(0), &"# a ".repeat(10_000));
+        assert_eq!(diags.len(), MAX_LEX_ERRORS + 1);
     }
 }

@@ -78,7 +78,7 @@ def lets : Int =
   let loop (n : Int) : Int = if n <= 0 then 0 else loop (n - 1) in
   f (g x) + loop 3
 
-def lambdas = \(x : Int) {b : Type} (y : b) -> \_ -> x
+def lambdas = \(x : Int) {b : Type} (y : b) -> \(_ : Int) -> x
 
 def floats = (1.5, 2.0, 1e-9, 6.02e23, 0x2A, 1_000_000, -7 / 2)
 

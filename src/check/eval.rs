@@ -1,0 +1,62 @@
+//! What the type checker needs from the evaluator: weak head normal forms of open terms.
+//!
+//! Definitional equality evaluates types with the project's one evaluator, the stack
+//! machine (DESIGN.md section 3). The checker sees it through [`TypeEval`]: given the
+//! typing context (each local variable's type, and its value if it is `let`-bound) and a
+//! term in that context, return the term's weak head normal form *as a core term in the
+//! same context*. Local variables without a value are open binders (normal forms);
+//! unsolved metavariables are stuck like them; externals are never called (an external
+//! application is stuck); evaluation has a step budget.
+
+use crate::core::program::Program;
+use crate::core::term::{Name, RcTerm};
+
+/// One local variable of the typing context, outermost first.
+#[derive(Clone, Debug)]
+pub struct CtxEntry {
+    /// The name, for messages.
+    pub name: Name,
+    /// Its type, in the scope of the entries before it.
+    pub ty: RcTerm,
+    /// Its value if it is `let`-bound, in the scope of the entries up to and including
+    /// itself (a `let` is recursive).
+    pub value: Option<RcTerm>,
+}
+
+/// Why type-level evaluation failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeEvalError {
+    /// The step budget ran out: the type-level computation may not terminate.
+    StepLimit(u64),
+    /// A runtime error during type-level evaluation (`error`, division by zero, ...).
+    Failed(String),
+}
+
+/// An evaluator for the type checker.
+pub trait TypeEval {
+    /// The weak head normal form of `term` in `ctx`, as a core term in `ctx`.
+    fn whnf(
+        &mut self,
+        program: &Program,
+        ctx: &[CtxEntry],
+        term: &RcTerm,
+    ) -> Result<RcTerm, TypeEvalError>;
+}
+
+/// The default budget of machine steps for one type-level evaluation.
+pub const TYPE_LEVEL_STEP_LIMIT: u64 = 1_000_000;
+
+/// A stand-in evaluator that reduces nothing: types are then compared as written.
+/// Used until the stack machine provides type-level evaluation.
+pub struct NoReduction;
+
+impl TypeEval for NoReduction {
+    fn whnf(
+        &mut self,
+        _program: &Program,
+        _ctx: &[CtxEntry],
+        term: &RcTerm,
+    ) -> Result<RcTerm, TypeEvalError> {
+        Ok(term.clone())
+    }
+}

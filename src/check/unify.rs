@@ -1,0 +1,315 @@
+//! Unification: definitional equality with unknowns.
+//!
+//! Two types are compared structurally first (syntactic equality up to alpha is the
+//! fast path); where their shapes differ, both are brought to weak head normal form by
+//! the machine and compared again, so a definition is unfolded only when it has to be
+//! (`Vec (S n) a` meets `Pair a (Vec n a)`). An unknown applied to distinct local
+//! variables (a *pattern*) is solved by abstracting the other side over those
+//! variables, after an occurs check and a scope check (the other side may only use
+//! variables the unknown can see). Functions are compared up to eta.
+//!
+//! Unification does not backtrack: an unknown solved on the way to a failure stays
+//! solved; the failure is reported by the caller as a type mismatch.
+
+use super::elab::{Cx, Elab};
+use super::meta::meta_spine;
+use crate::core::equiv::alpha_eq;
+use crate::core::subst::{rewrite, shift};
+use crate::core::term::{CasePat, HoleKind, Ix, Plicity, RcTerm, Term};
+use crate::syntax::span::Span;
+
+impl Elab<'_> {
+    /// Makes `a` and `b` equal, solving unknowns; false if they cannot be.
+    pub(super) fn unify(&mut self, cx: &mut Cx<'_>, a: &RcTerm, b: &RcTerm, span: Span) -> bool {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+            self.unify_at(cx, a, b, span, false)
+        })
+    }
+
+    fn unify_at(
+        &mut self,
+        cx: &mut Cx<'_>,
+        a: &RcTerm,
+        b: &RcTerm,
+        span: Span,
+        evaluated: bool,
+    ) -> bool {
+        let a = self.metas.force_head(a);
+        let b = self.metas.force_head(b);
+        if alpha_eq(&a, &b) {
+            return true;
+        }
+        // An unknown on either side is solved by the other; when both are unknowns,
+        // whichever can see the other's variables is solved.
+        let flex_a = meta_spine(&a).filter(|(id, _)| self.metas.get(*id).solution.is_none());
+        let flex_b = meta_spine(&b).filter(|(id, _)| self.metas.get(*id).solution.is_none());
+        if flex_a.is_some() || flex_b.is_some() {
+            if let Some((id, args)) = flex_a {
+                let args: Vec<RcTerm> = args.into_iter().cloned().collect();
+                if self.solve(cx, id, &args, &b) {
+                    return true;
+                }
+            }
+            if let Some((id, args)) = flex_b {
+                let args: Vec<RcTerm> = args.into_iter().cloned().collect();
+                if self.solve(cx, id, &args, &a) {
+                    return true;
+                }
+            }
+            if meta_spine(&a).is_some() && meta_spine(&b).is_some() {
+                return false;
+            }
+        }
+        match (&*a, &*b) {
+            (Term::Pi(p, x), Term::Pi(q, y)) if p.plicity == q.plicity => {
+                if !self.unify(cx, &p.ty, &q.ty, span) {
+                    return false;
+                }
+                cx.push_hidden(p.name.clone(), p.ty.clone());
+                let ok = self.unify(cx, x, y, span);
+                cx.pop();
+                return ok;
+            }
+            (Term::Lam(p, x), Term::Lam(_, y)) => {
+                cx.push_hidden(p.name.clone(), p.ty.clone());
+                let ok = self.unify(cx, x, y, span);
+                cx.pop();
+                return ok;
+            }
+            (Term::Lam(p, x), _) => return self.eta(cx, p, x, &b, span),
+            (_, Term::Lam(p, y)) => return self.eta(cx, p, y, &a, span),
+            (Term::Universe(i), Term::Universe(j)) => return i == j,
+            (Term::Match(m), Term::Match(n)) => {
+                if self.unify_matches(cx, m, n, span) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        if let (Some((ha, aa)), Some((hb, ab))) = (rigid_spine(&a), rigid_spine(&b))
+            && same_head(ha, hb)
+            && aa.len() == ab.len()
+            && aa.iter().zip(&ab).all(|(x, y)| x.0 == y.0)
+        {
+            let mut ok = true;
+            for (x, y) in aa.iter().zip(&ab) {
+                if !self.unify(cx, x.1, y.1, span) {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                return true;
+            }
+        }
+        if evaluated {
+            return false;
+        }
+        let a2 = self.whnf(cx, &a, span);
+        let b2 = self.whnf(cx, &b, span);
+        self.unify_at(cx, &a2, &b2, span, true)
+    }
+
+    /// `\x -> body` against `other`: compare `body` with `other x`.
+    fn eta(
+        &mut self,
+        cx: &mut Cx<'_>,
+        p: &crate::core::term::Binder,
+        body: &RcTerm,
+        other: &RcTerm,
+        span: Span,
+    ) -> bool {
+        cx.push_hidden(p.name.clone(), p.ty.clone());
+        let applied = Term::App(shift(other, 1), p.plicity, Term::Var(Ix(0)).rc()).rc();
+        let ok = self.unify(cx, body, &applied, span);
+        cx.pop();
+        ok
+    }
+
+    /// Two stuck matches: the same scrutinee and the same arms.
+    fn unify_matches(
+        &mut self,
+        cx: &mut Cx<'_>,
+        m: &crate::core::term::Match,
+        n: &crate::core::term::Match,
+        span: Span,
+    ) -> bool {
+        if m.arms.len() != n.arms.len() || m.default.is_some() != n.default.is_some() {
+            return false;
+        }
+        if !self.unify(cx, &m.scrut, &n.scrut, span) {
+            return false;
+        }
+        for (x, y) in m.arms.iter().zip(&n.arms) {
+            let fields = match (&x.pat, &y.pat) {
+                (CasePat::Con(c, fs), CasePat::Con(d, gs)) if c == d && fs.len() == gs.len() => {
+                    fs.clone()
+                }
+                (CasePat::Lit(l), CasePat::Lit(k)) if l == k => Vec::new(),
+                _ => return false,
+            };
+            for f in &fields {
+                cx.push_hidden(f.name.clone(), f.ty.clone());
+            }
+            let ok = self.unify(cx, &x.body, &y.body, span);
+            for _ in &fields {
+                cx.pop();
+            }
+            if !ok {
+                return false;
+            }
+        }
+        if let (Some((b, x)), Some((_, y))) = (&m.default, &n.default) {
+            cx.push_hidden(b.name.clone(), b.ty.clone());
+            let ok = self.unify(cx, x, y, span);
+            cx.pop();
+            return ok;
+        }
+        true
+    }
+
+    /// Solves `?id args = rhs` if `args` are distinct local variables and `rhs` uses
+    /// only those variables and not `?id` itself.
+    fn solve(&mut self, cx: &Cx<'_>, id: u32, args: &[RcTerm], rhs: &RcTerm) -> bool {
+        let depth = cx.depth();
+        let mut levels = Vec::with_capacity(args.len());
+        for a in args {
+            let a = self.metas.zonk(a);
+            let Term::Var(Ix(i)) = &*a else {
+                return false;
+            };
+            let lvl = depth - 1 - i;
+            if levels.contains(&lvl) {
+                return false;
+            }
+            levels.push(lvl);
+        }
+        let rhs = self.metas.zonk(rhs);
+        let Some(rhs) = self.prune(&rhs, depth, &levels, id) else {
+            return false;
+        };
+        let n = levels.len() as u32;
+        let mut ok = true;
+        let renamed = rewrite(&rhs, &mut |node, d| match node {
+            Term::Var(Ix(i)) if *i >= d => {
+                let outer = i - d;
+                if outer >= depth {
+                    ok = false;
+                    return Some(Term::Var(Ix(*i)).rc());
+                }
+                let lvl = depth - 1 - outer;
+                match levels.iter().position(|l| *l == lvl) {
+                    Some(pos) => Some(Term::Var(Ix(d + n - 1 - pos as u32)).rc()),
+                    None => {
+                        ok = false;
+                        Some(Term::Var(Ix(*i)).rc())
+                    }
+                }
+            }
+            Term::Hole(HoleKind::Meta(m), _) if *m == id => {
+                ok = false;
+                None
+            }
+            _ => None,
+        });
+        if ok {
+            self.metas.solve_with(id, n, renamed);
+        }
+        ok
+    }
+}
+
+impl Elab<'_> {
+    /// Removes, from the unknowns inside `rhs`, the arguments that are local variables
+    /// the unknown being solved cannot see (`levels` are those it can): `?n p acc`
+    /// inside `?m := Pair (?n p acc) ..` where `?m` sees neither `p` nor `acc` becomes
+    /// `?n'` with `?n := \p acc -> ?n'`. Returns `None` when an argument that would
+    /// have to go is not a plain variable (then no solution is found this way).
+    fn prune(&mut self, rhs: &RcTerm, depth: u32, levels: &[u32], target: u32) -> Option<RcTerm> {
+        let mut failed = false;
+        let mut pruned: Vec<(u32, Vec<bool>)> = Vec::new();
+        // First find which unknowns need pruning and which of their arguments stay.
+        rewrite(rhs, &mut |node, d| {
+            let (id, args) = meta_spine(node)?;
+            if id == target || self.metas.get(id).solution.is_some() {
+                return None;
+            }
+            let mut keep = Vec::with_capacity(args.len());
+            for a in &args {
+                match &***a {
+                    Term::Var(Ix(i)) if *i < d => keep.push(true),
+                    Term::Var(Ix(i)) => {
+                        let outer = i - d;
+                        keep.push(outer < depth && levels.contains(&(depth - 1 - outer)));
+                    }
+                    _ => keep.push(true),
+                }
+            }
+            if keep.iter().any(|k| !k) {
+                let plain = args.iter().all(|a| matches!(&***a, Term::Var(_)));
+                if !plain {
+                    failed = true;
+                } else if !pruned.iter().any(|(m, _)| *m == id) {
+                    pruned.push((id, keep));
+                }
+            }
+            None
+        });
+        if failed {
+            return None;
+        }
+        for (id, keep) in pruned {
+            let info = self.metas.get(id).clone();
+            let arity = keep.len() as u32;
+            let kept: Vec<u32> = (0..arity).filter(|k| keep[*k as usize]).collect();
+            let fresh = Term::Hole(HoleKind::Meta(self.metas.next_id()), info.span).rc();
+            self.metas.fresh_closed(info.span, info.what.clone());
+            // ?id := \x0 .. x(arity-1) -> ?fresh x(kept...)
+            let body = kept.iter().fold(fresh, |f, k| {
+                Term::App(f, Plicity::Explicit, Term::Var(Ix(arity - 1 - k)).rc()).rc()
+            });
+            self.metas.solve_with(id, arity, body);
+        }
+        Some(self.metas.zonk(rhs))
+    }
+}
+
+/// An application spine whose head is rigid (cannot be solved): the head and the
+/// arguments, first first.
+fn rigid_spine(t: &Term) -> Option<(&Term, Vec<(Plicity, &RcTerm)>)> {
+    let mut args = Vec::new();
+    let mut head = t;
+    while let Term::App(f, p, a) = head {
+        args.push((*p, a));
+        head = f;
+    }
+    match head {
+        Term::Var(_)
+        | Term::Def(_)
+        | Term::Data(_)
+        | Term::Con(_)
+        | Term::Extern(_)
+        | Term::Prim(..)
+        | Term::PrimType(_)
+        | Term::Lit(_) => {
+            args.reverse();
+            Some((head, args))
+        }
+        _ => None,
+    }
+}
+
+/// Whether two rigid heads are the same.
+fn same_head(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Var(x), Term::Var(y)) => x == y,
+        (Term::Def(x), Term::Def(y)) => x == y,
+        (Term::Data(x), Term::Data(y)) => x == y,
+        (Term::Con(x), Term::Con(y)) => x == y,
+        (Term::Extern(x), Term::Extern(y)) => x == y,
+        (Term::Prim(x, _), Term::Prim(y, _)) => x == y,
+        (Term::PrimType(x), Term::PrimType(y)) => x == y,
+        (Term::Lit(x), Term::Lit(y)) => x == y,
+        _ => false,
+    }
+}

@@ -1,0 +1,276 @@
+//! Operations on the variables of core terms: shifting, substitution, replacing a
+//! variable by a term. These are bookkeeping on de Bruijn indices, not evaluation (the
+//! machine evaluates); the type checker uses them to move types between contexts, to
+//! instantiate a dependent function type with its argument and to refine a goal in a
+//! `match` arm.
+//!
+//! Everything is built on one rewriting traversal, [`rewrite`], which rebuilds only the
+//! parts of a term that change (unchanged subtrees are shared) and grows the native
+//! stack on demand for deep terms.
+
+use crate::core::term::{Binder, CaseArm, CasePat, Ix, Match, RcTerm, Term};
+use std::rc::Rc;
+
+/// Rebuilds `t`, first asking `f(node, binders)` at every node, where `binders` is how
+/// many binders of `t` enclose the node; `Some(r)` replaces the node (and its children
+/// are not visited), `None` descends.
+pub fn rewrite(t: &RcTerm, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+    go(t, 0, f)
+}
+
+fn go(t: &RcTerm, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || go_inner(t, depth, f))
+}
+
+fn binder(b: &Binder, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> Binder {
+    Binder {
+        name: b.name.clone(),
+        plicity: b.plicity,
+        ty: go(&b.ty, depth, f),
+    }
+}
+
+fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+    if let Some(r) = f(t, depth) {
+        return r;
+    }
+    match &**t {
+        Term::Pi(b, body) => {
+            let nb = binder(b, depth, f);
+            let nbody = go(body, depth + 1, f);
+            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nbody, body) {
+                return t.clone();
+            }
+            Term::Pi(nb, nbody).rc()
+        }
+        Term::Lam(b, body) => {
+            let nb = binder(b, depth, f);
+            let nbody = go(body, depth + 1, f);
+            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nbody, body) {
+                return t.clone();
+            }
+            Term::Lam(nb, nbody).rc()
+        }
+        Term::App(fun, p, arg) => {
+            // Walk the application spine in a loop: it can be long.
+            let mut args = Vec::new();
+            let mut head = t;
+            while let Term::App(g, p, a) = &**head {
+                args.push((*p, a));
+                head = g;
+            }
+            let _ = (fun, p, arg);
+            let nhead = go(head, depth, f);
+            let mut changed = !Rc::ptr_eq(&nhead, head);
+            let nargs: Vec<_> = args
+                .iter()
+                .rev()
+                .map(|(p, a)| {
+                    let na = go(a, depth, f);
+                    changed |= !Rc::ptr_eq(&na, a);
+                    (*p, na)
+                })
+                .collect();
+            if !changed {
+                return t.clone();
+            }
+            nargs
+                .into_iter()
+                .fold(nhead, |acc, (p, a)| Term::App(acc, p, a).rc())
+        }
+        Term::Let(b, rhs, body) => {
+            let nb = binder(b, depth, f);
+            let nrhs = go(rhs, depth + 1, f);
+            let nbody = go(body, depth + 1, f);
+            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nrhs, rhs) && Rc::ptr_eq(&nbody, body) {
+                return t.clone();
+            }
+            Term::Let(nb, nrhs, nbody).rc()
+        }
+        Term::Ann(e, ty) => {
+            let ne = go(e, depth, f);
+            let nty = go(ty, depth, f);
+            if Rc::ptr_eq(&ne, e) && Rc::ptr_eq(&nty, ty) {
+                return t.clone();
+            }
+            Term::Ann(ne, nty).rc()
+        }
+        Term::Match(m) => {
+            let scrut = go(&m.scrut, depth, f);
+            let arms = m
+                .arms
+                .iter()
+                .map(|arm| {
+                    let pat = match &arm.pat {
+                        CasePat::Con(c, fields) => CasePat::Con(
+                            *c,
+                            fields
+                                .iter()
+                                .enumerate()
+                                .map(|(k, b)| binder(b, depth + k as u32, f))
+                                .collect(),
+                        ),
+                        CasePat::Lit(l) => CasePat::Lit(l.clone()),
+                    };
+                    let body = go(&arm.body, depth + arm.pat.arity() as u32, f);
+                    CaseArm { pat, body }
+                })
+                .collect();
+            let default = m
+                .default
+                .as_ref()
+                .map(|(b, body)| (binder(b, depth, f), go(body, depth + 1, f)));
+            Term::Match(Box::new(Match {
+                scrut,
+                arms,
+                default,
+                span: m.span,
+            }))
+            .rc()
+        }
+        Term::Var(_)
+        | Term::Def(_)
+        | Term::Data(_)
+        | Term::Con(_)
+        | Term::Extern(_)
+        | Term::Prim(..)
+        | Term::PrimType(_)
+        | Term::Lit(_)
+        | Term::Universe(_)
+        | Term::Hole(..) => t.clone(),
+    }
+}
+
+/// Moves `t` under `by` more binders: every free variable's index grows by `by`.
+pub fn shift(t: &RcTerm, by: u32) -> RcTerm {
+    if by == 0 {
+        return t.clone();
+    }
+    rewrite(t, &mut |node, d| match node {
+        Term::Var(Ix(i)) if *i >= d => Some(Term::Var(Ix(i + by)).rc()),
+        _ => None,
+    })
+}
+
+/// Substitutes for the `args.len()` innermost free variables of `body` (`args[0]` for
+/// the outermost of them), which leaves their binders: the other free variables' indices
+/// drop by `args.len()`. The arguments are in the scope outside those binders.
+pub fn instantiate(body: &RcTerm, args: &[RcTerm]) -> RcTerm {
+    let n = args.len() as u32;
+    if n == 0 {
+        return body.clone();
+    }
+    rewrite(body, &mut |node, d| match node {
+        Term::Var(Ix(i)) if *i >= d => {
+            let j = i - d;
+            Some(if j < n {
+                shift(&args[(n - 1 - j) as usize], d)
+            } else {
+                Term::Var(Ix(i - n)).rc()
+            })
+        }
+        _ => None,
+    })
+}
+
+/// `body[x := arg]` for the body of a one-binder form (a `Pi`'s codomain, a lambda's
+/// body).
+pub fn subst_top(body: &RcTerm, arg: &RcTerm) -> RcTerm {
+    instantiate(body, std::slice::from_ref(arg))
+}
+
+/// Replaces the free variable `ix` of `t` by `with` (in the same scope as `t`); the
+/// variable's binder stays. Used to refine a goal in a `match` arm.
+pub fn replace_var(t: &RcTerm, ix: Ix, with: &RcTerm) -> RcTerm {
+    rewrite(t, &mut |node, d| match node {
+        Term::Var(Ix(i)) if *i == ix.0 + d => Some(shift(with, d)),
+        _ => None,
+    })
+}
+
+/// Whether `t` has a free variable with index `ix` (or, with `at_least`, any free
+/// variable with index `ix` or more).
+pub fn has_free_var(t: &RcTerm, ix: u32, at_least: bool) -> bool {
+    let mut found = false;
+    rewrite(t, &mut |node, d| {
+        if found {
+            return Some(Term::Universe(0).rc());
+        }
+        if let Term::Var(Ix(i)) = node {
+            if *i >= d && (i - d == ix || (at_least && i - d >= ix)) {
+                found = true;
+            }
+        }
+        None
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::equiv::alpha_eq;
+    use crate::core::term::{Lit, Plicity};
+
+    fn var(i: u32) -> RcTerm {
+        Term::Var(Ix(i)).rc()
+    }
+    fn app(f: RcTerm, a: RcTerm) -> RcTerm {
+        Term::App(f, Plicity::Explicit, a).rc()
+    }
+    fn lam(body: RcTerm) -> RcTerm {
+        Term::Lam(
+            Binder {
+                name: Rc::from("x"),
+                plicity: Plicity::Explicit,
+                ty: Term::Universe(0).rc(),
+            },
+            body,
+        )
+        .rc()
+    }
+
+    #[test]
+    fn shift_moves_only_free_variables() {
+        let t = lam(app(var(0), var(1)));
+        assert!(alpha_eq(&shift(&t, 2), &lam(app(var(0), var(3)))));
+    }
+
+    #[test]
+    fn substitution_replaces_the_top_variable_and_lowers_the_rest() {
+        // (0 1)[0 := 5] = 5 0
+        let body = app(var(0), var(1));
+        let five = Term::Lit(Lit::Int(5)).rc();
+        assert!(alpha_eq(
+            &subst_top(&body, &five),
+            &app(five.clone(), var(0))
+        ));
+        // Under a binder the argument is shifted: (\. 1)[0 := v2] = \. v3
+        let body = lam(var(1));
+        assert!(alpha_eq(&subst_top(&body, &var(2)), &lam(var(3))));
+    }
+
+    #[test]
+    fn instantiate_many_puts_the_first_argument_outermost() {
+        // body under two binders: (1 0); args [a, b] -> (a b)
+        let body = app(var(1), var(0));
+        let a = Term::Lit(Lit::Int(1)).rc();
+        let b = Term::Lit(Lit::Int(2)).rc();
+        assert!(alpha_eq(
+            &instantiate(&body, &[a.clone(), b.clone()]),
+            &app(a, b)
+        ));
+    }
+
+    #[test]
+    fn replace_var_keeps_the_binder() {
+        let t = app(var(0), lam(var(1)));
+        let z = Term::Lit(Lit::Int(0)).rc();
+        assert!(alpha_eq(
+            &replace_var(&t, Ix(0), &z),
+            &app(z.clone(), lam(z.clone()))
+        ));
+        assert!(has_free_var(&t, 0, false));
+        assert!(!has_free_var(&t, 1, false));
+    }
+}
