@@ -20,11 +20,18 @@ def foldl {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
   | [] -> z
   | Cons x rest -> foldl f (f z x) rest
 
-def length {a : Type} (xs : List a) : Int = foldl (\n _ -> n + 1) 0 xs
+-- A left fold that needs its accumulator at each step, so a long list is folded in
+-- constant memory (`prim_seq a b` needs `a`, then is `b`).
+def foldlStrict {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
+  match xs with
+  | [] -> z
+  | Cons x rest -> let z2 = f z x in prim_seq z2 (foldlStrict f z2 rest)
 
-def sum (xs : List Int) : Int = foldl (\acc x -> acc + x) 0 xs
+def length {a : Type} (xs : List a) : Int = foldlStrict (\n _ -> n + 1) 0 xs
 
-def product (xs : List Int) : Int = foldl (\acc x -> acc * x) 1 xs
+def sum (xs : List Int) : Int = foldlStrict (\acc x -> acc + x) 0 xs
+
+def product (xs : List Int) : Int = foldlStrict (\acc x -> acc * x) 1 xs
 
 def reverse {a : Type} (xs : List a) : List a = foldl (\acc x -> Cons x acc) [] xs
 

@@ -14,7 +14,7 @@
 //!   printer back to Spindle source.
 //! - [`check`]: from surface AST to core terms: scope resolution and imports (the type
 //!   checker grows here).
-//! - [`machine`]: the by-need stack machine.
+//! - [`machine`]: the by-need stack machine (wind, need, unwind folds, refcounted heap).
 //! - [`prim`]: primitive operations.
 //! - [`external`]: host externals.
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.

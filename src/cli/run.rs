@@ -1,8 +1,18 @@
-//! `spindle run FILE`: check, evaluate `main`, print its value.
+//! `spindle run FILE`: load, evaluate `main` on the machine, print its value.
+//!
+//! Until the type checker lands the program runs unchecked (resolution errors still
+//! stop it). The value is printed per LANGUAGE.md section 9; runtime errors go to
+//! standard error as diagnostics (`error: FILE:LINE:COLUMN: message`) with exit
+//! status 1. `--stats` prints the machine's counters after the result.
 
 use clap::Args;
+use spindle::diagnostic;
+use spindle::driver;
+use spindle::machine::Machine;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Options of `spindle run`.
 #[derive(Args, Debug)]
@@ -22,6 +32,42 @@ pub struct RunArgs {
 
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
-    let _ = (&args.file, args.sequential, args.jobs, args.stats);
-    super::not_implemented("`spindle run` (the evaluator)")
+    let start = Instant::now();
+    // The scheduler (a later issue) reads these; the machine is sequential for now.
+    let _ = (args.sequential, args.jobs);
+    let loaded = driver::load(&args.file);
+    eprint!("{}", loaded.render_diagnostics());
+    if loaded.has_errors() {
+        return ExitCode::from(1);
+    }
+    let Some(program) = &loaded.program else {
+        return ExitCode::from(1);
+    };
+    let Some(main) = program.main else {
+        eprintln!("error: {}: no `main` definition", args.file.display());
+        return ExitCode::from(1);
+    };
+    let mut machine = Machine::new(program);
+    let result = machine.whnf_def(main).and_then(|v| machine.print_value(v));
+    let code = match result {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprint!(
+                "{}",
+                diagnostic::render(&loaded.sources, &[e.to_diagnostic()])
+            );
+            ExitCode::from(1)
+        }
+    };
+    if args.stats {
+        let mut stats = machine.stats();
+        stats.wall_ms = start.elapsed().as_millis() as u64;
+        eprint!("{}", stats.render());
+    }
+    code
 }

@@ -1,0 +1,117 @@
+//! The machine's stack of typed frames: the pending applications of the spine being
+//! evaluated and the continuations of the spines waiting for it (nickel-style: one
+//! variant per kind of frame, no closures).
+//!
+//! Reading the frame stack from the top down to an [`Frame::Update`] gives the current
+//! spine's pending applications ([`Frame::Arg`], innermost first); below it is the
+//! spine that needed the binding being updated, and so on down to the bottom. A
+//! [`Frame::Case`] is a destructor waiting for its scrutinee, a [`Frame::Prim`] a
+//! primitive waiting for its strict arguments, the `Eq*` frames a structural
+//! comparison in progress.
+
+use super::value::{CtxtId, StackId, Value};
+use crate::core::term::{Match, Plicity, RcTerm};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+
+/// A pending application's argument: a suspended spine, wound lazily.
+#[derive(Debug)]
+pub enum Arg<'p> {
+    /// Code in a context (counted): wound if and when it is needed.
+    Code(&'p RcTerm, CtxtId),
+    /// An existing context entry (counted): a variable passed along.
+    Cell(CtxtId),
+    /// A value already known (a literal, a lambda, a nullary constructor).
+    Val(Value<'p>),
+    /// A wound stack (owned).
+    Stack(StackId),
+}
+
+/// One frame.
+#[derive(Debug)]
+pub enum Frame<'p> {
+    /// A pending application.
+    Arg(Arg<'p>, Plicity),
+    /// Write the value into this entry (counted) when it is reached: the entry's
+    /// right-hand side is being evaluated (black-holed).
+    Update(CtxtId),
+    /// A destructor waiting for its scrutinee, with the context of its arms (counted).
+    Case(&'p Match, CtxtId),
+    /// A primitive evaluating its first `strict` arguments, `got` of them done; the
+    /// values wait on the machine's value stack, the arguments still to evaluate on
+    /// its argument stack.
+    Prim {
+        /// Which primitive.
+        prim: Prim,
+        /// Where it is applied.
+        span: Span,
+        /// How many arguments are evaluated before it runs.
+        strict: u8,
+        /// How many are done.
+        got: u8,
+        /// How many arguments it took in all.
+        arity: u8,
+    },
+    /// A binary primitive evaluating its left argument; the right one comes next.
+    BinL {
+        /// Which primitive.
+        prim: Prim,
+        /// Where it is applied.
+        span: Span,
+        /// The right argument.
+        b: Arg<'p>,
+    },
+    /// A binary primitive evaluating its right argument; the left one's value is here.
+    BinR {
+        /// Which primitive.
+        prim: Prim,
+        /// Where it is applied.
+        span: Span,
+        /// The left argument's value.
+        a: Value<'p>,
+    },
+    /// An external evaluating the arguments its call needs (like [`Frame::Prim`]).
+    Ext {
+        /// Which external.
+        op: super::external::ExtOp,
+        /// Where it is declared.
+        span: Span,
+        /// How many arguments are needed before the call.
+        strict: u8,
+        /// How many are done.
+        got: u8,
+    },
+    /// `run`: its argument list is being walked; the joined text returns here.
+    ExtRunArgs {
+        /// The program to run.
+        prog: std::rc::Rc<str>,
+        /// Where `run` is declared.
+        span: Span,
+    },
+    /// A structural comparison: the pairs still to compare sit on the machine's
+    /// comparison worklist above `base`.
+    Eq {
+        /// Worklist height when the comparison started.
+        base: u32,
+        /// `!=` rather than `==`.
+        negate: bool,
+        /// Where, for "cannot compare functions".
+        span: Span,
+    },
+    /// Evaluating the left side of a pair; the right one (counted) comes next.
+    EqLeft(CtxtId),
+    /// Evaluating the right side of a pair; the left one's value is here.
+    EqRight(Value<'p>),
+    /// `join sep xs`: walking the list, the text so far in `acc`; the next list cell's
+    /// value returns here.
+    JoinList {
+        /// The separator.
+        sep: std::rc::Rc<str>,
+        /// The text so far.
+        acc: String,
+        /// Whether no element was added yet.
+        first: bool,
+    },
+    /// `join`: evaluating an element; the rest of the list (counted) comes next.
+    JoinElem(CtxtId),
+}

@@ -1,0 +1,54 @@
+//! Arithmetic: `+ - * / %` on `Int` (checked: overflow and division by zero are
+//! errors, never a wrap-around) and on `Float` (IEEE 754).
+
+use super::Prim;
+
+/// Applies an arithmetic primitive to two `Int`s; the error is the runtime message.
+#[inline]
+pub fn int(p: Prim, a: i64, b: i64) -> Result<i64, &'static str> {
+    let r = match p {
+        Prim::Add => a.checked_add(b),
+        Prim::Sub => a.checked_sub(b),
+        Prim::Mul => a.checked_mul(b),
+        Prim::Div | Prim::Rem if b == 0 => return Err("division by zero"),
+        Prim::Div => a.checked_div(b),
+        Prim::Rem => a.checked_rem(b),
+        _ => return Err("not an arithmetic primitive"),
+    };
+    r.ok_or("integer overflow")
+}
+
+/// Applies an arithmetic primitive to two `Float`s.
+#[inline]
+pub fn float(p: Prim, a: f64, b: f64) -> Option<f64> {
+    Some(match p {
+        Prim::Add => a + b,
+        Prim::Sub => a - b,
+        Prim::Mul => a * b,
+        Prim::Div => a / b,
+        Prim::Rem => a % b,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_arithmetic_is_checked() {
+        assert_eq!(int(Prim::Div, -7, 2), Ok(-3));
+        assert_eq!(int(Prim::Rem, 7, 3), Ok(1));
+        assert_eq!(int(Prim::Div, 1, 0), Err("division by zero"));
+        assert_eq!(int(Prim::Rem, 1, 0), Err("division by zero"));
+        assert_eq!(int(Prim::Add, i64::MAX, 1), Err("integer overflow"));
+        assert_eq!(int(Prim::Div, i64::MIN, -1), Err("integer overflow"));
+        assert_eq!(int(Prim::Mul, i64::MIN, -1), Err("integer overflow"));
+    }
+
+    #[test]
+    fn float_arithmetic_is_ieee() {
+        assert_eq!(float(Prim::Add, 0.1, 0.2), Some(0.30000000000000004));
+        assert!(float(Prim::Div, 1.0, 0.0).unwrap().is_infinite());
+    }
+}
