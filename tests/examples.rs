@@ -3,9 +3,7 @@
 
 mod common;
 
-use common::{
-    ILL_TYPED, NEEDS_TYPE_LEVEL_EVALUATION, check_error_output, run_in, sp_files, tests_dir,
-};
+use common::{ILL_TYPED, check_error_output, run_in, sp_files, tests_dir};
 
 #[test]
 fn every_example_checks() {
@@ -15,9 +13,7 @@ fn every_example_checks() {
         let dir = tests_dir().join("examples").join(sub);
         for file in sp_files(&dir) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
-            if ILL_TYPED.contains(&name.as_str())
-                || NEEDS_TYPE_LEVEL_EVALUATION.contains(&name.as_str())
-            {
+            if ILL_TYPED.contains(&name.as_str()) {
                 continue;
             }
             count += 1;

@@ -123,7 +123,7 @@ fn runtime_errors_name_the_file_line_and_column() {
         ),
         (
             "fun.sp",
-            "def main = (\\x -> x) == (\\y -> y)\n",
+            "def main = (\\(x : Int) -> x) == (\\(y : Int) -> y)\n",
             &["cannot compare functions"],
         ),
     ];

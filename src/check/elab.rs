@@ -23,7 +23,7 @@ use super::meta::Metas;
 use super::scope::{self, Global, UnitScope};
 use crate::core::pretty;
 use crate::core::program::{Builtins, CtorDecl, DataDecl, DefDecl, ExternDecl, Program};
-use crate::core::subst::{has_free_var, instantiate, shift, subst_top};
+use crate::core::subst::{has_free_var, instantiate, replace_var, shift, subst_top};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name,
     Plicity, PrimType, RcTerm, Term,
@@ -577,12 +577,25 @@ impl<'e> Elab<'e> {
                     .let_expr(cx, *name, params, *ret, rhs, body, Some(ty))
                     .0;
             }
-            ExprKind::If { cond, then_, else_ } => {
+            ExprKind::If {
+                cond: c,
+                then_,
+                else_,
+            } => {
                 let b = self.program.builtins;
                 let bool_ty = Term::Data(b.bool_).rc();
-                let cond = self.check(cx, cond, &bool_ty);
-                let then_ = self.check(cx, then_, ty);
-                let else_ = self.check(cx, else_, ty);
+                let cond = self.check(cx, c, &bool_ty);
+                // `if` is a match on `Bool`: on a variable it refines the goal the same
+                // way (`if b then 42 else "x"` against `Pick b`).
+                let (then_ty, else_ty) = match (&c.kind, &*cond) {
+                    (ExprKind::Var(_), Term::Var(ix)) => (
+                        replace_var(ty, *ix, &Term::Con(b.true_).rc()),
+                        replace_var(ty, *ix, &Term::Con(b.false_).rc()),
+                    ),
+                    _ => (ty.clone(), ty.clone()),
+                };
+                let then_ = self.check(cx, then_, &then_ty);
+                let else_ = self.check(cx, else_, &else_ty);
                 return bool_match(b, cond, then_, else_, e.span);
             }
             ExprKind::Match { scrut, arms } => {
@@ -1175,7 +1188,12 @@ impl<'e> Elab<'e> {
     /// The weak head normal form of `t` in `cx`, by the machine.
     pub(super) fn whnf(&mut self, cx: &Cx<'_>, t: &RcTerm, span: Span) -> RcTerm {
         let t = self.metas.force_head(t);
-        if is_whnf_already(&t) {
+        // Already in weak head normal form by its shape: a type former, a value, a
+        // variable without a value, an unknown (after `force_head`, an unsolved one).
+        if is_whnf_already(&t)
+            || is_neutral_variable(cx, &t)
+            || super::meta::meta_spine(&t).is_some()
+        {
             return t;
         }
         let t = self.metas.zonk(&t);
@@ -1492,6 +1510,22 @@ fn is_whnf_already(t: &Term) -> bool {
         }
         Term::Data(_) | Term::Con(_) => true,
         Term::Lam(..) => std::ptr::eq(head, t),
+        _ => false,
+    }
+}
+
+/// Whether `t` is a variable without a value (an open binder), perhaps applied: a
+/// neutral term, already in weak head normal form.
+fn is_neutral_variable(cx: &Cx<'_>, t: &Term) -> bool {
+    let mut head = t;
+    while let Term::App(f, _, _) = head {
+        head = f;
+    }
+    match head {
+        Term::Var(Ix(i)) => {
+            let depth = cx.depth();
+            *i < depth && cx.entries[(depth - 1 - i) as usize].value.is_none()
+        }
         _ => false,
     }
 }
