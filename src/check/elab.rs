@@ -169,6 +169,9 @@ pub(super) struct Elab<'e> {
     /// Operand types that must turn out to be numbers (or strings, lists), checked once
     /// everything else is known.
     deferred: Vec<Deferred>,
+    /// Places where type-level evaluation failed (already reported): a type mismatch
+    /// there would only repeat it.
+    eval_failures: Vec<Span>,
 }
 
 /// A constraint on an operator's operand type that could not be checked when the
@@ -242,6 +245,7 @@ impl<'e> Elab<'e> {
             metas: Metas::default(),
             eval,
             deferred: Vec::new(),
+            eval_failures: Vec::new(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
@@ -604,7 +608,7 @@ impl<'e> Elab<'e> {
             ExprKind::Hole => return self.fresh(cx, e.span, "this `_`"),
             ExprKind::TypedHole(name) => {
                 self.report_goal(cx, *name, ty, e.span);
-                return self.fresh(cx, e.span, "this hole");
+                return Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc();
             }
             ExprKind::Tuple(items) => {
                 if let Some(t) = self.check_tuple(cx, items, ty) {
@@ -790,9 +794,15 @@ impl<'e> Elab<'e> {
                 (self.fresh(cx, e.span, "this `_`"), ty)
             }
             ExprKind::TypedHole(name) => {
+                // The hole is reported here; its type, if nothing else fixes it, is no
+                // second error.
                 let ty = self.fresh(cx, e.span, "the type of this hole");
+                self.metas.mark_defaultable(&ty);
                 self.report_goal(cx, *name, &ty, e.span);
-                (self.fresh(cx, e.span, "this hole"), ty)
+                (
+                    Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc(),
+                    ty,
+                )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
             ExprKind::Pi {
@@ -1210,6 +1220,7 @@ impl<'e> Elab<'e> {
                 };
                 self.errors
                     .push(Diagnostic::error(what).at(span, "while checking this"));
+                self.eval_failures.push(span);
                 t
             }
         }
@@ -1254,6 +1265,9 @@ impl<'e> Elab<'e> {
     }
 
     fn mismatch(&mut self, cx: &Cx<'_>, span: Span, found: &RcTerm, expected: &RcTerm) {
+        if self.eval_failures.contains(&span) {
+            return;
+        }
         let f = self.show(cx, found);
         let e = self.show(cx, expected);
         self.errors.push(
