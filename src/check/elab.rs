@@ -1367,14 +1367,26 @@ impl<'e> Elab<'e> {
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                let (r, ty) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, false);
+                let (r, ty) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Numbers,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), ty)
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (r, _) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, true);
+                let (r, _) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Ordered,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
@@ -1401,29 +1413,9 @@ impl<'e> Elab<'e> {
         }
     }
 
-    /// The operands of an arithmetic (or, with `ordered`, a comparison) operator: two
-    /// `Int`s, two `Float`s (or, for comparisons, two `String`s). Returns the right
-    /// operand and the operands' type. While both types are unknown they are made equal
-    /// and the check waits until the end (the primitive itself works on any of them).
-    fn numeric_operands<'s>(
-        &mut self,
-        cx: &mut Cx<'s>,
-        op: BinOp,
-        op_span: Span,
-        lhs: (RcTerm, RcTerm, Span),
-        rhs: Operand<'s>,
-        ordered: bool,
-    ) -> (RcTerm, RcTerm) {
-        let allowed = if ordered {
-            Allowed::Ordered
-        } else {
-            Allowed::Numbers
-        };
-        self.same_operands(cx, op, op_span, lhs, rhs, allowed)
-    }
-
     /// Makes both operands of `op` have one type that `allowed` accepts (now, or at the
-    /// end if it is still unknown). Returns the right operand and the type.
+    /// end if it is still unknown: the primitive itself works on any of them). Returns
+    /// the right operand and the type.
     fn same_operands<'s>(
         &mut self,
         cx: &mut Cx<'s>,
