@@ -67,6 +67,8 @@ pub fn elaborate_program(
     });
     let mut errors = std::mem::take(&mut e.errors);
     dedup(&mut errors);
+    // In source order (declarations are checked in phases, not in file order).
+    errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
     (e.program, errors)
 }
 
@@ -539,6 +541,15 @@ impl<'e> Elab<'e> {
         self.metas.fresh(cx.depth(), span, what)
     }
 
+    /// The type given to an expression after an error was reported about it: an
+    /// unknown that agrees with anything and is never reported itself, so one mistake
+    /// gives one error.
+    pub(super) fn recovery_type(&mut self, cx: &Cx<'_>, span: Span) -> RcTerm {
+        let t = self.fresh(cx, span, "a type after an error");
+        self.metas.mark_defaultable(&t);
+        t
+    }
+
     /// Checks that `e` is a type; returns it and its universe level.
     pub(super) fn check_type<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>) -> (RcTerm, u32) {
         let (t, ty) = self.infer(cx, e);
@@ -923,7 +934,7 @@ impl<'e> Elab<'e> {
                             .note(format!("found: {shown}")),
                     );
                     let (a, _) = self.infer(cx, arg);
-                    let unknown = self.fresh(cx, arg.span, "the type of this application");
+                    let unknown = self.recovery_type(cx, arg.span);
                     return (Term::App(f, plicity, a).rc(), unknown);
                 }
             };
@@ -1452,7 +1463,7 @@ impl<'e> Elab<'e> {
             }
             let shown = self.show(cx, &rt);
             self.operand_error(op, op_span, allowed, r_span, shown);
-            return (r, lt);
+            return (r, self.recovery_type(cx, op_span));
         }
         let shown = self.show(cx, &lt);
         self.operand_error(op, op_span, allowed, l_span, shown);
@@ -1460,7 +1471,7 @@ impl<'e> Elab<'e> {
             Operand::Expr(e) => self.infer(cx, e).0,
             Operand::Done((t, _), _) => t,
         };
-        (r, lt)
+        (r, self.recovery_type(cx, op_span))
     }
 
     fn operand_error(
