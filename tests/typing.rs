@@ -121,6 +121,13 @@ fn run_limited(dir: &Path, args: &[&str], limit: Duration) -> Result<Output, Str
             Err(e) => return Err(format!("cannot wait for spindle: {e}")),
         }
     };
+    if start.elapsed() > limit {
+        return Err(format!(
+            "took {:.3} s, over the limit of {:.3} s",
+            start.elapsed().as_secs_f64(),
+            limit.as_secs_f64()
+        ));
+    }
     Ok(Output {
         status,
         stdout: out_reader.join().expect("stdout reader"),
@@ -166,13 +173,24 @@ fn run_case(kind: Kind, dir: &Path, file: &Path) -> Result<(), String> {
             let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
             no_panic(&stderr)?;
-            if out.status.code() != Some(0) || stdout != want || !stderr.is_empty() {
-                return Err(format!(
-                    "exit status {:?} (expected 0)\n--- expected stdout:\n{want}--- got stdout:\n{stdout}--- stderr:\n{stderr}",
-                    out.status.code()
-                ));
+            let mut problems = Vec::new();
+            if out.status.code() != Some(0) {
+                problems.push(format!("exit status {:?}, expected 0", out.status.code()));
             }
-            Ok(())
+            if stdout != want {
+                problems.push("standard output differs from the .out file".to_string());
+            }
+            if !stderr.is_empty() {
+                problems.push("unexpected standard error".to_string());
+            }
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}\n--- expected stdout:\n{want}--- got stdout:\n{stdout}--- stderr:\n{stderr}",
+                    problems.join("; ")
+                ))
+            }
         }
         Kind::Fail => {
             let want = read_golden(file, "err")?;
