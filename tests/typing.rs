@@ -51,6 +51,9 @@ const KNOWN_FAILURES: &[&str] = &[
     // `extern delay : Int -> Int` is accepted although the host's `delay` has another
     // type; `main : Int = delay 1` then prints `delay 1`.
     "fail/extern_wrong_type",
+    // `(x, x)` binds `x` twice in one pattern and is accepted without a word (the spec
+    // does not say; a user expects an error, as for a name defined twice).
+    "fail/pattern_duplicate_var",
     // The exhaustiveness warning names only the outermost missing constructor.
     "warn/missing_pair",
     "warn/missing_nested",
