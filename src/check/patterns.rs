@@ -26,9 +26,9 @@
 //! several paths is elaborated once per path (names are resolved afresh each time, so
 //! no index shifting is needed).
 
-use super::elab::{Cx, Elab, data_args, global_term, name_of};
+use super::elab::{Cx, Elab, data_args, global_term, name_of, refine};
 use super::scope::Global;
-use crate::core::subst::{replace_var, rewrite, shift};
+use crate::core::subst::{rewrite, shift};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, Ix, Lit, Lvl, Match, Plicity, PrimType, RcTerm, Term,
 };
@@ -42,10 +42,10 @@ use std::rc::Rc;
 enum IPat<'s> {
     /// Matches anything; binds the name if there is one.
     Any(Option<&'s str>),
-    /// A constructor with one sub-pattern per explicit field.
-    Con(ConId, Vec<IPat<'s>>),
-    /// A literal.
-    Lit(Lit),
+    /// A constructor with one sub-pattern per explicit field, and where it is written.
+    Con(ConId, Vec<IPat<'s>>, Span),
+    /// A literal, and where it is written.
+    Lit(Lit, Span),
 }
 
 /// One arm of the matrix.
@@ -107,6 +107,9 @@ impl Elab<'_> {
                 refine: false,
             },
         };
+        for arm in arms {
+            self.check_pattern_names(arm.pat);
+        }
         let rows: Vec<Row<'s>> = arms
             .iter()
             .map(|arm| Row {
@@ -144,6 +147,30 @@ impl Elab<'_> {
         (Term::Let(binder, value, body).rc(), goal.ty)
     }
 
+    /// Reports a variable bound twice in one pattern (`(x, x)`).
+    fn check_pattern_names(&mut self, pat: &Pat<'_>) {
+        let mut seen: Vec<(&str, Span)> = Vec::new();
+        let mut work = vec![pat];
+        while let Some(p) = work.pop() {
+            match &p.kind {
+                PatKind::Var(name) => {
+                    if let Some((_, first)) = seen.iter().find(|(n, _)| n == name) {
+                        self.errors.push(
+                            Diagnostic::error(format!("`{name}` is bound twice in this pattern"))
+                                .at(p.span, "bound again here")
+                                .also(*first, "first bound here"),
+                        );
+                    } else {
+                        seen.push((name, p.span));
+                    }
+                }
+                PatKind::Con { args, .. } => work.extend(args.iter().rev()),
+                PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+            }
+        }
+    }
+
     /// Lowers a surface pattern: resolves constructor names, checks arities, removes
     /// the sugar of `()`, tuples and list patterns.
     fn lower<'s>(&mut self, cx: &Cx<'s>, p: &'s Pat<'s>) -> IPat<'s> {
@@ -151,14 +178,16 @@ impl Elab<'_> {
         match &p.kind {
             PatKind::Var(name) => IPat::Any(Some(name)),
             PatKind::Wild => IPat::Any(None),
-            PatKind::Int(n) => IPat::Lit(Lit::Int(*n)),
-            PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s))),
-            PatKind::Unit => IPat::Con(b.unit_con, Vec::new()),
+            PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
+            PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
+            PatKind::Unit => IPat::Con(b.unit_con, Vec::new(), p.span),
             PatKind::Tuple(items) => {
                 let mut lowered: Vec<IPat<'s>> = items.iter().map(|i| self.lower(cx, i)).collect();
-                let mut acc = lowered.pop().unwrap_or(IPat::Con(b.unit_con, Vec::new()));
+                let mut acc = lowered
+                    .pop()
+                    .unwrap_or(IPat::Con(b.unit_con, Vec::new(), p.span));
                 while let Some(x) = lowered.pop() {
-                    acc = IPat::Con(b.mk_pair, vec![x, acc]);
+                    acc = IPat::Con(b.mk_pair, vec![x, acc], p.span);
                 }
                 acc
             }
@@ -167,8 +196,8 @@ impl Elab<'_> {
                 lowered
                     .into_iter()
                     .rev()
-                    .fold(IPat::Con(b.nil, Vec::new()), |tail, x| {
-                        IPat::Con(b.cons, vec![x, tail])
+                    .fold(IPat::Con(b.nil, Vec::new(), p.span), |tail, x| {
+                        IPat::Con(b.cons, vec![x, tail], p.span)
                     })
             }
             PatKind::Con { name, args } => {
@@ -189,7 +218,7 @@ impl Elab<'_> {
                             );
                             return IPat::Any(None);
                         }
-                        IPat::Con(con, sub)
+                        IPat::Con(con, sub, p.span)
                     }
                     Some(_) => {
                         self.errors.push(
@@ -312,7 +341,7 @@ impl Elab<'_> {
             let name = self.program.data(d).name.clone();
             self.errors.push(
                 Diagnostic::error(format!(
-                    "this `match` has patterns of type `{name}`, but the value has type `{found}`"
+                    "type mismatch: this pattern is a `{name}`, but the value matched has type `{found}`"
                 ))
                 .at(span, "")
                 .note(format!("found: {found}")),
@@ -334,12 +363,20 @@ impl Elab<'_> {
         goal: &Goal,
     ) -> RcTerm {
         let heads = self.heads(&rows, col);
+        // Where the first tested pattern is written: type errors about it point there.
+        let pat_span = rows
+            .iter()
+            .find_map(|r| match &r.pats[col] {
+                IPat::Con(_, _, sp) | IPat::Lit(_, sp) => Some(*sp),
+                IPat::Any(_) => None,
+            })
+            .unwrap_or(span);
         let occ_ty = match &occ {
             Occ::Var(l) => cx.type_of(*l),
             Occ::Term(_, ty) => ty.clone(),
         };
         let params = match heads.first() {
-            Some(Head::Con(c)) => self.data_params(cx, &occ_ty, c.data, span),
+            Some(Head::Con(c)) => self.data_params(cx, &occ_ty, c.data, pat_span),
             Some(Head::Lit(l)) => {
                 let want = Term::PrimType(match l {
                     Lit::Int(_) => PrimType::Int,
@@ -347,7 +384,18 @@ impl Elab<'_> {
                     Lit::Str(_) => PrimType::String,
                 })
                 .rc();
-                self.expect(cx, span, &occ_ty, &want);
+                if !self.unify(cx, &occ_ty, &want, pat_span) {
+                    let found = self.show(cx, &occ_ty);
+                    let wanted = self.show(cx, &want);
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "type mismatch: this pattern is a `{wanted}`, but the value matched has type `{found}`"
+                        ))
+                        .at(pat_span, "")
+                        .note(format!("expected: {found}"))
+                        .note(format!("   found: {wanted}")),
+                    );
+                }
                 Vec::new()
             }
             None => Vec::new(),
@@ -366,8 +414,8 @@ impl Elab<'_> {
             for row in &rows {
                 let pat = &row.pats[col];
                 let fields = match (pat, head) {
-                    (IPat::Con(c, ps), Head::Con(h)) if c == h => ps.clone(),
-                    (IPat::Lit(l), Head::Lit(h)) if l == h => Vec::new(),
+                    (IPat::Con(c, ps, _), Head::Con(h)) if c == h => ps.clone(),
+                    (IPat::Lit(l, _), Head::Lit(h)) if l == h => Vec::new(),
                     (IPat::Any(_), _) => vec![IPat::Any(None); arity],
                     _ => continue,
                 };
@@ -409,7 +457,7 @@ impl Elab<'_> {
                 let con = (0..k).rev().fold(con, |f, i| {
                     Term::App(f, Plicity::Explicit, Term::Var(Ix(i)).rc()).rc()
                 });
-                arm_goal.ty = replace_var(&arm_goal.ty, l.to_ix(base + k), &con);
+                arm_goal.ty = refine(&arm_goal.ty, l.to_ix(base + k), &con);
             }
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend((0..arity as u32).map(|k| Lvl(base + k)));
@@ -546,8 +594,8 @@ impl Elab<'_> {
         let mut heads: Vec<Head> = Vec::new();
         for row in rows {
             let head = match &row.pats[col] {
-                IPat::Con(c, _) => Head::Con(*c),
-                IPat::Lit(l) => Head::Lit(l.clone()),
+                IPat::Con(c, _, _) => Head::Con(*c),
+                IPat::Lit(l, _) => Head::Lit(l.clone()),
                 IPat::Any(_) => continue,
             };
             if heads.contains(&head) {
@@ -581,8 +629,8 @@ impl Elab<'_> {
 fn is_flat(rows: &[Row<'_>]) -> bool {
     rows.iter().all(|row| match &row.pats[0] {
         IPat::Any(name) => name.is_none(),
-        IPat::Lit(_) => true,
-        IPat::Con(_, sub) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
+        IPat::Lit(..) => true,
+        IPat::Con(_, sub, _) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
     })
 }
 
@@ -591,7 +639,7 @@ fn is_flat(rows: &[Row<'_>]) -> bool {
 /// the fields): the result is in that scope plus the `j` earlier fields.
 fn subst_params(field: &RcTerm, j: u32, params: &[RcTerm]) -> RcTerm {
     let n = params.len() as u32;
-    rewrite(field, &mut |node, d| match node {
+    rewrite(field, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d + j => {
             let from_fields = i - d - j;
             if from_fields < n {
