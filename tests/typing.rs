@@ -31,11 +31,7 @@ use std::time::{Duration, Instant};
 
 /// Cases (`KIND/NAME`) that fail today because of a bug outside this test suite. Each
 /// must fail; remove an entry as soon as its case passes.
-const KNOWN_FAILURES: &[&str] = &[
-    // The exhaustiveness warning names only the outermost missing constructor.
-    "warn/missing_pair",
-    "warn/missing_nested",
-];
+const KNOWN_FAILURES: &[&str] = &[];
 
 /// Wall-clock limit of one run, in seconds, unless the case has a `.max_s` file.
 const DEFAULT_LIMIT_S: f64 = 60.0;

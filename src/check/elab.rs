@@ -174,6 +174,9 @@ pub(super) struct Elab<'e> {
     /// Places where type-level evaluation failed (already reported): a type mismatch
     /// there would only repeat it.
     eval_failures: Vec<Span>,
+    /// What the `match` being compiled knows about each occurrence on the current
+    /// path, for naming an uncovered case (see `patterns`).
+    pub(super) coverage: super::patterns::Coverage,
 }
 
 /// A constraint on an operator's operand type that could not be checked when the
@@ -248,6 +251,7 @@ impl<'e> Elab<'e> {
             eval,
             deferred: Vec::new(),
             eval_failures: Vec::new(),
+            coverage: Default::default(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();

@@ -57,11 +57,34 @@ struct Row<'s> {
 }
 
 /// What a column tests, for splitting.
-#[derive(Clone, PartialEq)]
-enum Head {
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Head {
     Con(ConId),
     Lit(Lit),
 }
+
+/// What is known about one occurrence on the path to a point of the decision tree.
+#[derive(Clone, Debug)]
+pub(super) enum Known {
+    /// It is this constructor; its fields are these occurrences.
+    Con(ConId, Vec<u32>),
+    /// It is this literal.
+    Lit(Lit),
+    /// It is none of these (the default branch of a split).
+    NoneOf(Vec<Head>),
+}
+
+/// The path of the `match` being compiled: its root occurrence and what each
+/// occurrence is known to be, innermost last. An occurrence is a variable's level, or
+/// [`ROOT_TERM`] for a scrutinee examined in place.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Coverage {
+    root: u32,
+    known: Vec<(u32, Known)>,
+}
+
+/// The occurrence of a scrutinee term examined in place (no variable holds it).
+const ROOT_TERM: u32 = u32::MAX;
 
 /// The value a column examines: a local variable, or (for a flat match on a
 /// non-variable) the scrutinee term itself with its type, examined exactly once.
@@ -118,22 +141,41 @@ impl Elab<'_> {
                 body: arm.body,
             })
             .collect();
+        // Each match has its own coverage path (an arm's body may hold another match).
+        let outer = std::mem::take(&mut self.coverage);
+        let result = self.match_rows(cx, scrut, rows, span, goal);
+        self.coverage = outer;
+        result
+    }
+
+    /// [`Elab::match_expr`] once the arms are lowered to rows.
+    fn match_rows<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        scrut: &'s Expr<'s>,
+        rows: Vec<Row<'s>>,
+        span: Span,
+        goal: Goal,
+    ) -> (RcTerm, RcTerm) {
         // A variable scrutinee is examined in place: this is what lets each arm refine
         // the variable in the goal.
         if let ExprKind::Var(name) = scrut.kind
             && let Some(lvl) = cx.lookup(name)
         {
+            self.coverage.root = lvl.0;
             let t = self.compile(cx, &[lvl], rows, span, &goal);
             return (t, goal.ty);
         }
         let (st, sty) = self.infer_value(cx, scrut);
         if is_flat(&rows) {
+            self.coverage.root = ROOT_TERM;
             let t = self.compile_flat(cx, st, sty, rows, span, &goal);
             return (t, goal.ty);
         }
         // Bind the scrutinee once so nested tests and variables can refer to it. A core
         // `let` is recursive, so its right-hand side is shifted under its own binder.
         let lvl = Lvl(cx.depth());
+        self.coverage.root = lvl.0;
         let value = shift(&st, 1);
         cx.push_hidden(name_of("_"), sty.clone());
         cx.entries[lvl.0 as usize].value = Some(value.clone());
@@ -462,7 +504,13 @@ impl Elab<'_> {
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend((0..arity as u32).map(|k| Lvl(base + k)));
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
+            let known = match head {
+                Head::Con(c) => Known::Con(*c, (0..arity as u32).map(|k| base + k).collect()),
+                Head::Lit(l) => Known::Lit(l.clone()),
+            };
+            self.coverage.known.push((occ_id(&occ), known));
             let body = self.compile_or_root(cx, &new_occs, root, sub, span, &arm_goal);
+            self.coverage.known.pop();
             for _ in 0..arity {
                 cx.pop();
             }
@@ -499,8 +547,11 @@ impl Elab<'_> {
                     body: row.body,
                 });
             }
+            self.coverage
+                .known
+                .push((occ_id(&occ), Known::NoneOf(heads.clone())));
             if sub.is_empty() {
-                self.warn_missing(&heads, span);
+                self.warn_missing(span);
             }
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
@@ -514,6 +565,7 @@ impl Elab<'_> {
                 span,
                 &goal.under(1),
             );
+            self.coverage.known.pop();
             cx.pop();
             let binder = Binder {
                 name: binder_name,
@@ -535,39 +587,94 @@ impl Elab<'_> {
         .rc()
     }
 
-    /// Warns that a match leaves cases uncovered, naming them.
-    fn warn_missing(&mut self, heads: &[Head], span: Span) {
-        let missing = match heads.first() {
-            Some(Head::Con(c)) => {
-                let data = self.program.data(c.data);
-                let names: Vec<String> = data
-                    .ctors
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| {
-                        !heads.contains(&Head::Con(ConId {
-                            data: c.data,
-                            index: *i as u32,
-                        }))
-                    })
-                    .map(|(_, ctor)| {
-                        let mut s = ctor.name.to_string();
-                        for _ in &ctor.fields {
-                            s.push_str(" _");
-                        }
-                        format!("`{s}`")
-                    })
-                    .collect();
-                names.join(", ")
+    /// Warns that a match leaves a case uncovered, naming it: the value the current
+    /// path leads to, rebuilt from what is known about each occurrence.
+    fn warn_missing(&mut self, span: Span) {
+        let root = self.coverage.root;
+        let mut literal = false;
+        let witness = self.witness(root, &mut literal, 0);
+        let missing = match (literal, witness.as_str()) {
+            (true, "_") => "values other than the literals listed are not matched \
+                            (add a `_` arm)"
+                .to_string(),
+            (true, _) => {
+                format!("`{witness}` with a literal not listed is not matched (add a `_` arm)")
             }
-            _ => "values other than the literals listed (add a `_` arm)".to_string(),
+            (false, _) => format!("`{witness}` is not matched"),
         };
         self.errors.push(
-            Diagnostic::warning(format!(
-                "this `match` does not cover every case: {missing} is not matched"
-            ))
-            .at(span, "reaching an uncovered case is a runtime error"),
+            Diagnostic::warning(format!("this `match` does not cover every case: {missing}"))
+                .at(span, "reaching an uncovered case is a runtime error"),
         );
+    }
+
+    /// A pattern for occurrence `occ` as the current path knows it.
+    fn witness(&self, occ: u32, literal: &mut bool, depth: u32) -> String {
+        let known = self
+            .coverage
+            .known
+            .iter()
+            .rev()
+            .find(|(o, _)| *o == occ)
+            .map(|(_, k)| k.clone());
+        let b = self.program.builtins;
+        let (con, fields): (ConId, Vec<Option<u32>>) = match known {
+            Some(Known::Con(c, fields)) => (c, fields.into_iter().map(Some).collect()),
+            Some(Known::Lit(l)) => {
+                let mut s = String::new();
+                match l {
+                    Lit::Str(t) => crate::core::pretty::quote_into(&mut s, &t),
+                    Lit::Int(n) => s = n.to_string(),
+                    Lit::Float(x) => s = x.to_string(),
+                }
+                return s;
+            }
+            Some(Known::NoneOf(heads)) => match heads.first() {
+                Some(Head::Con(c)) => {
+                    let data = self.program.data(c.data);
+                    let missing = (0..data.ctors.len() as u32)
+                        .map(|index| ConId {
+                            data: c.data,
+                            index,
+                        })
+                        .find(|c| !heads.contains(&Head::Con(*c)));
+                    match missing {
+                        Some(m) => (m, vec![None; self.program.con(m).fields.len()]),
+                        None => return "_".to_string(),
+                    }
+                }
+                _ => {
+                    *literal = true;
+                    return "_".to_string();
+                }
+            },
+            None => return "_".to_string(),
+        };
+        let args: Vec<String> = fields
+            .iter()
+            .map(|f| match f {
+                Some(o) if depth < 16 => self.witness(*o, literal, depth + 1),
+                _ => "_".to_string(),
+            })
+            .collect();
+        if con == b.mk_pair && args.len() == 2 {
+            return format!("({}, {})", args[0], args[1]);
+        }
+        if con == b.unit_con {
+            return "()".to_string();
+        }
+        let mut s = self.program.con(con).name.to_string();
+        for a in args {
+            s.push(' ');
+            if a.contains(' ') && !a.starts_with('(') {
+                s.push('(');
+                s.push_str(&a);
+                s.push(')');
+            } else {
+                s.push_str(&a);
+            }
+        }
+        s
     }
 
     /// Compiles a sub-matrix, remembering the root occurrence for the "no arm matches"
@@ -621,6 +728,14 @@ impl Elab<'_> {
             }
         }
         heads
+    }
+}
+
+/// The coverage name of an occurrence.
+fn occ_id(occ: &Occ) -> u32 {
+    match occ {
+        Occ::Var(l) => l.0,
+        Occ::Term(..) => ROOT_TERM,
     }
 }
 
