@@ -1,13 +1,13 @@
 //! Elaboration: surface AST to fully annotated core terms, type checking on the way.
 //!
 //! One pass (DESIGN.md section 3): names become de Bruijn indices or references into the
-//! program's tables (see [`scope`](super::scope)); every expression is checked against
-//! an expected type ([`Elab::check`]) or has its type inferred ([`Elab::infer`]);
+//! program's tables (see [`super::scope`]); every expression is checked against
+//! an expected type (`Elab::check`) or has its type inferred (`Elab::infer`);
 //! implicit arguments are inserted as metavariables ([`meta`](super::meta)) and solved
-//! by unification ([`unify`](super::unify)); operators are resolved by the type of
+//! by unification (`check::unify`); operators are resolved by the type of
 //! their operands; sugar (`if`, `&&`, tuples, lists, `()`) becomes matches and
 //! constructor applications; nested patterns are compiled to one-level matches with
-//! dependent refinement of the goal ([`patterns`](super::patterns)). Types are compared
+//! dependent refinement of the goal (`check::patterns`). Types are compared
 //! after evaluation by the stack machine, through [`TypeEval`].
 //!
 //! Errors are collected, not thrown: after a mismatch elaboration goes on, so one run
