@@ -295,7 +295,7 @@ impl<'p> Machine<'p> {
         if n == 2
             && let Term::Prim(p, span) = &**head
             && p.arity() == 2
-            && !matches!(p, Prim::Concat | Prim::Seq)
+            && *p != Prim::Concat
             && let (Some((a, Plicity::Explicit)), Some((b, Plicity::Explicit))) = (args[1], args[0])
         {
             // A saturated binary primitive: straight to its arguments, no frames.
@@ -812,7 +812,7 @@ impl<'p> Machine<'p> {
             return Ok(Ctl::Ret(Value::Partial(PartialHead::Prim(p, span), b)));
         }
         let strict = match p {
-            Prim::Concat | Prim::Seq => 1,
+            Prim::Concat => 1,
             _ => arity,
         };
         if strict == 2 && arity == 2 {
