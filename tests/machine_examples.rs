@@ -215,3 +215,19 @@ fn externals_run_sequentially() {
     let out = run_in(&dir, &["run", "fail.sp"]);
     check_error_output(&out, "oops\nexit status: 3").unwrap();
 }
+
+#[test]
+fn functions_print_as_lambda_terms() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("fns.sp"),
+        "def add (a : Int) (b : Int) : Int = a + b\n\
+         def main = (add 1, \\(x : Int) -> x * 2, Just add)\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "fns.sp"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "(\\(b : Int) -> 1 + b, \\(x : Int) -> x * 2, Just (\\(a : Int) (b : Int) -> a + b))\n"
+    );
+}
