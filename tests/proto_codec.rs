@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{sp_files, tests_dir};
+use common::{ILL_TYPED, NEEDS_TYPE_LEVEL_EVALUATION, sp_files, tests_dir};
 use proptest::prelude::*;
 use prost::Message;
 use spindle::core::equiv::alpha_eq;
@@ -555,7 +555,15 @@ fn program_round_trip(p: &Program, counts: DeclCounts) -> Result<String, String>
 fn example_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for sub in ["spec", "bench", "own"] {
-        files.extend(sp_files(&tests_dir().join("examples").join(sub)));
+        files.extend(
+            sp_files(&tests_dir().join("examples").join(sub))
+                .into_iter()
+                .filter(|f| {
+                    let name = f.file_name().unwrap().to_string_lossy();
+                    !ILL_TYPED.contains(&name.as_ref())
+                        && !NEEDS_TYPE_LEVEL_EVALUATION.contains(&name.as_ref())
+                }),
+        );
     }
     files.push(tests_dir().join("check").join("import_ok.sp"));
     files
@@ -597,12 +605,12 @@ fn clashing_names_from_several_files_are_renamed() {
     // The entry file's `main` keeps its name; the imported one, the second `helper` and
     // the `length` that would hide the prelude's (used by b.sp) are renamed.
     for want in [
-        "def main =",
+        "def main :",
         "def main_2",
         "def helper :",
         "def helper_2",
         "def length_2",
-        "showInt (length [1, 2])",
+        "showInt (length {Int} [1, 2])",
     ] {
         assert!(text.contains(want), "no `{want}` in\n{text}");
     }

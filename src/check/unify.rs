@@ -79,10 +79,8 @@ impl Elab<'_> {
             (Term::Lam(p, x), _) => return self.eta(cx, p, x, &b, span),
             (_, Term::Lam(p, y)) => return self.eta(cx, p, y, &a, span),
             (Term::Universe(i), Term::Universe(j)) => return i == j,
-            (Term::Match(m), Term::Match(n)) => {
-                if self.unify_matches(cx, m, n, span) {
-                    return true;
-                }
+            (Term::Match(m), Term::Match(n)) if self.unify_matches(cx, m, n, span) => {
+                return true;
             }
             _ => {}
         }

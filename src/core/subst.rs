@@ -196,10 +196,11 @@ pub fn has_free_var(t: &RcTerm, ix: u32, at_least: bool) -> bool {
         if found {
             return Some(Term::Universe(0).rc());
         }
-        if let Term::Var(Ix(i)) = node {
-            if *i >= d && (i - d == ix || (at_least && i - d >= ix)) {
-                found = true;
-            }
+        if let Term::Var(Ix(i)) = node
+            && *i >= d
+            && (i - d == ix || (at_least && i - d >= ix))
+        {
+            found = true;
         }
         None
     });

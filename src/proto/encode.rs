@@ -149,9 +149,8 @@ fn node<'t>(t: &'t Term, names: Names, children: &mut Vec<&'t Term>) -> pb::node
         Term::Lit(l) => Kind::Lit(lit(l)),
         Term::Universe(n) => Kind::Universe(*n),
         Term::Hole(h, _) => Kind::Hole(match h {
-            // A checked program has no metavariables; one left over is encoded as the
-            // hole it stands for (a stop-gap so that main builds: see the machine
-            // branch's report).
+            // Metavariables exist only during elaboration: a checked program has none.
+            // Should one reach here, it is written as the unknown it stands for.
             HoleKind::Infer | HoleKind::Meta(_) => pb::Hole {
                 kind: pb::HoleKind::Infer as i32,
                 name: None,

@@ -92,7 +92,7 @@ fn a_loaded_program_round_trips() {
     let (p, counts) = loaded(
         "data T (a : Type) = A | B a (T a)\n\
          def f {a : Type} (x : a) (t : T a) : T a = match t with | A -> B x A | B y r -> let z = f x r in z\n\
-         def main = (f 1 A, 2.5, \"s\", [1, 2], if True then ?goal else _)\n",
+         def main = (f 1 A, 2.5, \"s\", [1, 2], if True then 3 else 4)\n",
     );
     let prelude_only = loaded("").0;
     assert_eq!(
