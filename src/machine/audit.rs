@@ -38,10 +38,8 @@ impl Tally {
     fn value(&mut self, v: &Value<'_>, owner: CtxtId, self_ref: bool) {
         match v {
             Value::Con(_, b) => self.block(*b),
-            Value::Fun(_, env) | Value::Pi(_, env) => {
-                if !(self_ref && *env == owner) {
-                    self.ctxt(*env)
-                }
+            Value::Fun(_, env) | Value::Pi(_, env) if !(self_ref && *env == owner) => {
+                self.ctxt(*env)
             }
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
