@@ -93,6 +93,30 @@ impl<'p> Machine<'p> {
         self.heap.resolve(self.heap.walk(env, ix))
     }
 
+    /// Like [`Machine::lookup`], and an alias whose target has been evaluated since
+    /// is replaced by a copy of the value, so that it stops keeping the target (and
+    /// the context behind it) alive.
+    #[inline]
+    fn lookup_mut(&mut self, env: CtxtId, ix: u32) -> CtxtId {
+        let c = self.heap.walk(env, ix);
+        if let Cell::Ind(t) = self.heap.ctxt(c).cell {
+            let t = self.heap.resolve(t);
+            if let Cell::Value(v) = &self.heap.ctxt(t).cell {
+                let v = v.clone();
+                self.heap.retain_value(&v);
+                let Cell::Ind(old) =
+                    std::mem::replace(&mut self.heap.ctxt_mut(c).cell, Cell::Value(v))
+                else {
+                    unreachable!()
+                };
+                self.heap.release(old);
+                return c;
+            }
+            return t;
+        }
+        c
+    }
+
     /// The explicit field count of a constructor.
     #[inline]
     pub(crate) fn con_arity(&self, c: ConId) -> usize {
@@ -104,7 +128,7 @@ impl<'p> Machine<'p> {
     fn mkarg(&mut self, a: &'p RcTerm, env: CtxtId) -> Arg<'p> {
         match &**a {
             Term::Var(ix) => {
-                let c = self.lookup(env, ix.0);
+                let c = self.lookup_mut(env, ix.0);
                 self.share(c)
             }
             Term::Def(d) => {
@@ -190,7 +214,7 @@ impl<'p> Machine<'p> {
     fn eval(&mut self, t: &'p RcTerm, env: CtxtId) -> Result<Ctl<'p>> {
         Ok(match &**t {
             Term::Var(ix) => {
-                let c = self.lookup(env, ix.0);
+                let c = self.lookup_mut(env, ix.0);
                 self.heap.retain(c);
                 self.heap.release(env);
                 Ctl::Enter(c)
