@@ -138,6 +138,9 @@ impl<'p> Machine<'p> {
             }
             Term::Lit(l) => Arg::Val(lit_value(l)),
             Term::Con(c) if self.con_arity(*c) == 0 => Arg::Val(Value::Con(*c, NIL)),
+            // Cheap eagerness: an operator on two numbers at hand is computed now
+            // rather than suspended (it cannot fail or loop: failures stay lazy).
+            Term::App(f, _, b) if let Some(v) = self.binop_fast(f, b, env) => Arg::Val(v),
             Term::Lam(..) => {
                 let env = self.context_for(a, env);
                 Arg::Val(Value::Fun(a, env))
