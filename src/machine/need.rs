@@ -138,6 +138,11 @@ impl<'p> Machine<'p> {
             }
             Term::Lit(l) => Arg::Val(lit_value(l)),
             Term::Con(c) if self.con_arity(*c) == 0 => Arg::Val(Value::Con(*c, NIL)),
+            // Types passed as implicit arguments: values already.
+            Term::PrimType(p) => Arg::Val(Value::PrimType(*p)),
+            Term::Universe(n) => Arg::Val(Value::Universe(*n)),
+            Term::Data(d) => Arg::Val(Value::Partial(PartialHead::Data(*d), NIL)),
+            Term::Hole(..) => Arg::Val(Value::Unknown),
             // Cheap eagerness: an operator on two numbers at hand is computed now
             // rather than suspended (it cannot fail or loop: failures stay lazy).
             Term::App(f, _, b) if let Some(v) = self.binop_fast(f, b, env) => Arg::Val(v),
