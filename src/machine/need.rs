@@ -324,6 +324,28 @@ impl<'p> Machine<'p> {
             }
         }
         // `args[0]` is the outermost argument, `args[n - 1]` the innermost.
+        if let Term::Con(c) = &**head {
+            let explicit = args[..n]
+                .iter()
+                .filter(|a| matches!(a, Some((_, Plicity::Explicit))))
+                .count();
+            if explicit == self.con_arity(*c) {
+                // A saturated constructor: its fields straight from the arguments;
+                // its implicit arguments (the type's parameters) are not even built.
+                let mut cells = [NIL; SPINE];
+                let mut k = 0;
+                for slot in args[..n].iter().rev() {
+                    if let Some((a, Plicity::Explicit)) = *slot {
+                        let arg = self.mkarg(a, env);
+                        cells[k] = self.arg_entry(arg);
+                        k += 1;
+                    }
+                }
+                self.heap.release(env);
+                let b = self.heap.new_block(&cells[..k]);
+                return Ok(Ctl::Ret(Value::Con(*c, b)));
+            }
+        }
         if n == 2
             && let Term::Prim(p, span) = &**head
             && p.arity() == 2
