@@ -38,6 +38,17 @@ impl Loaded {
     pub fn render_diagnostics(&self) -> String {
         diagnostic::render(&self.sources, &self.diagnostics)
     }
+
+    /// The errors alone (no warnings) as text for standard error.
+    pub fn render_errors(&self) -> String {
+        let errors: Vec<Diagnostic> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .cloned()
+            .collect();
+        diagnostic::render(&self.sources, &errors)
+    }
 }
 
 /// Loads the program whose entry file is `path`.
@@ -264,7 +275,7 @@ fn cycle_error(
         .at(span, "this import closes the cycle")
 }
 
-/// The evaluator the type checker uses for type-level computation.
+/// The evaluator the type checker uses for type-level computation: the machine.
 fn type_evaluator() -> Box<dyn TypeEval> {
-    Box::new(crate::check::eval::NoReduction)
+    Box::new(crate::machine::typeval::MachineTypeEval::default())
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{ILL_TYPED, NEEDS_TYPE_LEVEL_EVALUATION, sp_files, tests_dir};
+use common::{ILL_TYPED, sp_files, tests_dir};
 use spindle::core::equiv::alpha_eq;
 use spindle::core::pretty;
 use spindle::core::program::Program;
@@ -70,9 +70,7 @@ fn printing_then_parsing_every_example_is_the_identity() {
     for sub in ["spec", "bench", "own"] {
         for file in sp_files(&tests_dir().join("examples").join(sub)) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
-            if ILL_TYPED.contains(&name.as_str())
-                || NEEDS_TYPE_LEVEL_EVALUATION.contains(&name.as_str())
-            {
+            if ILL_TYPED.contains(&name.as_str()) {
                 continue;
             }
             if let Err(why) = roundtrip(&file) {

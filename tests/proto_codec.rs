@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{ILL_TYPED, NEEDS_TYPE_LEVEL_EVALUATION, sp_files, tests_dir};
+use common::{ILL_TYPED, sp_files, tests_dir};
 use proptest::prelude::*;
 use prost::Message;
 use spindle::core::equiv::alpha_eq;
@@ -561,7 +561,6 @@ fn example_files() -> Vec<PathBuf> {
                 .filter(|f| {
                     let name = f.file_name().unwrap().to_string_lossy();
                     !ILL_TYPED.contains(&name.as_ref())
-                        && !NEEDS_TYPE_LEVEL_EVALUATION.contains(&name.as_ref())
                 }),
         );
     }

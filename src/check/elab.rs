@@ -23,7 +23,7 @@ use super::meta::Metas;
 use super::scope::{self, Global, UnitScope};
 use crate::core::pretty;
 use crate::core::program::{Builtins, CtorDecl, DataDecl, DefDecl, ExternDecl, Program};
-use crate::core::subst::{has_free_var, instantiate, shift, subst_top};
+use crate::core::subst::{has_free_var, instantiate, replace_var, shift, subst_top};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name,
     Plicity, PrimType, RcTerm, Term,
@@ -67,6 +67,8 @@ pub fn elaborate_program(
     });
     let mut errors = std::mem::take(&mut e.errors);
     dedup(&mut errors);
+    // In source order (declarations are checked in phases, not in file order).
+    errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
     (e.program, errors)
 }
 
@@ -169,6 +171,9 @@ pub(super) struct Elab<'e> {
     /// Operand types that must turn out to be numbers (or strings, lists), checked once
     /// everything else is known.
     deferred: Vec<Deferred>,
+    /// Places where type-level evaluation failed (already reported): a type mismatch
+    /// there would only repeat it.
+    eval_failures: Vec<Span>,
 }
 
 /// A constraint on an operator's operand type that could not be checked when the
@@ -242,6 +247,7 @@ impl<'e> Elab<'e> {
             metas: Metas::default(),
             eval,
             deferred: Vec::new(),
+            eval_failures: Vec::new(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
@@ -535,6 +541,15 @@ impl<'e> Elab<'e> {
         self.metas.fresh(cx.depth(), span, what)
     }
 
+    /// The type given to an expression after an error was reported about it: an
+    /// unknown that agrees with anything and is never reported itself, so one mistake
+    /// gives one error.
+    pub(super) fn recovery_type(&mut self, cx: &Cx<'_>, span: Span) -> RcTerm {
+        let t = self.fresh(cx, span, "a type after an error");
+        self.metas.mark_defaultable(&t);
+        t
+    }
+
     /// Checks that `e` is a type; returns it and its universe level.
     pub(super) fn check_type<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>) -> (RcTerm, u32) {
         let (t, ty) = self.infer(cx, e);
@@ -577,12 +592,25 @@ impl<'e> Elab<'e> {
                     .let_expr(cx, *name, params, *ret, rhs, body, Some(ty))
                     .0;
             }
-            ExprKind::If { cond, then_, else_ } => {
+            ExprKind::If {
+                cond: c,
+                then_,
+                else_,
+            } => {
                 let b = self.program.builtins;
                 let bool_ty = Term::Data(b.bool_).rc();
-                let cond = self.check(cx, cond, &bool_ty);
-                let then_ = self.check(cx, then_, ty);
-                let else_ = self.check(cx, else_, ty);
+                let cond = self.check(cx, c, &bool_ty);
+                // `if` is a match on `Bool`: on a variable it refines the goal the same
+                // way (`if b then 42 else "x"` against `Pick b`).
+                let (then_ty, else_ty) = match (&c.kind, &*cond) {
+                    (ExprKind::Var(_), Term::Var(ix)) => (
+                        replace_var(ty, *ix, &Term::Con(b.true_).rc()),
+                        replace_var(ty, *ix, &Term::Con(b.false_).rc()),
+                    ),
+                    _ => (ty.clone(), ty.clone()),
+                };
+                let then_ = self.check(cx, then_, &then_ty);
+                let else_ = self.check(cx, else_, &else_ty);
                 return bool_match(b, cond, then_, else_, e.span);
             }
             ExprKind::Match { scrut, arms } => {
@@ -591,7 +619,7 @@ impl<'e> Elab<'e> {
             ExprKind::Hole => return self.fresh(cx, e.span, "this `_`"),
             ExprKind::TypedHole(name) => {
                 self.report_goal(cx, *name, ty, e.span);
-                return self.fresh(cx, e.span, "this hole");
+                return Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc();
             }
             ExprKind::Tuple(items) => {
                 if let Some(t) = self.check_tuple(cx, items, ty) {
@@ -777,9 +805,15 @@ impl<'e> Elab<'e> {
                 (self.fresh(cx, e.span, "this `_`"), ty)
             }
             ExprKind::TypedHole(name) => {
+                // The hole is reported here; its type, if nothing else fixes it, is no
+                // second error.
                 let ty = self.fresh(cx, e.span, "the type of this hole");
+                self.metas.mark_defaultable(&ty);
                 self.report_goal(cx, *name, &ty, e.span);
-                (self.fresh(cx, e.span, "this hole"), ty)
+                (
+                    Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc(),
+                    ty,
+                )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
             ExprKind::Pi {
@@ -900,7 +934,7 @@ impl<'e> Elab<'e> {
                             .note(format!("found: {shown}")),
                     );
                     let (a, _) = self.infer(cx, arg);
-                    let unknown = self.fresh(cx, arg.span, "the type of this application");
+                    let unknown = self.recovery_type(cx, arg.span);
                     return (Term::App(f, plicity, a).rc(), unknown);
                 }
             };
@@ -1175,7 +1209,12 @@ impl<'e> Elab<'e> {
     /// The weak head normal form of `t` in `cx`, by the machine.
     pub(super) fn whnf(&mut self, cx: &Cx<'_>, t: &RcTerm, span: Span) -> RcTerm {
         let t = self.metas.force_head(t);
-        if is_whnf_already(&t) {
+        // Already in weak head normal form by its shape: a type former, a value, a
+        // variable without a value, an unknown (after `force_head`, an unsolved one).
+        if is_whnf_already(&t)
+            || is_neutral_variable(cx, &t)
+            || super::meta::meta_spine(&t).is_some()
+        {
             return t;
         }
         let t = self.metas.zonk(&t);
@@ -1192,6 +1231,7 @@ impl<'e> Elab<'e> {
                 };
                 self.errors
                     .push(Diagnostic::error(what).at(span, "while checking this"));
+                self.eval_failures.push(span);
                 t
             }
         }
@@ -1236,6 +1276,9 @@ impl<'e> Elab<'e> {
     }
 
     fn mismatch(&mut self, cx: &Cx<'_>, span: Span, found: &RcTerm, expected: &RcTerm) {
+        if self.eval_failures.contains(&span) {
+            return;
+        }
         let f = self.show(cx, found);
         let e = self.show(cx, expected);
         self.errors.push(
@@ -1335,14 +1378,26 @@ impl<'e> Elab<'e> {
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                let (r, ty) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, false);
+                let (r, ty) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Numbers,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), ty)
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (r, _) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, true);
+                let (r, _) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Ordered,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
@@ -1369,29 +1424,9 @@ impl<'e> Elab<'e> {
         }
     }
 
-    /// The operands of an arithmetic (or, with `ordered`, a comparison) operator: two
-    /// `Int`s, two `Float`s (or, for comparisons, two `String`s). Returns the right
-    /// operand and the operands' type. While both types are unknown they are made equal
-    /// and the check waits until the end (the primitive itself works on any of them).
-    fn numeric_operands<'s>(
-        &mut self,
-        cx: &mut Cx<'s>,
-        op: BinOp,
-        op_span: Span,
-        lhs: (RcTerm, RcTerm, Span),
-        rhs: Operand<'s>,
-        ordered: bool,
-    ) -> (RcTerm, RcTerm) {
-        let allowed = if ordered {
-            Allowed::Ordered
-        } else {
-            Allowed::Numbers
-        };
-        self.same_operands(cx, op, op_span, lhs, rhs, allowed)
-    }
-
     /// Makes both operands of `op` have one type that `allowed` accepts (now, or at the
-    /// end if it is still unknown). Returns the right operand and the type.
+    /// end if it is still unknown: the primitive itself works on any of them). Returns
+    /// the right operand and the type.
     fn same_operands<'s>(
         &mut self,
         cx: &mut Cx<'s>,
@@ -1428,7 +1463,7 @@ impl<'e> Elab<'e> {
             }
             let shown = self.show(cx, &rt);
             self.operand_error(op, op_span, allowed, r_span, shown);
-            return (r, lt);
+            return (r, self.recovery_type(cx, op_span));
         }
         let shown = self.show(cx, &lt);
         self.operand_error(op, op_span, allowed, l_span, shown);
@@ -1436,7 +1471,7 @@ impl<'e> Elab<'e> {
             Operand::Expr(e) => self.infer(cx, e).0,
             Operand::Done((t, _), _) => t,
         };
-        (r, lt)
+        (r, self.recovery_type(cx, op_span))
     }
 
     fn operand_error(
@@ -1492,6 +1527,22 @@ fn is_whnf_already(t: &Term) -> bool {
         }
         Term::Data(_) | Term::Con(_) => true,
         Term::Lam(..) => std::ptr::eq(head, t),
+        _ => false,
+    }
+}
+
+/// Whether `t` is a variable without a value (an open binder), perhaps applied: a
+/// neutral term, already in weak head normal form.
+fn is_neutral_variable(cx: &Cx<'_>, t: &Term) -> bool {
+    let mut head = t;
+    while let Term::App(f, _, _) = head {
+        head = f;
+    }
+    match head {
+        Term::Var(Ix(i)) => {
+            let depth = cx.depth();
+            *i < depth && cx.entries[(depth - 1 - i) as usize].value.is_none()
+        }
         _ => false,
     }
 }

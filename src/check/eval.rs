@@ -45,18 +45,3 @@ pub trait TypeEval {
 
 /// The default budget of machine steps for one type-level evaluation.
 pub const TYPE_LEVEL_STEP_LIMIT: u64 = 1_000_000;
-
-/// A stand-in evaluator that reduces nothing: types are then compared as written.
-/// Used until the stack machine provides type-level evaluation.
-pub struct NoReduction;
-
-impl TypeEval for NoReduction {
-    fn whnf(
-        &mut self,
-        _program: &Program,
-        _ctx: &[CtxEntry],
-        term: &RcTerm,
-    ) -> Result<RcTerm, TypeEvalError> {
-        Ok(term.clone())
-    }
-}

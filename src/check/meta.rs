@@ -77,6 +77,11 @@ impl Metas {
         }
     }
 
+    /// Marks the unknown `id` as a type that may default.
+    pub fn mark_defaultable_id(&mut self, id: u32) {
+        self.entries[id as usize].defaultable = true;
+    }
+
     /// The metavariable with this id.
     pub fn get(&self, id: u32) -> &MetaInfo {
         &self.entries[id as usize]

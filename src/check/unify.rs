@@ -211,6 +211,14 @@ impl Elab<'_> {
             _ => None,
         });
         if ok {
+            // An unconstrained type argument solved by another unknown passes on its
+            // freedom to default: they are the same type.
+            if self.metas.get(id).defaultable
+                && let Some((other, _)) = meta_spine(&renamed)
+                && self.metas.get(other).solution.is_none()
+            {
+                self.metas.mark_defaultable_id(other);
+            }
             self.metas.solve_with(id, n, renamed);
         }
         ok

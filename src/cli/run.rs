@@ -36,8 +36,10 @@ pub fn main(args: RunArgs) -> ExitCode {
     // The scheduler (a later issue) reads these; the machine is sequential for now.
     let _ = (args.sequential, args.jobs);
     let loaded = driver::load(&args.file);
-    eprint!("{}", loaded.render_diagnostics());
     if loaded.has_errors() {
+        // Errors only: warnings are `spindle check`'s to show, so that a script's
+        // standard error carries what went wrong and nothing else.
+        eprint!("{}", loaded.render_errors());
         return ExitCode::from(1);
     }
     let Some(program) = &loaded.program else {

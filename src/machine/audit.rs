@@ -41,6 +41,7 @@ impl Tally {
             Value::Fun(_, env) | Value::Pi(_, env) if !(self_ref && *env == owner) => {
                 self.ctxt(*env)
             }
+            Value::Fun(..) | Value::Pi(..) => {}
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
                     self.ctxt(*o);

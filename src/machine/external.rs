@@ -96,6 +96,15 @@ impl<'p> Machine<'p> {
     pub(crate) fn extern_start(&mut self, e: ExternId) -> Result<Ctl<'p>> {
         let decl = self.prog.external(e);
         let span = decl.span;
+        if !self.externals_allowed {
+            return Err(RuntimeError::at(
+                format!(
+                    "the external `{}` is not called during type checking",
+                    decl.name
+                ),
+                span,
+            ));
+        }
         let Some(op) = ExtOp::from_name(&decl.name) else {
             return Err(RuntimeError::at(
                 format!("unknown external `{}`", decl.name),

@@ -87,6 +87,7 @@ pub mod print;
 pub mod readback;
 pub mod stack;
 pub mod stats;
+pub mod typeval;
 pub mod unwind;
 pub mod value;
 pub mod wind;
@@ -127,11 +128,29 @@ pub struct Machine<'p> {
     externals_dispatched: u64,
     /// When not zero, the reference counts are audited every this many steps (tests).
     pub audit_every: u64,
+    /// When not zero, evaluation stops with an error after this many steps (type-level
+    /// evaluation, which must not loop forever).
+    pub step_limit: u64,
+    /// Whether externals may be called (never during type checking).
+    pub externals_allowed: bool,
 }
 
 impl<'p> Machine<'p> {
+    /// A machine for type-level evaluation: no externals, a step limit, and none of
+    /// the whole-program analysis that pays off only on long runs.
+    pub fn for_type_level(prog: &'p Program, step_limit: u64) -> Machine<'p> {
+        let mut m = Machine::build(prog, closed::ClosedSet::default());
+        m.step_limit = step_limit;
+        m.externals_allowed = false;
+        m
+    }
+
     /// A machine for a program; nothing is evaluated yet.
     pub fn new(prog: &'p Program) -> Machine<'p> {
+        Machine::build(prog, closed::closed_terms(prog))
+    }
+
+    fn build(prog: &'p Program, closed: closed::ClosedSet) -> Machine<'p> {
         let mut heap = Heap::default();
         let defs = prog
             .defs
@@ -159,11 +178,13 @@ impl<'p> Machine<'p> {
             defs,
             con_arity,
             append,
-            closed: closed::closed_terms(prog),
+            closed,
             steps: 0,
             frames_peak: 0,
             externals_dispatched: 0,
             audit_every: 0,
+            step_limit: 0,
+            externals_allowed: true,
         }
     }
 

@@ -61,6 +61,12 @@ impl<'p> Machine<'p> {
         let base = self.frames.len();
         loop {
             self.steps += 1;
+            if self.step_limit != 0 && self.steps > self.step_limit {
+                return Err(RuntimeError::new(format!(
+                    "evaluation exceeded its limit of {} steps",
+                    self.step_limit
+                )));
+            }
             if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
                 self.audit(Some(&ctl))
                     .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;

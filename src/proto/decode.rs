@@ -844,5 +844,8 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Split => Prim::Split,
         pb::Prim::Join => Prim::Join,
         pb::Prim::Trim => Prim::Trim,
+        pb::Prim::Words => Prim::Words,
+        pb::Prim::Lines => Prim::Lines,
+        pb::Prim::Seq => Prim::Seq,
     })
 }

@@ -327,5 +327,8 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Split => pb::Prim::Split,
         Prim::Join => pb::Prim::Join,
         Prim::Trim => pb::Prim::Trim,
+        Prim::Words => pb::Prim::Words,
+        Prim::Lines => pb::Prim::Lines,
+        Prim::Seq => pb::Prim::Seq,
     }
 }

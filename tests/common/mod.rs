@@ -64,7 +64,3 @@ pub fn check_error_output(out: &Output, expected: &str) -> Result<(), String> {
 
 /// Example programs that are ill-typed on purpose: `spindle check` rejects them.
 pub const ILL_TYPED: &[&str] = &["type_error.sp"];
-
-/// Examples whose types need type-level evaluation on the machine, which the checker
-/// does not have until the machine is connected to it.
-pub const NEEDS_TYPE_LEVEL_EVALUATION: &[&str] = &["dependent.sp"];
