@@ -20,18 +20,18 @@ def foldl {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
   | [] -> z
   | Cons x rest -> foldl f (f z x) rest
 
--- A left fold over Int that needs its accumulator at each step, so that a long list
--- is folded in constant memory (`z2 == z2` needs z2; it is always True for an Int).
-def foldlInt {a : Type} (f : Int -> a -> Int) (z : Int) (xs : List a) : Int =
+-- A left fold that needs its accumulator at each step, so that a long list is folded
+-- in constant memory (`prim_seq a b` needs `a`, then is `b`).
+def foldlStrict {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
   match xs with
   | [] -> z
-  | Cons x rest -> let z2 = f z x in if z2 == z2 then foldlInt f z2 rest else z2
+  | Cons x rest -> let z2 = f z x in prim_seq z2 (foldlStrict f z2 rest)
 
-def length {a : Type} (xs : List a) : Int = foldlInt (\n _ -> n + 1) 0 xs
+def length {a : Type} (xs : List a) : Int = foldlStrict (\n _ -> n + 1) 0 xs
 
-def sum (xs : List Int) : Int = foldlInt (\acc x -> acc + x) 0 xs
+def sum (xs : List Int) : Int = foldlStrict (\acc x -> acc + x) 0 xs
 
-def product (xs : List Int) : Int = foldlInt (\acc x -> acc * x) 1 xs
+def product (xs : List Int) : Int = foldlStrict (\acc x -> acc * x) 1 xs
 
 def reverse {a : Type} (xs : List a) : List a = foldl (\acc x -> Cons x acc) [] xs
 

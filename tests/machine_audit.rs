@@ -37,7 +37,7 @@ fn audited(src: &str, expected: &str) {
 #[test]
 fn spec_examples_keep_exact_counts() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/examples/spec");
-    for name in ["arith", "data", "lists", "strings"] {
+    for name in ["arith", "data", "lists", "strings", "dependent"] {
         let src = std::fs::read_to_string(dir.join(format!("{name}.sp"))).unwrap();
         let out = std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap();
         audited(&src, out.trim_end_matches('\n'));

@@ -148,7 +148,6 @@ impl<'p> Machine<'p> {
             Term::PrimType(p) => Arg::Val(Value::PrimType(*p)),
             Term::Universe(n) => Arg::Val(Value::Universe(*n)),
             Term::Data(d) => Arg::Val(Value::Partial(PartialHead::Data(*d), NIL)),
-            Term::Hole(..) => Arg::Val(Value::Unknown),
             // Cheap eagerness: an operator on two numbers at hand is computed now
             // rather than suspended (it cannot fail or loop: failures stay lazy).
             Term::App(f, _, b) if let Some(v) = self.binop_fast(f, b, env) => Arg::Val(v),
@@ -355,7 +354,7 @@ impl<'p> Machine<'p> {
         if n == 2
             && let Term::Prim(p, span) = &**head
             && p.arity() == 2
-            && *p != Prim::Concat
+            && !matches!(p, Prim::Concat | Prim::Seq)
             && let (Some((a, Plicity::Explicit)), Some((b, Plicity::Explicit))) = (args[1], args[0])
         {
             // A saturated binary primitive: straight to its arguments, no frames.
@@ -872,7 +871,7 @@ impl<'p> Machine<'p> {
             return Ok(Ctl::Ret(Value::Partial(PartialHead::Prim(p, span), b)));
         }
         let strict = match p {
-            Prim::Concat => 1,
+            Prim::Concat | Prim::Seq => 1,
             _ => arity,
         };
         if strict == 2 && arity == 2 {

@@ -9,7 +9,7 @@
 //! and IEEE `Float` arithmetic), [`compare`] (orderings), [`float`] (conversions and
 //! the shortest round-trip text), [`string`] (Unicode-aware string functions). The
 //! machine (`machine::primop`) applies them to evaluated arguments; structural `==`,
-//! list `++` and `join` need the machine's frames and are done there.
+//! list `++`, `join` and `prim_seq` need the machine's frames and are done there.
 //!
 //! A primitive takes only value arguments: no type arguments, even where its type has
 //! implicit binders (`error : {a : Type} -> String -> a`). The type checker gives each
@@ -84,6 +84,12 @@ pub enum Prim {
     Join,
     /// `trim s`: without leading and trailing white space.
     Trim,
+    /// `words s : List String`: the runs of non-white-space characters.
+    Words,
+    /// `lines s : List String`: the lines (a final newline does not start another).
+    Lines,
+    /// `prim_seq a b`: needs `a` (to weak head normal form), then is `b`.
+    Seq,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -118,6 +124,9 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Split, "prim_split", 2),
     (Prim::Join, "prim_join", 2),
     (Prim::Trim, "prim_trim", 1),
+    (Prim::Words, "prim_words", 1),
+    (Prim::Lines, "prim_lines", 1),
+    (Prim::Seq, "prim_seq", 2),
 ];
 
 impl Prim {

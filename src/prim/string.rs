@@ -22,6 +22,16 @@ pub fn split(sep: &str, s: &str) -> Vec<String> {
     s.split(sep).map(String::from).collect()
 }
 
+/// The maximal runs of non-white-space characters.
+pub fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// The lines of a text (a final newline does not start an empty line).
+pub fn lines(s: &str) -> Vec<String> {
+    s.lines().map(String::from).collect()
+}
+
 /// Parses a decimal `Int` with an optional sign (no white space, no underscores).
 pub fn parse_int(s: &str) -> Option<i64> {
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
@@ -41,6 +51,8 @@ mod tests {
         assert_eq!(substring(1, 3, "héllo"), "éll");
         assert_eq!(substring(4, 10, "héllo"), "o");
         assert_eq!(split(",", "a,b,,c"), ["a", "b", "", "c"]);
+        assert_eq!(words("  two   words "), ["two", "words"]);
+        assert_eq!(lines("a\nb\n"), ["a", "b"]);
         assert_eq!(parse_int("42"), Some(42));
         assert_eq!(parse_int("-7"), Some(-7));
         assert_eq!(parse_int("x"), None);
