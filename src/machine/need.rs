@@ -59,17 +59,13 @@ impl<'p> Machine<'p> {
     /// at, and returns that value.
     pub fn run(&mut self, mut ctl: Ctl<'p>) -> Result<Value<'p>> {
         let base = self.frames.len();
+        // The step limit and the audit share one comparison per step.
+        let mut check_at = self.next_check();
         loop {
             self.steps += 1;
-            if self.step_limit != 0 && self.steps > self.step_limit {
-                return Err(RuntimeError::new(format!(
-                    "evaluation exceeded its limit of {} steps",
-                    self.step_limit
-                )));
-            }
-            if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
-                self.audit(Some(&ctl))
-                    .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
+            if self.steps >= check_at {
+                self.check_step(&ctl)?;
+                check_at = self.next_check();
             }
             ctl = match ctl {
                 Ctl::Eval(t, env) => self.eval(t, env)?,
@@ -83,6 +79,37 @@ impl<'p> Machine<'p> {
                 Ctl::Stack(s) => self.enter_stack(s)?,
             };
         }
+    }
+
+    /// The next step at which [`Machine::check_step`] has something to do.
+    fn next_check(&self) -> u64 {
+        let limit = if self.step_limit != 0 {
+            self.step_limit + 1
+        } else {
+            u64::MAX
+        };
+        let audit = if self.audit_every != 0 {
+            (self.steps / self.audit_every + 1) * self.audit_every
+        } else {
+            u64::MAX
+        };
+        limit.min(audit)
+    }
+
+    /// The step limit and the audit of reference counts.
+    #[cold]
+    fn check_step(&self, ctl: &Ctl<'p>) -> Result<()> {
+        if self.step_limit != 0 && self.steps > self.step_limit {
+            return Err(RuntimeError::new(format!(
+                "evaluation exceeded its limit of {} steps",
+                self.step_limit
+            )));
+        }
+        if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
+            self.audit(Some(ctl))
+                .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
+        }
+        Ok(())
     }
 
     #[inline]
