@@ -133,6 +133,9 @@ pub struct Machine<'p> {
     pub step_limit: u64,
     /// Whether externals may be called (never during type checking).
     pub externals_allowed: bool,
+    /// Whether a `match` on a neutral value is stuck (a value, [`Value::Stuck`]) rather
+    /// than an error: type-level evaluation of open terms.
+    pub neutral_matches: bool,
 }
 
 impl<'p> Machine<'p> {
@@ -142,6 +145,7 @@ impl<'p> Machine<'p> {
         let mut m = Machine::build(prog, closed::ClosedSet::default());
         m.step_limit = step_limit;
         m.externals_allowed = false;
+        m.neutral_matches = true;
         m
     }
 
@@ -185,6 +189,7 @@ impl<'p> Machine<'p> {
             audit_every: 0,
             step_limit: 0,
             externals_allowed: true,
+            neutral_matches: false,
         }
     }
 
