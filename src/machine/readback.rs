@@ -256,7 +256,7 @@ impl<'p> Machine<'p> {
         }
         let heap = &self.heap;
         let body = crate::core::subst::rewrite(t, &mut |node, depth| {
-            let Term::Var(ix) = node else { return None };
+            let Term::Var(ix) = &**node else { return None };
             if ix.0 < depth {
                 return None;
             }
