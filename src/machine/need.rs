@@ -88,10 +88,9 @@ impl<'p> Machine<'p> {
         } else {
             u64::MAX
         };
-        let audit = if self.audit_every != 0 {
-            (self.steps / self.audit_every + 1) * self.audit_every
-        } else {
-            u64::MAX
+        let audit = match self.steps.checked_div(self.audit_every) {
+            Some(k) => (k + 1) * self.audit_every,
+            None => u64::MAX,
         };
         limit.min(audit)
     }
