@@ -232,3 +232,21 @@ fn functions_print_as_lambda_terms() {
         "(\\(b : Int) -> 1 + b, \\(x : Int) -> x * 2, Just (\\(a : Int) (b : Int) -> a + b))\n"
     );
 }
+
+#[test]
+fn a_local_recursive_loop_is_reclaimed() {
+    let src = "def count (k : Int) : Int =\n\
+               \x20 let go (n : Int) (acc : Int) : Int = if n == 0 then acc else go (n - 1) (acc + 1) in\n\
+               \x20 go k 0\n\
+               def main = sum (map count (range 0 300))\n";
+    let loaded = driver::load_text("local.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v).unwrap(), "44850");
+    let s = m.stats();
+    assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
+    // Every `let go` of every call was reclaimed (only the program's own entries stay).
+    assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);
+}
