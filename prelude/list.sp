@@ -20,8 +20,8 @@ def foldl {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
   | [] -> z
   | Cons x rest -> foldl f (f z x) rest
 
--- A left fold that needs its accumulator at each step, so a long list is folded in
--- constant memory (`prim_seq a b` needs `a`, then is `b`).
+-- A left fold that needs its accumulator at each step, so that a long list is folded
+-- in constant memory (`prim_seq a b` needs `a`, then is `b`).
 def foldlStrict {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : b =
   match xs with
   | [] -> z

@@ -22,23 +22,12 @@ def concatStrings (xs : List String) : String = prim_join "" xs
 def trim (s : String) : String = prim_trim s
 
 -- The lines of a text; a final newline ends the last line rather than starting one.
-def lines (s : String) : List String =
-  if s == "" then []
-  else
-    let pieces = split "\n" s in
-    if endsWith "\n" s then take (length pieces - 1) pieces else pieces
+def lines (s : String) : List String = prim_lines s
 
 def unlines (xs : List String) : String = concatStrings (map (\l -> l ++ "\n") xs)
 
--- The words of a text: the non-empty pieces between spaces, tabs, newlines and
--- carriage returns.
-def words (s : String) : List String =
-  let splitAll (seps : List String) (pieces : List String) : List String =
-    match seps with
-    | [] -> pieces
-    | Cons sep rest -> splitAll rest (concatMap (split sep) pieces)
-  in
-  filter (\w -> w != "") (splitAll [" ", "\t", "\n", "\r"] [s])
+-- The words of a text: the maximal runs of characters that are not white space.
+def words (s : String) : List String = prim_words s
 
 def showInt (n : Int) : String = prim_showInt n
 

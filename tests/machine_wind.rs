@@ -313,3 +313,35 @@ fn printing_a_normal_form_stack_agrees_with_printing_the_value() {
         .unwrap();
     child.join().unwrap();
 }
+
+#[test]
+fn the_need_fold_normalizes_a_wound_stack_in_place() {
+    let p = base();
+    // let xs = Cons 1 (Cons (2 + 3) Nil) in MkPair xs (if True then 7 else 8)
+    let cons = |h, t| app(con(&p, "Cons"), vec![h, t]);
+    let t = let_(
+        "xs",
+        cons(
+            int(1),
+            cons(prim(Prim::Add, vec![int(2), int(3)]), con(&p, "Nil")),
+        ),
+        app(
+            con(&p, "MkPair"),
+            vec![var(0), if_(&p, con(&p, "True"), int(7), int(8))],
+        ),
+    );
+    let expected = app(
+        con(&p, "MkPair"),
+        vec![cons(int(1), cons(int(5), con(&p, "Nil"))), int(7)],
+    );
+    let mut m = Machine::new(&p);
+    let s = wind(&mut m.heap, &t, NIL);
+    invariants::check(&m.heap, s).unwrap();
+    m.need_stack(s).unwrap();
+    invariants::check(&m.heap, s).unwrap();
+    let back = get_ast(&mut m.heap, s);
+    assert!(alpha_eq(&expected, &back), "{back:?}");
+    stack_dtor(&mut m.heap, s);
+    assert_eq!(m.heap.ctxts.live(), 0);
+    assert_eq!(m.heap.stacks.live(), 0);
+}

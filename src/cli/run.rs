@@ -49,8 +49,23 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("error: {}: no `main` definition", args.file.display());
         return ExitCode::from(1);
     };
+    // A bug in the machine must still end as an error, never as a Rust panic.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!("error: internal error in the evaluator: {msg}");
+    }));
     let mut machine = Machine::new(program);
-    let result = machine.whnf_def(main).and_then(|v| machine.print_value(v));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        machine.whnf_def(main).and_then(|v| machine.print_value(v))
+    }));
+    let Ok(result) = outcome else {
+        return ExitCode::from(1);
+    };
     let code = match result {
         Ok(text) => {
             let mut out = std::io::stdout().lock();

@@ -33,22 +33,30 @@ impl<T> Default for Arena<T> {
 
 impl<T> Arena<T> {
     /// Stores `value` in a free slot (or a new one) and returns its handle.
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, value: T) -> u32 {
         self.live += 1;
         self.allocated += 1;
         if self.live > self.peak {
             self.peak = self.live;
         }
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = value;
-            i
-        } else {
-            let i = self.slots.len();
-            assert!(i < NIL as usize, "arena exhausted");
-            self.slots.push(value);
-            i as u32
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = value;
+                i
+            }
+            None => self.grow(value),
         }
+    }
+
+    /// Appends a new slot (the slow path of [`Arena::alloc`]).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, value: T) -> u32 {
+        let i = self.slots.len();
+        assert!(i < NIL as usize, "arena exhausted");
+        self.slots.push(value);
+        i as u32
     }
 
     /// Returns a slot to the free list. The caller has already taken out (or reset)

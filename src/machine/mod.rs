@@ -62,11 +62,13 @@
 //!
 //! Every traversal of a wound stack is one generic [`unwind::unwind`] over a
 //! [`unwind::Fold`] (`val`, `let_l`, `let_a`, `apply`): readback to a core term
-//! ([`readback`]), destruction ([`dtor`]), printing of normal forms ([`mod@print`]) and
-//! statistics ([`census`]); normal forms are stacks too ([`nf`]: a constructor head
-//! with its fields as pending applications). [`invariants`] checks the seven
-//! properties of Rogers section 3 on wound stacks. Printing (LANGUAGE.md section 9,
-//! [`mod@print`]) walks a value with an explicit worklist, needing each field as it goes.
+//! ([`readback`]), by-need evaluation to normal form ([`nf`]: the `need` fold, whose
+//! `val` runs the evaluation loop on the head and rewrites the stack into normal-form
+//! shape, a constructor head with its fields as pending applications), destruction
+//! ([`dtor`]), printing of normal forms ([`mod@print`]) and statistics ([`census`]).
+//! [`invariants`] checks the seven properties of Rogers section 3 on wound stacks. The
+//! command line prints with a streaming printer ([`mod@print`]) that needs each field
+//! as it goes (tests check that it agrees with the fold).
 
 pub mod arena;
 pub mod audit;

@@ -59,17 +59,13 @@ impl<'p> Machine<'p> {
     /// at, and returns that value.
     pub fn run(&mut self, mut ctl: Ctl<'p>) -> Result<Value<'p>> {
         let base = self.frames.len();
+        // The step limit and the audit share one comparison per step.
+        let mut check_at = self.next_check();
         loop {
             self.steps += 1;
-            if self.step_limit != 0 && self.steps > self.step_limit {
-                return Err(RuntimeError::new(format!(
-                    "evaluation exceeded its limit of {} steps",
-                    self.step_limit
-                )));
-            }
-            if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
-                self.audit(Some(&ctl))
-                    .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
+            if self.steps >= check_at {
+                self.check_step(&ctl)?;
+                check_at = self.next_check();
             }
             ctl = match ctl {
                 Ctl::Eval(t, env) => self.eval(t, env)?,
@@ -83,6 +79,36 @@ impl<'p> Machine<'p> {
                 Ctl::Stack(s) => self.enter_stack(s)?,
             };
         }
+    }
+
+    /// The next step at which [`Machine::check_step`] has something to do.
+    fn next_check(&self) -> u64 {
+        let limit = if self.step_limit != 0 {
+            self.step_limit + 1
+        } else {
+            u64::MAX
+        };
+        let audit = match self.steps.checked_div(self.audit_every) {
+            Some(k) => (k + 1) * self.audit_every,
+            None => u64::MAX,
+        };
+        limit.min(audit)
+    }
+
+    /// The step limit and the audit of reference counts.
+    #[cold]
+    fn check_step(&self, ctl: &Ctl<'p>) -> Result<()> {
+        if self.step_limit != 0 && self.steps > self.step_limit {
+            return Err(RuntimeError::new(format!(
+                "evaluation exceeded its limit of {} steps",
+                self.step_limit
+            )));
+        }
+        if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
+            self.audit(Some(ctl))
+                .map_err(|e| RuntimeError::new(format!("internal error: {e}")))?;
+        }
+        Ok(())
     }
 
     #[inline]
@@ -99,6 +125,30 @@ impl<'p> Machine<'p> {
         self.heap.resolve(self.heap.walk(env, ix))
     }
 
+    /// Like [`Machine::lookup`], and an alias whose target has been evaluated since
+    /// is replaced by a copy of the value, so that it stops keeping the target (and
+    /// the context behind it) alive.
+    #[inline]
+    fn lookup_mut(&mut self, env: CtxtId, ix: u32) -> CtxtId {
+        let c = self.heap.walk(env, ix);
+        if let Cell::Ind(t) = self.heap.ctxt(c).cell {
+            let t = self.heap.resolve(t);
+            if let Cell::Value(v) = &self.heap.ctxt(t).cell {
+                let v = v.clone();
+                self.heap.retain_value(&v);
+                let Cell::Ind(old) =
+                    std::mem::replace(&mut self.heap.ctxt_mut(c).cell, Cell::Value(v))
+                else {
+                    unreachable!()
+                };
+                self.heap.release(old);
+                return c;
+            }
+            return t;
+        }
+        c
+    }
+
     /// The explicit field count of a constructor.
     #[inline]
     pub(crate) fn con_arity(&self, c: ConId) -> usize {
@@ -110,7 +160,7 @@ impl<'p> Machine<'p> {
     fn mkarg(&mut self, a: &'p RcTerm, env: CtxtId) -> Arg<'p> {
         match &**a {
             Term::Var(ix) => {
-                let c = self.lookup(env, ix.0);
+                let c = self.lookup_mut(env, ix.0);
                 self.share(c)
             }
             Term::Def(d) => {
@@ -120,6 +170,13 @@ impl<'p> Machine<'p> {
             }
             Term::Lit(l) => Arg::Val(lit_value(l)),
             Term::Con(c) if self.con_arity(*c) == 0 => Arg::Val(Value::Con(*c, NIL)),
+            // Types passed as implicit arguments: values already.
+            Term::PrimType(p) => Arg::Val(Value::PrimType(*p)),
+            Term::Universe(n) => Arg::Val(Value::Universe(*n)),
+            Term::Data(d) => Arg::Val(Value::Partial(PartialHead::Data(*d), NIL)),
+            // Cheap eagerness: an operator on two numbers at hand is computed now
+            // rather than suspended (it cannot fail or loop: failures stay lazy).
+            Term::App(f, _, b) if let Some(v) = self.binop_fast(f, b, env) => Arg::Val(v),
             Term::Lam(..) => {
                 let env = self.context_for(a, env);
                 Arg::Val(Value::Fun(a, env))
@@ -196,7 +253,7 @@ impl<'p> Machine<'p> {
     fn eval(&mut self, t: &'p RcTerm, env: CtxtId) -> Result<Ctl<'p>> {
         Ok(match &**t {
             Term::Var(ix) => {
-                let c = self.lookup(env, ix.0);
+                let c = self.lookup_mut(env, ix.0);
                 self.heap.retain(c);
                 self.heap.release(env);
                 Ctl::Enter(c)
@@ -298,6 +355,28 @@ impl<'p> Machine<'p> {
             }
         }
         // `args[0]` is the outermost argument, `args[n - 1]` the innermost.
+        if let Term::Con(c) = &**head {
+            let explicit = args[..n]
+                .iter()
+                .filter(|a| matches!(a, Some((_, Plicity::Explicit))))
+                .count();
+            if explicit == self.con_arity(*c) {
+                // A saturated constructor: its fields straight from the arguments;
+                // its implicit arguments (the type's parameters) are not even built.
+                let mut cells = [NIL; SPINE];
+                let mut k = 0;
+                for slot in args[..n].iter().rev() {
+                    if let Some((a, Plicity::Explicit)) = *slot {
+                        let arg = self.mkarg(a, env);
+                        cells[k] = self.arg_entry(arg);
+                        k += 1;
+                    }
+                }
+                self.heap.release(env);
+                let b = self.heap.new_block(&cells[..k]);
+                return Ok(Ctl::Ret(Value::Con(*c, b)));
+            }
+        }
         if n == 2
             && let Term::Prim(p, span) = &**head
             && p.arity() == 2

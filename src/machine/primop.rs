@@ -192,6 +192,7 @@ impl<'p> Machine<'p> {
                 let items = prim::string::split(sep, s);
                 self.str_list(items)
             }
+            (Prim::Trim, Str(s), _, _) => Str(Rc::from(s.trim())),
             (Prim::Words, Str(s), _, _) => {
                 let items = prim::string::words(s);
                 self.str_list(items)
@@ -200,7 +201,6 @@ impl<'p> Machine<'p> {
                 let items = prim::string::lines(s);
                 self.str_list(items)
             }
-            (Prim::Trim, Str(s), _, _) => Str(Rc::from(s.trim())),
             (Prim::Join, Str(sep), Value::Con(..), _) => {
                 let sep = sep.clone();
                 let [_, list, _] = vals;

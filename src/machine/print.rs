@@ -173,7 +173,14 @@ impl<'p> Machine<'p> {
                     }
                     continue;
                 }
-                Value::Fun(..) => out.push_str(&self.show_function(&v)),
+                Value::Fun(..) => {
+                    let f = self.show_function(&v);
+                    if atom {
+                        let _ = write!(out, "({f})");
+                    } else {
+                        out.push_str(&f);
+                    }
+                }
                 Value::Partial(h, b) => {
                     let name = match h {
                         PartialHead::Prim(p, _) => p.name().to_string(),

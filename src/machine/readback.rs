@@ -239,8 +239,9 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
 }
 
 impl<'p> Machine<'p> {
-    /// A function value as Spindle-like source: its lambda read back (variables it
-    /// closes over that are evaluated atoms are shown by value).
+    /// A function value as Spindle source: its lambda, with the variables it closes
+    /// over replaced by their values where those are evaluated atoms (numbers,
+    /// strings, constants); other free variables keep their names.
     pub fn show_closure(&mut self, t: &'p RcTerm, env: CtxtId) -> String {
         let mut names: Vec<Rc<str>> = Vec::new();
         let mut e = env;
@@ -253,8 +254,23 @@ impl<'p> Machine<'p> {
             );
             e = c.next;
         }
+        let heap = &self.heap;
+        let body = crate::core::subst::rewrite(t, &mut |node, depth| {
+            let Term::Var(ix) = &**node else { return None };
+            if ix.0 < depth {
+                return None;
+            }
+            let c = heap.resolve(heap.walk(env, ix.0 - depth));
+            match &heap.ctxt(c).cell {
+                Cell::Value(v @ (Value::Int(_) | Value::Float(_) | Value::Str(_))) => {
+                    Some(value_term(v))
+                }
+                Cell::Value(Value::Con(k, NIL)) => Some(Term::Con(*k).rc()),
+                _ => None,
+            }
+        });
         names.reverse();
         let locals: Vec<&str> = names.iter().map(|n| &**n).collect();
-        crate::core::pretty::term_to_string(self.prog, &locals, t)
+        crate::core::pretty::term_to_string(self.prog, &locals, &body)
     }
 }

@@ -41,8 +41,13 @@ pub trait Fold<'p> {
     /// destructor leaves them to the entries' reference counts).
     const RHS: bool = true;
 
+    /// Whether a destructor head's scrutinee is unwound before [`Fold::val`] (the
+    /// `need` fold evaluates the whole stack in `val` instead).
+    const SCRUT: bool = true;
+
     /// The head of stack `s`, given the result for its scrutinee sub-stack if it is a
-    /// destructor.
+    /// destructor. `val` may rewrite the stack (the `need` fold evaluates it): its
+    /// context and pending applications are read after `val` returns.
     fn val(&mut self, heap: &mut Heap<'p>, s: StackId, scrut: Option<Self::Out>) -> Self::Out;
 
     /// A context entry `c` wrapped around `body`.
@@ -152,14 +157,18 @@ fn resume<'p, F: Fold<'p>>(
 ) -> Next {
     match std::mem::replace(&mut w.state, State::Walk) {
         State::Start => {
-            if let Head::Match(_, scrut) = heap.stacks.get(w.s).head {
+            if F::SCRUT
+                && let Head::Match(_, scrut) = heap.stacks.get(w.s).head
+            {
                 w.state = State::AfterScrut;
                 return Next::Sub(scrut);
             }
             w.acc = Some(f.val(heap, w.s, None));
+            reread(heap, w);
         }
         State::AfterScrut => {
             w.acc = Some(f.val(heap, w.s, result.take()));
+            reread(heap, w);
         }
         State::AfterRhs(c, bend) => {
             let out = result.take();
@@ -198,6 +207,14 @@ fn resume<'p, F: Fold<'p>>(
         let bend = rhs_end(heap, c);
         entry(heap, f, w, la, c, bend, None);
     }
+}
+
+/// Reads the stack's context and pending applications again after `val`.
+fn reread<O>(heap: &Heap<'_>, w: &mut Walk<O>) {
+    let st = heap.stacks.get(w.s);
+    w.c = st.ctx;
+    w.end = st.end;
+    w.app = st.apps;
 }
 
 fn new_walk<O>(heap: &Heap<'_>, s: StackId, la_base: usize) -> Walk<O> {

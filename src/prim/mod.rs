@@ -86,10 +86,9 @@ pub enum Prim {
     Trim,
     /// `words s : List String`: the runs of non-white-space characters.
     Words,
-    /// `lines s : List String`.
+    /// `lines s : List String`: the lines (a final newline does not start another).
     Lines,
-    /// `prim_seq a b`: needs `a` (to weak head normal form), then is `b`. The prelude's
-    /// strict folds use it so that `sum` of a long list runs in constant memory.
+    /// `prim_seq a b`: needs `a` (to weak head normal form), then is `b`.
     Seq,
 }
 
