@@ -98,6 +98,8 @@ use frame::{Arg, Frame};
 use heap::{Cell, Heap};
 use need::Ctl;
 use stats::Stats;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use value::{CtxtId, Value};
 
 /// The machine: a program, a heap and a stack of frames.
@@ -131,6 +133,9 @@ pub struct Machine<'p> {
     pub step_limit: u64,
     /// Whether externals may be called (never during type checking).
     pub externals_allowed: bool,
+    /// When set, evaluation stops with the error `interrupted` soon after the flag
+    /// becomes true (the REPL's Ctrl-C); checked every [`need::INTERRUPT_EVERY`] steps.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl<'p> Machine<'p> {
@@ -183,6 +188,7 @@ impl<'p> Machine<'p> {
             audit_every: 0,
             step_limit: 0,
             externals_allowed: true,
+            interrupt: None,
         }
     }
 

@@ -26,6 +26,7 @@ use super::value::{CtxtId, PartialHead, StackId, Value};
 use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
+use std::sync::atomic::Ordering;
 
 /// How many arguments of one application spine are paired directly with a known
 /// function's lambdas.
@@ -43,6 +44,9 @@ pub enum Ctl<'p> {
     /// Return a weak head normal form (owned references).
     Ret(Value<'p>),
 }
+
+/// How many steps apart [`Machine::run`] looks at [`Machine::interrupt`].
+pub const INTERRUPT_EVERY: u64 = 4096;
 
 /// The value of a literal.
 #[inline]
@@ -66,6 +70,12 @@ impl<'p> Machine<'p> {
                     "evaluation exceeded its limit of {} steps",
                     self.step_limit
                 )));
+            }
+            if self.steps.is_multiple_of(INTERRUPT_EVERY)
+                && let Some(flag) = &self.interrupt
+                && flag.load(Ordering::Relaxed)
+            {
+                return Err(RuntimeError::new("interrupted"));
             }
             if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
                 self.audit(Some(&ctl))
