@@ -164,7 +164,12 @@ pub fn load_session(file: Option<&Path>, inputs: &[&str], files: &mut FileSnapsh
     for input in inputs {
         entries.push(sources.add(REPL_SOURCE, None, input.to_string()));
     }
-    load_from(sources, Entry::Session(entries), prelude::FILES, Some(files))
+    load_from(
+        sources,
+        Entry::Session(entries),
+        prelude::FILES,
+        Some(files),
+    )
 }
 
 /// The text of files already read, by canonical path (see [`load_session`]).

@@ -12,8 +12,8 @@
 //! [`Term::Extern`]: crate::core::term::Term::Extern
 
 use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, Ix, Name, Plicity, RcTerm, Term};
-use std::rc::Rc;
 use crate::syntax::span::Span;
+use std::rc::Rc;
 
 /// One `def`.
 #[derive(Debug, Clone)]

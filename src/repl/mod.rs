@@ -133,9 +133,7 @@ pub fn parse_command(line: &str) -> Command {
     let Some(rest) = trimmed.strip_prefix(':') else {
         return Command::Input(line.to_string());
     };
-    let word_len = rest
-        .find(|c: char| c.is_whitespace())
-        .unwrap_or(rest.len());
+    let word_len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
     let word = &rest[..word_len];
     let arg = rest[word_len..].trim();
     // The argument keeps its place in the line: everything before it becomes spaces
@@ -243,7 +241,10 @@ mod tests {
     fn commands_are_classified() {
         assert_eq!(parse_command("1 + 2"), Command::Input("1 + 2".into()));
         assert_eq!(parse_command(":type 1"), Command::Type("      1".into()));
-        assert_eq!(parse_command(":t (1,\n 2)"), Command::Type("   (1,\n 2)".into()));
+        assert_eq!(
+            parse_command(":t (1,\n 2)"),
+            Command::Type("   (1,\n 2)".into())
+        );
         assert_eq!(parse_command(":l a.sp"), Command::Load("a.sp".into()));
         assert_eq!(parse_command(":r"), Command::Reload);
         assert_eq!(parse_command(":reload"), Command::Reload);

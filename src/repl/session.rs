@@ -14,7 +14,7 @@
 //! Files are read once into a snapshot and re-read only by `:reload`, so editing the
 //! loaded file changes nothing until then.
 
-use super::{Reply, ReplBackend, stack_view};
+use super::{ReplBackend, Reply, stack_view};
 use crate::core::pretty;
 use crate::core::program::Program;
 use crate::core::term::{DefId, Plicity, RcTerm, Term};
@@ -106,7 +106,9 @@ impl Session {
         // Only an expression may be given here, not declarations.
         let arena = Bump::new();
         if let Ok(ReplInput::Decls(_)) = parser::parse_repl_input(&arena, FileId(0), expr) {
-            return Err(Reply::err("error: expected an expression, not a declaration\n"));
+            return Err(Reply::err(
+                "error: expected an expression, not a declaration\n",
+            ));
         }
         let file = self.file.clone();
         let kept = std::mem::take(&mut self.kept);
@@ -156,11 +158,14 @@ impl Session {
         let mut notes = String::new();
         for name in &names {
             if self.kept.iter().any(|k| k.names.contains(name)) {
-                notes.push_str(&format!("`{name}` redefined: this replaces the earlier one\n"));
+                notes.push_str(&format!(
+                    "`{name}` redefined: this replaces the earlier one\n"
+                ));
             } else if let Some(place) = self.defined_outside(name) {
                 notes.push_str(&format!("`{name}` now shadows the one in {place}\n"));
             }
         }
+        notes.push_str(&declared_types(&loaded));
         self.kept.push(Kept {
             text: text.to_string(),
             names,
@@ -182,9 +187,10 @@ impl Session {
                 program
                     .datas
                     .iter()
-                    .flat_map(|d| std::iter::once((&d.name, d.span)).chain(
-                        d.ctors.iter().map(|c| (&c.name, c.span)),
-                    ))
+                    .flat_map(|d| {
+                        std::iter::once((&d.name, d.span))
+                            .chain(d.ctors.iter().map(|c| (&c.name, c.span)))
+                    })
                     .filter(|(n, _)| &***n == name)
                     .map(|(_, s)| s),
             )
@@ -236,6 +242,52 @@ impl Session {
         }
         Reply::out(out)
     }
+}
+
+/// `name : Type` for each name the last REPL input of a session declares, in the
+/// order written.
+fn declared_types(loaded: &Loaded) -> String {
+    let Some(program) = &loaded.program else {
+        return String::new();
+    };
+    let Some(input) = loaded
+        .sources
+        .files()
+        .filter(|(_, f)| f.name == driver::REPL_SOURCE)
+        .map(|(id, _)| id)
+        .last()
+    else {
+        return String::new();
+    };
+    let mut found: Vec<(u32, &str, RcTerm)> = Vec::new();
+    for d in &program.defs {
+        if d.span.file == input {
+            found.push((d.span.start, &d.name, d.ty.clone()));
+        }
+    }
+    for (i, d) in program.datas.iter().enumerate() {
+        let id = crate::core::term::DataId(i as u32);
+        if d.span.file == input {
+            found.push((d.span.start, &d.name, program.data_type(id)));
+            for (j, c) in d.ctors.iter().enumerate() {
+                let con = crate::core::term::ConId {
+                    data: id,
+                    index: j as u32,
+                };
+                found.push((c.span.start, &c.name, program.con_type(con)));
+            }
+        }
+    }
+    for e in &program.externs {
+        if e.span.file == input {
+            found.push((e.span.start, &e.name, e.ty.clone()));
+        }
+    }
+    found.sort_by_key(|(start, _, _)| *start);
+    found
+        .into_iter()
+        .map(|(_, name, ty)| format!("{name} : {}\n", pretty::term_to_string(program, &[], &ty)))
+        .collect()
 }
 
 /// The definition a session's expression is checked as, if the session has one.
@@ -398,6 +450,232 @@ impl ReplBackend for Session {
 
 /// The keywords, completed like names.
 const KEYWORDS: &[&str] = &[
-    "let", "in", "def", "data", "match", "with", "if", "then", "else", "extern", "import",
-    "Type",
+    "let", "in", "def", "data", "match", "with", "if", "then", "else", "extern", "import", "Type",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repl::{Action, handle, is_unfinished};
+
+    /// Runs one line through the REPL's dispatch, as the frontend does.
+    fn line(s: &mut Session, text: &str) -> Reply {
+        match handle(s, text) {
+            Action::Reply(r) => r,
+            Action::Quit => panic!("quit"),
+        }
+    }
+
+    /// A scratch file under the system's temporary directory.
+    fn scratch(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("spindle-repl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn expressions_print_value_and_type() {
+        let mut s = Session::new();
+        assert_eq!(line(&mut s, "1 + 2"), Reply::out("3 : Int\n"));
+        assert_eq!(
+            line(&mut s, "\"a\\nb\""),
+            Reply::out("\"a\\nb\" : String\n")
+        );
+        assert_eq!(
+            line(&mut s, "take 3 (iterate (\\x -> x * 2) 1)"),
+            Reply::out("[1, 2, 4] : List Int\n")
+        );
+        assert_eq!(
+            line(&mut s, "(1, Just (-2))"),
+            Reply::out("(1, Just (-2)) : Pair Int (Maybe Int)\n")
+        );
+        assert_eq!(line(&mut s, "-- a comment"), Reply::default());
+        assert_eq!(line(&mut s, ""), Reply::default());
+    }
+
+    #[test]
+    fn multi_line_definition_is_continued_then_kept() {
+        let mut s = Session::new();
+        let first = "def square (x : Int) : Int =";
+        assert!(is_unfinished(first));
+        let whole = format!("{first}\n  x * x");
+        assert!(!is_unfinished(&whole));
+        assert_eq!(line(&mut s, &whole), Reply::out("square : Int -> Int\n"));
+        assert_eq!(line(&mut s, "square 7"), Reply::out("49 : Int\n"));
+        assert!(s.names().contains(&"square".to_string()));
+    }
+
+    #[test]
+    fn redefinition_replaces_and_says_so() {
+        let mut s = Session::new();
+        line(&mut s, "def k = 1");
+        line(&mut s, "def twiceK = k + k");
+        let r = line(&mut s, "def k = 10");
+        assert!(r.err.is_empty(), "{}", r.err);
+        assert!(r.out.contains("`k` redefined"), "{}", r.out);
+        // Definitions that use `k` now use the new one.
+        assert_eq!(line(&mut s, "twiceK"), Reply::out("20 : Int\n"));
+        // Shadowing a prelude name is allowed, and said.
+        let r = line(&mut s, "def sum (xs : List Int) : Int = 0");
+        assert!(
+            r.out.contains("`sum` now shadows the one in the prelude"),
+            "{}",
+            r.out
+        );
+        assert_eq!(line(&mut s, "sum [1, 2]"), Reply::out("0 : Int\n"));
+    }
+
+    #[test]
+    fn a_redefinition_that_breaks_the_session_is_refused() {
+        let mut s = Session::new();
+        line(&mut s, "def k = 1");
+        line(&mut s, "def next = k + 1");
+        let r = line(&mut s, "def k = \"one\"");
+        assert!(r.err.contains("error"), "{r:?}");
+        assert_eq!(line(&mut s, "next"), Reply::out("2 : Int\n"));
+    }
+
+    #[test]
+    fn type_of_expressions_and_names() {
+        let mut s = Session::new();
+        assert_eq!(line(&mut s, ":type 1 + 2"), Reply::out("1 + 2 : Int\n"));
+        assert_eq!(
+            line(&mut s, ":type map"),
+            Reply::out("map : {a : Type} -> {b : Type} -> (a -> b) -> List a -> List b\n")
+        );
+        assert_eq!(
+            line(&mut s, ":t Just"),
+            Reply::out("Just : {a : Type} -> a -> Maybe a\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type Maybe"),
+            Reply::out("Maybe : Type -> Type\n")
+        );
+        // :type does not evaluate.
+        assert_eq!(
+            line(&mut s, ":type length (iterate (\\x -> x + 1) 0)"),
+            Reply::out("length (iterate (\\x -> x + 1) 0) : Int\n")
+        );
+        // Errors point into the line as typed.
+        let r = line(&mut s, ":type 1 + \"a\"");
+        assert!(r.err.contains("<repl>:1:11"), "{}", r.err);
+    }
+
+    #[test]
+    fn errors_never_end_the_session() {
+        let mut s = Session::new();
+        line(&mut s, "def one = 1");
+        for bad in [
+            "1 )",
+            "undefinedName",
+            "1 + \"a\"",
+            "1 / 0",
+            "error \"boom\"",
+            "def = 3",
+        ] {
+            let r = line(&mut s, bad);
+            assert!(r.err.starts_with("error"), "{bad}: {r:?}");
+            assert!(r.out.is_empty(), "{bad}: {r:?}");
+        }
+        let r = line(&mut s, "undefinedName");
+        assert!(r.err.contains("<repl>:1:1"), "{}", r.err);
+        let r = line(&mut s, "error \"boom\"");
+        assert!(r.err.contains("boom"), "{}", r.err);
+        assert_eq!(line(&mut s, "one + 1"), Reply::out("2 : Int\n"));
+    }
+
+    #[test]
+    fn load_and_reload_a_file_that_changed() {
+        let path = scratch("lib.sp", "def answer : Int = 41\ndef main = answer\n");
+        let mut s = Session::new();
+        line(&mut s, "def mine = 5");
+        let r = line(&mut s, &format!(":load {}", path.display()));
+        assert!(r.err.is_empty(), "{}", r.err);
+        assert!(r.out.starts_with("loaded "), "{}", r.out);
+        assert_eq!(line(&mut s, "answer + 1"), Reply::out("42 : Int\n"));
+        // :load forgets the session's own declarations.
+        assert!(line(&mut s, "mine").err.contains("unbound name"));
+        line(&mut s, "def extra = 100");
+        // Editing the file changes nothing until :reload.
+        std::fs::write(&path, "def answer : Int = 1000\n").unwrap();
+        assert_eq!(line(&mut s, "answer"), Reply::out("41 : Int\n"));
+        let r = line(&mut s, ":reload");
+        assert!(r.out.starts_with("reloaded "), "{r:?}");
+        assert_eq!(line(&mut s, "answer + extra"), Reply::out("1100 : Int\n"));
+        // A reload that fails keeps the file as it was.
+        std::fs::write(&path, "def answer : Int = \"no\"\n").unwrap();
+        let r = line(&mut s, ":r");
+        assert!(r.err.contains("type mismatch"), "{}", r.err);
+        assert_eq!(line(&mut s, "answer"), Reply::out("1000 : Int\n"));
+        // Loading a file that does not exist is an error too.
+        assert!(
+            line(&mut s, ":load /nonexistent/x.sp")
+                .err
+                .starts_with("error")
+        );
+        assert_eq!(line(&mut s, "answer"), Reply::out("1000 : Int\n"));
+    }
+
+    #[test]
+    fn stack_shows_head_context_pending_and_end() {
+        let mut s = Session::new();
+        let r = line(&mut s, ":stack let y = 3 in (\\(x : Int) -> x + y) 2");
+        assert!(r.err.is_empty(), "{}", r.err);
+        let text = r.out;
+        assert!(text.starts_with("S0 = "), "{text}");
+        assert!(text.contains("head: primitive prim_add"), "{text}");
+        assert!(
+            text.contains("#1 y : Int = 3   recursive let, suspended"),
+            "{text}"
+        );
+        assert!(
+            text.contains("#2 x : Int = S1   argument, its context ends at #1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pending applications (innermost first):\n    S2   ends at #2"),
+            "{text}"
+        );
+        assert!(text.contains("end: top"), "{text}");
+        assert!(text.contains("head: variable x (#2)"), "{text}");
+        assert!(text.contains("end: #2"), "{text}");
+        // A destructor head names its scrutinee.
+        let r = line(&mut s, ":stack match [1] with | [] -> 0 | Cons x _ -> x");
+        assert!(r.out.contains("head: match on S1"), "{}", r.out);
+    }
+
+    #[test]
+    fn stats_of_the_last_evaluation() {
+        let mut s = Session::new();
+        assert!(line(&mut s, ":stats").err.starts_with("error"));
+        line(&mut s, "sum (range 0 1000)");
+        let r = line(&mut s, ":stats");
+        for key in [
+            "steps",
+            "contexts_allocated",
+            "contexts_peak",
+            "stacks_peak",
+            "externals_dispatched",
+            "externals_peak_in_flight",
+            "wall_ms",
+        ] {
+            assert!(r.out.contains(&format!("{key}: ")), "{key}: {}", r.out);
+        }
+    }
+
+    #[test]
+    fn interrupt_stops_an_endless_evaluation() {
+        let mut s = Session::new();
+        let flag = s.interrupt_flag();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            flag.store(true, Ordering::SeqCst);
+        });
+        let r = line(&mut s, "length (iterate (\\x -> x + 1) 0)");
+        setter.join().unwrap();
+        assert!(r.err.contains("interrupted"), "{r:?}");
+        assert_eq!(line(&mut s, "1 + 1"), Reply::out("2 : Int\n"));
+    }
+}

@@ -155,7 +155,10 @@ impl<'p> Drawing<'p> {
             Head::Con(c) => format!("constructor {}", p.con(*c).name),
             Head::Extern(e) => format!("external {}", p.external(*e).name),
             Head::Prim(prim, _) => format!("primitive {}", prim.name()),
-            Head::PrimType(t) => format!("type {}", pretty::term_to_string(p, &[], &Term::PrimType(*t))),
+            Head::PrimType(t) => format!(
+                "type {}",
+                pretty::term_to_string(p, &[], &Term::PrimType(*t))
+            ),
             Head::Lit(l) => format!("literal {}", literal(p, l)),
             Head::Universe(_) => "Type".to_string(),
             Head::Hole(_) => "a hole".to_string(),
