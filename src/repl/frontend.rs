@@ -22,7 +22,7 @@ use rustyline::history::FileHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Editor, Helper};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -155,10 +155,16 @@ fn show(reply: &super::Reply) {
     let _ = err.flush();
 }
 
-/// Runs the REPL on the terminal until `:quit` or Ctrl-D. `interrupt` is the flag that
-/// stops the backend's evaluation; Ctrl-C sets it.
-pub fn run(backend: &mut dyn ReplBackend, interrupt: Arc<AtomicBool>) -> rustyline::Result<()> {
-    let _ = ctrlc::set_handler(move || interrupt.store(true, Ordering::SeqCst));
+/// Runs the REPL on the terminal until `:quit` or Ctrl-D, with `file` loaded first if
+/// given (an error loading it is printed and the REPL starts without it). `interrupt`
+/// is the flag that stops the backend's evaluation; Ctrl-C sets it.
+pub fn run(
+    backend: &mut dyn ReplBackend,
+    interrupt: Arc<AtomicBool>,
+    file: Option<&Path>,
+) -> rustyline::Result<()> {
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     let mut editor: Editor<ReplHelper, FileHistory> = Editor::new()?;
     editor.set_helper(Some(ReplHelper::new(backend.names())));
     let history = history_path();
@@ -172,6 +178,9 @@ pub fn run(backend: &mut dyn ReplBackend, interrupt: Arc<AtomicBool>) -> rustyli
         "Spindle {}: `:help` for help, Ctrl-D to quit",
         env!("CARGO_PKG_VERSION")
     );
+    if let Some(file) = file {
+        show(&backend.load(file));
+    }
     loop {
         let mut input = match editor.readline(PROMPT) {
             Ok(line) => line,
@@ -208,7 +217,13 @@ pub fn run(backend: &mut dyn ReplBackend, interrupt: Arc<AtomicBool>) -> rustyli
         if let Some(path) = &history {
             let _ = editor.append_history(path);
         }
-        match handle(backend, &input) {
+        interrupt.store(false, Ordering::SeqCst);
+        let action = handle(backend, &input);
+        if interrupt.load(Ordering::SeqCst) {
+            // The terminal echoed `^C` with no newline after it.
+            println!();
+        }
+        match action {
             Action::Quit => break,
             Action::Reply(reply) => show(&reply),
         }
