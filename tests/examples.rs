@@ -27,7 +27,21 @@ fn every_example_checks() {
             }
         }
     }
-    assert!(count >= 12, "only {count} examples found");
+    // The workflow examples of the README.
+    let dir = tests_dir().join("..").join("examples");
+    for file in sp_files(&dir) {
+        count += 1;
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let out = run_in(&dir, &["check", &name]);
+        if !out.status.success() || !out.stderr.is_empty() {
+            failures.push(format!(
+                "examples/{name}: {:?}\n{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(count >= 13, "only {count} examples found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

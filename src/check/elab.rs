@@ -67,6 +67,8 @@ pub fn elaborate_program(
     });
     let mut errors = std::mem::take(&mut e.errors);
     dedup(&mut errors);
+    // In source order (declarations are checked in phases, not in file order).
+    errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
     (e.program, errors)
 }
 
@@ -169,6 +171,9 @@ pub(super) struct Elab<'e> {
     /// Operand types that must turn out to be numbers (or strings, lists), checked once
     /// everything else is known.
     deferred: Vec<Deferred>,
+    /// Places where type-level evaluation failed (already reported): a type mismatch
+    /// there would only repeat it.
+    eval_failures: Vec<Span>,
 }
 
 /// A constraint on an operator's operand type that could not be checked when the
@@ -242,6 +247,7 @@ impl<'e> Elab<'e> {
             metas: Metas::default(),
             eval,
             deferred: Vec::new(),
+            eval_failures: Vec::new(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
@@ -535,6 +541,15 @@ impl<'e> Elab<'e> {
         self.metas.fresh(cx.depth(), span, what)
     }
 
+    /// The type given to an expression after an error was reported about it: an
+    /// unknown that agrees with anything and is never reported itself, so one mistake
+    /// gives one error.
+    pub(super) fn recovery_type(&mut self, cx: &Cx<'_>, span: Span) -> RcTerm {
+        let t = self.fresh(cx, span, "a type after an error");
+        self.metas.mark_defaultable(&t);
+        t
+    }
+
     /// Checks that `e` is a type; returns it and its universe level.
     pub(super) fn check_type<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>) -> (RcTerm, u32) {
         let (t, ty) = self.infer(cx, e);
@@ -604,7 +619,7 @@ impl<'e> Elab<'e> {
             ExprKind::Hole => return self.fresh(cx, e.span, "this `_`"),
             ExprKind::TypedHole(name) => {
                 self.report_goal(cx, *name, ty, e.span);
-                return self.fresh(cx, e.span, "this hole");
+                return Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc();
             }
             ExprKind::Tuple(items) => {
                 if let Some(t) = self.check_tuple(cx, items, ty) {
@@ -790,9 +805,15 @@ impl<'e> Elab<'e> {
                 (self.fresh(cx, e.span, "this `_`"), ty)
             }
             ExprKind::TypedHole(name) => {
+                // The hole is reported here; its type, if nothing else fixes it, is no
+                // second error.
                 let ty = self.fresh(cx, e.span, "the type of this hole");
+                self.metas.mark_defaultable(&ty);
                 self.report_goal(cx, *name, &ty, e.span);
-                (self.fresh(cx, e.span, "this hole"), ty)
+                (
+                    Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc(),
+                    ty,
+                )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
             ExprKind::Pi {
@@ -913,7 +934,7 @@ impl<'e> Elab<'e> {
                             .note(format!("found: {shown}")),
                     );
                     let (a, _) = self.infer(cx, arg);
-                    let unknown = self.fresh(cx, arg.span, "the type of this application");
+                    let unknown = self.recovery_type(cx, arg.span);
                     return (Term::App(f, plicity, a).rc(), unknown);
                 }
             };
@@ -1175,6 +1196,7 @@ impl<'e> Elab<'e> {
                 };
                 self.errors
                     .push(Diagnostic::error(what).at(span, "while checking this"));
+                self.eval_failures.push(span);
                 t
             }
         }
@@ -1219,6 +1241,9 @@ impl<'e> Elab<'e> {
     }
 
     fn mismatch(&mut self, cx: &Cx<'_>, span: Span, found: &RcTerm, expected: &RcTerm) {
+        if self.eval_failures.contains(&span) {
+            return;
+        }
         let f = self.show(cx, found);
         let e = self.show(cx, expected);
         self.errors.push(
@@ -1318,14 +1343,26 @@ impl<'e> Elab<'e> {
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                let (r, ty) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, false);
+                let (r, ty) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Numbers,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), ty)
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (r, _) =
-                    self.numeric_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, true);
+                let (r, _) = self.same_operands(
+                    cx,
+                    op,
+                    op_span,
+                    (l.clone(), lt, l_span),
+                    rhs,
+                    Allowed::Ordered,
+                );
                 let p = super::prim_types::arith_prim(op);
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
@@ -1352,29 +1389,9 @@ impl<'e> Elab<'e> {
         }
     }
 
-    /// The operands of an arithmetic (or, with `ordered`, a comparison) operator: two
-    /// `Int`s, two `Float`s (or, for comparisons, two `String`s). Returns the right
-    /// operand and the operands' type. While both types are unknown they are made equal
-    /// and the check waits until the end (the primitive itself works on any of them).
-    fn numeric_operands<'s>(
-        &mut self,
-        cx: &mut Cx<'s>,
-        op: BinOp,
-        op_span: Span,
-        lhs: (RcTerm, RcTerm, Span),
-        rhs: Operand<'s>,
-        ordered: bool,
-    ) -> (RcTerm, RcTerm) {
-        let allowed = if ordered {
-            Allowed::Ordered
-        } else {
-            Allowed::Numbers
-        };
-        self.same_operands(cx, op, op_span, lhs, rhs, allowed)
-    }
-
     /// Makes both operands of `op` have one type that `allowed` accepts (now, or at the
-    /// end if it is still unknown). Returns the right operand and the type.
+    /// end if it is still unknown: the primitive itself works on any of them). Returns
+    /// the right operand and the type.
     fn same_operands<'s>(
         &mut self,
         cx: &mut Cx<'s>,
@@ -1411,7 +1428,7 @@ impl<'e> Elab<'e> {
             }
             let shown = self.show(cx, &rt);
             self.operand_error(op, op_span, allowed, r_span, shown);
-            return (r, lt);
+            return (r, self.recovery_type(cx, op_span));
         }
         let shown = self.show(cx, &lt);
         self.operand_error(op, op_span, allowed, l_span, shown);
@@ -1419,7 +1436,7 @@ impl<'e> Elab<'e> {
             Operand::Expr(e) => self.infer(cx, e).0,
             Operand::Done((t, _), _) => t,
         };
-        (r, lt)
+        (r, self.recovery_type(cx, op_span))
     }
 
     fn operand_error(

@@ -609,43 +609,10 @@ pub fn quote_into(out: &mut String, s: &str) {
 fn mentions(t: &Term, ix: u32) -> bool {
     let mut work: Vec<(&Term, u32)> = vec![(t, ix)];
     while let Some((t, ix)) = work.pop() {
-        match t {
-            Term::Var(v) if v.0 == ix => return true,
-            Term::Pi(b, body) | Term::Lam(b, body) => {
-                work.push((&b.ty, ix));
-                work.push((body, ix + 1));
-            }
-            Term::App(f, _, a) => {
-                work.push((f, ix));
-                work.push((a, ix));
-            }
-            Term::Let(b, rhs, body) => {
-                work.push((&b.ty, ix));
-                work.push((rhs, ix + 1));
-                work.push((body, ix + 1));
-            }
-            Term::Ann(e, ty) => {
-                work.push((e, ix));
-                work.push((ty, ix));
-            }
-            Term::Match(m) => {
-                work.push((&m.scrut, ix));
-                for arm in &m.arms {
-                    let n = arm.pat.arity() as u32;
-                    if let CasePat::Con(_, fields) = &arm.pat {
-                        for (k, f) in fields.iter().enumerate() {
-                            work.push((&f.ty, ix + k as u32));
-                        }
-                    }
-                    work.push((&arm.body, ix + n));
-                }
-                if let Some((b, body)) = &m.default {
-                    work.push((&b.ty, ix));
-                    work.push((body, ix + 1));
-                }
-            }
-            _ => {}
+        if matches!(t, Term::Var(v) if v.0 == ix) {
+            return true;
         }
+        t.for_each_child(|child, binders| work.push((child, ix + binders)));
     }
     false
 }
@@ -655,60 +622,33 @@ fn global_names(program: &Program, t: &Term) -> HashSet<String> {
     let mut out = HashSet::new();
     let mut work: Vec<&Term> = vec![t];
     while let Some(t) = work.pop() {
-        match t {
-            Term::Def(id) => {
-                out.insert(program.def(*id).name.to_string());
-            }
-            Term::Data(id) => {
-                out.insert(program.data(*id).name.to_string());
-            }
-            Term::Con(id) => {
-                out.insert(program.con(*id).name.to_string());
-            }
-            Term::Extern(id) => {
-                out.insert(program.external(*id).name.to_string());
-            }
+        let name = match t {
+            Term::Def(id) => Some(&program.def(*id).name),
+            Term::Data(id) => Some(&program.data(*id).name),
+            Term::Con(id) => Some(&program.con(*id).name),
+            Term::Extern(id) => Some(&program.external(*id).name),
             Term::Prim(p, _) => {
                 out.insert(p.name().to_string());
+                None
             }
             Term::PrimType(p) => {
                 out.insert(p.name().to_string());
-            }
-            Term::Pi(b, body) | Term::Lam(b, body) => {
-                work.push(&b.ty);
-                work.push(body);
-            }
-            Term::App(f, _, a) => {
-                work.push(f);
-                work.push(a);
-            }
-            Term::Let(b, rhs, body) => {
-                work.push(&b.ty);
-                work.push(rhs);
-                work.push(body);
-            }
-            Term::Ann(e, ty) => {
-                work.push(e);
-                work.push(ty);
+                None
             }
             Term::Match(m) => {
-                work.push(&m.scrut);
                 for arm in &m.arms {
-                    if let CasePat::Con(c, fields) = &arm.pat {
+                    if let CasePat::Con(c, _) = &arm.pat {
                         out.insert(program.con(*c).name.to_string());
-                        for f in fields {
-                            work.push(&f.ty);
-                        }
                     }
-                    work.push(&arm.body);
                 }
-                if let Some((b, body)) = &m.default {
-                    work.push(&b.ty);
-                    work.push(body);
-                }
+                None
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(n) = name {
+            out.insert(n.to_string());
         }
+        t.for_each_child(|child, _| work.push(child));
     }
     out
 }

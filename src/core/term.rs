@@ -297,6 +297,59 @@ impl Drop for Term {
     }
 }
 
+impl Term {
+    /// Calls `f(child, binders)` for each direct subterm, where `binders` is how many
+    /// binders of this node the child is under (a lambda's body: 1; its annotation: 0;
+    /// an arm's body: the pattern's arity). The one place that knows where subterms
+    /// are, for the passes that scan terms with a work list.
+    pub fn for_each_child<'t>(&'t self, mut f: impl FnMut(&'t RcTerm, u32)) {
+        match self {
+            Term::Pi(b, body) | Term::Lam(b, body) => {
+                f(&b.ty, 0);
+                f(body, 1);
+            }
+            Term::App(fun, _, arg) => {
+                f(fun, 0);
+                f(arg, 0);
+            }
+            Term::Let(b, rhs, body) => {
+                f(&b.ty, 0);
+                f(rhs, 1);
+                f(body, 1);
+            }
+            Term::Ann(e, ty) => {
+                f(e, 0);
+                f(ty, 0);
+            }
+            Term::Match(m) => {
+                f(&m.scrut, 0);
+                for arm in &m.arms {
+                    if let CasePat::Con(_, fields) = &arm.pat {
+                        for (k, field) in fields.iter().enumerate() {
+                            f(&field.ty, k as u32);
+                        }
+                    }
+                    f(&arm.body, arm.pat.arity() as u32);
+                }
+                if let Some((b, body)) = &m.default {
+                    f(&b.ty, 0);
+                    f(body, 1);
+                }
+            }
+            Term::Var(_)
+            | Term::Def(_)
+            | Term::Data(_)
+            | Term::Con(_)
+            | Term::Extern(_)
+            | Term::Prim(..)
+            | Term::PrimType(_)
+            | Term::Lit(_)
+            | Term::Universe(_)
+            | Term::Hole(..) => {}
+        }
+    }
+}
+
 /// Convenience constructors, so passes build terms without `Rc::new` noise.
 impl Term {
     /// `Rc::new(self)`.

@@ -181,39 +181,16 @@ fn referenced_prelude_names(program: &Program, prelude: DeclCounts) -> HashSet<S
             Term::Extern(id) if (id.0 as usize) < prelude.externs => {
                 names.insert(program.external(*id).name.to_string());
             }
-            Term::Pi(b, body) | Term::Lam(b, body) => {
-                work.push(&b.ty);
-                work.push(body);
-            }
-            Term::App(f, _, a) => {
-                work.push(f);
-                work.push(a);
-            }
-            Term::Let(b, rhs, body) => {
-                work.push(&b.ty);
-                work.push(rhs);
-                work.push(body);
-            }
-            Term::Ann(e, ty) => {
-                work.push(e);
-                work.push(ty);
-            }
             Term::Match(m) => {
-                work.push(&m.scrut);
                 for arm in &m.arms {
-                    if let CasePat::Con(c, fields) = &arm.pat {
+                    if let CasePat::Con(c, _) = &arm.pat {
                         con(*c, &mut names);
-                        work.extend(fields.iter().map(|f| &*f.ty));
                     }
-                    work.push(&arm.body);
-                }
-                if let Some((b, body)) = &m.default {
-                    work.push(&b.ty);
-                    work.push(body);
                 }
             }
             _ => {}
         }
+        t.for_each_child(|child, _| work.push(child));
     }
     names
 }

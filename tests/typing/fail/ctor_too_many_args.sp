@@ -1,0 +1,1 @@
+def main = MkPair 1 2 3

@@ -1,0 +1,3 @@
+data Box (a : Type) = MkBox a Missing
+
+def main = 1

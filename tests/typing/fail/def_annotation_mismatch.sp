@@ -1,0 +1,3 @@
+def count : Int = "many"
+
+def main = count

@@ -1,0 +1,3 @@
+def g {a : Type} (xs : List a) (k : a -> Int) : Int = ?
+
+def main = 1

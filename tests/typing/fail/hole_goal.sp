@@ -1,0 +1,3 @@
+def f (n : Int) (s : String) : Bool = ?goal
+
+def main = f 1 "x"

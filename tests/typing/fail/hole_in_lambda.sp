@@ -1,0 +1,3 @@
+def apply (f : Int -> Bool -> String) : String = f 1 True
+
+def main = apply (\n flag -> ?body)

@@ -1,0 +1,1 @@
+def main (b : Bool) = if b then 1 else "one"

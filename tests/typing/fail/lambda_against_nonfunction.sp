@@ -1,0 +1,3 @@
+def f : Int = \x -> x
+
+def main = f

@@ -1,0 +1,3 @@
+def f : Int -> Int = \(x : String) -> 1
+
+def main = f 1

@@ -1,0 +1,1 @@
+def main = [1, 2, "three"]

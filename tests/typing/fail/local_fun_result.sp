@@ -1,0 +1,3 @@
+def main : Int =
+  let f (x : Int) : String = x in
+  1

@@ -1,0 +1,3 @@
+def main =
+  let n : Int = "x" in
+  n

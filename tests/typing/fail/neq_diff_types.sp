@@ -1,0 +1,1 @@
+def main = Just 1 != Just "1"

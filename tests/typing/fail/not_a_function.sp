@@ -1,0 +1,3 @@
+def five : Int = 5
+
+def main = five 3

@@ -1,0 +1,3 @@
+def f x = x
+
+def main = 1

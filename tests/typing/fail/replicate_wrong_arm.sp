@@ -1,0 +1,11 @@
+def Vec (n : Nat) (a : Type) : Type =
+  match n with
+  | Z -> Unit
+  | S m -> Pair a (Vec m a)
+
+def replicate (n : Nat) {a : Type} (x : a) : Vec n a =
+  match n with
+  | Z -> ()
+  | S m -> (x, x)
+
+def main = replicate (S (S Z)) "hi"

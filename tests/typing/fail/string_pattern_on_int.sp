@@ -1,0 +1,6 @@
+def f (n : Int) : Int =
+  match n with
+  | "one" -> 1
+  | _ -> 0
+
+def main = f 1

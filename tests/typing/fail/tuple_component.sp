@@ -1,0 +1,3 @@
+def p : Pair Int String = (1, 2)
+
+def main = p

@@ -1,0 +1,5 @@
+def a : Int = "one"
+
+def b : String = 2
+
+def main = 3

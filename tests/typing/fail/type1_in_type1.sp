@@ -1,0 +1,3 @@
+def T : Type 1 = Type 1
+
+def main = 1

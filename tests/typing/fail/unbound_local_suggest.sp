@@ -1,0 +1,1 @@
+def main = let counter = 1 in countr + 1

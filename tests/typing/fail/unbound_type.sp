@@ -1,0 +1,3 @@
+def greet (name : Strng) : String = "hi " ++ name
+
+def main = greet "x"

@@ -1,0 +1,3 @@
+def x : _ = _
+
+def main = 1

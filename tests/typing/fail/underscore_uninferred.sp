@@ -1,0 +1,2 @@
+-- An implicit argument given as `_` that nothing determines.
+def main : Int = length {_} []

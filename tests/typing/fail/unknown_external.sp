@@ -1,0 +1,3 @@
+extern launchRockets : Int -> String
+
+def main = 1

@@ -1,0 +1,3 @@
+def T : Type = Type
+
+def main = 1

@@ -1,0 +1,12 @@
+-- A type-level function computing a function type.
+def NArgs (n : Nat) : Type =
+  match n with
+  | Z -> Int
+  | S m -> Int -> NArgs m
+
+def sumN (n : Nat) (acc : Int) : NArgs n =
+  match n with
+  | Z -> acc
+  | S m -> \x -> sumN m (acc + x)
+
+def main = (sumN (S (S Z)) 0 1 2, sumN Z 7, sumN (S (S (S Z))) 100 1 2 3)

@@ -1,0 +1,4 @@
+-- A String main prints raw.
+def greeting : String = "hello\n\"world\""
+
+def main : String = greeting
