@@ -90,13 +90,6 @@ impl Session {
         self.file.as_deref()
     }
 
-    /// Loads the session with `extra` appended to the kept inputs.
-    fn load_with(&mut self, file: Option<&Path>, kept: &[Kept], extra: Option<&str>) -> Loaded {
-        let mut inputs: Vec<&str> = kept.iter().map(|k| k.text.as_str()).collect();
-        inputs.extend(extra);
-        driver::load_session(file, &inputs, &mut self.snapshot)
-    }
-
     /// Checks `expr` as the session's expression definition. Returns the loaded
     /// session and the definition, or the errors to print.
     fn check_expr(&mut self, expr: &str) -> Result<(Loaded, DefId), Reply> {
@@ -110,10 +103,12 @@ impl Session {
                 "error: expected an expression, not a declaration\n",
             ));
         }
-        let file = self.file.clone();
-        let kept = std::mem::take(&mut self.kept);
-        let loaded = self.load_with(file.as_deref(), &kept, Some(expr));
-        self.kept = kept;
+        let loaded = load_with(
+            &mut self.snapshot,
+            self.file.as_deref(),
+            &self.kept,
+            Some(expr),
+        );
         if loaded.has_errors() {
             return Err(Reply::err(loaded.render_errors()));
         }
@@ -148,10 +143,12 @@ impl Session {
 
     /// Checks a declaration input and keeps it.
     fn declare(&mut self, text: &str, names: Vec<String>) -> Reply {
-        let file = self.file.clone();
-        let kept = std::mem::take(&mut self.kept);
-        let loaded = self.load_with(file.as_deref(), &kept, Some(text));
-        self.kept = kept;
+        let loaded = load_with(
+            &mut self.snapshot,
+            self.file.as_deref(),
+            &self.kept,
+            Some(text),
+        );
         if loaded.has_errors() {
             return Reply::err(loaded.render_errors());
         }
@@ -219,7 +216,7 @@ impl Session {
         } else {
             Vec::new()
         };
-        let loaded = self.load_with(Some(&file), &kept, None);
+        let loaded = load_with(&mut self.snapshot, Some(&file), &kept, None);
         if loaded.has_errors() {
             let mut err = loaded.render_errors();
             if reload {
@@ -242,6 +239,18 @@ impl Session {
         }
         Reply::out(out)
     }
+}
+
+/// Loads a session: `file`, the `kept` inputs, and `extra` after them.
+fn load_with(
+    snapshot: &mut FileSnapshot,
+    file: Option<&Path>,
+    kept: &[Kept],
+    extra: Option<&str>,
+) -> Loaded {
+    let mut inputs: Vec<&str> = kept.iter().map(|k| k.text.as_str()).collect();
+    inputs.extend(extra);
+    driver::load_session(file, &inputs, snapshot)
 }
 
 /// `name : Type` for each name the last REPL input of a session declares, in the
