@@ -152,16 +152,27 @@ impl Session {
         if loaded.has_errors() {
             return Reply::err(loaded.render_errors());
         }
-        let mut notes = String::new();
+        let mut redefined = Vec::new();
+        let mut shadowing = String::new();
         for name in &names {
             if self.kept.iter().any(|k| k.names.contains(name)) {
-                notes.push_str(&format!(
-                    "`{name}` redefined: this replaces the earlier one\n"
-                ));
+                redefined.push(format!("`{name}`"));
             } else if let Some(place) = self.defined_outside(name) {
-                notes.push_str(&format!("`{name}` now shadows the one in {place}\n"));
+                shadowing.push_str(&format!("`{name}` now shadows the one in {place}\n"));
             }
         }
+        let mut notes = match redefined.len() {
+            0 => String::new(),
+            1 => format!(
+                "{} redefined: this replaces the earlier one\n",
+                redefined[0]
+            ),
+            _ => format!(
+                "{} redefined: these replace the earlier ones\n",
+                redefined.join(", ")
+            ),
+        };
+        notes.push_str(&shadowing);
         notes.push_str(&declared_types(&loaded));
         self.kept.push(Kept {
             text: text.to_string(),
