@@ -645,7 +645,7 @@ mod tests {
         assert!(r.err.is_empty(), "{}", r.err);
         let text = r.out;
         assert!(text.starts_with("S0 = "), "{text}");
-        assert!(text.contains("head: primitive prim_add"), "{text}");
+        assert!(text.contains("head: primitive prim_add (+)"), "{text}");
         assert!(
             text.contains("#1 y : Int = 3   recursive let, suspended"),
             "{text}"

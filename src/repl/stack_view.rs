@@ -6,8 +6,8 @@
 //! term costs no native stack):
 //!
 //! ```text
-//! S0 = (\x -> x + 1) 2
-//!   head: primitive +
+//! S0 = (\(x : Int) -> x + 1) 2
+//!   head: primitive prim_add (+)
 //!   context (innermost first):
 //!     #1 x : Int = S1   argument, its context ends at top
 //!   pending applications (innermost first):
@@ -154,7 +154,10 @@ impl<'p> Drawing<'p> {
             Head::Data(d) => format!("type {}", p.data(*d).name),
             Head::Con(c) => format!("constructor {}", p.con(*c).name),
             Head::Extern(e) => format!("external {}", p.external(*e).name),
-            Head::Prim(prim, _) => format!("primitive {}", prim.name()),
+            Head::Prim(prim, _) => match pretty::operator_symbol(*prim) {
+                Some(op) => format!("primitive {} ({op})", prim.name()),
+                None => format!("primitive {}", prim.name()),
+            },
             Head::PrimType(t) => format!(
                 "type {}",
                 pretty::term_to_string(p, &[], &Term::PrimType(*t))
