@@ -4,11 +4,18 @@
 //!
 //! Imports are paths relative to the importing file. Each file is loaded once however
 //! many files import it; an import cycle is an error at the `import` that closes it.
+//!
+//! [`load_session`] loads a REPL session (the prelude, a loaded file, the inputs typed
+//! so far); [`evaluate_def`] evaluates and prints a definition's value, for
+//! `spindle run` and the REPL alike.
 
 use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
 use crate::check::eval::TypeEval;
 use crate::core::program::Program;
+use crate::core::term::DefId;
 use crate::diagnostic::{self, Diagnostic};
+use crate::machine::Machine;
+use crate::machine::value::Value;
 use crate::prelude;
 use crate::syntax::ast::{Decl, Ident, Module};
 use crate::syntax::parser;
@@ -80,6 +87,23 @@ pub fn load_text_with_prelude(prelude_files: &[(&str, &str)], name: &str, text: 
     let mut sources = SourceMap::new();
     let file = sources.add(name, None, text.to_string());
     load_from(sources, Entry::File(file), prelude_files, None)
+}
+
+/// Evaluates the definition `def` to normal form and prints its value (LANGUAGE.md
+/// section 9): what `spindle run` does with `main`, and the REPL with an expression.
+/// A `String` value prints raw, unless `quote_string` (the REPL quotes it).
+pub fn evaluate_def<'p>(
+    machine: &mut Machine<'p>,
+    def: DefId,
+    quote_string: bool,
+) -> crate::machine::error::Result<String> {
+    let value = machine.whnf_def(def)?;
+    if quote_string && let Value::Str(s) = &value {
+        let mut out = String::new();
+        crate::machine::print::quote(s, &mut out);
+        return Ok(out);
+    }
+    machine.print_value(value)
 }
 
 /// Reads a source file through a snapshot: the snapshot's text if it has the file,

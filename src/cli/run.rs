@@ -50,7 +50,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     let mut machine = Machine::new(program);
-    let result = machine.whnf_def(main).and_then(|v| machine.print_value(v));
+    let result = driver::evaluate_def(&mut machine, main, false);
     let code = match result {
         Ok(text) => {
             let mut out = std::io::stdout().lock();

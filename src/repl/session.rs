@@ -7,9 +7,9 @@
 //! A later declaration of a name replaces the earlier one everywhere in the session
 //! (definitions that used the old one now use the new one, and must still check). An
 //! expression is checked as a definition of its own, then evaluated on a fresh machine
-//! by [`Machine::whnf_def`] and printed by [`Machine::print_value`], exactly as
-//! `spindle run` evaluates and prints `main`; only a `String` result is printed quoted
-//! here, so that `"1" : String` and `1 : Int` look different.
+//! and printed by [`driver::evaluate_def`], the code `spindle run` evaluates and prints
+//! `main` with; only a `String` result is printed quoted here, so that `"1" : String`
+//! and `1 : Int` look different.
 //!
 //! Files are read once into a snapshot and re-read only by `:reload`, so editing the
 //! loaded file changes nothing until then.
@@ -22,9 +22,7 @@ use crate::diagnostic;
 use crate::driver::{self, FileSnapshot, Loaded, SESSION_EXPR};
 use crate::machine::Machine;
 use crate::machine::arena::NIL;
-use crate::machine::print;
 use crate::machine::stats::Stats;
-use crate::machine::value::Value;
 use crate::syntax::parser::{self, ReplInput};
 use crate::syntax::span::FileId;
 use bumpalo::Bump;
@@ -129,9 +127,7 @@ impl Session {
         let mut machine = Machine::new(program);
         self.interrupt.store(false, Ordering::SeqCst);
         machine.interrupt = Some(self.interrupt.clone());
-        let result = machine
-            .whnf_def(id)
-            .and_then(|v| print_result(&mut machine, v));
+        let result = driver::evaluate_def(&mut machine, id, true);
         let mut stats = machine.stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
         self.last_stats = Some(stats);
@@ -365,19 +361,6 @@ fn type_text(program: &Program, id: DefId, source: &str) -> String {
         };
     }
     pretty::term_to_string(program, &[], &ty)
-}
-
-/// Prints an evaluated result as `spindle run` does, but a `String` quoted.
-fn print_result<'p>(
-    machine: &mut Machine<'p>,
-    v: Value<'p>,
-) -> crate::machine::error::Result<String> {
-    if let Value::Str(s) = &v {
-        let mut out = String::new();
-        print::quote(s, &mut out);
-        return Ok(out);
-    }
-    machine.print_value(v)
 }
 
 impl ReplBackend for Session {
