@@ -76,6 +76,7 @@ fn multi_line_definition_type_and_history() {
     quit(p);
     let history = std::fs::read_to_string(dir.join("data/spindle/history")).expect("history file");
     assert!(history.contains("add 2 3"), "{history}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -89,6 +90,7 @@ fn an_error_then_a_good_input() {
     send(&mut p, "2 * 21");
     expect(&mut p, "42 : Int");
     quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -107,6 +109,7 @@ fn load_and_reload_a_file_that_changed() {
     send(&mut p, "answer + 1");
     expect(&mut p, "100 : Int");
     quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -117,6 +120,7 @@ fn a_file_given_on_the_command_line_is_loaded() {
     send(&mut p, "seven * 6");
     expect(&mut p, "42 : Int");
     quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -134,6 +138,7 @@ fn ctrl_c_interrupts_an_endless_evaluation() {
     send(&mut p, "base + 2");
     expect(&mut p, "42 : Int");
     quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -146,4 +151,5 @@ fn quit_command_and_help() {
     if let Err(e) = p.exp_eof() {
         panic!("the REPL did not exit on :quit: {e}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -471,7 +471,7 @@ mod tests {
 
     /// A scratch file under the system's temporary directory.
     fn scratch(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("spindle-repl-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("spindle-repl-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
@@ -619,6 +619,7 @@ mod tests {
                 .starts_with("error")
         );
         assert_eq!(line(&mut s, "answer"), Reply::out("1000 : Int\n"));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
     #[test]
