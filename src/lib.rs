@@ -4,21 +4,24 @@
 //! The pipeline (DESIGN.md section 1):
 //!
 //! ```text
-//! source text ──parse──▶ surface AST ──resolve / elaborate──▶ core term
+//! source text ──parse──▶ surface AST ──elaborate (type check)──▶ core term
 //!    core term ──wind──▶ stack form ──need──▶ stack form ──readback──▶ core term
 //!    core term ◀──▶ protobuf bytes ──blake3──▶ content hash
 //! ```
 //!
 //! - [`syntax`]: spans, lexer, parser and the surface AST.
 //! - [`core`]: core terms (de Bruijn indices, annotated binders), programs, the pretty
-//!   printer back to Spindle source.
-//! - [`check`]: from surface AST to core terms: scope resolution and imports (the type
-//!   checker grows here).
-//! - [`machine`]: the by-need stack machine (wind, need, unwind folds, refcounted heap).
+//!   printer back to Spindle source, substitution, alpha-equivalence.
+//! - [`check`]: from surface AST to checked core terms in one pass: scopes and imports,
+//!   bidirectional elaboration with implicit arguments and unification, pattern
+//!   compilation with dependent refinement. Types are evaluated on the machine.
+//! - [`machine`]: the by-need stack machine (wind, need, unwind folds, refcounted heap),
+//!   the one evaluator for programs and for types.
 //! - [`prim`]: primitive operations.
 //! - [`external`]: host externals.
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
 //! - [`proto`]: core terms and programs to and from protobuf, and content hashes.
+//! - [`prelude`]: the standard library's source, embedded.
 //! - [`driver`]: loading a program from a file (or a REPL session), with the prelude,
 //!   through the passes.
 //! - [`repl`]: the REPL: a backend that keeps a session, and a `rustyline` frontend.

@@ -31,33 +31,7 @@ use std::time::{Duration, Instant};
 
 /// Cases (`KIND/NAME`) that fail today because of a bug outside this test suite. Each
 /// must fail; remove an entry as soon as its case passes.
-const KNOWN_FAILURES: &[&str] = &[
-    // `F (S m)` is not unfolded to `F m` when the result of a type-level function is
-    // itself stuck on a variable.
-    "pass/type_fn_unfold",
-    "pass/printf_type",
-    // Matching on `n` does not refine the types of local variables that mention `n`.
-    "pass/refine_context",
-    // A def with parameters and no result type whose body is an `if`/`match` on a
-    // parameter is rejected with "expected `_`, found `Int`".
-    "pass/infer_result_match",
-    "fail/if_branches",
-    "fail/match_arms",
-    // `def f x = x` says "cannot infer the result type" and does not name `x`.
-    "fail/param_uninferred",
-    // A literal pattern of the wrong type is reported on the whole `match`, not on the
-    // pattern.
-    "fail/pattern_literal_type",
-    // `extern delay : Int -> Int` is accepted although the host's `delay` has another
-    // type; `main : Int = delay 1` then prints `delay 1`.
-    "fail/extern_wrong_type",
-    // `(x, x)` binds `x` twice in one pattern and is accepted without a word (the spec
-    // does not say; a user expects an error, as for a name defined twice).
-    "fail/pattern_duplicate_var",
-    // The exhaustiveness warning names only the outermost missing constructor.
-    "warn/missing_pair",
-    "warn/missing_nested",
-];
+const KNOWN_FAILURES: &[&str] = &[];
 
 /// Wall-clock limit of one run, in seconds, unless the case has a `.max_s` file.
 const DEFAULT_LIMIT_S: f64 = 60.0;

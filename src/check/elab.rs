@@ -1,13 +1,13 @@
 //! Elaboration: surface AST to fully annotated core terms, type checking on the way.
 //!
 //! One pass (DESIGN.md section 3): names become de Bruijn indices or references into the
-//! program's tables (see [`scope`](super::scope)); every expression is checked against
-//! an expected type ([`Elab::check`]) or has its type inferred ([`Elab::infer`]);
+//! program's tables (see [`super::scope`]); every expression is checked against
+//! an expected type (`Elab::check`) or has its type inferred (`Elab::infer`);
 //! implicit arguments are inserted as metavariables ([`meta`](super::meta)) and solved
-//! by unification ([`unify`](super::unify)); operators are resolved by the type of
+//! by unification (`check::unify`); operators are resolved by the type of
 //! their operands; sugar (`if`, `&&`, tuples, lists, `()`) becomes matches and
 //! constructor applications; nested patterns are compiled to one-level matches with
-//! dependent refinement of the goal ([`patterns`](super::patterns)). Types are compared
+//! dependent refinement of the goal (`check::patterns`). Types are compared
 //! after evaluation by the stack machine, through [`TypeEval`].
 //!
 //! Errors are collected, not thrown: after a mismatch elaboration goes on, so one run
@@ -23,7 +23,7 @@ use super::meta::Metas;
 use super::scope::{self, Global, UnitScope};
 use crate::core::pretty;
 use crate::core::program::{Builtins, CtorDecl, DataDecl, DefDecl, ExternDecl, Program};
-use crate::core::subst::{has_free_var, instantiate, replace_var, shift, subst_top};
+use crate::core::subst::{has_free_var, instantiate, rewrite, shift, subst_top};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name,
     Plicity, PrimType, RcTerm, Term,
@@ -174,6 +174,9 @@ pub(super) struct Elab<'e> {
     /// Places where type-level evaluation failed (already reported): a type mismatch
     /// there would only repeat it.
     eval_failures: Vec<Span>,
+    /// What the `match` being compiled knows about each occurrence on the current
+    /// path, for naming an uncovered case (see `patterns`).
+    pub(super) coverage: super::patterns::Coverage,
 }
 
 /// A constraint on an operator's operand type that could not be checked when the
@@ -248,6 +251,7 @@ impl<'e> Elab<'e> {
             eval,
             deferred: Vec::new(),
             eval_failures: Vec::new(),
+            coverage: Default::default(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
@@ -340,6 +344,7 @@ impl<'e> Elab<'e> {
         for (i, (u, decl)) in externs.iter().enumerate() {
             if let Decl::Extern { ty, .. } = decl {
                 let (t, _) = self.check_type(&mut Cx::new(*u), ty);
+                self.check_host_type(i, &t, ty.span);
                 self.program.externs[i].ty = t;
             }
         }
@@ -362,6 +367,36 @@ impl<'e> Elab<'e> {
             }
         }
         self.zonk_program();
+    }
+
+    /// An `extern` must be declared at the type the host gives the external (the host
+    /// calls it with exactly those arguments).
+    fn check_host_type(&mut self, i: usize, declared: &RcTerm, at: Span) {
+        let name = self.program.externs[i].name.clone();
+        let Some(host) = external::host_type(&name) else {
+            return; // An unknown external, already reported.
+        };
+        let arena = bumpalo::Bump::new();
+        let Ok(expr) = crate::syntax::parser::parse_expr(&arena, at.file, host) else {
+            return;
+        };
+        let mut cx = Cx::new(PRELUDE_UNIT);
+        let errors_before = self.errors.len();
+        let (host_ty, _) = self.check_type(&mut cx, expr);
+        self.errors.truncate(errors_before);
+        if !self.unify(&mut cx, declared, &host_ty, at) {
+            let shown = self.show(&cx, declared);
+            let name_span = self.program.externs[i].span;
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "the host provides `{name}` with type `{host}`, not `{shown}`"
+                ))
+                .at(name_span, "declared here")
+                .also(at, "with this type")
+                .note(format!("expected: {host}"))
+                .note(format!("   found: {shown}")),
+            );
+        }
     }
 
     /// A data declaration: its parameters and each constructor's field types.
@@ -604,8 +639,8 @@ impl<'e> Elab<'e> {
                 // way (`if b then 42 else "x"` against `Pick b`).
                 let (then_ty, else_ty) = match (&c.kind, &*cond) {
                     (ExprKind::Var(_), Term::Var(ix)) => (
-                        replace_var(ty, *ix, &Term::Con(b.true_).rc()),
-                        replace_var(ty, *ix, &Term::Con(b.false_).rc()),
+                        refine(ty, *ix, &Term::Con(b.true_).rc()),
+                        refine(ty, *ix, &Term::Con(b.false_).rc()),
                     ),
                     _ => (ty.clone(), ty.clone()),
                 };
@@ -1496,6 +1531,18 @@ fn is_whnf_already(t: &Term) -> bool {
     }
 }
 
+/// The goal `t` refined by what a match arm learnt: the variable `ix` is `with`.
+/// Occurrences among an unknown's arguments are left alone: `?r b` must stay an
+/// unknown applied to variables to be solvable (its solution will mention `b`, which
+/// the arm then sees refined when the goal is compared).
+pub(super) fn refine(t: &RcTerm, ix: Ix, with: &RcTerm) -> RcTerm {
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i == ix.0 + d => Some(shift(with, d)),
+        Term::App(..) if super::meta::meta_spine(node).is_some() => Some(node.clone()),
+        _ => None,
+    })
+}
+
 /// Whether `t` is a variable without a value (an open binder), perhaps applied: a
 /// neutral term, already in weak head normal form.
 fn is_neutral_variable(cx: &Cx<'_>, t: &Term) -> bool {
@@ -1542,7 +1589,7 @@ fn ends_in_universe(ty: &Term) -> bool {
 /// Collects the ids of the metavariables left in `t`.
 fn collect_metas(t: &RcTerm, out: &mut Vec<u32>) {
     crate::core::subst::rewrite(t, &mut |node, _| {
-        if let Term::Hole(HoleKind::Meta(id), _) = node {
+        if let Term::Hole(HoleKind::Meta(id), _) = &**node {
             out.push(*id);
         }
         None

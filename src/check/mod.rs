@@ -3,8 +3,8 @@
 //!
 //! - [`scope`]: which global a name means in which file; duplicates; suggestions.
 //! - [`elab`]: bidirectional elaboration of declarations and expressions.
-//! - [`patterns`]: `match` compiled to one-level matches, with dependent refinement.
-//! - [`unify`]: definitional equality with unknowns (pattern unification).
+//! - `patterns`: `match` compiled to one-level matches, with dependent refinement.
+//! - `unify`: definitional equality with unknowns (pattern unification).
 //! - [`meta`]: the unknowns (metavariables) and their solutions.
 //! - [`eval`]: what elaboration needs from the evaluator (weak head normal forms).
 //! - [`prim_types`]: the types of primitives.

@@ -26,9 +26,9 @@
 //! several paths is elaborated once per path (names are resolved afresh each time, so
 //! no index shifting is needed).
 
-use super::elab::{Cx, Elab, data_args, global_term, name_of};
+use super::elab::{Cx, Elab, data_args, global_term, name_of, refine};
 use super::scope::Global;
-use crate::core::subst::{replace_var, rewrite, shift};
+use crate::core::subst::{rewrite, shift};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, Ix, Lit, Lvl, Match, Plicity, PrimType, RcTerm, Term,
 };
@@ -42,10 +42,10 @@ use std::rc::Rc;
 enum IPat<'s> {
     /// Matches anything; binds the name if there is one.
     Any(Option<&'s str>),
-    /// A constructor with one sub-pattern per explicit field.
-    Con(ConId, Vec<IPat<'s>>),
-    /// A literal.
-    Lit(Lit),
+    /// A constructor with one sub-pattern per explicit field, and where it is written.
+    Con(ConId, Vec<IPat<'s>>, Span),
+    /// A literal, and where it is written.
+    Lit(Lit, Span),
 }
 
 /// One arm of the matrix.
@@ -57,11 +57,34 @@ struct Row<'s> {
 }
 
 /// What a column tests, for splitting.
-#[derive(Clone, PartialEq)]
-enum Head {
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Head {
     Con(ConId),
     Lit(Lit),
 }
+
+/// What is known about one occurrence on the path to a point of the decision tree.
+#[derive(Clone, Debug)]
+pub(super) enum Known {
+    /// It is this constructor; its fields are these occurrences.
+    Con(ConId, Vec<u32>),
+    /// It is this literal.
+    Lit(Lit),
+    /// It is none of these (the default branch of a split).
+    NoneOf(Vec<Head>),
+}
+
+/// The path of the `match` being compiled: its root occurrence and what each
+/// occurrence is known to be, innermost last. An occurrence is a variable's level, or
+/// [`ROOT_TERM`] for a scrutinee examined in place.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Coverage {
+    root: u32,
+    known: Vec<(u32, Known)>,
+}
+
+/// The occurrence of a scrutinee term examined in place (no variable holds it).
+const ROOT_TERM: u32 = u32::MAX;
 
 /// The value a column examines: a local variable, or (for a flat match on a
 /// non-variable) the scrutinee term itself with its type, examined exactly once.
@@ -107,6 +130,9 @@ impl Elab<'_> {
                 refine: false,
             },
         };
+        for arm in arms {
+            self.check_pattern_names(arm.pat);
+        }
         let rows: Vec<Row<'s>> = arms
             .iter()
             .map(|arm| Row {
@@ -115,22 +141,41 @@ impl Elab<'_> {
                 body: arm.body,
             })
             .collect();
+        // Each match has its own coverage path (an arm's body may hold another match).
+        let outer = std::mem::take(&mut self.coverage);
+        let result = self.match_rows(cx, scrut, rows, span, goal);
+        self.coverage = outer;
+        result
+    }
+
+    /// [`Elab::match_expr`] once the arms are lowered to rows.
+    fn match_rows<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        scrut: &'s Expr<'s>,
+        rows: Vec<Row<'s>>,
+        span: Span,
+        goal: Goal,
+    ) -> (RcTerm, RcTerm) {
         // A variable scrutinee is examined in place: this is what lets each arm refine
         // the variable in the goal.
         if let ExprKind::Var(name) = scrut.kind
             && let Some(lvl) = cx.lookup(name)
         {
+            self.coverage.root = lvl.0;
             let t = self.compile(cx, &[lvl], rows, span, &goal);
             return (t, goal.ty);
         }
         let (st, sty) = self.infer_value(cx, scrut);
         if is_flat(&rows) {
+            self.coverage.root = ROOT_TERM;
             let t = self.compile_flat(cx, st, sty, rows, span, &goal);
             return (t, goal.ty);
         }
         // Bind the scrutinee once so nested tests and variables can refer to it. A core
         // `let` is recursive, so its right-hand side is shifted under its own binder.
         let lvl = Lvl(cx.depth());
+        self.coverage.root = lvl.0;
         let value = shift(&st, 1);
         cx.push_hidden(name_of("_"), sty.clone());
         cx.entries[lvl.0 as usize].value = Some(value.clone());
@@ -144,6 +189,30 @@ impl Elab<'_> {
         (Term::Let(binder, value, body).rc(), goal.ty)
     }
 
+    /// Reports a variable bound twice in one pattern (`(x, x)`).
+    fn check_pattern_names(&mut self, pat: &Pat<'_>) {
+        let mut seen: Vec<(&str, Span)> = Vec::new();
+        let mut work = vec![pat];
+        while let Some(p) = work.pop() {
+            match &p.kind {
+                PatKind::Var(name) => {
+                    if let Some((_, first)) = seen.iter().find(|(n, _)| n == name) {
+                        self.errors.push(
+                            Diagnostic::error(format!("`{name}` is bound twice in this pattern"))
+                                .at(p.span, "bound again here")
+                                .also(*first, "first bound here"),
+                        );
+                    } else {
+                        seen.push((name, p.span));
+                    }
+                }
+                PatKind::Con { args, .. } => work.extend(args.iter().rev()),
+                PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+            }
+        }
+    }
+
     /// Lowers a surface pattern: resolves constructor names, checks arities, removes
     /// the sugar of `()`, tuples and list patterns.
     fn lower<'s>(&mut self, cx: &Cx<'s>, p: &'s Pat<'s>) -> IPat<'s> {
@@ -151,14 +220,16 @@ impl Elab<'_> {
         match &p.kind {
             PatKind::Var(name) => IPat::Any(Some(name)),
             PatKind::Wild => IPat::Any(None),
-            PatKind::Int(n) => IPat::Lit(Lit::Int(*n)),
-            PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s))),
-            PatKind::Unit => IPat::Con(b.unit_con, Vec::new()),
+            PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
+            PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
+            PatKind::Unit => IPat::Con(b.unit_con, Vec::new(), p.span),
             PatKind::Tuple(items) => {
                 let mut lowered: Vec<IPat<'s>> = items.iter().map(|i| self.lower(cx, i)).collect();
-                let mut acc = lowered.pop().unwrap_or(IPat::Con(b.unit_con, Vec::new()));
+                let mut acc = lowered
+                    .pop()
+                    .unwrap_or(IPat::Con(b.unit_con, Vec::new(), p.span));
                 while let Some(x) = lowered.pop() {
-                    acc = IPat::Con(b.mk_pair, vec![x, acc]);
+                    acc = IPat::Con(b.mk_pair, vec![x, acc], p.span);
                 }
                 acc
             }
@@ -167,8 +238,8 @@ impl Elab<'_> {
                 lowered
                     .into_iter()
                     .rev()
-                    .fold(IPat::Con(b.nil, Vec::new()), |tail, x| {
-                        IPat::Con(b.cons, vec![x, tail])
+                    .fold(IPat::Con(b.nil, Vec::new(), p.span), |tail, x| {
+                        IPat::Con(b.cons, vec![x, tail], p.span)
                     })
             }
             PatKind::Con { name, args } => {
@@ -189,7 +260,7 @@ impl Elab<'_> {
                             );
                             return IPat::Any(None);
                         }
-                        IPat::Con(con, sub)
+                        IPat::Con(con, sub, p.span)
                     }
                     Some(_) => {
                         self.errors.push(
@@ -312,7 +383,7 @@ impl Elab<'_> {
             let name = self.program.data(d).name.clone();
             self.errors.push(
                 Diagnostic::error(format!(
-                    "this `match` has patterns of type `{name}`, but the value has type `{found}`"
+                    "type mismatch: this pattern is a `{name}`, but the value matched has type `{found}`"
                 ))
                 .at(span, "")
                 .note(format!("found: {found}")),
@@ -334,12 +405,20 @@ impl Elab<'_> {
         goal: &Goal,
     ) -> RcTerm {
         let heads = self.heads(&rows, col);
+        // Where the first tested pattern is written: type errors about it point there.
+        let pat_span = rows
+            .iter()
+            .find_map(|r| match &r.pats[col] {
+                IPat::Con(_, _, sp) | IPat::Lit(_, sp) => Some(*sp),
+                IPat::Any(_) => None,
+            })
+            .unwrap_or(span);
         let occ_ty = match &occ {
             Occ::Var(l) => cx.type_of(*l),
             Occ::Term(_, ty) => ty.clone(),
         };
         let params = match heads.first() {
-            Some(Head::Con(c)) => self.data_params(cx, &occ_ty, c.data, span),
+            Some(Head::Con(c)) => self.data_params(cx, &occ_ty, c.data, pat_span),
             Some(Head::Lit(l)) => {
                 let want = Term::PrimType(match l {
                     Lit::Int(_) => PrimType::Int,
@@ -347,7 +426,18 @@ impl Elab<'_> {
                     Lit::Str(_) => PrimType::String,
                 })
                 .rc();
-                self.expect(cx, span, &occ_ty, &want);
+                if !self.unify(cx, &occ_ty, &want, pat_span) {
+                    let found = self.show(cx, &occ_ty);
+                    let wanted = self.show(cx, &want);
+                    self.errors.push(
+                        Diagnostic::error(format!(
+                            "type mismatch: this pattern is a `{wanted}`, but the value matched has type `{found}`"
+                        ))
+                        .at(pat_span, "")
+                        .note(format!("expected: {found}"))
+                        .note(format!("   found: {wanted}")),
+                    );
+                }
                 Vec::new()
             }
             None => Vec::new(),
@@ -366,8 +456,8 @@ impl Elab<'_> {
             for row in &rows {
                 let pat = &row.pats[col];
                 let fields = match (pat, head) {
-                    (IPat::Con(c, ps), Head::Con(h)) if c == h => ps.clone(),
-                    (IPat::Lit(l), Head::Lit(h)) if l == h => Vec::new(),
+                    (IPat::Con(c, ps, _), Head::Con(h)) if c == h => ps.clone(),
+                    (IPat::Lit(l, _), Head::Lit(h)) if l == h => Vec::new(),
                     (IPat::Any(_), _) => vec![IPat::Any(None); arity],
                     _ => continue,
                 };
@@ -409,12 +499,18 @@ impl Elab<'_> {
                 let con = (0..k).rev().fold(con, |f, i| {
                     Term::App(f, Plicity::Explicit, Term::Var(Ix(i)).rc()).rc()
                 });
-                arm_goal.ty = replace_var(&arm_goal.ty, l.to_ix(base + k), &con);
+                arm_goal.ty = refine(&arm_goal.ty, l.to_ix(base + k), &con);
             }
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend((0..arity as u32).map(|k| Lvl(base + k)));
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
+            let known = match head {
+                Head::Con(c) => Known::Con(*c, (0..arity as u32).map(|k| base + k).collect()),
+                Head::Lit(l) => Known::Lit(l.clone()),
+            };
+            self.coverage.known.push((occ_id(&occ), known));
             let body = self.compile_or_root(cx, &new_occs, root, sub, span, &arm_goal);
+            self.coverage.known.pop();
             for _ in 0..arity {
                 cx.pop();
             }
@@ -451,8 +547,11 @@ impl Elab<'_> {
                     body: row.body,
                 });
             }
+            self.coverage
+                .known
+                .push((occ_id(&occ), Known::NoneOf(heads.clone())));
             if sub.is_empty() {
-                self.warn_missing(&heads, span);
+                self.warn_missing(span);
             }
             let mut new_occs = occs[..col.min(occs.len())].to_vec();
             new_occs.extend_from_slice(&occs[(col + 1).min(occs.len())..]);
@@ -466,6 +565,7 @@ impl Elab<'_> {
                 span,
                 &goal.under(1),
             );
+            self.coverage.known.pop();
             cx.pop();
             let binder = Binder {
                 name: binder_name,
@@ -487,39 +587,94 @@ impl Elab<'_> {
         .rc()
     }
 
-    /// Warns that a match leaves cases uncovered, naming them.
-    fn warn_missing(&mut self, heads: &[Head], span: Span) {
-        let missing = match heads.first() {
-            Some(Head::Con(c)) => {
-                let data = self.program.data(c.data);
-                let names: Vec<String> = data
-                    .ctors
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| {
-                        !heads.contains(&Head::Con(ConId {
-                            data: c.data,
-                            index: *i as u32,
-                        }))
-                    })
-                    .map(|(_, ctor)| {
-                        let mut s = ctor.name.to_string();
-                        for _ in &ctor.fields {
-                            s.push_str(" _");
-                        }
-                        format!("`{s}`")
-                    })
-                    .collect();
-                names.join(", ")
+    /// Warns that a match leaves a case uncovered, naming it: the value the current
+    /// path leads to, rebuilt from what is known about each occurrence.
+    fn warn_missing(&mut self, span: Span) {
+        let root = self.coverage.root;
+        let mut literal = false;
+        let witness = self.witness(root, &mut literal, 0);
+        let missing = match (literal, witness.as_str()) {
+            (true, "_") => "values other than the literals listed are not matched \
+                            (add a `_` arm)"
+                .to_string(),
+            (true, _) => {
+                format!("`{witness}` with a literal not listed is not matched (add a `_` arm)")
             }
-            _ => "values other than the literals listed (add a `_` arm)".to_string(),
+            (false, _) => format!("`{witness}` is not matched"),
         };
         self.errors.push(
-            Diagnostic::warning(format!(
-                "this `match` does not cover every case: {missing} is not matched"
-            ))
-            .at(span, "reaching an uncovered case is a runtime error"),
+            Diagnostic::warning(format!("this `match` does not cover every case: {missing}"))
+                .at(span, "reaching an uncovered case is a runtime error"),
         );
+    }
+
+    /// A pattern for occurrence `occ` as the current path knows it.
+    fn witness(&self, occ: u32, literal: &mut bool, depth: u32) -> String {
+        let known = self
+            .coverage
+            .known
+            .iter()
+            .rev()
+            .find(|(o, _)| *o == occ)
+            .map(|(_, k)| k.clone());
+        let b = self.program.builtins;
+        let (con, fields): (ConId, Vec<Option<u32>>) = match known {
+            Some(Known::Con(c, fields)) => (c, fields.into_iter().map(Some).collect()),
+            Some(Known::Lit(l)) => {
+                let mut s = String::new();
+                match l {
+                    Lit::Str(t) => crate::core::pretty::quote_into(&mut s, &t),
+                    Lit::Int(n) => s = n.to_string(),
+                    Lit::Float(x) => s = x.to_string(),
+                }
+                return s;
+            }
+            Some(Known::NoneOf(heads)) => match heads.first() {
+                Some(Head::Con(c)) => {
+                    let data = self.program.data(c.data);
+                    let missing = (0..data.ctors.len() as u32)
+                        .map(|index| ConId {
+                            data: c.data,
+                            index,
+                        })
+                        .find(|c| !heads.contains(&Head::Con(*c)));
+                    match missing {
+                        Some(m) => (m, vec![None; self.program.con(m).fields.len()]),
+                        None => return "_".to_string(),
+                    }
+                }
+                _ => {
+                    *literal = true;
+                    return "_".to_string();
+                }
+            },
+            None => return "_".to_string(),
+        };
+        let args: Vec<String> = fields
+            .iter()
+            .map(|f| match f {
+                Some(o) if depth < 16 => self.witness(*o, literal, depth + 1),
+                _ => "_".to_string(),
+            })
+            .collect();
+        if con == b.mk_pair && args.len() == 2 {
+            return format!("({}, {})", args[0], args[1]);
+        }
+        if con == b.unit_con {
+            return "()".to_string();
+        }
+        let mut s = self.program.con(con).name.to_string();
+        for a in args {
+            s.push(' ');
+            if a.contains(' ') && !a.starts_with('(') {
+                s.push('(');
+                s.push_str(&a);
+                s.push(')');
+            } else {
+                s.push_str(&a);
+            }
+        }
+        s
     }
 
     /// Compiles a sub-matrix, remembering the root occurrence for the "no arm matches"
@@ -546,8 +701,8 @@ impl Elab<'_> {
         let mut heads: Vec<Head> = Vec::new();
         for row in rows {
             let head = match &row.pats[col] {
-                IPat::Con(c, _) => Head::Con(*c),
-                IPat::Lit(l) => Head::Lit(l.clone()),
+                IPat::Con(c, _, _) => Head::Con(*c),
+                IPat::Lit(l, _) => Head::Lit(l.clone()),
                 IPat::Any(_) => continue,
             };
             if heads.contains(&head) {
@@ -576,13 +731,21 @@ impl Elab<'_> {
     }
 }
 
+/// The coverage name of an occurrence.
+fn occ_id(occ: &Occ) -> u32 {
+    match occ {
+        Occ::Var(l) => l.0,
+        Occ::Term(..) => ROOT_TERM,
+    }
+}
+
 /// Whether a match can be one level on an arbitrary scrutinee term: no sub-pattern
 /// tests anything and no arm names the scrutinee.
 fn is_flat(rows: &[Row<'_>]) -> bool {
     rows.iter().all(|row| match &row.pats[0] {
         IPat::Any(name) => name.is_none(),
-        IPat::Lit(_) => true,
-        IPat::Con(_, sub) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
+        IPat::Lit(..) => true,
+        IPat::Con(_, sub, _) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
     })
 }
 
@@ -591,7 +754,7 @@ fn is_flat(rows: &[Row<'_>]) -> bool {
 /// the fields): the result is in that scope plus the `j` earlier fields.
 fn subst_params(field: &RcTerm, j: u32, params: &[RcTerm]) -> RcTerm {
     let n = params.len() as u32;
-    rewrite(field, &mut |node, d| match node {
+    rewrite(field, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d + j => {
             let from_fields = i - d - j;
             if from_fields < n {

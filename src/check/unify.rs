@@ -44,16 +44,21 @@ impl Elab<'_> {
         let flex_a = meta_spine(&a).filter(|(id, _)| self.metas.get(*id).solution.is_none());
         let flex_b = meta_spine(&b).filter(|(id, _)| self.metas.get(*id).solution.is_none());
         if flex_a.is_some() || flex_b.is_some() {
-            if let Some((id, args)) = flex_a {
-                let args: Vec<RcTerm> = args.into_iter().cloned().collect();
-                if self.solve(cx, id, &args, &b) {
-                    return true;
-                }
+            // Between two unknowns, solve the newer one first: the older one stands
+            // for what the user wrote earlier (a parameter's type rather than the
+            // result type), which is what a "cannot infer" message should name.
+            let mut tries = [(flex_a, &b), (flex_b, &a)];
+            if let [(Some((x, _)), _), (Some((y, _)), _)] = &tries
+                && y > x
+            {
+                tries.swap(0, 1);
             }
-            if let Some((id, args)) = flex_b {
-                let args: Vec<RcTerm> = args.into_iter().cloned().collect();
-                if self.solve(cx, id, &args, &a) {
-                    return true;
+            for (flex, other) in tries {
+                if let Some((id, args)) = flex {
+                    let args: Vec<RcTerm> = args.into_iter().cloned().collect();
+                    if self.solve(cx, id, &args, other) {
+                        return true;
+                    }
                 }
             }
             if meta_spine(&a).is_some() && meta_spine(&b).is_some() {
@@ -188,7 +193,7 @@ impl Elab<'_> {
         };
         let n = levels.len() as u32;
         let mut ok = true;
-        let renamed = rewrite(&rhs, &mut |node, d| match node {
+        let renamed = rewrite(&rhs, &mut |node, d| match &**node {
             Term::Var(Ix(i)) if *i >= d => {
                 let outer = i - d;
                 if outer >= depth {

@@ -13,16 +13,16 @@ use std::rc::Rc;
 
 /// Rebuilds `t`, first asking `f(node, binders)` at every node, where `binders` is how
 /// many binders of `t` enclose the node; `Some(r)` replaces the node (and its children
-/// are not visited), `None` descends.
-pub fn rewrite(t: &RcTerm, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+/// are not visited; `Some(node.clone())` keeps a subtree as it is), `None` descends.
+pub fn rewrite(t: &RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
     go(t, 0, f)
 }
 
-fn go(t: &RcTerm, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+fn go(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
     stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || go_inner(t, depth, f))
 }
 
-fn binder(b: &Binder, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> Binder {
+fn binder(b: &Binder, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> Binder {
     Binder {
         name: b.name.clone(),
         plicity: b.plicity,
@@ -30,7 +30,7 @@ fn binder(b: &Binder, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTer
     }
 }
 
-fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&Term, u32) -> Option<RcTerm>) -> RcTerm {
+fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
     if let Some(r) = f(t, depth) {
         return r;
     }
@@ -146,7 +146,7 @@ pub fn shift(t: &RcTerm, by: u32) -> RcTerm {
     if by == 0 {
         return t.clone();
     }
-    rewrite(t, &mut |node, d| match node {
+    rewrite(t, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d => Some(Term::Var(Ix(i + by)).rc()),
         _ => None,
     })
@@ -160,7 +160,7 @@ pub fn instantiate(body: &RcTerm, args: &[RcTerm]) -> RcTerm {
     if n == 0 {
         return body.clone();
     }
-    rewrite(body, &mut |node, d| match node {
+    rewrite(body, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d => {
             let j = i - d;
             Some(if j < n {
@@ -182,7 +182,7 @@ pub fn subst_top(body: &RcTerm, arg: &RcTerm) -> RcTerm {
 /// Replaces the free variable `ix` of `t` by `with` (in the same scope as `t`); the
 /// variable's binder stays. Used to refine a goal in a `match` arm.
 pub fn replace_var(t: &RcTerm, ix: Ix, with: &RcTerm) -> RcTerm {
-    rewrite(t, &mut |node, d| match node {
+    rewrite(t, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i == ix.0 + d => Some(shift(with, d)),
         _ => None,
     })
@@ -196,7 +196,7 @@ pub fn has_free_var(t: &RcTerm, ix: u32, at_least: bool) -> bool {
         if found {
             return Some(Term::Universe(0).rc());
         }
-        if let Term::Var(Ix(i)) = node
+        if let Term::Var(Ix(i)) = &**node
             && *i >= d
             && (i - d == ix || (at_least && i - d >= ix))
         {

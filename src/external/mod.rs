@@ -10,6 +10,14 @@ pub const BUILTIN_EXTERNALS: &[(&str, &str)] = &[
     ("delay", "{a : Type} -> Int -> a -> a"),
 ];
 
+/// The Spindle type (as source text) of the built-in external `name`.
+pub fn host_type(name: &str) -> Option<&'static str> {
+    BUILTIN_EXTERNALS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+}
+
 /// Whether the host provides an external of this name.
 pub fn is_known(name: &str) -> bool {
     BUILTIN_EXTERNALS.iter().any(|(n, _)| *n == name)

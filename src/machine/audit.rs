@@ -42,6 +42,7 @@ impl Tally {
                 self.ctxt(*env)
             }
             Value::Fun(..) | Value::Pi(..) => {}
+            Value::Stuck(_, x) => self.ctxt(*x),
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
                     self.ctxt(*o);

@@ -215,7 +215,7 @@ impl<'p> Heap<'p> {
             Value::Con(_, b) if b != NIL => {
                 self.blocks.get_mut(b).rc += 1;
             }
-            Value::Fun(_, env) | Value::Pi(_, env) => self.retain(env),
+            Value::Fun(_, env) | Value::Pi(_, env) | Value::Stuck(_, env) => self.retain(env),
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
                     self.retain(o);
@@ -233,7 +233,7 @@ impl<'p> Heap<'p> {
     pub fn release_value(&mut self, v: Value<'p>) {
         match v {
             Value::Con(_, b) => self.release_block(b),
-            Value::Fun(_, env) | Value::Pi(_, env) => self.release(env),
+            Value::Fun(_, env) | Value::Pi(_, env) | Value::Stuck(_, env) => self.release(env),
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
                     self.release(o);
@@ -288,6 +288,7 @@ impl<'p> Heap<'p> {
             Value::Fun(_, env) | Value::Pi(_, env) if !(self_ref && env == owner) => {
                 self.drop_ref(env)
             }
+            Value::Stuck(_, x) => self.drop_ref(x),
             Value::Partial(h, b) => {
                 if let PartialHead::Open(o) = h {
                     self.drop_ref(o);

@@ -133,6 +133,9 @@ pub struct Machine<'p> {
     pub step_limit: u64,
     /// Whether externals may be called (never during type checking).
     pub externals_allowed: bool,
+    /// Whether a `match` on a neutral value is stuck (a value, [`Value::Stuck`]) rather
+    /// than an error: type-level evaluation of open terms.
+    pub neutral_matches: bool,
     /// When set, evaluation stops with the error `interrupted` soon after the flag
     /// becomes true (the REPL's Ctrl-C); checked every [`need::INTERRUPT_EVERY`] steps.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -145,6 +148,7 @@ impl<'p> Machine<'p> {
         let mut m = Machine::build(prog, closed::ClosedSet::default());
         m.step_limit = step_limit;
         m.externals_allowed = false;
+        m.neutral_matches = true;
         m
     }
 
@@ -188,6 +192,7 @@ impl<'p> Machine<'p> {
             audit_every: 0,
             step_limit: 0,
             externals_allowed: true,
+            neutral_matches: false,
             interrupt: None,
         }
     }

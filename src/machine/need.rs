@@ -779,6 +779,13 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
+            Value::Partial(PartialHead::Open(_), _) | Value::Unknown | Value::Stuck(..)
+                if self.neutral_matches =>
+            {
+                // No arm can be chosen for a neutral scrutinee: the match is stuck.
+                let x = self.heap.new_ctxt(Cell::Value(v), env, None);
+                return Ok(Ctl::Ret(Value::Stuck(m, x)));
+            }
             _ => {}
         }
         match &m.default {

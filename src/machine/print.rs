@@ -212,7 +212,7 @@ impl<'p> Machine<'p> {
                     PrimType::String => "String",
                 }),
                 Value::Pi(..) => out.push_str(&self.show_function(&v)),
-                Value::Unknown => out.push('_'),
+                Value::Unknown | Value::Stuck(..) => out.push('_'),
             }
             self.heap.release_value(v);
         }

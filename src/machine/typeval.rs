@@ -26,7 +26,9 @@ use super::value::{CtxtId, PartialHead, Value};
 use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
 use crate::core::program::Program;
 use crate::core::subst::rewrite;
-use crate::core::term::{Binder, HoleKind, Ix, Lit, Plicity, RcTerm, Term};
+use crate::core::term::{
+    Binder, CaseArm, CasePat, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term,
+};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
 
@@ -139,8 +141,9 @@ impl Reader<'_, '_> {
                 };
                 self.applied(head, *block, under)
             }
-            Value::Fun(code, env) | Value::Pi(code, env) => self.closure(code, *env, under),
+            Value::Fun(code, env) | Value::Pi(code, env) => self.closure(code, *env, 0, under),
             Value::Unknown => unknown(),
+            Value::Stuck(m, x) => self.stuck(m, *x, under),
         }
     }
 
@@ -171,24 +174,76 @@ impl Reader<'_, '_> {
                 let v = v.clone();
                 self.value(&v, under)
             }
-            Cell::Suspended(code, env) => self.closure(code, *env, under),
+            Cell::Suspended(code, env) => self.closure(code, *env, 0, under),
             _ => unknown(),
         }
     }
 
-    /// Code closed over a context chain: its free variables replaced by what the chain
-    /// holds for them.
-    fn closure(&mut self, code: &RcTerm, env: CtxtId, under: u32) -> RcTerm {
+    /// Code closed over a context chain, under `skip` binders of its own (a match
+    /// arm's fields): its free variables replaced by what the chain holds for them.
+    fn closure(&mut self, code: &RcTerm, env: CtxtId, skip: u32, under: u32) -> RcTerm {
         let heap = self.heap;
-        rewrite(code, &mut |node, d| match node {
-            Term::Var(Ix(i)) if *i >= d => {
+        rewrite(code, &mut |node, d| match &**node {
+            Term::Var(Ix(i)) if *i >= d + skip => {
                 if env == NIL {
                     return Some(unknown());
                 }
-                let target = heap.walk(env, i - d);
-                Some(self.entry(target, under + d))
+                let target = heap.walk(env, i - d - skip);
+                Some(self.entry(target, under + d + skip))
             }
             _ => None,
         })
+    }
+
+    /// A stuck match: the scrutinee's value, and the arms closed over the match's
+    /// context.
+    fn stuck(&mut self, m: &Match, x: CtxtId, under: u32) -> RcTerm {
+        let entry = self.heap.ctxt(x);
+        let env = entry.next;
+        let scrut = match &entry.cell {
+            Cell::Value(v) => {
+                let v = v.clone();
+                self.value(&v, under)
+            }
+            _ => unknown(),
+        };
+        let arms = m
+            .arms
+            .iter()
+            .map(|arm| {
+                let pat = match &arm.pat {
+                    CasePat::Con(c, fields) => CasePat::Con(
+                        *c,
+                        fields
+                            .iter()
+                            .enumerate()
+                            .map(|(k, b)| Binder {
+                                name: b.name.clone(),
+                                plicity: b.plicity,
+                                ty: self.closure(&b.ty, env, k as u32, under),
+                            })
+                            .collect(),
+                    ),
+                    CasePat::Lit(l) => CasePat::Lit(l.clone()),
+                };
+                let body = self.closure(&arm.body, env, arm.pat.arity() as u32, under);
+                CaseArm { pat, body }
+            })
+            .collect();
+        let default = m.default.as_ref().map(|(b, body)| {
+            let binder = Binder {
+                name: b.name.clone(),
+                plicity: b.plicity,
+                ty: self.closure(&b.ty, env, 0, under),
+            };
+            (binder, self.closure(body, env, 1, under))
+        });
+        Term::Match(Box::new(Match {
+            scrut,
+            arms,
+            default,
+            span: m.span,
+        }))
+        .rc()
     }
 }

@@ -45,6 +45,10 @@ pub enum Value<'p> {
     /// An unknown: the placeholder an implicit binder gets when no implicit argument
     /// is pending (erased before type checking), or a hole.
     Unknown,
+    /// A `match` whose scrutinee is neutral (an open variable, an unknown): stuck, a
+    /// normal form. Only type-level evaluation makes these (elsewhere such a match is an
+    /// error). The entry holds the scrutinee's value and links to the match's context.
+    Stuck(&'p crate::core::term::Match, CtxtId),
 }
 
 /// The head of a [`Value::Partial`].
@@ -75,6 +79,7 @@ impl<'p> Value<'p> {
             Value::Partial(..) => "a partial application",
             Value::Universe(_) | Value::PrimType(_) | Value::Pi(..) => "a type",
             Value::Unknown => "an unknown value",
+            Value::Stuck(..) => "a stuck match",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Content hashes: blake3 over the canonical encoding.
 //!
-//! The canonical encoding is what [`encode`](super::encode) writes with
+//! The canonical encoding is what `proto::encode` writes with
 //! [`Names::Drop`]: no binder, definition or data type names, no prelude counts (and
 //! never spans). prost writes fields in field-number order and repeated fields in order,
 //! so equal messages give equal bytes and the hash is a function of the term. The
