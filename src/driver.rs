@@ -4,13 +4,20 @@
 //!
 //! Imports are paths relative to the importing file. Each file is loaded once however
 //! many files import it; an import cycle is an error at the `import` that closes it.
+//!
+//! [`load_session`] loads a REPL session (the prelude, a loaded file, the inputs typed
+//! so far); [`evaluate_def`] evaluates and prints a definition's value, for
+//! `spindle run` and the REPL alike.
 
 use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
 use crate::check::eval::TypeEval;
 use crate::core::program::Program;
+use crate::core::term::DefId;
 use crate::diagnostic::{self, Diagnostic};
+use crate::machine::Machine;
+use crate::machine::value::Value;
 use crate::prelude;
-use crate::syntax::ast::{Decl, Module};
+use crate::syntax::ast::{Decl, Ident, Module};
 use crate::syntax::parser;
 use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, SourceMap, Span};
 use bumpalo::Bump;
@@ -58,7 +65,7 @@ pub fn load(path: &Path) -> Loaded {
         Ok(text) => {
             let name = path.display().to_string();
             let file = sources.add(name, Some(path.to_path_buf()), text);
-            load_from(sources, file, prelude::FILES)
+            load_from(sources, Entry::File(file), prelude::FILES, None)
         }
         Err(d) => Loaded {
             sources,
@@ -79,7 +86,42 @@ pub fn load_text(name: &str, text: &str) -> Loaded {
 pub fn load_text_with_prelude(prelude_files: &[(&str, &str)], name: &str, text: &str) -> Loaded {
     let mut sources = SourceMap::new();
     let file = sources.add(name, None, text.to_string());
-    load_from(sources, file, prelude_files)
+    load_from(sources, Entry::File(file), prelude_files, None)
+}
+
+/// Evaluates the definition `def` to normal form and prints its value (LANGUAGE.md
+/// section 9): what `spindle run` does with `main`, and the REPL with an expression.
+/// A `String` value prints raw, unless `quote_string` (the REPL quotes it).
+pub fn evaluate_def<'p>(
+    machine: &mut Machine<'p>,
+    def: DefId,
+    quote_string: bool,
+) -> crate::machine::error::Result<String> {
+    let value = machine.whnf_def(def)?;
+    if quote_string && let Value::Str(s) = &value {
+        let mut out = String::new();
+        crate::machine::print::quote(s, &mut out);
+        return Ok(out);
+    }
+    machine.print_value(value)
+}
+
+/// Reads a source file through a snapshot: the snapshot's text if it has the file,
+/// otherwise the file's, which the snapshot then keeps.
+fn read_snapshot(
+    path: &Path,
+    canon: &Path,
+    snapshot: Option<&mut FileSnapshot>,
+) -> Result<String, Diagnostic> {
+    let Some(snapshot) = snapshot else {
+        return read_source(path);
+    };
+    if let Some(text) = snapshot.get(canon) {
+        return Ok(text.clone());
+    }
+    let text = read_source(path)?;
+    snapshot.insert(canon.to_path_buf(), text.clone());
+    Ok(text)
 }
 
 /// Reads a source file: it must exist, be UTF-8 and be of a sane size.
@@ -113,8 +155,171 @@ fn read_source(path: &Path) -> Result<String, Diagnostic> {
     })
 }
 
-/// Parses the prelude and the entry file with everything it imports, then resolves.
-fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str, &str)]) -> Loaded {
+/// The name of the definition a REPL expression is checked as (by [`load_session`]):
+/// not a name a program can write, so it never clashes with the user's own.
+pub const SESSION_EXPR: &str = "<input>";
+
+/// The source name of every REPL input, so errors point to `<repl>:LINE:COLUMN`.
+pub const REPL_SOURCE: &str = "<repl>";
+
+/// Loads a REPL session: the prelude, the file loaded with `:load` (if any, with what
+/// it imports), and the REPL inputs, in order, all in one scope.
+///
+/// Each input is its own source named [`REPL_SOURCE`]; an input holds declarations or
+/// one expression, which is checked as the definition [`SESSION_EXPR`]. A declaration
+/// is left out when a later input declares one of its names again (the later one
+/// replaces it). The session's declarations shadow the loaded file's, which shadow the
+/// prelude's. Imports in an input are relative to the current directory.
+///
+/// Files are read through `files`, a snapshot by canonical path: a file read once is
+/// not read again while it is in the snapshot (clear it to re-read, as `:reload` does).
+pub fn load_session(file: Option<&Path>, inputs: &[&str], files: &mut FileSnapshot) -> Loaded {
+    let mut sources = SourceMap::new();
+    let mut entries = Vec::new();
+    if let Some(path) = file {
+        // The loaded file is an import of the session, so that it is found, read and
+        // scoped like any import.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let mut text = String::from("import ");
+        crate::core::pretty::quote_into(&mut text, &absolute.display().to_string());
+        text.push('\n');
+        entries.push(sources.add("<load>", None, text));
+    }
+    for input in inputs {
+        entries.push(sources.add(REPL_SOURCE, None, input.to_string()));
+    }
+    load_from(
+        sources,
+        Entry::Session(entries),
+        prelude::FILES,
+        Some(files),
+    )
+}
+
+/// The text of files already read, by canonical path (see [`load_session`]).
+pub type FileSnapshot = HashMap<PathBuf, String>;
+
+/// What [`load_from`] loads besides the prelude.
+enum Entry {
+    /// A program's entry file.
+    File(FileId),
+    /// The inputs of a REPL session (see [`load_session`]), each parsed as a REPL input.
+    Session(Vec<FileId>),
+}
+
+/// The names a declaration declares: a definition's or external's, a data type's and
+/// its constructors' (none for an import).
+pub fn declared_names<'a>(decl: &Decl<'a>) -> Vec<&'a str> {
+    match decl {
+        Decl::Import { .. } => Vec::new(),
+        Decl::Def { name, .. } | Decl::Extern { name, .. } => vec![name.name],
+        Decl::Data { name, ctors, .. } => std::iter::once(name.name)
+            .chain(ctors.iter().map(|c| c.name.name))
+            .collect(),
+    }
+}
+
+/// Parses the inputs of a session, each as a REPL input (an expression becomes the
+/// definition [`SESSION_EXPR`]), and leaves out the declarations later inputs replace.
+fn parse_session<'a>(
+    arena: &'a Bump,
+    sources: &SourceMap,
+    inputs: &[FileId],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(FileId, &'a Module<'a>)> {
+    let mut modules: Vec<(FileId, Module<'a>)> = Vec::new();
+    for &file in inputs {
+        let text = &sources.get(file).text;
+        let module = match parser::parse_repl_input(arena, file, text) {
+            Ok(parser::ReplInput::Decls(module)) => module,
+            Ok(parser::ReplInput::Expr(expr)) => Module {
+                decls: arena.alloc_slice_fill_iter([Decl::Def {
+                    name: Ident {
+                        name: SESSION_EXPR,
+                        span: expr.span,
+                    },
+                    params: &[],
+                    ret: None,
+                    body: expr,
+                    span: expr.span,
+                }]),
+            },
+            Err(failure) => {
+                diagnostics.extend(failure.diagnostics);
+                Module { decls: &[] }
+            }
+        };
+        modules.push((file, module));
+    }
+    // Later declarations replace earlier ones of the same name.
+    let mut later: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut kept = Vec::with_capacity(modules.len());
+    for (file, module) in modules.into_iter().rev() {
+        let decls: Vec<&'a Decl<'a>> = module
+            .decls
+            .iter()
+            .filter(|d| !declared_names(d).iter().any(|n| later.contains(n)))
+            .collect();
+        for d in module.decls {
+            later.extend(declared_names(d));
+        }
+        let module = if decls.len() == module.decls.len() {
+            module
+        } else {
+            Module {
+                decls: arena.alloc_slice_fill_iter(decls.into_iter().map(copy_decl)),
+            }
+        };
+        kept.push((file, &*arena.alloc(module)));
+    }
+    kept.reverse();
+    kept
+}
+
+/// A shallow copy of a declaration (its parts live in the arena).
+fn copy_decl<'a>(d: &Decl<'a>) -> Decl<'a> {
+    match d {
+        Decl::Import { path, span } => Decl::Import { path, span: *span },
+        Decl::Data {
+            name,
+            params,
+            ctors,
+            span,
+        } => Decl::Data {
+            name: *name,
+            params,
+            ctors,
+            span: *span,
+        },
+        Decl::Def {
+            name,
+            params,
+            ret,
+            body,
+            span,
+        } => Decl::Def {
+            name: *name,
+            params,
+            ret: *ret,
+            body,
+            span: *span,
+        },
+        Decl::Extern { name, ty, span } => Decl::Extern {
+            name: *name,
+            ty,
+            span: *span,
+        },
+    }
+}
+
+/// Parses the prelude and the entry file (or session) with everything it imports, then
+/// resolves. The entry is unit 1. Imported files are read through `snapshot` if given.
+fn load_from(
+    mut sources: SourceMap,
+    entry: Entry,
+    prelude_files: &[(&str, &str)],
+    mut snapshot: Option<&mut FileSnapshot>,
+) -> Loaded {
     let arena = Bump::new();
     let mut diagnostics = Vec::new();
     let mut units: Vec<SourceUnit<'_>> = Vec::new();
@@ -134,22 +339,43 @@ fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str,
     // Files to parse, as (file id, unit index); units are numbered as files are found.
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut files_of_units: Vec<FileId> = vec![FileId(u32::MAX)];
-    let mut queue = vec![(entry_file, 1usize)];
+    let mut queue = Vec::new();
+    // Modules parsed, waiting for their imports to be found.
+    let mut parsed: Vec<(FileId, usize, &Module<'_>)> = Vec::new();
     units.push(SourceUnit {
         modules: Vec::new(),
         imports: Vec::new(),
     });
-    files_of_units.push(entry_file);
-    if let Some(path) = sources.get(entry_file).path.as_ref()
-        && let Ok(canon) = path.canonicalize()
-    {
-        by_path.insert(canon, 1);
+    match entry {
+        Entry::File(entry_file) => {
+            queue.push((entry_file, 1usize));
+            files_of_units.push(entry_file);
+            if let Some(path) = sources.get(entry_file).path.as_ref()
+                && let Ok(canon) = path.canonicalize()
+            {
+                by_path.insert(canon, 1);
+            }
+        }
+        Entry::Session(inputs) => {
+            files_of_units.push(inputs.first().copied().unwrap_or(FileId(u32::MAX)));
+            for (file, module) in parse_session(&arena, &sources, &inputs, &mut diagnostics) {
+                parsed.push((file, 1, module));
+            }
+            // Imports are found in input order.
+            parsed.reverse();
+        }
     }
-    while let Some((file, unit)) = queue.pop() {
-        let text = sources.get(file).text.clone();
-        let (module, errors) = parser::parse_module(&arena, file, &text);
-        diagnostics.extend(errors);
-        let module: &Module<'_> = arena.alloc(module);
+    loop {
+        let (file, unit, module) = if let Some(next) = parsed.pop() {
+            next
+        } else if let Some((file, unit)) = queue.pop() {
+            let text = sources.get(file).text.clone();
+            let (module, errors) = parser::parse_module(&arena, file, &text);
+            diagnostics.extend(errors);
+            (file, unit, &*arena.alloc(module))
+        } else {
+            break;
+        };
         units[unit].modules.push(module);
         let base = sources
             .get(file)
@@ -174,7 +400,7 @@ fn load_from(mut sources: SourceMap, entry_file: FileId, prelude_files: &[(&str,
             };
             let imported = match by_path.get(&canon) {
                 Some(u) => *u,
-                None => match read_source(&target) {
+                None => match read_snapshot(&target, &canon, snapshot.as_deref_mut()) {
                     Ok(text) => {
                         let id = sources.add(target.display().to_string(), Some(target), text);
                         let u = units.len();

@@ -22,7 +22,9 @@
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
 //! - [`proto`]: core terms and programs to and from protobuf, and content hashes.
 //! - [`prelude`]: the standard library's source, embedded.
-//! - [`driver`]: loading a program from a file, with the prelude, through the passes.
+//! - [`driver`]: loading a program from a file (or a REPL session), with the prelude,
+//!   through the passes.
+//! - [`repl`]: the REPL: a backend that keeps a session, and a `rustyline` frontend.
 
 pub mod check;
 pub mod core;
@@ -33,4 +35,5 @@ pub mod machine;
 pub mod prelude;
 pub mod prim;
 pub mod proto;
+pub mod repl;
 pub mod syntax;

@@ -1020,47 +1020,12 @@ impl<'e> Elab<'e> {
 
     /// `(params) -> Type` for a data type.
     pub(super) fn data_type(&self, id: DataId) -> RcTerm {
-        self.program
-            .data(id)
-            .params
-            .iter()
-            .rev()
-            .fold(Term::Universe(0).rc(), |cod, b| {
-                Term::Pi(b.clone(), cod).rc()
-            })
+        self.program.data_type(id)
     }
 
     /// `{params} -> fields -> D params` for a constructor.
     pub(super) fn con_type(&self, id: ConId) -> RcTerm {
-        let data = self.program.data(id.data);
-        let fields = &self.program.con(id).fields;
-        let n = data.params.len() as u32;
-        let k = fields.len() as u32;
-        let result = (0..n).fold(Term::Data(id.data).rc(), |f, i| {
-            Term::App(f, Plicity::Explicit, Term::Var(Ix(k + n - 1 - i)).rc()).rc()
-        });
-        let with_fields = fields.iter().rev().fold(result, |cod, f| {
-            Term::Pi(
-                Binder {
-                    name: name_of("_"),
-                    plicity: Plicity::Explicit,
-                    ty: f.clone(),
-                },
-                cod,
-            )
-            .rc()
-        });
-        data.params.iter().rev().fold(with_fields, |cod, b| {
-            Term::Pi(
-                Binder {
-                    name: b.name.clone(),
-                    plicity: Plicity::Implicit,
-                    ty: b.ty.clone(),
-                },
-                cod,
-            )
-            .rc()
-        })
+        self.program.con_type(id)
     }
 
     /// `let name params : ret = rhs in body`, checked against `goal` or inferred.

@@ -72,10 +72,3 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Some(Command::Hash { file }) => hash::main(&file),
     }
 }
-
-/// Prints `error: <what> is not implemented yet` and returns exit status 1: the
-/// subcommands whose machinery has not landed say so plainly.
-fn not_implemented(what: &str) -> ExitCode {
-    eprintln!("error: {what} is not implemented yet");
-    ExitCode::from(1)
-}

@@ -61,7 +61,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     }));
     let mut machine = Machine::new(program);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        machine.whnf_def(main).and_then(|v| machine.print_value(v))
+        driver::evaluate_def(&mut machine, main, false)
     }));
     let Ok(result) = outcome else {
         return ExitCode::from(1);

@@ -515,6 +515,11 @@ fn brackets(p: Plicity) -> (&'static str, &'static str) {
     }
 }
 
+/// The infix operator a primitive is written as in source, if any (`+` for `prim_add`).
+pub fn operator_symbol(p: Prim) -> Option<&'static str> {
+    operator(p).map(|(symbol, ..)| symbol)
+}
+
 /// The infix form of an operator primitive: symbol, level, and the levels its left and
 /// right operands need (which encode associativity).
 fn operator(p: Prim) -> Option<(&'static str, u8, u8, u8)> {

@@ -11,8 +11,9 @@
 //! [`Term::Con`]: crate::core::term::Term::Con
 //! [`Term::Extern`]: crate::core::term::Term::Extern
 
-use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, Name, RcTerm};
+use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, Ix, Name, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
+use std::rc::Rc;
 
 /// One `def`.
 #[derive(Debug, Clone)]
@@ -131,6 +132,50 @@ impl Program {
     /// The external declaration with this id.
     pub fn external(&self, id: ExternId) -> &ExternDecl {
         &self.externs[id.0 as usize]
+    }
+
+    /// The type of a data type: `(params) -> Type`.
+    pub fn data_type(&self, id: DataId) -> RcTerm {
+        self.data(id)
+            .params
+            .iter()
+            .rev()
+            .fold(Term::Universe(0).rc(), |cod, b| {
+                Term::Pi(b.clone(), cod).rc()
+            })
+    }
+
+    /// The type of a constructor: `{params} -> fields -> D params`.
+    pub fn con_type(&self, id: ConId) -> RcTerm {
+        let data = self.data(id.data);
+        let fields = &self.con(id).fields;
+        let n = data.params.len() as u32;
+        let k = fields.len() as u32;
+        let result = (0..n).fold(Term::Data(id.data).rc(), |f, i| {
+            Term::App(f, Plicity::Explicit, Term::Var(Ix(k + n - 1 - i)).rc()).rc()
+        });
+        let with_fields = fields.iter().rev().fold(result, |cod, f| {
+            Term::Pi(
+                Binder {
+                    name: Rc::from("_"),
+                    plicity: Plicity::Explicit,
+                    ty: f.clone(),
+                },
+                cod,
+            )
+            .rc()
+        });
+        data.params.iter().rev().fold(with_fields, |cod, b| {
+            Term::Pi(
+                Binder {
+                    name: b.name.clone(),
+                    plicity: Plicity::Implicit,
+                    ty: b.ty.clone(),
+                },
+                cod,
+            )
+            .rc()
+        })
     }
 }
 

@@ -100,6 +100,8 @@ use frame::{Arg, Frame};
 use heap::{Cell, Heap};
 use need::Ctl;
 use stats::Stats;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use value::{CtxtId, Value};
 
 /// The machine: a program, a heap and a stack of frames.
@@ -136,6 +138,9 @@ pub struct Machine<'p> {
     /// Whether a `match` on a neutral value is stuck (a value, [`Value::Stuck`]) rather
     /// than an error: type-level evaluation of open terms.
     pub neutral_matches: bool,
+    /// When set, evaluation stops with the error `interrupted` soon after the flag
+    /// becomes true (the REPL's Ctrl-C); checked every [`need::INTERRUPT_EVERY`] steps.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl<'p> Machine<'p> {
@@ -190,6 +195,7 @@ impl<'p> Machine<'p> {
             step_limit: 0,
             externals_allowed: true,
             neutral_matches: false,
+            interrupt: None,
         }
     }
 

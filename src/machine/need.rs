@@ -26,6 +26,7 @@ use super::value::{CtxtId, PartialHead, StackId, Value};
 use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
+use std::sync::atomic::Ordering;
 
 /// How many arguments of one application spine are paired directly with a known
 /// function's lambdas.
@@ -43,6 +44,9 @@ pub enum Ctl<'p> {
     /// Return a weak head normal form (owned references).
     Ret(Value<'p>),
 }
+
+/// How many steps apart [`Machine::run`] looks at [`Machine::interrupt`].
+pub const INTERRUPT_EVERY: u64 = 4096;
 
 /// The value of a literal.
 #[inline]
@@ -92,10 +96,15 @@ impl<'p> Machine<'p> {
             Some(k) => (k + 1) * self.audit_every,
             None => u64::MAX,
         };
-        limit.min(audit)
+        let interrupt = match self.interrupt {
+            Some(_) => (self.steps / INTERRUPT_EVERY + 1) * INTERRUPT_EVERY,
+            None => u64::MAX,
+        };
+        limit.min(audit).min(interrupt)
     }
 
-    /// The step limit and the audit of reference counts.
+    /// The step limit, an interrupt (Ctrl-C in the REPL) and the audit of reference
+    /// counts.
     #[cold]
     fn check_step(&self, ctl: &Ctl<'p>) -> Result<()> {
         if self.step_limit != 0 && self.steps > self.step_limit {
@@ -103,6 +112,11 @@ impl<'p> Machine<'p> {
                 "evaluation exceeded its limit of {} steps",
                 self.step_limit
             )));
+        }
+        if let Some(flag) = &self.interrupt
+            && flag.load(Ordering::Relaxed)
+        {
+            return Err(RuntimeError::new("interrupted"));
         }
         if self.audit_every != 0 && self.steps.is_multiple_of(self.audit_every) {
             self.audit(Some(ctl))

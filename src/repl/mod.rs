@@ -1,0 +1,287 @@
+//! The REPL (LANGUAGE.md section 10): typed scripting at a prompt.
+//!
+//! Split in two so that everything but the terminal is tested without one:
+//!
+//! - a backend, the [`ReplBackend`] trait, that reads inputs (declarations or an
+//!   expression) and answers the commands, with one implementation,
+//!   [`session::Session`]: it keeps the session's declarations and re-checks the whole
+//!   session (prelude, loaded file, declarations) on every input, through
+//!   [`driver::load_session`](crate::driver::load_session), then evaluates an
+//!   expression on the machine exactly as `spindle run` evaluates `main`;
+//! - a `rustyline` frontend ([`frontend`]): line editing, a validator that asks the
+//!   parser whether the input is unfinished, completion of names and commands, history
+//!   in the user's data directory, Ctrl-C to interrupt an evaluation.
+//!
+//! [`handle`] is the glue: it reads one complete input line, command or not, and says
+//! what to print. [`stack_view`] draws the wound stack form for `:stack`.
+
+pub mod frontend;
+pub mod session;
+pub mod stack_view;
+
+use crate::syntax::parser;
+use crate::syntax::span::FileId;
+use bumpalo::Bump;
+use std::path::Path;
+
+/// What the REPL prints for one input.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// For standard output: results and notes.
+    pub out: String,
+    /// For standard error: errors, already rendered.
+    pub err: String,
+}
+
+impl Reply {
+    /// A reply with output only.
+    pub fn out(text: impl Into<String>) -> Reply {
+        Reply {
+            out: text.into(),
+            err: String::new(),
+        }
+    }
+
+    /// A reply with an error only.
+    pub fn err(text: impl Into<String>) -> Reply {
+        Reply {
+            out: String::new(),
+            err: text.into(),
+        }
+    }
+}
+
+/// The REPL's backend: everything but the terminal.
+///
+/// Every method reports errors in its [`Reply`] rather than failing: an error in one
+/// input never ends the session, and leaves the session as it was.
+pub trait ReplBackend {
+    /// One input: declarations are checked and kept (a later declaration of the same
+    /// name replaces the earlier one, and the reply says so); an expression is checked,
+    /// evaluated and printed as `value : Type`.
+    fn input(&mut self, text: &str) -> Reply;
+
+    /// `:type e`: the type of an expression, without evaluating it.
+    fn type_of(&mut self, expr: &str) -> Reply;
+
+    /// `:load FILE`: loads a program file (with what it imports) in place of the file
+    /// loaded before, forgetting the session's own declarations.
+    fn load(&mut self, path: &Path) -> Reply;
+
+    /// `:reload`: reads the loaded file (and its imports) from disk again, keeping the
+    /// session's declarations.
+    fn reload(&mut self) -> Reply;
+
+    /// `:stack e`: the wound stack form of an expression (see [`stack_view`]).
+    fn stack(&mut self, expr: &str) -> Reply;
+
+    /// `:stats`: the evaluation statistics of the last evaluated expression.
+    fn stats(&self) -> Reply;
+
+    /// The names in scope, for completion.
+    fn names(&self) -> Vec<String>;
+}
+
+/// The commands, with their argument and what they do (for `:help` and completion).
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    (":type", "EXPR", "the type of EXPR, not evaluated"),
+    (
+        ":load",
+        "FILE",
+        "load a program file (forgets this session's definitions)",
+    ),
+    (
+        ":reload",
+        "",
+        "read the loaded file again (keeps this session's definitions)",
+    ),
+    (":stack", "EXPR", "the wound stack form of EXPR"),
+    (":stats", "", "evaluation statistics of the last expression"),
+    (":help", "", "this help"),
+    (":quit", "", "leave (Ctrl-D does too)"),
+];
+
+/// One line of input, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Declarations or an expression.
+    Input(String),
+    /// `:type EXPR` (the expression padded with spaces where the command was, so
+    /// error columns match the line as typed).
+    Type(String),
+    /// `:load FILE`.
+    Load(String),
+    /// `:reload`.
+    Reload,
+    /// `:stack EXPR` (padded like [`Command::Type`]).
+    Stack(String),
+    /// `:stats`.
+    Stats,
+    /// `:help`.
+    Help,
+    /// `:quit`.
+    Quit,
+    /// A command that does not exist, or a command given an argument it does not take
+    /// or missing one (the message says which).
+    Bad(String),
+}
+
+/// Classifies one input. A command is a line starting with `:`; any unambiguous
+/// prefix of a command's name works (`:t`, `:l`, `:r`), and `:s` is `:stack`.
+pub fn parse_command(line: &str) -> Command {
+    let trimmed = line.trim_start();
+    let Some(rest) = trimmed.strip_prefix(':') else {
+        return Command::Input(line.to_string());
+    };
+    let word_len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+    let word = &rest[..word_len];
+    let arg = rest[word_len..].trim();
+    // The argument keeps its place in the line: everything before it becomes spaces
+    // (newlines stay newlines), so error locations point into the line as typed.
+    let padded = || {
+        let start = line.len() - rest.len() + word_len;
+        let prefix: String = line[..start]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        format!("{prefix}{}", &line[start..])
+    };
+    let Some((name, takes, _)) = COMMANDS
+        .iter()
+        .find(|(name, _, _)| !word.is_empty() && name[1..].starts_with(word))
+    else {
+        return Command::Bad(format!(
+            "unknown command `:{word}` (`:help` lists the commands)"
+        ));
+    };
+    let name = &name[1..];
+    if takes.is_empty() && !arg.is_empty() {
+        return Command::Bad(format!("`:{name}` takes no argument"));
+    }
+    if !takes.is_empty() && arg.is_empty() {
+        return Command::Bad(format!("`:{name}` needs {takes}: `:{name} {takes}`"));
+    }
+    match name {
+        "type" => Command::Type(padded()),
+        "load" => Command::Load(arg.to_string()),
+        "reload" => Command::Reload,
+        "stack" => Command::Stack(padded()),
+        "stats" => Command::Stats,
+        "help" => Command::Help,
+        _ => Command::Quit,
+    }
+}
+
+/// Whether `line` is merely unfinished (an open parenthesis, a `let` without `in`, a
+/// trailing operator, an open string or comment): the REPL reads another line and
+/// tries again. Commands whose argument is an expression continue the same way.
+pub fn is_unfinished(line: &str) -> bool {
+    let text = match parse_command(line) {
+        Command::Input(text) | Command::Type(text) | Command::Stack(text) => text,
+        _ => return false,
+    };
+    if text.trim().is_empty() {
+        return false;
+    }
+    let arena = Bump::new();
+    matches!(
+        parser::parse_repl_input(&arena, FileId(0), &text),
+        Err(failure) if failure.unfinished
+    )
+}
+
+/// The text of `:help`.
+pub fn help_text() -> String {
+    let mut s = String::from(
+        "Type a declaration (def, data, extern, import) to add it to the session, or an\n\
+         expression to evaluate it; unfinished input continues on the next line.\n\
+         A later def of a name replaces the earlier one. Ctrl-C interrupts an evaluation.\n\
+         Commands (any unambiguous prefix works, :s is :stack):\n",
+    );
+    for (name, arg, what) in COMMANDS {
+        let usage = if arg.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name} {arg}")
+        };
+        s.push_str(&format!("  {usage:<14} {what}\n"));
+    }
+    s
+}
+
+/// What to do after one input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Print the reply and read the next input.
+    Reply(Reply),
+    /// Leave the REPL.
+    Quit,
+}
+
+/// Handles one complete input line: a command or an input for the backend.
+pub fn handle(backend: &mut dyn ReplBackend, line: &str) -> Action {
+    Action::Reply(match parse_command(line) {
+        Command::Input(text) => backend.input(&text),
+        Command::Type(expr) => backend.type_of(&expr),
+        Command::Load(path) => backend.load(Path::new(&path)),
+        Command::Reload => backend.reload(),
+        Command::Stack(expr) => backend.stack(&expr),
+        Command::Stats => backend.stats(),
+        Command::Help => Reply::out(help_text()),
+        Command::Quit => return Action::Quit,
+        Command::Bad(message) => Reply::err(format!("error: {message}\n")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_classified() {
+        assert_eq!(parse_command("1 + 2"), Command::Input("1 + 2".into()));
+        assert_eq!(parse_command(":type 1"), Command::Type("      1".into()));
+        assert_eq!(
+            parse_command(":t (1,\n 2)"),
+            Command::Type("   (1,\n 2)".into())
+        );
+        assert_eq!(parse_command(":l a.sp"), Command::Load("a.sp".into()));
+        assert_eq!(parse_command(":r"), Command::Reload);
+        assert_eq!(parse_command(":reload"), Command::Reload);
+        assert_eq!(parse_command(":s x"), Command::Stack("   x".into()));
+        assert_eq!(parse_command(":stats"), Command::Stats);
+        assert_eq!(parse_command(":help"), Command::Help);
+        assert_eq!(parse_command(":q"), Command::Quit);
+        assert!(matches!(parse_command(":frob"), Command::Bad(_)));
+        assert!(matches!(parse_command(":type"), Command::Bad(_)));
+        assert!(matches!(parse_command(":quit now"), Command::Bad(_)));
+        assert!(matches!(parse_command(":"), Command::Bad(_)));
+    }
+
+    #[test]
+    fn unfinished_input_continues() {
+        for text in [
+            "(1 +",
+            "let x = 5",
+            "def f (x : Int) : Int =",
+            "def f (x : Int) : Int =\n  x +",
+            "[1, 2,",
+            ":type (1 +",
+            ":stack let x = 1",
+            "\"abc",
+        ] {
+            assert!(is_unfinished(text), "{text:?}");
+        }
+        for text in [
+            "",
+            "1 + 2",
+            "def f (x : Int) : Int =\n  x + 1",
+            "1 )",
+            ":load (",
+            ":help",
+            ":frob (",
+        ] {
+            assert!(!is_unfinished(text), "{text:?}");
+        }
+    }
+}
