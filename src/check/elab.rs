@@ -1377,29 +1377,26 @@ impl<'e> Elab<'e> {
                 let p = if op == BinOp::Eq { Prim::Eq } else { Prim::Ne };
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
             }
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                let (r, ty) = self.same_operands(
-                    cx,
-                    op,
-                    op_span,
-                    (l.clone(), lt, l_span),
-                    rhs,
-                    Allowed::Numbers,
-                );
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge => {
+                let ordering = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+                let allowed = if ordering {
+                    Allowed::Ordered
+                } else {
+                    Allowed::Numbers
+                };
+                let (r, ty) =
+                    self.same_operands(cx, op, op_span, (l.clone(), lt, l_span), rhs, allowed);
                 let p = super::prim_types::arith_prim(op);
-                (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), ty)
-            }
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (r, _) = self.same_operands(
-                    cx,
-                    op,
-                    op_span,
-                    (l.clone(), lt, l_span),
-                    rhs,
-                    Allowed::Ordered,
-                );
-                let p = super::prim_types::arith_prim(op);
-                (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), bool_ty)
+                let result = if ordering { bool_ty } else { ty };
+                (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), result)
             }
             BinOp::Concat => self.concat(cx, op_span, (l, lt, l_span), rhs),
         }

@@ -31,23 +31,9 @@ enum Task<'p> {
     Release(Value<'p>),
 }
 
-/// Quotes a string with the escapes of section 9.
+/// Quotes a string with the escapes of section 9 (the same rules as source literals).
 pub fn quote(s: &str, out: &mut String) {
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::core::pretty::quote_into(out, s);
 }
 
 impl<'p> Machine<'p> {
