@@ -221,8 +221,9 @@ fn sharing_evaluates_a_binding_once() {
     let _ = Term::Universe(0);
 }
 
+/// Takes about 2 s in a release build (the README's test command); much longer in a
+/// debug build.
 #[test]
-#[ignore = "slow in debug builds: run with --release -- --ignored"]
 fn tak_27_16_8() {
     let mut p = base();
     let tak = def(0);
