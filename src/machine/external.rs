@@ -12,7 +12,7 @@ use super::error::{Result, RuntimeError};
 use super::frame::{Arg, Frame};
 use super::need::Ctl;
 use super::value::{PartialHead, Value};
-use crate::core::term::{ExternId, Plicity};
+use crate::core::term::ExternId;
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
@@ -114,21 +114,10 @@ impl<'p> Machine<'p> {
         let (arity, strict) = op.arity();
         let mut taken: Vec<Arg<'p>> = Vec::with_capacity(arity);
         while taken.len() < arity {
-            match self.frames.last() {
-                Some(Frame::Arg(_, Plicity::Implicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    self.drop_arg(a);
-                }
-                Some(Frame::Arg(_, Plicity::Explicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    taken.push(a);
-                }
-                _ => break,
-            }
+            let Some(a) = self.next_explicit_arg() else {
+                break;
+            };
+            taken.push(a);
         }
         if taken.len() < arity {
             let cells: Vec<u32> = taken.into_iter().map(|a| self.arg_entry(a)).collect();

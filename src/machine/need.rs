@@ -547,6 +547,28 @@ impl<'p> Machine<'p> {
         b
     }
 
+    /// Pops the next explicit pending application, discarding the implicit ones before
+    /// it (type arguments, which constructors, primitives and externals do not take).
+    /// `None` when no application is pending.
+    #[inline]
+    pub(crate) fn next_explicit_arg(&mut self) -> Option<Arg<'p>> {
+        loop {
+            match self.frames.last() {
+                Some(Frame::Arg(_, plicity)) => {
+                    let plicity = *plicity;
+                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
+                        unreachable!()
+                    };
+                    if plicity == Plicity::Explicit {
+                        return Some(a);
+                    }
+                    self.drop_arg(a);
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// A constructor takes its explicit fields from the pending applications; implicit
     /// ones (its data type's parameters) are discarded.
     fn con(&mut self, c: ConId) -> Ctl<'p> {
@@ -557,22 +579,11 @@ impl<'p> Machine<'p> {
         let mut cells = std::mem::take(&mut self.scratch);
         cells.clear();
         while cells.len() < n {
-            match self.frames.last() {
-                Some(Frame::Arg(_, Plicity::Implicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    self.drop_arg(a);
-                }
-                Some(Frame::Arg(_, Plicity::Explicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    let e = self.arg_entry(a);
-                    cells.push(e);
-                }
-                _ => break,
-            }
+            let Some(a) = self.next_explicit_arg() else {
+                break;
+            };
+            let e = self.arg_entry(a);
+            cells.push(e);
         }
         let b = self.heap.new_block(&cells);
         let full = cells.len() == n;
@@ -891,22 +902,11 @@ impl<'p> Machine<'p> {
         let mut taken: [Option<Arg<'p>>; 3] = [None, None, None];
         let mut got = 0;
         while got < arity {
-            match self.frames.last() {
-                Some(Frame::Arg(_, Plicity::Implicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    self.drop_arg(a);
-                }
-                Some(Frame::Arg(_, Plicity::Explicit)) => {
-                    let Some(Frame::Arg(a, _)) = self.frames.pop() else {
-                        unreachable!()
-                    };
-                    taken[got] = Some(a);
-                    got += 1;
-                }
-                _ => break,
-            }
+            let Some(a) = self.next_explicit_arg() else {
+                break;
+            };
+            taken[got] = Some(a);
+            got += 1;
         }
         if got < arity {
             let mut cells = Vec::with_capacity(got);
