@@ -1000,8 +1000,8 @@ impl<'e> Elab<'e> {
         let term = global_term(g, span);
         let ty = match g {
             Global::Def(id) => self.program.def(id).ty.clone(),
-            Global::Data(id) => self.data_type(id),
-            Global::Con(id) => self.con_type(id),
+            Global::Data(id) => self.program.data_type(id),
+            Global::Con(id) => self.program.con_type(id),
             Global::Extern(id) => self.program.external(id).ty.clone(),
             Global::PrimType(_) => Term::Universe(0).rc(),
             Global::Prim(p) => {
@@ -1016,16 +1016,6 @@ impl<'e> Elab<'e> {
             }
         };
         (term, ty)
-    }
-
-    /// `(params) -> Type` for a data type.
-    pub(super) fn data_type(&self, id: DataId) -> RcTerm {
-        self.program.data_type(id)
-    }
-
-    /// `{params} -> fields -> D params` for a constructor.
-    pub(super) fn con_type(&self, id: ConId) -> RcTerm {
-        self.program.con_type(id)
     }
 
     /// `let name params : ret = rhs in body`, checked against `goal` or inferred.
@@ -1089,9 +1079,9 @@ impl<'e> Elab<'e> {
             None => {
                 let (b, t) = self.infer_value(cx, body);
                 let t = self.metas.zonk(&t);
-                let t = if !has_free_var(&t, 0, false) {
+                let t = if !has_free_var(&t, 0) {
                     instantiate(&t, &[Term::Universe(0).rc()])
-                } else if !has_free_var(&value, 0, false) {
+                } else if !has_free_var(&value, 0) {
                     let v = instantiate(&value, &[Term::Universe(0).rc()]);
                     instantiate(&t, &[v])
                 } else {
@@ -1738,4 +1728,46 @@ fn list_term(b: Builtins, elem: &RcTerm, items: Vec<RcTerm>) -> RcTerm {
 /// A binder name for the core term.
 pub(super) fn name_of(s: &str) -> Name {
     Rc::from(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::equiv::alpha_eq;
+    use crate::syntax::span::FileId;
+
+    fn var(i: u32) -> RcTerm {
+        Term::Var(Ix(i)).rc()
+    }
+
+    #[test]
+    fn refine_replaces_rigid_occurrences_and_leaves_unknowns_alone() {
+        let span = Span::new(FileId(0), 0, 0);
+        let z = Term::Lit(Lit::Int(0)).rc();
+        let meta = Term::App(
+            Term::Hole(HoleKind::Meta(0), span).rc(),
+            Plicity::Explicit,
+            var(0),
+        )
+        .rc();
+        // f x (?m x) with x := 0 gives f 0 (?m x): the unknown keeps its argument.
+        let t = Term::apps(var(1), [var(0), meta.clone()]);
+        let want = Term::apps(var(1), [z.clone(), meta]);
+        assert!(alpha_eq(&refine(&t, Ix(0), &z), &want));
+        // Under a binder the variable's index and the replacement are shifted.
+        let lam = |body: RcTerm| {
+            Term::Lam(
+                Binder {
+                    name: name_of("y"),
+                    plicity: Plicity::Explicit,
+                    ty: Term::Universe(0).rc(),
+                },
+                body,
+            )
+            .rc()
+        };
+        let t = lam(Term::apps(var(1), [var(2)]));
+        let want = lam(Term::apps(z.clone(), [var(2)]));
+        assert!(alpha_eq(&refine(&t, Ix(0), &z), &want));
+    }
 }
