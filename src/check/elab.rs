@@ -1262,7 +1262,11 @@ impl<'e> Elab<'e> {
             }
             return;
         }
-        self.expect(cx, span, found, expected);
+        // Unify the evaluated forms (no second trip to the machine); the message shows
+        // the types as written.
+        if !self.unify(cx, &f, &e, span) {
+            self.mismatch(cx, span, found, expected);
+        }
     }
 
     fn mismatch(&mut self, cx: &Cx<'_>, span: Span, found: &RcTerm, expected: &RcTerm) {
