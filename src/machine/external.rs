@@ -45,7 +45,7 @@ impl ExtOp {
 
     /// Explicit arguments, and how many are needed before the call (`run`'s list is
     /// needed separately, `delay`'s value is not needed at all).
-    fn arity(self) -> (usize, usize) {
+    pub(crate) fn arity(self) -> (usize, usize) {
         match self {
             ExtOp::Run => (2, 1),
             ExtOp::Shell | ExtOp::ReadFile => (1, 1),
@@ -129,6 +129,7 @@ impl<'p> Machine<'p> {
         }
         self.frames.push(Frame::Ext {
             op,
+            ext: e,
             span,
             strict: strict as u8,
             got: 0,
@@ -140,6 +141,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn ext_next(&mut self) -> Result<Ctl<'p>> {
         let Some(&Frame::Ext {
             op,
+            ext,
             span,
             strict,
             got,
@@ -172,6 +174,7 @@ impl<'p> Machine<'p> {
                 let prog = text(&vals[0])?;
                 let list = self.pargs.pop().expect("argument list");
                 self.frames.push(Frame::ExtRunArgs {
+                    ext,
                     prog: prog.into(),
                     span,
                 });

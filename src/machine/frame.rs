@@ -10,7 +10,7 @@
 //! comparison in progress.
 
 use super::value::{CtxtId, StackId, Value};
-use crate::core::term::{Match, Plicity, RcTerm};
+use crate::core::term::{ExternId, Match, Plicity, RcTerm};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 
@@ -74,6 +74,8 @@ pub enum Frame<'p> {
     Ext {
         /// Which external.
         op: super::external::ExtOp,
+        /// Its declaration (for reading a paused state back).
+        ext: ExternId,
         /// Where it is declared.
         span: Span,
         /// How many arguments are needed before the call.
@@ -83,6 +85,8 @@ pub enum Frame<'p> {
     },
     /// `run`: its argument list is being walked; the joined text returns here.
     ExtRunArgs {
+        /// The declaration of `run` (for reading a paused state back).
+        ext: ExternId,
         /// The program to run.
         prog: std::rc::Rc<str>,
         /// Where `run` is declared.

@@ -86,6 +86,7 @@ pub mod primop;
 pub mod print;
 pub mod readback;
 pub mod stack;
+pub mod state;
 pub mod stats;
 pub mod typeval;
 pub mod unwind;
@@ -141,6 +142,12 @@ pub struct Machine<'p> {
     /// When set, evaluation stops with the error `interrupted` soon after the flag
     /// becomes true (the REPL's Ctrl-C); checked every [`need::INTERRUPT_EVERY`] steps.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// When not zero, evaluation stops after this many steps (in all), keeping its
+    /// state: the loop's control goes to [`Machine::paused`], the frames stay, and the
+    /// state can be read back as a term ([`state`]).
+    pub pause_after: u64,
+    /// The control of an evaluation stopped by [`Machine::pause_after`].
+    paused: Option<Ctl<'p>>,
 }
 
 impl<'p> Machine<'p> {
@@ -196,6 +203,8 @@ impl<'p> Machine<'p> {
             externals_allowed: true,
             neutral_matches: false,
             interrupt: None,
+            pause_after: 0,
+            paused: None,
         }
     }
 
@@ -226,6 +235,13 @@ impl<'p> Machine<'p> {
     /// Drops whatever an interrupted evaluation left on the frame stack (after a
     /// runtime error), so the machine can be used again.
     pub fn reset(&mut self) {
+        match self.paused.take() {
+            Some(Ctl::Eval(_, env)) => self.heap.release(env),
+            Some(Ctl::Enter(c)) => self.heap.release(c),
+            Some(Ctl::Stack(s)) => self.heap.release_stack(s),
+            Some(Ctl::Ret(v)) => self.heap.release_value(v),
+            None => {}
+        }
         while let Some(f) = self.frames.pop() {
             match f {
                 Frame::Arg(a, _) => self.drop_arg(a),
@@ -256,6 +272,12 @@ impl<'p> Machine<'p> {
             self.heap.release(x);
             self.heap.release(y);
         }
+    }
+
+    /// Whether the last evaluation stopped at [`Machine::pause_after`] (rather than
+    /// failing).
+    pub fn is_paused(&self) -> bool {
+        self.paused.is_some()
     }
 
     /// Statistics so far (`wall_ms` is the caller's to fill in).

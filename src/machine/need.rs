@@ -68,6 +68,16 @@ impl<'p> Machine<'p> {
         loop {
             self.steps += 1;
             if self.steps >= check_at {
+                if self.pause_after != 0 && self.steps > self.pause_after {
+                    // Stop before this step: the state stays as it is, for
+                    // `read_back_state`.
+                    self.steps -= 1;
+                    self.paused = Some(ctl);
+                    return Err(RuntimeError::new(format!(
+                        "evaluation paused after {} steps",
+                        self.steps
+                    )));
+                }
                 self.check_step(&ctl)?;
                 check_at = self.next_check();
             }
@@ -100,7 +110,12 @@ impl<'p> Machine<'p> {
             Some(_) => (self.steps / INTERRUPT_EVERY + 1) * INTERRUPT_EVERY,
             None => u64::MAX,
         };
-        limit.min(audit).min(interrupt)
+        let pause = if self.pause_after != 0 {
+            self.pause_after + 1
+        } else {
+            u64::MAX
+        };
+        limit.min(audit).min(interrupt).min(pause)
     }
 
     /// The step limit, an interrupt (Ctrl-C in the REPL) and the audit of reference
@@ -743,7 +758,7 @@ impl<'p> Machine<'p> {
             return self.ext_next();
         }
         match self.frames.pop().expect("ret() with frames") {
-            Frame::ExtRunArgs { prog, span } => self.ext_run(prog, span, v),
+            Frame::ExtRunArgs { prog, span, .. } => self.ext_run(prog, span, v),
             Frame::Ext { .. } => unreachable!(),
             Frame::BinL { prim, span, b } => self.bin_right(prim, span, v, b),
             Frame::BinR { prim, span, a } => self.bin_run(prim, span, a, v),

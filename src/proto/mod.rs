@@ -6,6 +6,8 @@
 //!   everything: bytes from a file are untrusted.
 //! - [`hash`]: the blake3 hash of a term's or a program's canonical encoding.
 //! - [`source`]: a decoded program printed back as one Spindle source file.
+//! - [`snapshot`]: an evaluation stopped after some steps, stored as a program and
+//!   resumed.
 //! - [`error`]: what can go wrong, as plain data.
 //!
 //! # The encoding
@@ -45,6 +47,7 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod hash;
+pub mod snapshot;
 pub mod source;
 
 use crate::syntax::span::{FileId, Span};

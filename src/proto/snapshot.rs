@@ -1,0 +1,124 @@
+//! Stored evaluation states (DESIGN.md section 5): an evaluation stopped after some
+//! steps, read back as a term ([`crate::machine::state`]), encoded as a program,
+//! decoded and resumed.
+//!
+//! A snapshot is the evaluated program itself with the root definition's body replaced
+//! by the state: the readback term refers to the program's other definitions, data
+//! types and externals, so the program carries them along and the bytes stand alone.
+//! Resuming decodes the bytes and evaluates the root to normal form and prints it, as
+//! `spindle run` does with `main`. The state is not type-checked again: its terms hold
+//! holes where the machine keeps no types (erased implicit arguments, anonymous
+//! entries), and they are well scoped, which is what decoding checks.
+
+use super::decode;
+use super::encode;
+use super::error::DecodeError;
+use crate::core::program::{DeclCounts, Program};
+use crate::core::term::DefId;
+use crate::driver;
+use crate::machine::Machine;
+use crate::machine::error::RuntimeError;
+use crate::machine::state::StateError;
+use std::fmt;
+
+/// An evaluation stopped and stored.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The encoded program whose root definition is the state.
+    pub bytes: Vec<u8>,
+    /// The definition being evaluated.
+    pub root: DefId,
+    /// How many steps the machine had taken when it stopped.
+    pub steps: u64,
+}
+
+/// Where an evaluation got to.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// It ended: the printed value, or the runtime error.
+    Finished(Result<String, RuntimeError>),
+    /// It stopped after the steps it was given.
+    Paused(Snapshot),
+}
+
+/// Why a state could not be stored or resumed.
+#[derive(Debug, Clone)]
+pub enum SnapshotError {
+    /// Reading the machine state back failed.
+    State(StateError),
+    /// The stored bytes did not decode.
+    Decode(DecodeError),
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotError::State(e) => e.fmt(f),
+            SnapshotError::Decode(e) => write!(f, "cannot resume the stored state: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+impl From<StateError> for SnapshotError {
+    fn from(e: StateError) -> SnapshotError {
+        SnapshotError::State(e)
+    }
+}
+
+impl From<DecodeError> for SnapshotError {
+    fn from(e: DecodeError) -> SnapshotError {
+        SnapshotError::Decode(e)
+    }
+}
+
+/// Evaluates definition `root` of `program` to normal form and prints it (what
+/// `spindle run` does with `main`), but stops after `steps` machine steps (none when
+/// zero) and stores the state. `prelude` says how much of the program is the prelude's
+/// (for the encoding).
+pub fn evaluate_for(
+    program: &Program,
+    prelude: DeclCounts,
+    root: DefId,
+    steps: u64,
+) -> Result<Progress, SnapshotError> {
+    let mut machine = Machine::new(program);
+    machine.pause_after = steps;
+    match driver::evaluate_def(&mut machine, root, false) {
+        Ok(out) => Ok(Progress::Finished(Ok(out))),
+        Err(e) if !machine.is_paused() => Ok(Progress::Finished(Err(e))),
+        Err(_) => {
+            let state = machine.read_back_state(machine.def_entry(root))?;
+            let mut stored = program.clone();
+            stored.defs[root.0 as usize].body = state;
+            Ok(Progress::Paused(Snapshot {
+                bytes: encode::program_bytes(&stored, prelude),
+                root,
+                steps: machine.stats().steps,
+            }))
+        }
+    }
+}
+
+/// Decodes a stored state and evaluates it to the end.
+pub fn resume(snapshot: &Snapshot) -> Result<Result<String, RuntimeError>, SnapshotError> {
+    let decoded = decode::program_bytes(&snapshot.bytes)?;
+    let mut machine = Machine::new(&decoded.program);
+    Ok(driver::evaluate_def(&mut machine, snapshot.root, false))
+}
+
+/// Evaluates `root` for `steps` steps, stores the state, decodes it and resumes it to
+/// the end: the same result as evaluating without a stop (issue 6's round trip of an
+/// intermediate state).
+pub fn evaluate_with_stop(
+    program: &Program,
+    prelude: DeclCounts,
+    root: DefId,
+    steps: u64,
+) -> Result<Result<String, RuntimeError>, SnapshotError> {
+    match evaluate_for(program, prelude, root, steps)? {
+        Progress::Finished(r) => Ok(r),
+        Progress::Paused(snapshot) => resume(&snapshot),
+    }
+}
