@@ -1,6 +1,5 @@
-//! `spindle encode FILE -o OUT`: the program as protobuf (`proto/spindle.proto`).
-//!
-//! Until the type checker lands, the program written is the resolved one.
+//! `spindle encode FILE -o OUT`: the checked program as protobuf
+//! (`proto/spindle.proto`); nothing is written when it has errors.
 
 use spindle::driver;
 use spindle::proto::{self, encode};

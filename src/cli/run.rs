@@ -1,7 +1,6 @@
 //! `spindle run FILE`: load, evaluate `main` on the machine, print its value.
 //!
-//! Until the type checker lands the program runs unchecked (resolution errors still
-//! stop it). The value is printed per LANGUAGE.md section 9; runtime errors go to
+//! A program with type errors does not run. The value is printed per LANGUAGE.md section 9; runtime errors go to
 //! standard error as diagnostics (`error: FILE:LINE:COLUMN: message`) with exit
 //! status 1. `--stats` prints the machine's counters after the result.
 

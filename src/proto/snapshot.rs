@@ -9,6 +9,21 @@
 //! `spindle run` does with `main`. The state is not type-checked again: its terms hold
 //! holes where the machine keeps no types (erased implicit arguments, anonymous
 //! entries), and they are well scoped, which is what decoding checks.
+//!
+//! ```
+//! use spindle::driver;
+//! use spindle::proto::{prelude_counts, snapshot::{evaluate_for, resume, Progress}};
+//!
+//! let loaded = driver::load_text("sum.sp", "def main = sum (map (\\x -> x * x) (range 0 100))\n");
+//! let program = loaded.program.as_ref().unwrap();
+//! let prelude = prelude_counts(&loaded.sources, program);
+//! let main = program.main.unwrap();
+//! let Progress::Paused(snapshot) = evaluate_for(program, prelude, main, 500).unwrap() else {
+//!     panic!("500 steps are not enough for this sum")
+//! };
+//! // `snapshot.bytes` can be written to a file; `spindle decode` prints it as source.
+//! assert_eq!(resume(&snapshot).unwrap().unwrap(), "328350");
+//! ```
 
 use super::decode;
 use super::encode;
