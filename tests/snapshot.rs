@@ -4,7 +4,8 @@
 //! spans), for every example program.
 //!
 //! - small examples without externals: every N from 1 to the end;
-//! - the others: N drawn at random (proptest), fewer for the long benchmarks;
+//! - the others: N drawn at random (proptest, a fixed seed), fewer for the long
+//!   benchmarks;
 //! - two stops in a row (the second from the decoded state of the first);
 //! - small programs aimed at each kind of frame (structural comparison, `join`, `run`'s
 //!   argument walk, primitives, black holes, knots), every N;
@@ -14,13 +15,14 @@ mod common;
 
 use common::{ILL_TYPED, sp_files, tests_dir};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spindle::core::program::{DeclCounts, Program};
 use spindle::core::term::DefId;
 use spindle::driver;
 use spindle::machine::Machine;
 use spindle::machine::error::RuntimeError;
 use spindle::machine::heap::Cell;
+use spindle::proto::MAX_STATE_BYTES;
 use spindle::proto::decode;
 use spindle::proto::snapshot::{Progress, evaluate_for, evaluate_with_stop, resume};
 use std::path::{Path, PathBuf};
@@ -137,11 +139,15 @@ fn every_other_example_resumes_from_random_steps() {
         } else {
             24
         };
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
+        // A fixed seed: CI sees the same stops every time.
+        let mut runner = TestRunner::new_with_rng(
+            Config {
+                cases,
+                failure_persistence: None,
+                ..Config::default()
+            },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
         let name = file.display().to_string();
         runner
             .run(&(1..total), |n| {
@@ -173,7 +179,7 @@ fn a_resumed_state_can_stop_again() {
             else {
                 panic!("{name}: did not stop after {first} steps")
             };
-            let decoded = decode::program_bytes(&s.bytes).unwrap();
+            let decoded = decode::program_bytes_within(&s.bytes, MAX_STATE_BYTES).unwrap();
             for second in [1, 5, 40, 300] {
                 let got = match evaluate_for(&decoded.program, decoded.prelude, p.main, second)
                     .unwrap()
@@ -204,6 +210,9 @@ fn every_kind_of_frame_reads_back() {
         // A cycle of four list cells: one `let` of a tree of pairs once evaluated.
         "def main = take 9 (let xs = Cons 1 (Cons 2 (Cons 3 (Cons 4 xs))) in xs)",
         "def main = let go (n : Int) (acc : Int) : Int = if n == 0 then acc else go (n - 1) (acc + n) in go 30 0",
+        // Functions in the result (printed as their code).
+        "def main = (\\(x : Int) -> x * 2, let k = 3 in \\(y : Int) -> y + k, map (\\f -> f 1) [\\z -> z])",
+        "def main = \\(x : Int) -> x + 1",
         // A black hole: the error must survive the stop.
         "def main : Int = let x = x + 1 in x",
         // Runtime errors under pending frames.
@@ -261,4 +270,33 @@ fn a_wound_stack_reads_back() {
     let mut fresh = Machine::new(&program);
     let got = outcome(driver::evaluate_def(&mut fresh, p.main, false));
     assert_eq!(got, want);
+}
+
+/// A state a million frames deep (a `foldr` over a million elements, the work
+/// `lazy.sp` does) is larger than a program may be, and still stores and resumes.
+#[test]
+fn a_million_pending_additions_store_and_resume() {
+    let p = load_text(
+        "deep.sp",
+        "def main = foldr (\\x acc -> x + acc) 0 (range 0 1000000)\n",
+    );
+    let (want, total) = reference(&p);
+    let mut largest = 0;
+    for tenth in [5, 6, 7] {
+        let n = total * tenth / 10;
+        let Progress::Paused(s) = evaluate_for(&p.program, p.prelude, p.main, n).unwrap() else {
+            panic!("did not stop after {n} steps")
+        };
+        largest = largest.max(s.bytes.len());
+        assert_eq!(
+            outcome(resume(&s).unwrap()),
+            want,
+            "stopped after {n} of {total}"
+        );
+    }
+    eprintln!("largest state: {largest} bytes");
+    assert!(
+        largest > spindle::proto::MAX_ENCODED_BYTES,
+        "{largest} bytes"
+    );
 }

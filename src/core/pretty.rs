@@ -17,7 +17,7 @@
 use crate::core::program::{Builtins, Program};
 use crate::core::term::{Binder, CasePat, ConId, HoleKind, Lit, Match, Plicity, Term};
 use crate::prim::Prim;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Precedence levels, lowest first: a form printed where a higher level is required is
@@ -94,11 +94,52 @@ pub fn data_to_string(program: &Program, id: crate::core::term::DataId) -> Strin
     p.out
 }
 
+/// The display names of the binders in scope, innermost last, with how often each
+/// occurs, so that a name is looked up in constant time (a state read back from the
+/// machine can be a chain of a million `let`s).
+#[derive(Default)]
+struct Names {
+    stack: Vec<String>,
+    count: HashMap<String, u32>,
+    /// For each base name, the suffix [`Printer::fresh`] gave it last.
+    last_suffix: HashMap<String, u32>,
+}
+
+impl Names {
+    fn push(&mut self, name: String) {
+        *self.count.entry(name.clone()).or_default() += 1;
+        self.stack.push(name);
+    }
+
+    fn pop(&mut self) {
+        if let Some(name) = self.stack.pop()
+            && let Some(n) = self.count.get_mut(&name)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.count.remove(&name);
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&String> {
+        self.stack.get(i)
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.count.contains_key(name)
+    }
+}
+
 struct Printer<'p> {
     program: &'p Program,
     builtins: Builtins,
-    /// Display names of the binders in scope, innermost last.
-    names: Vec<String>,
+    /// Display names of the binders in scope.
+    names: Names,
     /// Global names the printed term mentions: no local may take one of them.
     avoid: HashSet<String>,
     out: String,
@@ -110,7 +151,7 @@ impl<'p> Printer<'p> {
         Printer {
             program,
             builtins: program.builtins,
-            names: Vec::new(),
+            names: Names::default(),
             avoid: global_names(program, term),
             out: String::new(),
             indent: 0,
@@ -119,7 +160,12 @@ impl<'p> Printer<'p> {
 
     /// A display name for a binder named `name` in the source; `used` says whether the
     /// body refers to it (an unreferenced binder may stay `_`).
-    fn fresh(&self, name: &str, used: bool) -> String {
+    ///
+    /// The name is `name` itself when that is free, otherwise `name` with the smallest
+    /// numeric suffix that is free. Binders nest, so when the suffix given last is
+    /// still in scope every smaller one is too, and the search starts after it: a
+    /// chain of `n` binders of one name costs `O(n)`, not `O(n²)`.
+    fn fresh(&mut self, name: &str, used: bool) -> String {
         let base = if name == "_" || name.is_empty() {
             if !used {
                 return "_".to_string();
@@ -128,14 +174,21 @@ impl<'p> Printer<'p> {
         } else {
             name
         };
-        let taken = |n: &str| self.names.iter().any(|m| m == n) || self.avoid.contains(n);
-        if !taken(base) {
+        let taken = |p: &Self, n: &str| p.names.contains(n) || p.avoid.contains(n);
+        if !taken(self, base) {
             return base.to_string();
         }
-        (1..)
-            .map(|i| format!("{base}{i}"))
-            .find(|n| !taken(n))
-            .unwrap_or_else(|| base.to_string())
+        let last = self.names.last_suffix.get(base).copied().unwrap_or(0);
+        let mut i = if last > 0 && taken(self, &format!("{base}{last}")) {
+            last + 1
+        } else {
+            1
+        };
+        while taken(self, &format!("{base}{i}")) {
+            i += 1;
+        }
+        self.names.last_suffix.insert(base.to_string(), i);
+        format!("{base}{i}")
     }
 
     fn term(&mut self, t: &Term, prec: u8) {

@@ -247,7 +247,7 @@ impl<'p> Machine<'p> {
             }
             None => {}
         }
-        let body = r.entry_ref(root);
+        let body = r.root_term(root);
         let root_edges = std::mem::take(&mut r.edges);
         while let Some(id) = r.todo.pop() {
             r.read_node(id);
@@ -311,6 +311,21 @@ impl<'p> Reader<'_, 'p> {
         let id = self.node(c);
         self.edges.push(id);
         placeholder(id)
+    }
+
+    /// What the root holds. A definition's entry is read as its contents, never as
+    /// the definition itself (the state replaces that definition's body).
+    fn root_term(&mut self, root: CtxtId) -> RcTerm {
+        let m = self.m;
+        let c = m.heap.resolve(root);
+        if root == NIL || !self.def_of.contains_key(&c) {
+            return self.entry_ref(root);
+        }
+        match &m.heap.ctxt(c).cell {
+            Cell::Suspended(code, env) => self.closure(code, *env, 0),
+            Cell::Value(v) => self.value_term(v),
+            _ => self.entry_ref(root),
+        }
     }
 
     /// Reads the right-hand side and binder of a binding.

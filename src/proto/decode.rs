@@ -63,25 +63,31 @@ impl Scope {
     }
 }
 
-/// Decodes a program from bytes.
+/// Decodes a program from bytes (at most [`MAX_ENCODED_BYTES`] of them).
 pub fn program_bytes(bytes: &[u8]) -> Result<Decoded, DecodeError> {
-    check_size(bytes)?;
+    program_bytes_within(bytes, MAX_ENCODED_BYTES)
+}
+
+/// Decodes a program from at most `limit` bytes (a stored evaluation state may be
+/// larger than a program: [`MAX_STATE_BYTES`](super::MAX_STATE_BYTES)).
+pub fn program_bytes_within(bytes: &[u8], limit: usize) -> Result<Decoded, DecodeError> {
+    check_size(bytes, limit)?;
     let msg = pb::Program::decode(bytes).map_err(malformed)?;
     program(&msg)
 }
 
 /// Decodes a term from bytes (a `Term` message), in `scope`.
 pub fn term_bytes(bytes: &[u8], scope: &Scope) -> Result<RcTerm, DecodeError> {
-    check_size(bytes)?;
+    check_size(bytes, MAX_ENCODED_BYTES)?;
     let msg = pb::Term::decode(bytes).map_err(malformed)?;
     term(&msg, scope)
 }
 
-fn check_size(bytes: &[u8]) -> Result<(), DecodeError> {
-    if bytes.len() > MAX_ENCODED_BYTES {
+fn check_size(bytes: &[u8], limit: usize) -> Result<(), DecodeError> {
+    if bytes.len() > limit {
         return Err(DecodeError::new(Problem::TooLarge {
             bytes: bytes.len(),
-            limit: MAX_ENCODED_BYTES,
+            limit,
         }));
     }
     Ok(())

@@ -8,7 +8,8 @@
 //! Resuming decodes the bytes and evaluates the root to normal form and prints it, as
 //! `spindle run` does with `main`. The state is not type-checked again: its terms hold
 //! holes where the machine keeps no types (erased implicit arguments, anonymous
-//! entries), and they are well scoped, which is what decoding checks.
+//! entries), and they are well scoped, which is what decoding checks. A state may take
+//! up to [`MAX_STATE_BYTES`], more than a program.
 //!
 //! ```
 //! use spindle::driver;
@@ -25,6 +26,7 @@
 //! assert_eq!(resume(&snapshot).unwrap().unwrap(), "328350");
 //! ```
 
+use super::MAX_STATE_BYTES;
 use super::decode;
 use super::encode;
 use super::error::DecodeError;
@@ -63,6 +65,11 @@ pub enum SnapshotError {
     State(StateError),
     /// The stored bytes did not decode.
     Decode(DecodeError),
+    /// The state's encoding would exceed [`MAX_STATE_BYTES`].
+    TooLarge {
+        /// The size of the encoding.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for SnapshotError {
@@ -70,6 +77,10 @@ impl fmt::Display for SnapshotError {
         match self {
             SnapshotError::State(e) => e.fmt(f),
             SnapshotError::Decode(e) => write!(f, "cannot resume the stored state: {e}"),
+            SnapshotError::TooLarge { bytes } => write!(
+                f,
+                "the state takes {bytes} bytes, more than the {MAX_STATE_BYTES} a stored state may take"
+            ),
         }
     }
 }
@@ -107,8 +118,12 @@ pub fn evaluate_for(
             let state = machine.read_back_state(machine.def_entry(root))?;
             let mut stored = program.clone();
             stored.defs[root.0 as usize].body = state;
+            let bytes = encode::program_bytes(&stored, prelude);
+            if bytes.len() > MAX_STATE_BYTES {
+                return Err(SnapshotError::TooLarge { bytes: bytes.len() });
+            }
             Ok(Progress::Paused(Snapshot {
-                bytes: encode::program_bytes(&stored, prelude),
+                bytes,
                 root,
                 steps: machine.stats().steps,
             }))
@@ -118,7 +133,7 @@ pub fn evaluate_for(
 
 /// Decodes a stored state and evaluates it to the end.
 pub fn resume(snapshot: &Snapshot) -> Result<Result<String, RuntimeError>, SnapshotError> {
-    let decoded = decode::program_bytes(&snapshot.bytes)?;
+    let decoded = decode::program_bytes_within(&snapshot.bytes, MAX_STATE_BYTES)?;
     let mut machine = Machine::new(&decoded.program);
     Ok(driver::evaluate_def(&mut machine, snapshot.root, false))
 }

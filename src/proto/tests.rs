@@ -539,6 +539,8 @@ fn the_size_limit_bounds_decoding_memory() {
         .max(std::mem::size_of::<pb::DefDecl>())
         .max(std::mem::size_of::<pb::DataDecl>());
     assert!(per_two_bytes * (super::MAX_ENCODED_BYTES / 2) < 1 << 30);
+    // Stored states may be larger (the figure `MAX_STATE_BYTES` documents).
+    assert!(per_two_bytes * (super::MAX_STATE_BYTES / 2) < 5 << 29);
     let too_big = vec![0u8; super::MAX_ENCODED_BYTES + 1];
     assert!(matches!(
         decode::program_bytes(&too_big).unwrap_err().problem,
