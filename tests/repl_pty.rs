@@ -46,11 +46,26 @@ fn send(p: &mut PtySession, line: &str) {
 }
 
 /// Ctrl-D at the prompt, then the REPL must exit.
+///
+/// A key typed while the REPL is between two prompts (printing a result, with the
+/// terminal not yet back in raw mode) can be lost in the terminal driver, as it can
+/// for a person typing; so Ctrl-D is sent again if the REPL is still running two
+/// seconds later (a few times at most).
 fn quit(mut p: PtySession) {
-    p.send_control('d').expect("ctrl-d");
-    if let Err(e) = p.exp_eof() {
-        panic!("the REPL did not exit on Ctrl-D: {e}");
+    for _ in 0..5 {
+        p.send_control('d').expect("ctrl-d");
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(2) {
+            if !matches!(
+                p.process().status(),
+                Some(rexpect::process::WaitStatus::StillAlive)
+            ) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
+    panic!("the REPL did not exit on Ctrl-D");
 }
 
 #[test]
