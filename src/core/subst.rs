@@ -11,6 +11,51 @@
 use crate::core::term::{Binder, CaseArm, CasePat, Ix, Match, RcTerm, Term};
 use std::rc::Rc;
 
+/// A copy of match `m` around `scrut`, with each piece of its code (the fields' type
+/// annotations, the arms, the default) passed through `f(code, binders)`, where
+/// `binders` counts the match's own binders around that code (an arm's fields before
+/// it, or the default's one).
+pub fn map_match(m: &Match, scrut: RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> RcTerm) -> RcTerm {
+    let arms = m
+        .arms
+        .iter()
+        .map(|arm| {
+            let pat = match &arm.pat {
+                CasePat::Con(c, fields) => CasePat::Con(
+                    *c,
+                    fields
+                        .iter()
+                        .enumerate()
+                        .map(|(k, b)| Binder {
+                            name: b.name.clone(),
+                            plicity: b.plicity,
+                            ty: f(&b.ty, k as u32),
+                        })
+                        .collect(),
+                ),
+                CasePat::Lit(l) => CasePat::Lit(l.clone()),
+            };
+            let body = f(&arm.body, arm.pat.arity() as u32);
+            CaseArm { pat, body }
+        })
+        .collect();
+    let default = m.default.as_ref().map(|(b, body)| {
+        let binder = Binder {
+            name: b.name.clone(),
+            plicity: b.plicity,
+            ty: f(&b.ty, 0),
+        };
+        (binder, f(body, 1))
+    });
+    Term::Match(Box::new(Match {
+        scrut,
+        arms,
+        default,
+        span: m.span,
+    }))
+    .rc()
+}
+
 /// Rebuilds `t`, first asking `f(node, binders)` at every node, where `binders` is how
 /// many binders of `t` enclose the node; `Some(r)` replaces the node (and its children
 /// are not visited; `Some(node.clone())` keeps a subtree as it is), `None` descends.
@@ -97,36 +142,7 @@ fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<R
         }
         Term::Match(m) => {
             let scrut = go(&m.scrut, depth, f);
-            let arms = m
-                .arms
-                .iter()
-                .map(|arm| {
-                    let pat = match &arm.pat {
-                        CasePat::Con(c, fields) => CasePat::Con(
-                            *c,
-                            fields
-                                .iter()
-                                .enumerate()
-                                .map(|(k, b)| binder(b, depth + k as u32, f))
-                                .collect(),
-                        ),
-                        CasePat::Lit(l) => CasePat::Lit(l.clone()),
-                    };
-                    let body = go(&arm.body, depth + arm.pat.arity() as u32, f);
-                    CaseArm { pat, body }
-                })
-                .collect();
-            let default = m
-                .default
-                .as_ref()
-                .map(|(b, body)| (binder(b, depth, f), go(body, depth + 1, f)));
-            Term::Match(Box::new(Match {
-                scrut,
-                arms,
-                default,
-                span: m.span,
-            }))
-            .rc()
+            map_match(m, scrut, &mut |code, k| go(code, depth + k, f))
         }
         Term::Var(_)
         | Term::Def(_)

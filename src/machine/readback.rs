@@ -14,7 +14,8 @@ use super::heap::{Cell, Heap};
 use super::stack::Head;
 use super::unwind::{Entry, Fold, unwind};
 use super::value::{CtxtId, StackId, Value};
-use crate::core::term::{Binder, CaseArm, CasePat, Lit, Match, Plicity, RcTerm, Term};
+use crate::core::subst::map_match;
+use crate::core::term::{Binder, CasePat, Lit, Plicity, RcTerm, Term};
 use std::rc::Rc;
 
 /// The readback fold.
@@ -63,28 +64,6 @@ fn value_term(v: &Value<'_>) -> RcTerm {
     }
 }
 
-/// Copies a match with a new scrutinee.
-fn rebuild_match(m: &Match, scrut: RcTerm) -> RcTerm {
-    let arms = m
-        .arms
-        .iter()
-        .map(|a| CaseArm {
-            pat: match &a.pat {
-                CasePat::Con(c, fields) => CasePat::Con(*c, fields.clone()),
-                CasePat::Lit(l) => CasePat::Lit(l.clone()),
-            },
-            body: a.body.clone(),
-        })
-        .collect();
-    Term::Match(Box::new(Match {
-        scrut,
-        arms,
-        default: m.default.clone(),
-        span: m.span,
-    }))
-    .rc()
-}
-
 impl<'p> Fold<'p> for ReadBack {
     type Out = RcTerm;
 
@@ -109,7 +88,9 @@ impl<'p> Fold<'p> for ReadBack {
             Head::Lit(l) => Term::Lit(l.clone()).rc(),
             Head::Universe(n) => Term::Universe(*n).rc(),
             Head::Hole(t) | Head::Code(t) => (*t).clone(),
-            Head::Match(m, _) => rebuild_match(m, scrut.expect("scrutinee")),
+            Head::Match(m, _) => {
+                map_match(m, scrut.expect("scrutinee"), &mut |code, _| code.clone())
+            }
             Head::Value(v) => value_term(v),
             Head::Free => Term::Universe(0).rc(),
         }

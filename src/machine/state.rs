@@ -66,7 +66,7 @@ use super::need::Ctl;
 use super::stack::Head;
 use super::value::{BlockId, CtxtId, PartialHead, StackId, Value};
 use crate::core::program::Builtins;
-use crate::core::subst::rewrite;
+use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{
     Binder, CaseArm, CasePat, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term,
 };
@@ -425,44 +425,7 @@ impl<'p> Reader<'_, 'p> {
 
     /// A match on `scrut` whose arms are code in context `env`.
     fn match_term(&mut self, m: &Match, scrut: RcTerm, env: CtxtId) -> RcTerm {
-        let arms = m
-            .arms
-            .iter()
-            .map(|arm| {
-                let pat = match &arm.pat {
-                    CasePat::Con(c, fields) => CasePat::Con(
-                        *c,
-                        fields
-                            .iter()
-                            .enumerate()
-                            .map(|(k, b)| Binder {
-                                name: b.name.clone(),
-                                plicity: b.plicity,
-                                ty: self.closure(&b.ty, env, k as u32),
-                            })
-                            .collect(),
-                    ),
-                    CasePat::Lit(l) => CasePat::Lit(l.clone()),
-                };
-                let body = self.closure(&arm.body, env, arm.pat.arity() as u32);
-                CaseArm { pat, body }
-            })
-            .collect();
-        let default = m.default.as_ref().map(|(b, body)| {
-            let binder = Binder {
-                name: b.name.clone(),
-                plicity: b.plicity,
-                ty: self.closure(&b.ty, env, 0),
-            };
-            (binder, self.closure(body, env, 1))
-        });
-        Term::Match(Box::new(Match {
-            scrut,
-            arms,
-            default,
-            span: m.span,
-        }))
-        .rc()
+        map_match(m, scrut, &mut |code, k| self.closure(code, env, k))
     }
 
     /// A wound stack: its head applied to its pending applications (its own context

@@ -25,10 +25,8 @@ use super::need::Ctl;
 use super::value::{CtxtId, PartialHead, Value};
 use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
 use crate::core::program::Program;
-use crate::core::subst::rewrite;
-use crate::core::term::{
-    Binder, CaseArm, CasePat, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term,
-};
+use crate::core::subst::{map_match, rewrite};
+use crate::core::term::{Binder, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
 
@@ -207,43 +205,6 @@ impl Reader<'_, '_> {
             }
             _ => unknown(),
         };
-        let arms = m
-            .arms
-            .iter()
-            .map(|arm| {
-                let pat = match &arm.pat {
-                    CasePat::Con(c, fields) => CasePat::Con(
-                        *c,
-                        fields
-                            .iter()
-                            .enumerate()
-                            .map(|(k, b)| Binder {
-                                name: b.name.clone(),
-                                plicity: b.plicity,
-                                ty: self.closure(&b.ty, env, k as u32, under),
-                            })
-                            .collect(),
-                    ),
-                    CasePat::Lit(l) => CasePat::Lit(l.clone()),
-                };
-                let body = self.closure(&arm.body, env, arm.pat.arity() as u32, under);
-                CaseArm { pat, body }
-            })
-            .collect();
-        let default = m.default.as_ref().map(|(b, body)| {
-            let binder = Binder {
-                name: b.name.clone(),
-                plicity: b.plicity,
-                ty: self.closure(&b.ty, env, 0, under),
-            };
-            (binder, self.closure(body, env, 1, under))
-        });
-        Term::Match(Box::new(Match {
-            scrut,
-            arms,
-            default,
-            span: m.span,
-        }))
-        .rc()
+        map_match(m, scrut, &mut |code, k| self.closure(code, env, k, under))
     }
 }
