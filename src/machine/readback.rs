@@ -79,20 +79,12 @@ impl<'p> Fold<'p> for ReadBack {
                 }
                 Term::Var(crate::core::term::Ix(ix)).rc()
             }
-            Head::Def(d) => Term::Def(*d).rc(),
-            Head::Data(d) => Term::Data(*d).rc(),
-            Head::Con(c) => Term::Con(*c).rc(),
-            Head::Extern(e) => Term::Extern(*e).rc(),
-            Head::Prim(p, span) => Term::Prim(*p, *span).rc(),
-            Head::PrimType(p) => Term::PrimType(*p).rc(),
-            Head::Lit(l) => Term::Lit(l.clone()).rc(),
-            Head::Universe(n) => Term::Universe(*n).rc(),
-            Head::Hole(t) | Head::Code(t) => (*t).clone(),
+            Head::Code(t) => (*t).clone(),
             Head::Match(m, _) => {
                 map_match(m, scrut.expect("scrutinee"), &mut |code, _| code.clone())
             }
             Head::Value(v) => value_term(v),
-            Head::Free => Term::Universe(0).rc(),
+            h => h.closed_term().unwrap_or_else(|| Term::Universe(0).rc()),
         }
     }
 

@@ -69,3 +69,26 @@ pub enum Head<'p> {
     /// A freed record.
     Free,
 }
+
+impl Head<'_> {
+    /// The head as a term when it needs no context: a definition, a type, a
+    /// constructor, an external, a primitive, a literal, a hole. `None` for variables,
+    /// code, destructors, values and freed records.
+    pub fn closed_term(&self) -> Option<RcTerm> {
+        use crate::core::term::Term;
+        Some(match self {
+            Head::Def(d) => Term::Def(*d).rc(),
+            Head::Data(d) => Term::Data(*d).rc(),
+            Head::Con(c) => Term::Con(*c).rc(),
+            Head::Extern(e) => Term::Extern(*e).rc(),
+            Head::Prim(p, span) => Term::Prim(*p, *span).rc(),
+            Head::PrimType(p) => Term::PrimType(*p).rc(),
+            Head::Lit(l) => Term::Lit(l.clone()).rc(),
+            Head::Universe(n) => Term::Universe(*n).rc(),
+            Head::Hole(h) => (*h).clone(),
+            Head::Var(_) | Head::Code(_) | Head::Match(..) | Head::Value(_) | Head::Free => {
+                return None;
+            }
+        })
+    }
+}

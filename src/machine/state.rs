@@ -438,24 +438,18 @@ impl<'p> Reader<'_, 'p> {
         let m = self.m;
         let st = m.heap.stacks.get(s);
         let ctx = st.ctx;
-        let mut t = match &st.head {
-            Head::Var(c) => self.entry_ref(*c),
-            Head::Def(d) => Term::Def(*d).rc(),
-            Head::Data(d) => Term::Data(*d).rc(),
-            Head::Con(c) => Term::Con(*c).rc(),
-            Head::Extern(e) => Term::Extern(*e).rc(),
-            Head::Prim(p, span) => Term::Prim(*p, *span).rc(),
-            Head::PrimType(p) => Term::PrimType(*p).rc(),
-            Head::Lit(l) => Term::Lit(l.clone()).rc(),
-            Head::Universe(n) => Term::Universe(*n).rc(),
-            Head::Hole(h) => (*h).clone(),
-            Head::Code(code) => self.closure(code, ctx, 0),
-            Head::Match(mt, scrut) => {
-                let scrut = self.stack_term(*scrut);
-                self.match_term(mt, scrut, ctx)
-            }
-            Head::Value(v) => self.value_term(v),
-            Head::Free => return self.fail("a freed stack"),
+        let mut t = match st.head.closed_term() {
+            Some(t) => t,
+            None => match &st.head {
+                Head::Var(c) => self.entry_ref(*c),
+                Head::Code(code) => self.closure(code, ctx, 0),
+                Head::Match(mt, scrut) => {
+                    let scrut = self.stack_term(*scrut);
+                    self.match_term(mt, scrut, ctx)
+                }
+                Head::Value(v) => self.value_term(v),
+                _ => return self.fail("a freed stack"),
+            },
         };
         let mut a = st.apps;
         while a != NIL {
