@@ -36,4 +36,5 @@ pub mod prelude;
 pub mod prim;
 pub mod proto;
 pub mod repl;
+pub mod sched;
 pub mod syntax;

@@ -32,8 +32,6 @@ pub struct RunArgs {
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
     let start = Instant::now();
-    // The scheduler (a later issue) reads these; the machine is sequential for now.
-    let _ = (args.sequential, args.jobs);
     let loaded = driver::load(&args.file);
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
@@ -59,6 +57,9 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("error: internal error in the evaluator: {msg}");
     }));
     let mut machine = Machine::new(program);
+    if !args.sequential {
+        machine.enable_parallel(args.jobs as usize);
+    }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driver::evaluate_def(&mut machine, main, false)
     }));

@@ -1,5 +1,9 @@
 //! Host externals: the functions a program reaches outside itself (LANGUAGE.md
-//! section 7). This module names them; dispatching them comes with the scheduler.
+//! section 7). This module names them and types them; [`host`] performs a call and
+//! [`pool`] performs calls on worker threads, for the scheduler.
+
+pub mod host;
+pub mod pool;
 
 /// Every built-in external, with its Spindle type as source text.
 pub const BUILTIN_EXTERNALS: &[(&str, &str)] = &[

@@ -53,6 +53,47 @@ impl Tally {
         }
     }
 
+    /// The references one fiber's stacks and control hold.
+    fn fiber(
+        &mut self,
+        frames: &[Frame<'_>],
+        pargs: &[Arg<'_>],
+        pvals: &[Value<'_>],
+        eq_work: &[(CtxtId, CtxtId)],
+        ctl: Option<&Ctl<'_>>,
+    ) {
+        for f in frames {
+            match f {
+                Frame::Arg(a, _) | Frame::BinL { b: a, .. } => self.arg(a),
+                Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => self.ctxt(*c),
+                Frame::Case(_, env) => self.ctxt(*env),
+                Frame::EqRight(v) | Frame::BinR { a: v, .. } => self.value(v, NIL, false),
+                Frame::Prim { .. }
+                | Frame::Eq { .. }
+                | Frame::JoinList { .. }
+                | Frame::Ext { .. }
+                | Frame::ExtRunArgs { .. } => {}
+            }
+        }
+        for a in pargs {
+            self.arg(a);
+        }
+        for v in pvals {
+            self.value(v, NIL, false);
+        }
+        for &(x, y) in eq_work {
+            self.ctxt(x);
+            self.ctxt(y);
+        }
+        match ctl {
+            Some(Ctl::Eval(_, env)) => self.ctxt(*env),
+            Some(Ctl::Enter(c)) => self.ctxt(*c),
+            Some(Ctl::Ret(v)) => self.value(v, NIL, false),
+            Some(Ctl::Stack(s)) => self.stacks.push(*s),
+            Some(Ctl::Park) | None => {}
+        }
+    }
+
     fn arg(&mut self, a: &Arg<'_>) {
         match a {
             Arg::Code(_, env) => self.ctxt(*env),
@@ -76,35 +117,16 @@ impl<'p> Machine<'p> {
         for &d in &self.defs {
             t.ctxt(d);
         }
-        for f in &self.frames {
-            match f {
-                Frame::Arg(a, _) | Frame::BinL { b: a, .. } => t.arg(a),
-                Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => t.ctxt(*c),
-                Frame::Case(_, env) => t.ctxt(*env),
-                Frame::EqRight(v) | Frame::BinR { a: v, .. } => t.value(v, NIL, false),
-                Frame::Prim { .. }
-                | Frame::Eq { .. }
-                | Frame::JoinList { .. }
-                | Frame::Ext { .. }
-                | Frame::ExtRunArgs { .. } => {}
-            }
-        }
-        for a in &self.pargs {
-            t.arg(a);
-        }
-        for v in &self.pvals {
+        t.fiber(&self.frames, &self.pargs, &self.pvals, &self.eq_work, ctl);
+        let mut held_values = Vec::new();
+        self.printing.each(|c| t.ctxt(c), |v| held_values.push(v));
+        for v in held_values {
             t.value(v, NIL, false);
         }
-        for &(x, y) in &self.eq_work {
-            t.ctxt(x);
-            t.ctxt(y);
-        }
-        match ctl {
-            Some(Ctl::Eval(_, env)) => t.ctxt(*env),
-            Some(Ctl::Enter(c)) => t.ctxt(*c),
-            Some(Ctl::Ret(v)) => t.value(v, NIL, false),
-            Some(Ctl::Stack(s)) => t.stacks.push(*s),
-            None => {}
+        if let Some(s) = &self.sched {
+            for f in s.parked() {
+                t.fiber(f.0, f.1, f.2, f.3, f.4);
+            }
         }
         for c in 0..heap.ctxts.capacity() as u32 {
             let e = heap.ctxt(c);
@@ -118,7 +140,7 @@ impl<'p> Machine<'p> {
                 Cell::Value(v) => t.value(v, c, e.self_ref),
                 Cell::Ind(x) => t.ctxt(*x),
                 Cell::Wound(s) => t.stacks.push(*s),
-                Cell::Open | Cell::Blackholed => {}
+                Cell::Open | Cell::Blackholed(_) => {}
             }
             t.ctxt(e.next);
         }

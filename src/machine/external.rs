@@ -1,7 +1,7 @@
-//! Externals, sequentially (LANGUAGE.md section 7): one call at a time, when its value
-//! is needed, on the interpreter's thread. The opportunistic scheduler (a later issue)
-//! replaces the "perform now" step with a dispatch to a worker pool; the evaluation of
-//! the arguments (as frames, like a primitive's) stays.
+//! Externals (LANGUAGE.md section 7): their arguments are evaluated as frames, like a
+//! primitive's, then the call ([`Call`]) is performed on the interpreter's thread
+//! (`--sequential`, and the REPL) or handed to the scheduler's worker pool
+//! ([`crate::sched`]), which parks the fiber until the result comes back.
 //!
 //! `run prog args` and `shell cmd` return the standard output of a process (a non-zero
 //! exit is a runtime error that shows the end of its standard error); `readFile`,
@@ -13,6 +13,7 @@ use super::frame::{Arg, Frame};
 use super::need::Ctl;
 use super::value::{PartialHead, Value};
 use crate::core::term::ExternId;
+use crate::external::host::{self, Call};
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
@@ -52,41 +53,6 @@ impl ExtOp {
             ExtOp::WriteFile => (2, 2),
             ExtOp::Delay => (2, 1),
         }
-    }
-}
-
-/// The last `n` characters of a text (the end of a process's standard error).
-fn tail(s: &str, n: usize) -> &str {
-    let count = s.chars().count();
-    if count <= n {
-        s
-    } else {
-        let skip = s.char_indices().nth(count - n).map(|(i, _)| i).unwrap_or(0);
-        &s[skip..]
-    }
-}
-
-fn process_output(
-    what: &str,
-    out: std::io::Result<std::process::Output>,
-    span: Span,
-) -> Result<Value<'static>> {
-    match out {
-        Err(e) => Err(RuntimeError::at(format!("{what}: cannot start: {e}"), span)),
-        Ok(o) if !o.status.success() => {
-            let err = String::from_utf8_lossy(&o.stderr);
-            Err(RuntimeError::at(
-                format!(
-                    "{what}: exited with {}: {}",
-                    o.status,
-                    tail(err.trim_end(), 400)
-                ),
-                span,
-            ))
-        }
-        Ok(o) => Ok(Value::Str(Rc::from(
-            String::from_utf8_lossy(&o.stdout).as_ref(),
-        ))),
     }
 }
 
@@ -150,12 +116,7 @@ impl<'p> Machine<'p> {
             unreachable!("ext_next() without an Ext frame")
         };
         if got < strict {
-            return Ok(match self.pargs.pop().expect("external argument") {
-                Arg::Val(v) => Ctl::Ret(v),
-                Arg::Cell(c) => Ctl::Enter(c),
-                Arg::Code(t, env) => Ctl::Eval(t, env),
-                Arg::Stack(s) => Ctl::Stack(s),
-            });
+            return Ok(self.pargs.pop().expect("external argument").into_ctl());
         }
         self.frames.pop();
         let n = self.pvals.len() - strict as usize;
@@ -167,7 +128,7 @@ impl<'p> Machine<'p> {
                 span,
             )),
         };
-        let r = match op {
+        let call = match op {
             ExtOp::Run => {
                 // The argument list is needed next: walked by the `join` frames with a
                 // separator before every element, then split back here.
@@ -183,64 +144,39 @@ impl<'p> Machine<'p> {
                     acc: String::new(),
                     first: false,
                 });
-                return Ok(match list {
-                    Arg::Val(v) => Ctl::Ret(v),
-                    Arg::Cell(c) => Ctl::Enter(c),
-                    Arg::Code(t, env) => Ctl::Eval(t, env),
-                    Arg::Stack(s) => Ctl::Stack(s),
-                });
+                return Ok(list.into_ctl());
             }
-            ExtOp::Shell => {
-                self.count_external();
-                let cmd = text(&vals[0])?;
-                process_output(
-                    "shell",
-                    std::process::Command::new("sh")
-                        .arg("-c")
-                        .arg(&cmd)
-                        .output(),
-                    span,
-                )?
-            }
-            ExtOp::ReadFile => {
-                self.count_external();
-                let path = text(&vals[0])?;
-                match std::fs::read_to_string(&path) {
-                    Ok(s) => Value::Str(s.into()),
-                    Err(e) => return Err(RuntimeError::at(format!("readFile {path}: {e}"), span)),
-                }
-            }
-            ExtOp::WriteFile => {
-                self.count_external();
-                let path = text(&vals[0])?;
-                let contents = text(&vals[1])?;
-                if let Err(e) = std::fs::write(&path, contents) {
-                    return Err(RuntimeError::at(format!("writeFile {path}: {e}"), span));
-                }
-                Value::Str(path.into())
-            }
-            ExtOp::Delay => {
-                self.count_external();
-                let ms = match vals[0] {
-                    Value::Int(n) => n.max(0) as u64,
-                    _ => return Err(RuntimeError::at("delay: expected an Int", span)),
-                };
-                std::thread::sleep(std::time::Duration::from_millis(ms));
-                return Ok(match self.pargs.pop().expect("delayed value") {
-                    Arg::Val(v) => Ctl::Ret(v),
-                    Arg::Cell(c) => Ctl::Enter(c),
-                    Arg::Code(t, env) => Ctl::Eval(t, env),
-                    Arg::Stack(s) => Ctl::Stack(s),
-                });
-            }
+            ExtOp::Shell => Call::Shell(text(&vals[0])?),
+            ExtOp::ReadFile => Call::ReadFile(text(&vals[0])?),
+            ExtOp::WriteFile => Call::WriteFile(text(&vals[0])?, text(&vals[1])?),
+            ExtOp::Delay => match vals[0] {
+                Value::Int(n) => Call::Delay(n.max(0) as u64),
+                _ => return Err(RuntimeError::at("delay: expected an Int", span)),
+            },
         };
         for v in vals {
             self.heap.release_value(v);
         }
-        Ok(Ctl::Ret(match r {
-            Value::Str(s) => Value::Str(s),
-            _ => unreachable!("externals return strings"),
-        }))
+        self.call_external(call, span)
+    }
+
+    /// Performs a call now, or (with a scheduler) dispatches it and parks the fiber.
+    fn call_external(&mut self, call: Call, span: Span) -> Result<Ctl<'p>> {
+        self.externals_dispatched += 1;
+        if self.sched.is_some() {
+            return Ok(self.dispatch(call, span));
+        }
+        let r = host::perform(&call, span)?;
+        Ok(self.call_done(r))
+    }
+
+    /// What a fiber does with a call's result: a text is the value; `delay` goes on
+    /// with its second argument.
+    pub(crate) fn call_done(&mut self, r: Option<String>) -> Ctl<'p> {
+        match r {
+            Some(text) => Ctl::Ret(Value::Str(Rc::from(text.as_str()))),
+            None => self.pargs.pop().expect("delayed value").into_ctl(),
+        }
     }
 
     /// `run`: the argument list has been joined; run the program.
@@ -253,17 +189,7 @@ impl<'p> Machine<'p> {
         let Value::Str(joined) = joined else {
             return Err(RuntimeError::at("run: expected a list of strings", span));
         };
-        let args: Vec<&str> = joined.split('\0').skip(1).collect();
-        self.count_external();
-        let out = std::process::Command::new(&*prog).args(&args).output();
-        let v = process_output(&format!("run {prog}"), out, span)?;
-        Ok(Ctl::Ret(match v {
-            Value::Str(s) => Value::Str(s),
-            _ => unreachable!("externals return strings"),
-        }))
-    }
-
-    fn count_external(&mut self) {
-        self.externals_dispatched += 1;
+        let args: Vec<String> = joined.split('\0').skip(1).map(String::from).collect();
+        self.call_external(Call::Run(prog.to_string(), args), span)
     }
 }

@@ -27,6 +27,19 @@ pub enum Arg<'p> {
     Stack(StackId),
 }
 
+impl<'p> Arg<'p> {
+    /// The loop's control that evaluates this argument.
+    pub fn into_ctl(self) -> super::need::Ctl<'p> {
+        use super::need::Ctl;
+        match self {
+            Arg::Code(t, env) => Ctl::Eval(t, env),
+            Arg::Cell(c) => Ctl::Enter(c),
+            Arg::Val(v) => Ctl::Ret(v),
+            Arg::Stack(s) => Ctl::Stack(s),
+        }
+    }
+}
+
 /// One frame.
 #[derive(Debug)]
 pub enum Frame<'p> {

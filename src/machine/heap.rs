@@ -52,8 +52,9 @@ pub enum Cell<'p> {
     Suspended(&'p RcTerm, CtxtId),
     /// Not yet evaluated, wound into a stack (owned).
     Wound(StackId),
-    /// Being evaluated: needing it again before it is done is an infinite loop.
-    Blackholed,
+    /// Being evaluated, by this fiber ([`crate::sched`]; always 0 without a scheduler):
+    /// the same fiber needing it again before it is done is an infinite loop.
+    Blackholed(u32),
     /// Evaluated.
     Value(Value<'p>),
     /// The same as another entry (counted).
@@ -322,7 +323,7 @@ impl<'p> Heap<'p> {
                         Cell::Value(v) => self.drop_value(v, c, self_ref),
                         Cell::Ind(t) => self.drop_ref(t),
                         Cell::Wound(s) if s != NIL => self.garbage.push(Garbage::Stack(s)),
-                        Cell::Wound(_) | Cell::Open | Cell::Blackholed | Cell::Free => {}
+                        Cell::Wound(_) | Cell::Open | Cell::Blackholed(_) | Cell::Free => {}
                     }
                 }
                 Garbage::Block(b) => {

@@ -111,13 +111,13 @@ pub struct Machine<'p> {
     pub prog: &'p Program,
     /// Context entries, blocks and wound stacks.
     pub heap: Heap<'p>,
-    frames: Vec<Frame<'p>>,
+    pub(crate) frames: Vec<Frame<'p>>,
     /// Arguments of running primitives not evaluated yet (top = next).
-    pargs: Vec<Arg<'p>>,
+    pub(crate) pargs: Vec<Arg<'p>>,
     /// Evaluated arguments of running primitives.
-    pvals: Vec<Value<'p>>,
+    pub(crate) pvals: Vec<Value<'p>>,
     /// Pairs still to compare by running structural comparisons.
-    eq_work: Vec<(CtxtId, CtxtId)>,
+    pub(crate) eq_work: Vec<(CtxtId, CtxtId)>,
     scratch: Vec<u32>,
     /// One pinned entry per top-level definition (a CAF: evaluated at most once).
     defs: Vec<CtxtId>,
@@ -126,7 +126,7 @@ pub struct Machine<'p> {
     append: Option<DefId>,
     /// Code with no free local variables (by address): built without a context.
     closed: closed::ClosedSet,
-    steps: u64,
+    pub(crate) steps: u64,
     frames_peak: usize,
     externals_dispatched: u64,
     /// When not zero, the reference counts are audited every this many steps (tests).
@@ -148,6 +148,15 @@ pub struct Machine<'p> {
     pub pause_after: u64,
     /// The control of an evaluation stopped by [`Machine::pause_after`].
     paused: Option<Ctl<'p>>,
+    /// Fibers and external calls in parallel ([`crate::sched`]); none runs everything
+    /// in one fiber, externals on this thread (`--sequential`).
+    pub(crate) sched: Option<Box<crate::sched::Scheduler<'p>>>,
+    /// The running fiber (0 without a scheduler).
+    pub(crate) fiber: u32,
+    /// When the running speculative fiber's slice ends (`u64::MAX` when none).
+    pub(crate) preempt_at: u64,
+    /// What the printer holds while it needs an entry (for the audit).
+    pub(crate) printing: print::Held<'p>,
 }
 
 impl<'p> Machine<'p> {
@@ -205,6 +214,10 @@ impl<'p> Machine<'p> {
             interrupt: None,
             pause_after: 0,
             paused: None,
+            sched: None,
+            fiber: 0,
+            preempt_at: u64::MAX,
+            printing: print::Held::default(),
         }
     }
 
@@ -216,6 +229,9 @@ impl<'p> Machine<'p> {
     /// Evaluates a top-level definition to weak head normal form.
     pub fn whnf_def(&mut self, d: DefId) -> Result<Value<'p>> {
         let c = self.defs[d.0 as usize];
+        if let Some(s) = self.sched.as_mut() {
+            s.roots.push(c);
+        }
         self.heap.retain(c);
         self.run(Ctl::Enter(c))
     }
@@ -240,7 +256,7 @@ impl<'p> Machine<'p> {
             Some(Ctl::Enter(c)) => self.heap.release(c),
             Some(Ctl::Stack(s)) => self.heap.release_stack(s),
             Some(Ctl::Ret(v)) => self.heap.release_value(v),
-            None => {}
+            Some(Ctl::Park) | None => {}
         }
         while let Some(f) = self.frames.pop() {
             match f {
@@ -290,7 +306,10 @@ impl<'p> Machine<'p> {
             stacks_peak: (self.frames_peak + self.heap.stacks.peak()) as u64,
             frames_peak: self.frames_peak as u64,
             externals_dispatched: self.externals_dispatched,
-            externals_peak_in_flight: self.externals_dispatched.min(1),
+            externals_peak_in_flight: match &self.sched {
+                Some(s) => s.peak_in_flight as u64,
+                None => self.externals_dispatched.min(1),
+            },
             wall_ms: 0,
         }
     }

@@ -43,6 +43,19 @@ pub enum Ctl<'p> {
     Stack(StackId),
     /// Return a weak head normal form (owned references).
     Ret(Value<'p>),
+    /// The current fiber waits (for a call, or for an entry another fiber is
+    /// evaluating): run another ([`crate::sched`]).
+    Park,
+}
+
+/// Why [`Machine::run_fiber`] stopped.
+enum Exit<'p> {
+    /// The fiber's evaluation returned this value to where it started.
+    Value(Value<'p>),
+    /// The fiber waits.
+    Park,
+    /// The fiber's slice is over; it goes on from this control later.
+    Slice(Ctl<'p>),
 }
 
 /// How many steps apart [`Machine::run`] looks at [`Machine::interrupt`].
@@ -61,9 +74,34 @@ pub fn lit_value<'p>(l: &Lit) -> Value<'p> {
 impl<'p> Machine<'p> {
     /// Runs the loop from `ctl` until a value returns to the frame height it started
     /// at, and returns that value.
-    pub fn run(&mut self, mut ctl: Ctl<'p>) -> Result<Value<'p>> {
-        let base = self.frames.len();
-        // The step limit and the audit share one comparison per step.
+    pub fn run(&mut self, ctl: Ctl<'p>) -> Result<Value<'p>> {
+        let root_base = self.frames.len();
+        let mut ctl = ctl;
+        loop {
+            // Other fibers start from an empty frame stack.
+            let base = if self.fiber == 0 { root_base } else { 0 };
+            let next = match self.run_fiber(ctl, base) {
+                Ok(Exit::Value(v)) if self.fiber == 0 => return Ok(v),
+                Ok(Exit::Value(v)) => {
+                    // A speculative fiber is done: its value is written.
+                    self.heap.release_value(v);
+                    self.fiber_finished()
+                }
+                Ok(Exit::Park) => self.switch(),
+                Ok(Exit::Slice(c)) => self.preempt(c),
+                Err(e) => Err(e),
+            };
+            ctl = match next {
+                Ok(c) => c,
+                Err(e) => self.fiber_failed(e)?,
+            };
+        }
+    }
+
+    /// Runs the current fiber until its evaluation returns to where it started, it
+    /// waits, or its slice ends (fibers: [`crate::sched`]).
+    fn run_fiber(&mut self, mut ctl: Ctl<'p>, base: usize) -> Result<Exit<'p>> {
+        // The step limit, the audit and fiber slices share one comparison per step.
         let mut check_at = self.next_check();
         loop {
             self.steps += 1;
@@ -78,6 +116,9 @@ impl<'p> Machine<'p> {
                         self.steps
                     )));
                 }
+                if self.steps >= self.preempt_at {
+                    return Ok(Exit::Slice(ctl));
+                }
                 self.check_step(&ctl)?;
                 check_at = self.next_check();
             }
@@ -86,11 +127,12 @@ impl<'p> Machine<'p> {
                 Ctl::Enter(c) => self.enter(c)?,
                 Ctl::Ret(v) => {
                     if self.frames.len() == base {
-                        return Ok(v);
+                        return Ok(Exit::Value(v));
                     }
                     self.ret(v)?
                 }
                 Ctl::Stack(s) => self.enter_stack(s)?,
+                Ctl::Park => return Ok(Exit::Park),
             };
         }
     }
@@ -115,7 +157,11 @@ impl<'p> Machine<'p> {
         } else {
             u64::MAX
         };
-        limit.min(audit).min(interrupt).min(pause)
+        limit
+            .min(audit)
+            .min(interrupt)
+            .min(pause)
+            .min(self.preempt_at)
     }
 
     /// The step limit, an interrupt (Ctrl-C in the REPL) and the audit of reference
@@ -623,7 +669,7 @@ impl<'p> Machine<'p> {
             }
             Cell::Suspended(t, env) => {
                 let (t, env) = (*t, *env);
-                e.cell = Cell::Blackholed;
+                e.cell = Cell::Blackholed(self.fiber);
                 if e.self_ref && env == c {
                     // The cell's uncounted pointer to itself becomes the counted
                     // context of the evaluation.
@@ -635,11 +681,16 @@ impl<'p> Machine<'p> {
             }
             Cell::Wound(s) => {
                 let s = *s;
-                e.cell = Cell::Blackholed;
+                e.cell = Cell::Blackholed(self.fiber);
                 self.push(Frame::Update(c));
                 Ok(Ctl::Stack(s))
             }
-            Cell::Blackholed => {
+            Cell::Blackholed(owner) => {
+                let owner = *owner;
+                if owner != self.fiber && self.sched.is_some() {
+                    // Another fiber is evaluating it: wait for the value.
+                    return self.park_on(c, owner);
+                }
                 self.heap.release(c);
                 Err(RuntimeError::new("infinite loop"))
             }
@@ -772,6 +823,7 @@ impl<'p> Machine<'p> {
                     e.rc -= 1;
                     e.self_ref = true;
                 }
+                self.wake(c);
                 self.heap.release(c);
                 Ok(Ctl::Ret(v))
             }

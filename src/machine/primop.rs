@@ -121,12 +121,7 @@ impl<'p> Machine<'p> {
             // The first argument is evaluated: continue with the second.
             let a = self.pvals.pop().expect("argument");
             self.heap.release_value(a);
-            return Ok(match self.pargs.pop().expect("argument") {
-                Arg::Code(t, env) => Ctl::Eval(t, env),
-                Arg::Cell(c) => Ctl::Enter(c),
-                Arg::Val(v) => Ctl::Ret(v),
-                Arg::Stack(s) => Ctl::Stack(s),
-            });
+            return Ok(self.pargs.pop().expect("argument").into_ctl());
         }
         debug_assert_eq!(strict, arity);
         let n = self.pvals.len() - arity;

@@ -16,7 +16,7 @@ use crate::prim;
 use std::fmt::Write;
 
 /// What is left to print.
-enum Task<'p> {
+pub(crate) enum Task<'p> {
     /// Literal text.
     Text(&'static str),
     /// A value; `atom` asks for parentheses around applications and negative numbers.
@@ -36,7 +36,45 @@ pub fn quote(s: &str, out: &mut String) {
     crate::core::pretty::quote_into(out, s);
 }
 
+/// The references the printer holds while it needs an entry: what is left to print and
+/// the entry itself (kept in the machine so that the audit sees them).
+#[derive(Default)]
+pub(crate) struct Held<'p> {
+    pub(crate) tasks: Vec<Task<'p>>,
+    pub(crate) current: Option<CtxtId>,
+}
+
+impl<'p> Held<'p> {
+    /// Calls `entry` and `value` on each reference held.
+    pub(crate) fn each<'a>(
+        &'a self,
+        mut entry: impl FnMut(CtxtId),
+        mut value: impl FnMut(&'a Value<'p>),
+    ) {
+        if let Some(c) = self.current {
+            entry(c);
+        }
+        for t in &self.tasks {
+            match t {
+                Task::Val(v, _) | Task::Release(v) => value(v),
+                Task::Entry(c, _) | Task::PairRest(c) | Task::ListRest(c) => entry(*c),
+                Task::Text(_) => {}
+            }
+        }
+    }
+}
+
 impl<'p> Machine<'p> {
+    /// Needs entry `c` (the printer's counted reference) to weak head normal form.
+    fn print_need(&mut self, c: CtxtId, tasks: &mut Vec<Task<'p>>) -> Result<Value<'p>> {
+        self.printing.tasks = std::mem::take(tasks);
+        self.printing.current = Some(c);
+        let r = self.whnf_entry(c);
+        *tasks = std::mem::take(&mut self.printing.tasks);
+        self.printing.current = None;
+        r
+    }
+
     fn con_name(&self, c: ConId) -> &'p str {
         &self.prog.con(c).name
     }
@@ -61,12 +99,12 @@ impl<'p> Machine<'p> {
                 }
                 Task::Val(v, atom) => (v, atom),
                 Task::Entry(c, atom) => {
-                    let v = self.whnf_entry(c)?;
+                    let v = self.print_need(c, &mut tasks)?;
                     self.heap.release(c);
                     (v, atom)
                 }
                 Task::PairRest(c) => {
-                    let v = self.whnf_entry(c)?;
+                    let v = self.print_need(c, &mut tasks)?;
                     self.heap.release(c);
                     match &v {
                         Value::Con(k, b) if *k == bi.mk_pair => {
@@ -87,7 +125,7 @@ impl<'p> Machine<'p> {
                     continue;
                 }
                 Task::ListRest(c) => {
-                    let v = self.whnf_entry(c)?;
+                    let v = self.print_need(c, &mut tasks)?;
                     self.heap.release(c);
                     if let Value::Con(k, b) = &v
                         && *k == bi.cons

@@ -238,6 +238,11 @@ impl<'p> Machine<'p> {
             segments: HashMap::new(),
             error: None,
         };
+        if self.sched.as_ref().is_some_and(|s| s.has_other_fibers()) {
+            return Err(StateError(
+                "several fibers are running (states are read back from sequential runs)".into(),
+            ));
+        }
         match &self.paused {
             Some(ctl) => r.frames(ctl)?,
             None if !self.frames.is_empty() => {
@@ -345,7 +350,7 @@ impl<'p> Reader<'_, 'p> {
             Cell::Suspended(code, env) => self.closure(code, *env, 0),
             Cell::Value(v) => self.value_term(v),
             Cell::Wound(s) => self.stack_term(*s),
-            Cell::Blackholed => match self.segments.remove(&id) {
+            Cell::Blackholed(_) => match self.segments.remove(&id) {
                 Some((t, edges)) => {
                     self.edges.extend(edges);
                     t
@@ -477,6 +482,7 @@ impl<'p> Reader<'_, 'p> {
             Ctl::Enter(c) => self.entry_ref(*c),
             Ctl::Stack(s) => self.stack_term(*s),
             Ctl::Ret(v) => self.value_term(v),
+            Ctl::Park => self.fail("a parked fiber"),
         }
     }
 
@@ -503,7 +509,7 @@ impl<'p> Reader<'_, 'p> {
                     app(t, *pl, a)
                 }
                 Frame::Update(c) => {
-                    if !matches!(m.heap.ctxt(*c).cell, Cell::Blackholed) {
+                    if !matches!(m.heap.ctxt(*c).cell, Cell::Blackholed(_)) {
                         return Err(broken("entries being evaluated"));
                     }
                     let id = self.node(*c);

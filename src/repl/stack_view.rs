@@ -216,7 +216,7 @@ impl<'p> Drawing<'p> {
                     format!("= {text}   suspended, its context ends at {at}")
                 }
             }
-            Cell::Blackholed => "being evaluated".to_string(),
+            Cell::Blackholed(_) => "being evaluated".to_string(),
             Cell::Value(v) => format!("evaluated ({})", v.kind()),
             Cell::Ind(other) => {
                 let other = *other;
