@@ -18,7 +18,10 @@
 //! - [`machine`]: the by-need stack machine (wind, need, unwind folds, refcounted heap),
 //!   the one evaluator for programs and for types.
 //! - [`prim`]: primitive operations.
-//! - [`external`]: host externals.
+//! - [`external`]: host externals: their names and types, performing a call, and the
+//!   worker pool that performs calls in parallel.
+//! - [`sched`]: fibers and the opportunistic scheduler: independent external calls run
+//!   at the same time, found by demand and by bounded speculation.
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
 //! - [`proto`]: core terms and programs to and from protobuf, and content hashes.
 //! - [`prelude`]: the standard library's source, embedded.

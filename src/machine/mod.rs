@@ -45,8 +45,11 @@
 //! numbers at hand (and a condition made of one) is computed in place.
 //!
 //! Evaluation state is all data (frames, arenas, explicit thunk states), so several
-//! fibers can later run over one heap and park on a black-holed entry; externals
-//! ([`external`]) run sequentially for now.
+//! fibers run over one heap ([`crate::sched`]): a black hole records the fiber
+//! evaluating it, a fiber that needs another's parks on it, and external calls
+//! ([`external`]) go to a worker pool. Without a scheduler (`--sequential`, the REPL,
+//! type-level evaluation) there is one fiber and externals run when needed, on this
+//! thread. [`state`] reads a stopped evaluation back as one term.
 //!
 //! # Memory
 //!

@@ -20,9 +20,9 @@ pub struct Stats {
     pub frames_peak: u64,
     /// Context entries live at the end.
     pub contexts_live: u64,
-    /// External calls dispatched (externals come with the scheduler: 0 for now).
+    /// External calls made.
     pub externals_dispatched: u64,
-    /// Most external calls in flight at once.
+    /// Most external calls running at once (1 with `--sequential` once any ran).
     pub externals_peak_in_flight: u64,
     /// Wall-clock milliseconds of the run.
     pub wall_ms: u64,
