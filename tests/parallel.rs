@@ -8,24 +8,18 @@
 
 mod common;
 
-use common::{ILL_TYPED, run_in, sp_files, tests_dir};
+use common::{example_programs, load_checked, run_in, scratch_file, tests_dir};
 use spindle::core::program::Program;
 use spindle::driver;
 use spindle::machine::Machine;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn load(path: &Path) -> Program {
-    let loaded = driver::load(path);
-    assert!(!loaded.has_errors(), "{}", loaded.render_errors());
-    loaded.program.expect("a program")
+    load_checked(path).program.expect("a program")
 }
 
 fn load_text(name: &str, text: &str) -> Program {
-    let dir = std::env::temp_dir().join(format!("spindle-parallel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    load(&path)
+    load(&scratch_file("parallel", name, text))
 }
 
 /// Runs `main` with or without a scheduler; the printed value or the error (message
@@ -46,21 +40,9 @@ fn run(program: &Program, parallel: Option<usize>, audit: bool) -> Result<String
     r.map_err(|e| format!("{e} at {:?}", e.span))
 }
 
-fn examples() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["spec", "bench", "own"] {
-        files.extend(sp_files(&tests_dir().join("examples").join(dir)));
-    }
-    files.extend(sp_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
-    ));
-    files.retain(|f| !ILL_TYPED.iter().any(|n| f.ends_with(n)));
-    files
-}
-
 #[test]
 fn every_example_prints_the_same_in_parallel() {
-    for file in examples() {
+    for file in example_programs() {
         if file.ends_with("tak.sp") || file.ends_with("queens.sp") {
             continue; // no externals, and seconds long: the scheduler never starts
         }

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{ILL_TYPED, sp_files, tests_dir};
+use common::{example_programs, load_checked, scratch_file, tests_dir};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spindle::core::program::{DeclCounts, Program};
@@ -25,7 +25,7 @@ use spindle::machine::heap::Cell;
 use spindle::proto::MAX_STATE_BYTES;
 use spindle::proto::decode;
 use spindle::proto::snapshot::{Progress, evaluate_for, evaluate_with_stop, resume};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A loaded program, its prelude counts and `main`.
 struct Loaded {
@@ -35,8 +35,7 @@ struct Loaded {
 }
 
 fn load(path: &Path) -> Loaded {
-    let loaded = driver::load(path);
-    assert!(!loaded.has_errors(), "{}", loaded.render_errors());
+    let loaded = load_checked(path);
     let program = loaded.program.clone().expect("a program");
     let prelude = spindle::proto::prelude_counts(&loaded.sources, &program);
     let main = program.main.expect("a main");
@@ -48,11 +47,7 @@ fn load(path: &Path) -> Loaded {
 }
 
 fn load_text(name: &str, text: &str) -> Loaded {
-    let dir = std::env::temp_dir().join(format!("spindle-snapshot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    load(&path)
+    load(&scratch_file("snapshot", name, text))
 }
 
 /// What a run ends with, comparable across decoding (which drops spans).
@@ -74,18 +69,6 @@ fn stopped_at(p: &Loaded, n: u64) -> Result<String, String> {
     }
 }
 
-fn example_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["spec", "bench", "own"] {
-        files.extend(sp_files(&tests_dir().join("examples").join(dir)));
-    }
-    files.extend(sp_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
-    ));
-    files.retain(|f| !ILL_TYPED.iter().any(|n| f.ends_with(n)));
-    files
-}
-
 /// Examples whose run calls externals: sampled, since every stop runs them again.
 fn calls_externals(path: &Path) -> bool {
     let text = std::fs::read_to_string(path).unwrap();
@@ -100,7 +83,7 @@ const EXHAUSTIVE_UP_TO: u64 = 1000;
 #[test]
 fn small_examples_resume_from_every_step() {
     let mut tried = 0;
-    for file in example_files() {
+    for file in example_programs() {
         if calls_externals(&file) {
             continue;
         }
@@ -128,7 +111,7 @@ fn small_examples_resume_from_every_step() {
 #[test]
 fn every_other_example_resumes_from_random_steps() {
     let mut covered = Vec::new();
-    for file in example_files() {
+    for file in example_programs() {
         let p = load(&file);
         let (want, total) = reference(&p);
         if total <= EXHAUSTIVE_UP_TO && !calls_externals(&file) {

@@ -64,3 +64,34 @@ pub fn check_error_output(out: &Output, expected: &str) -> Result<(), String> {
 
 /// Example programs that are ill-typed on purpose: `spindle check` rejects them.
 pub const ILL_TYPED: &[&str] = &["type_error.sp"];
+
+/// Every example program that type-checks: the spec's, the benchmarks', the project's
+/// own, and the README's workflow (`examples/`).
+pub fn example_programs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["spec", "bench", "own"] {
+        files.extend(sp_files(&tests_dir().join("examples").join(dir)));
+    }
+    files.extend(sp_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+    ));
+    files.retain(|f| !ILL_TYPED.iter().any(|n| f.ends_with(n)));
+    files
+}
+
+/// Loads a program that must check, and returns what the driver loaded.
+pub fn load_checked(path: &Path) -> spindle::driver::Loaded {
+    let loaded = spindle::driver::load(path);
+    assert!(!loaded.has_errors(), "{}", loaded.render_errors());
+    loaded
+}
+
+/// Writes `text` to a file `name` in a scratch folder of this test binary (`tag`) and
+/// returns its path.
+pub fn scratch_file(tag: &str, name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spindle-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
