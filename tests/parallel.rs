@@ -1,6 +1,6 @@
 //! The scheduler (DESIGN.md section 4): a run with fibers and a worker pool prints what
-//! a `--sequential` run prints, for every example program and for programs aimed at
-//! speculation's edge cases (errors, infinite loops and failed calls in work nobody
+//! a `--sequential` run prints, for every example program, for random programs (a
+//! property test), and for programs aimed at speculation's edge cases (errors, infinite loops and failed calls in work nobody
 //! needs; the same in work that is needed; infinite structures), with the reference
 //! counts audited at every step; `--jobs` bounds the calls running at once.
 //!
@@ -9,6 +9,7 @@
 mod common;
 
 use common::{example_programs, load_checked, run_in, scratch_file, tests_dir};
+use proptest::prelude::*;
 use spindle::core::program::Program;
 use spindle::driver;
 use spindle::machine::Machine;
@@ -105,4 +106,86 @@ fn jobs_bound_the_calls_running_at_once() {
     let out = run_in(&dir, &["run", "fanout.sp", "--stats", "--sequential"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("externals_peak_in_flight: 1"), "{stderr}");
+}
+
+/// Random programs mixing calls, waits, failures, errors, sharing and unneeded work.
+#[derive(Clone, Debug)]
+enum G {
+    Lit(i64),
+    Add(Box<G>, Box<G>),
+    Delay(u8, Box<G>),
+    SumOfCalls(u8, u8, i64),
+    If(Box<G>, i64, Box<G>, Box<G>),
+    Error,
+    Fst(Box<G>, Box<G>),
+    Words(u8),
+    FailedCall,
+    Shared(Box<G>),
+}
+
+impl G {
+    fn source(&self) -> String {
+        match self {
+            G::Lit(n) => format!("({n})"),
+            G::Add(a, b) => format!("({} + {})", a.source(), b.source()),
+            G::Delay(ms, a) => format!("(delay {ms} {})", a.source()),
+            G::SumOfCalls(n, ms, k) => {
+                format!("(sum (map (\\x -> delay {ms} (x * ({k}))) (range 0 {n})))")
+            }
+            G::If(c, k, a, b) => format!(
+                "(if {} > ({k}) then {} else {})",
+                c.source(),
+                a.source(),
+                b.source()
+            ),
+            G::Error => "(error \"boom\")".to_string(),
+            G::Fst(a, b) => format!("(fst ({}, {}))", a.source(), b.source()),
+            G::Words(n) => format!(
+                "(length (words (shell \"echo {}\")))",
+                vec!["w"; *n as usize].join(" ")
+            ),
+            G::FailedCall => "(strLength (shell \"exit 3\"))".to_string(),
+            G::Shared(a) => format!("(let s = {} in s + s)", a.source()),
+        }
+    }
+}
+
+fn program() -> impl Strategy<Value = Vec<G>> {
+    let leaf = prop_oneof![
+        4 => (-5i64..50).prop_map(G::Lit),
+        2 => (0u8..6, 0u8..4, -3i64..4).prop_map(|(n, ms, k)| G::SumOfCalls(n, ms, k)),
+        1 => Just(G::Error),
+        1 => (0u8..4).prop_map(G::Words),
+        1 => Just(G::FailedCall),
+    ];
+    let expr = leaf.prop_recursive(4, 24, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| G::Add(Box::new(a), Box::new(b))),
+            (0u8..4, inner.clone()).prop_map(|(ms, a)| G::Delay(ms, Box::new(a))),
+            (inner.clone(), -5i64..20, inner.clone(), inner.clone())
+                .prop_map(|(c, k, a, b)| { G::If(Box::new(c), k, Box::new(a), Box::new(b)) }),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| G::Fst(Box::new(a), Box::new(b))),
+            inner.prop_map(|a| G::Shared(Box::new(a))),
+        ]
+    });
+    prop::collection::vec(expr, 1..4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `--sequential` and parallel runs print the same (the core law of the scheduler).
+    #[test]
+    fn sequential_and_parallel_runs_print_the_same(fields in program(), jobs in 1usize..6) {
+        let body: Vec<String> = fields.iter().map(G::source).collect();
+        let text = if body.len() == 1 {
+            format!("def main : Int = {}\n", body[0])
+        } else {
+            format!("def main = ({})\n", body.join(", "))
+        };
+        let p = load_text("random.sp", &text);
+        let sequential = run(&p, None, false);
+        let parallel = run(&p, Some(jobs), true);
+        prop_assert_eq!(parallel, sequential, "{}", text);
+    }
 }
