@@ -189,3 +189,41 @@ proptest! {
         prop_assert_eq!(parallel, sequential, "{}", text);
     }
 }
+
+/// LANGUAGE.md section 7: one call with given arguments at one place of the program runs
+/// once in a run and its result is shared; calls written at two places are two calls.
+#[test]
+fn a_call_at_one_place_with_the_same_arguments_runs_once() {
+    let counter = scratch_file("parallel", "counter.txt", "");
+    let c = counter.display();
+    let once = load_text(
+        "once.sp",
+        &format!(
+            "def main = map (\\x -> shell \"sleep 0.05; echo x >> {c}; wc -l < {c}\") [1, 2, 3]\n"
+        ),
+    );
+    let twice = load_text(
+        "twice.sp",
+        &format!(
+            "def main = (shell \"echo x >> {c}; wc -l < {c}\", shell \"echo x >> {c}; wc -l < {c}\")\n"
+        ),
+    );
+    for jobs in [None, Some(1), Some(4)] {
+        std::fs::write(&counter, "").unwrap();
+        let out = run(&once, jobs, true);
+        assert_eq!(
+            out.as_deref(),
+            Ok("[\"1\\n\", \"1\\n\", \"1\\n\"]"),
+            "jobs {jobs:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&counter).unwrap().lines().count(),
+            1
+        );
+    }
+    std::fs::write(&counter, "").unwrap();
+    assert_eq!(
+        run(&twice, None, false).as_deref(),
+        Ok("(\"1\\n\", \"2\\n\")")
+    );
+}

@@ -8,7 +8,7 @@ use crate::machine::error::RuntimeError;
 use crate::syntax::span::Span;
 
 /// One external call with its evaluated arguments.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Call {
     /// `run prog args`: a program with arguments, no shell.
     Run(String, Vec<String>),

@@ -56,10 +56,35 @@ impl ExtOp {
     }
 }
 
+/// Where an external is applied in the program: the address of the `Term::Extern`
+/// node the machine reached (code does not move during a run), or
+/// [`CallSite::UNKNOWN`]. Calls are shared by place and arguments.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallSite(usize);
+
+impl CallSite {
+    /// A place not known (a head reached through a wound stack): never shared.
+    pub const UNKNOWN: CallSite = CallSite(0);
+
+    /// The place of an external written at `t`.
+    pub fn of(t: &crate::core::term::RcTerm) -> CallSite {
+        CallSite(&**t as *const crate::core::term::Term as usize)
+    }
+}
+
+/// A call made in this run, by place and arguments.
+#[derive(Debug)]
+pub enum CallMemo {
+    /// Finished: its result, shared by every later asker.
+    Done(std::result::Result<Option<String>, RuntimeError>),
+    /// Dispatched and running: the fibers waiting for it besides the one that made it.
+    Running(Vec<u32>),
+}
+
 impl<'p> Machine<'p> {
     /// An external head: takes its explicit arguments (a partial application when
     /// there are not enough) and starts on the ones the call needs.
-    pub(crate) fn extern_start(&mut self, e: ExternId) -> Result<Ctl<'p>> {
+    pub(crate) fn extern_start(&mut self, e: ExternId, site: CallSite) -> Result<Ctl<'p>> {
         let decl = self.prog.external(e);
         let span = decl.span;
         if !self.externals_allowed {
@@ -88,7 +113,7 @@ impl<'p> Machine<'p> {
         if taken.len() < arity {
             let cells: Vec<u32> = taken.into_iter().map(|a| self.arg_entry(a)).collect();
             let b = self.heap.new_block(&cells);
-            return Ok(Ctl::Ret(Value::Partial(PartialHead::Extern(e), b)));
+            return Ok(Ctl::Ret(Value::Partial(PartialHead::Extern(e, site), b)));
         }
         for a in taken.into_iter().rev() {
             self.pargs.push(a);
@@ -96,6 +121,7 @@ impl<'p> Machine<'p> {
         self.frames.push(Frame::Ext {
             op,
             ext: e,
+            site,
             span,
             strict: strict as u8,
             got: 0,
@@ -108,6 +134,7 @@ impl<'p> Machine<'p> {
         let Some(&Frame::Ext {
             op,
             ext,
+            site,
             span,
             strict,
             got,
@@ -136,6 +163,7 @@ impl<'p> Machine<'p> {
                 let list = self.pargs.pop().expect("argument list");
                 self.frames.push(Frame::ExtRunArgs {
                     ext,
+                    site,
                     prog: prog.into(),
                     span,
                 });
@@ -157,17 +185,44 @@ impl<'p> Machine<'p> {
         for v in vals {
             self.heap.release_value(v);
         }
-        self.call_external(call, span)
+        self.call_external(call, span, site)
     }
 
     /// Performs a call now, or (with a scheduler) dispatches it and parks the fiber.
-    fn call_external(&mut self, call: Call, span: Span) -> Result<Ctl<'p>> {
+    /// A call made before at the same place with the same arguments is not made
+    /// again: its result (or error) is shared, and with a scheduler a fiber asking for
+    /// a call still running waits for it (LANGUAGE.md section 7).
+    fn call_external(&mut self, call: Call, span: Span, site: CallSite) -> Result<Ctl<'p>> {
+        // `delay`'s value is its second argument, not part of the call: not shared.
+        let key = (site != CallSite::UNKNOWN && !matches!(call, Call::Delay(_)))
+            .then(|| (site, call.clone()));
+        if let Some(key) = &key {
+            match self.calls.get_mut(key) {
+                Some(CallMemo::Done(r)) => {
+                    let r = r.clone();
+                    return r.map(|x| self.call_done(x));
+                }
+                Some(CallMemo::Running(waiting)) => {
+                    waiting.push(self.fiber);
+                    return Ok(self.wait_for_call());
+                }
+                None => {}
+            }
+        }
         self.externals_dispatched += 1;
         if self.sched.is_some() {
-            return Ok(self.dispatch(call, span));
+            if let Some(key) = key {
+                self.calls
+                    .insert(key.clone(), CallMemo::Running(Vec::new()));
+                return Ok(self.dispatch(call, span, Some(key)));
+            }
+            return Ok(self.dispatch(call, span, None));
         }
-        let r = host::perform(&call, span)?;
-        Ok(self.call_done(r))
+        let r = host::perform(&call, span);
+        if let Some(key) = key {
+            self.calls.insert(key, CallMemo::Done(r.clone()));
+        }
+        r.map(|x| self.call_done(x))
     }
 
     /// What a fiber does with a call's result: a text is the value; `delay` goes on
@@ -184,12 +239,13 @@ impl<'p> Machine<'p> {
         &mut self,
         prog: Rc<str>,
         span: Span,
+        site: CallSite,
         joined: Value<'p>,
     ) -> Result<Ctl<'p>> {
         let Value::Str(joined) = joined else {
             return Err(RuntimeError::at("run: expected a list of strings", span));
         };
         let args: Vec<String> = joined.split('\0').skip(1).map(String::from).collect();
-        self.call_external(Call::Run(prog.to_string(), args), span)
+        self.call_external(Call::Run(prog.to_string(), args), span, site)
     }
 }

@@ -89,6 +89,8 @@ pub enum Frame<'p> {
         op: super::external::ExtOp,
         /// Its declaration (for reading a paused state back).
         ext: ExternId,
+        /// Where the call is written.
+        site: super::external::CallSite,
         /// Where it is declared.
         span: Span,
         /// How many arguments are needed before the call.
@@ -100,6 +102,8 @@ pub enum Frame<'p> {
     ExtRunArgs {
         /// The declaration of `run` (for reading a paused state back).
         ext: ExternId,
+        /// Where the call is written.
+        site: super::external::CallSite,
         /// The program to run.
         prog: std::rc::Rc<str>,
         /// Where `run` is declared.

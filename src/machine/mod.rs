@@ -160,6 +160,11 @@ pub struct Machine<'p> {
     pub(crate) preempt_at: u64,
     /// What the printer holds while it needs an entry (for the audit).
     pub(crate) printing: print::Held<'p>,
+    /// The external calls made in this run, by place and arguments.
+    pub(crate) calls: std::collections::HashMap<
+        (external::CallSite, crate::external::host::Call),
+        external::CallMemo,
+    >,
 }
 
 impl<'p> Machine<'p> {
@@ -221,6 +226,7 @@ impl<'p> Machine<'p> {
             fiber: 0,
             preempt_at: u64::MAX,
             printing: print::Held::default(),
+            calls: std::collections::HashMap::new(),
         }
     }
 

@@ -19,6 +19,7 @@
 use super::Machine;
 use super::arena::NIL;
 use super::error::{Result, RuntimeError};
+use super::external::CallSite;
 use super::frame::{Arg, Frame};
 use super::heap::Cell;
 use super::stack::Head;
@@ -587,7 +588,7 @@ impl<'p> Machine<'p> {
             Term::Universe(n) => Ctl::Ret(Value::Universe(*n)),
             Term::PrimType(p) => Ctl::Ret(Value::PrimType(*p)),
             Term::Hole(..) => Ctl::Ret(Value::Unknown),
-            Term::Extern(e) => self.extern_start(*e)?,
+            Term::Extern(e) => self.extern_start(*e, CallSite::of(t))?,
             _ => unreachable!("head() is only called on context-free heads"),
         })
     }
@@ -790,7 +791,7 @@ impl<'p> Machine<'p> {
             }
             Head::Extern(e) => {
                 self.heap.release(ctx);
-                self.extern_start(e)?
+                self.extern_start(e, CallSite::UNKNOWN)?
             }
             Head::Free => return Err(RuntimeError::new("internal error: a freed stack")),
         })
@@ -809,7 +810,9 @@ impl<'p> Machine<'p> {
             return self.ext_next();
         }
         match self.frames.pop().expect("ret() with frames") {
-            Frame::ExtRunArgs { prog, span, .. } => self.ext_run(prog, span, v),
+            Frame::ExtRunArgs {
+                prog, span, site, ..
+            } => self.ext_run(prog, span, site, v),
             Frame::Ext { .. } => unreachable!(),
             Frame::BinL { prim, span, b } => self.bin_right(prim, span, v, b),
             Frame::BinR { prim, span, a } => self.bin_run(prim, span, a, v),
@@ -868,7 +871,7 @@ impl<'p> Machine<'p> {
                         let b = self.take_all_args();
                         Ok(Ctl::Ret(Value::Partial(PartialHead::Open(o), b)))
                     }
-                    PartialHead::Extern(e) => self.extern_start(e),
+                    PartialHead::Extern(e, site) => self.extern_start(e, site),
                 }
             }
             Value::Unknown => {

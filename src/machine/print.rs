@@ -211,7 +211,7 @@ impl<'p> Machine<'p> {
                         PartialHead::Con(c) => self.con_name(*c).to_string(),
                         PartialHead::Data(d) => self.prog.data(*d).name.to_string(),
                         PartialHead::Open(_) => "?".to_string(),
-                        PartialHead::Extern(e) => self.prog.external(*e).name.to_string(),
+                        PartialHead::Extern(e, _) => self.prog.external(*e).name.to_string(),
                     };
                     let args = self.heap.block(*b).to_vec();
                     if args.is_empty() {

@@ -209,7 +209,7 @@ fn atom(v: &Value<'_>) -> Option<RcTerm> {
         Value::Partial(PartialHead::Data(d), NIL) => Term::Data(*d).rc(),
         Value::Partial(PartialHead::Prim(p, span), NIL) => Term::Prim(*p, *span).rc(),
         Value::Partial(PartialHead::Con(c), NIL) => Term::Con(*c).rc(),
-        Value::Partial(PartialHead::Extern(e), NIL) => Term::Extern(*e).rc(),
+        Value::Partial(PartialHead::Extern(e, _), NIL) => Term::Extern(*e).rc(),
         Value::Universe(n) => Term::Universe(*n).rc(),
         Value::PrimType(p) => Term::PrimType(*p).rc(),
         Value::Unknown => hole(),
@@ -402,7 +402,7 @@ impl<'p> Reader<'_, 'p> {
                     PartialHead::Prim(p, span) => Term::Prim(*p, *span).rc(),
                     PartialHead::Con(c) => Term::Con(*c).rc(),
                     PartialHead::Data(d) => Term::Data(*d).rc(),
-                    PartialHead::Extern(e) => Term::Extern(*e).rc(),
+                    PartialHead::Extern(e, _) => Term::Extern(*e).rc(),
                     PartialHead::Open(o) => self.entry_ref(*o),
                 };
                 self.applied(head, *b)

@@ -134,7 +134,7 @@ impl Reader<'_, '_> {
                     PartialHead::Prim(p, span) => Term::Prim(*p, *span).rc(),
                     PartialHead::Con(c) => Term::Con(*c).rc(),
                     PartialHead::Data(d) => Term::Data(*d).rc(),
-                    PartialHead::Extern(e) => Term::Extern(*e).rc(),
+                    PartialHead::Extern(e, _) => Term::Extern(*e).rc(),
                     PartialHead::Open(c) => self.entry(*c, under),
                 };
                 self.applied(head, *block, under)

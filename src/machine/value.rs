@@ -62,8 +62,9 @@ pub enum PartialHead {
     Data(DataId),
     /// An open binder applied to arguments (a neutral term).
     Open(CtxtId),
-    /// An external waiting for arguments.
-    Extern(ExternId),
+    /// An external waiting for arguments, and the place it is written
+    /// ([`CallSite`](super::external::CallSite)).
+    Extern(ExternId, super::external::CallSite),
 }
 
 impl<'p> Value<'p> {

@@ -39,6 +39,7 @@ use crate::external::pool::Pool;
 use crate::machine::Machine;
 use crate::machine::arena::NIL;
 use crate::machine::error::{Result, RuntimeError};
+use crate::machine::external::{CallMemo, CallSite};
 use crate::machine::frame::{Arg, Frame};
 use crate::machine::heap::Cell;
 use crate::machine::need::Ctl;
@@ -111,6 +112,9 @@ pub struct Scheduler<'p> {
     free: Vec<u32>,
     /// Fibers parked on an entry, by entry.
     pub waiters: HashMap<CtxtId, Vec<u32>>,
+    /// The place and arguments of each shared call in flight, by the fiber that made
+    /// it (its result goes into the machine's table of calls).
+    shared_calls: HashMap<u32, (CallSite, Call)>,
     pool: Pool,
     jobs: usize,
     /// Calls dispatched and not finished.
@@ -131,6 +135,7 @@ impl<'p> Scheduler<'p> {
             fibers: vec![root],
             free: Vec::new(),
             waiters: HashMap::new(),
+            shared_calls: HashMap::new(),
             pool: Pool::new(jobs),
             jobs: jobs.max(1),
             in_flight: 0,
@@ -215,10 +220,19 @@ impl<'p> Machine<'p> {
         self.fiber = 0;
     }
 
-    /// Hands a call to the pool and parks the current fiber until it is done.
-    pub(crate) fn dispatch(&mut self, call: Call, span: Span) -> Ctl<'p> {
+    /// Hands a call to the pool and parks the current fiber until it is done; `shared`
+    /// is the call's place and arguments when others may wait for the same call.
+    pub(crate) fn dispatch(
+        &mut self,
+        call: Call,
+        span: Span,
+        shared: Option<(CallSite, Call)>,
+    ) -> Ctl<'p> {
         let fiber = self.fiber;
         let s = self.sched.as_mut().expect("a scheduler");
+        if let Some(key) = shared {
+            s.shared_calls.insert(fiber, key);
+        }
         s.in_flight += 1;
         // Calls past `jobs` wait in the pool's channel: at most `jobs` run at once.
         s.peak_in_flight = s.peak_in_flight.max(s.in_flight.min(s.jobs));
@@ -267,6 +281,15 @@ impl<'p> Machine<'p> {
         me.state = FiberState::OnEntry(c);
         me.ctl = Some(Ctl::Enter(c));
         Ok(Ctl::Park)
+    }
+
+    /// The current fiber waits for a call another fiber made (the same call at the same
+    /// place, still running).
+    pub(crate) fn wait_for_call(&mut self) -> Ctl<'p> {
+        let fiber = self.fiber;
+        let s = self.sched.as_mut().expect("a scheduler");
+        s.fibers[fiber as usize].state = FiberState::OnCall;
+        Ctl::Park
     }
 
     /// Entry `c` has its value: the fibers parked on it can run.
@@ -383,11 +406,26 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// A call finished: its fiber can go on with the result.
+    /// A call finished: its fiber, and the fibers waiting for the same call, can go on
+    /// with the result.
     fn call_finished(&mut self, (ticket, result): crate::external::pool::Done) {
         let s = self.sched.as_mut().expect("a scheduler");
         s.in_flight -= 1;
-        let f = &mut s.fibers[ticket as usize];
+        if let Some(key) = s.shared_calls.remove(&ticket)
+            && let Some(CallMemo::Running(waiting)) =
+                self.calls.insert(key, CallMemo::Done(result.clone()))
+        {
+            for w in waiting {
+                self.deliver(w, result.clone());
+            }
+        }
+        self.deliver(ticket, result);
+    }
+
+    /// Gives a call's result to a fiber waiting for it.
+    fn deliver(&mut self, fiber: u32, result: std::result::Result<Option<String>, RuntimeError>) {
+        let s = self.sched.as_mut().expect("a scheduler");
+        let f = &mut s.fibers[fiber as usize];
         f.state = FiberState::Runnable;
         match result {
             Ok(Some(text)) => {
