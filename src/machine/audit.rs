@@ -9,7 +9,7 @@
 
 use super::Machine;
 use super::arena::NIL;
-use super::frame::{Arg, Frame};
+use super::frame::{Arg, Frame, Ref, fiber_refs};
 use super::heap::Cell;
 use super::need::Ctl;
 use super::stack::Head;
@@ -62,45 +62,11 @@ impl Tally {
         eq_work: &[(CtxtId, CtxtId)],
         ctl: Option<&Ctl<'_>>,
     ) {
-        for f in frames {
-            match f {
-                Frame::Arg(a, _) | Frame::BinL { b: a, .. } => self.arg(a),
-                Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => self.ctxt(*c),
-                Frame::Case(_, env) => self.ctxt(*env),
-                Frame::EqRight(v) | Frame::BinR { a: v, .. } => self.value(v, NIL, false),
-                Frame::Prim { .. }
-                | Frame::Eq { .. }
-                | Frame::JoinList { .. }
-                | Frame::Ext { .. }
-                | Frame::ExtRunArgs { .. } => {}
-            }
-        }
-        for a in pargs {
-            self.arg(a);
-        }
-        for v in pvals {
-            self.value(v, NIL, false);
-        }
-        for &(x, y) in eq_work {
-            self.ctxt(x);
-            self.ctxt(y);
-        }
-        match ctl {
-            Some(Ctl::Eval(_, env)) => self.ctxt(*env),
-            Some(Ctl::Enter(c)) => self.ctxt(*c),
-            Some(Ctl::Ret(v)) => self.value(v, NIL, false),
-            Some(Ctl::Stack(s)) => self.stacks.push(*s),
-            Some(Ctl::Park) | None => {}
-        }
-    }
-
-    fn arg(&mut self, a: &Arg<'_>) {
-        match a {
-            Arg::Code(_, env) => self.ctxt(*env),
-            Arg::Cell(c) => self.ctxt(*c),
-            Arg::Val(v) => self.value(v, NIL, false),
-            Arg::Stack(s) => self.stacks.push(*s),
-        }
+        fiber_refs(frames, pargs, pvals, eq_work, ctl, &mut |r| match r {
+            Ref::Entry(c) => self.ctxt(c),
+            Ref::Value(v) => self.value(v, NIL, false),
+            Ref::Stack(s) => self.stacks.push(s),
+        });
     }
 }
 

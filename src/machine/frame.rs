@@ -40,6 +40,66 @@ impl<'p> Arg<'p> {
     }
 }
 
+/// A counted reference held by a fiber's stacks or control.
+pub enum Ref<'a, 'p> {
+    /// A context entry.
+    Entry(CtxtId),
+    /// A value (what it points at).
+    Value(&'a Value<'p>),
+    /// A wound stack.
+    Stack(StackId),
+}
+
+/// Calls `f` on every reference a fiber holds: its frames, its primitives' pending
+/// arguments and values, its comparison worklist and its control. One enumeration
+/// for the audit and for the scheduler's search for work.
+pub fn fiber_refs<'a, 'p>(
+    frames: &'a [Frame<'p>],
+    pargs: &'a [Arg<'p>],
+    pvals: &'a [Value<'p>],
+    eq_work: &'a [(CtxtId, CtxtId)],
+    ctl: Option<&'a super::need::Ctl<'p>>,
+    f: &mut impl FnMut(Ref<'a, 'p>),
+) {
+    use super::need::Ctl;
+    let arg = |a: &'a Arg<'p>, f: &mut dyn FnMut(Ref<'a, 'p>)| match a {
+        Arg::Code(_, env) => f(Ref::Entry(*env)),
+        Arg::Cell(c) => f(Ref::Entry(*c)),
+        Arg::Val(v) => f(Ref::Value(v)),
+        Arg::Stack(s) => f(Ref::Stack(*s)),
+    };
+    for fr in frames {
+        match fr {
+            Frame::Arg(a, _) | Frame::BinL { b: a, .. } => arg(a, f),
+            Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => f(Ref::Entry(*c)),
+            Frame::Case(_, env) => f(Ref::Entry(*env)),
+            Frame::EqRight(v) | Frame::BinR { a: v, .. } => f(Ref::Value(v)),
+            Frame::Prim { .. }
+            | Frame::Eq { .. }
+            | Frame::JoinList { .. }
+            | Frame::Ext { .. }
+            | Frame::ExtRunArgs { .. } => {}
+        }
+    }
+    for a in pargs {
+        arg(a, f);
+    }
+    for v in pvals {
+        f(Ref::Value(v));
+    }
+    for &(x, y) in eq_work {
+        f(Ref::Entry(x));
+        f(Ref::Entry(y));
+    }
+    match ctl {
+        Some(Ctl::Eval(_, env)) => f(Ref::Entry(*env)),
+        Some(Ctl::Enter(c)) => f(Ref::Entry(*c)),
+        Some(Ctl::Ret(v)) => f(Ref::Value(v)),
+        Some(Ctl::Stack(s)) => f(Ref::Stack(*s)),
+        Some(Ctl::Park) | None => {}
+    }
+}
+
 /// One frame.
 #[derive(Debug)]
 pub enum Frame<'p> {

@@ -40,7 +40,7 @@ use crate::machine::Machine;
 use crate::machine::arena::NIL;
 use crate::machine::error::{Result, RuntimeError};
 use crate::machine::external::{CallMemo, CallSite};
-use crate::machine::frame::{Arg, Frame};
+use crate::machine::frame::{Arg, Frame, Ref, fiber_refs};
 use crate::machine::heap::Cell;
 use crate::machine::need::Ctl;
 use crate::machine::value::{CtxtId, PartialHead, Value};
@@ -446,31 +446,12 @@ impl<'p> Machine<'p> {
         let s = self.sched.as_ref().expect("a scheduler");
         let mut queue: VecDeque<CtxtId> = s.roots.iter().copied().collect();
         let mut values: Vec<&Value<'p>> = Vec::new();
-        let stacks = s
-            .fibers
-            .iter()
-            .map(|f| (&f.frames, &f.pargs, &f.pvals, &f.ctl));
-        for (frames, pargs, pvals, ctl) in stacks {
-            for fr in frames.iter() {
-                match fr {
-                    Frame::Arg(a, _) | Frame::BinL { b: a, .. } => {
-                        push_arg(a, &mut queue, &mut values)
-                    }
-                    Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => queue.push_back(*c),
-                    Frame::Case(_, env) => queue.push_back(*env),
-                    Frame::BinR { a: v, .. } | Frame::EqRight(v) => values.push(v),
-                    _ => {}
-                }
-            }
-            for a in pargs.iter() {
-                push_arg(a, &mut queue, &mut values);
-            }
-            values.extend(pvals.iter());
-            match ctl {
-                Some(Ctl::Enter(c)) | Some(Ctl::Eval(_, c)) => queue.push_back(*c),
-                Some(Ctl::Ret(v)) => values.push(v),
-                _ => {}
-            }
+        for (frames, pargs, pvals, eq_work, ctl) in s.parked() {
+            fiber_refs(frames, pargs, pvals, eq_work, ctl, &mut |r| match r {
+                Ref::Entry(c) => queue.push_back(c),
+                Ref::Value(v) => values.push(v),
+                Ref::Stack(_) => {}
+            });
         }
         for v in values {
             push_value(v, &self.heap, &mut queue);
@@ -502,15 +483,6 @@ impl<'p> Machine<'p> {
             s.spawn(Ctl::Enter(c));
         }
         found.len()
-    }
-}
-
-fn push_arg<'a, 'p>(a: &'a Arg<'p>, queue: &mut VecDeque<CtxtId>, values: &mut Vec<&'a Value<'p>>) {
-    match a {
-        Arg::Code(_, env) => queue.push_back(*env),
-        Arg::Cell(c) => queue.push_back(*c),
-        Arg::Val(v) => values.push(v),
-        Arg::Stack(_) => {}
     }
 }
 
