@@ -24,7 +24,7 @@ use super::frame::{Arg, Frame};
 use super::heap::Cell;
 use super::stack::Head;
 use super::value::{CtxtId, PartialHead, StackId, Value};
-use crate::core::term::{CasePat, ConId, Lit, Match, Plicity, RcTerm, Term};
+use crate::core::term::{CasePat, ConId, DefId, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 use std::sync::atomic::Ordering;
@@ -394,9 +394,7 @@ impl<'p> Machine<'p> {
             }
             Term::Def(d) => {
                 self.heap.release(env);
-                let c = self.defs[d.0 as usize];
-                self.heap.retain(c);
-                Ctl::Enter(c)
+                self.enter_def(*d)
             }
             Term::Lit(l) => {
                 self.heap.release(env);
@@ -657,6 +655,14 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Needs a definition's pinned entry.
+    #[inline]
+    pub(crate) fn enter_def(&mut self, d: DefId) -> Ctl<'p> {
+        let c = self.defs[d.0 as usize];
+        self.heap.retain(c);
+        Ctl::Enter(c)
+    }
+
     /// Needs a context entry (owned reference).
     #[inline]
     fn enter(&mut self, c: CtxtId) -> Result<Ctl<'p>> {
@@ -756,9 +762,7 @@ impl<'p> Machine<'p> {
             }
             Head::Def(d) => {
                 self.heap.release(ctx);
-                let c = self.defs[d.0 as usize];
-                self.heap.retain(c);
-                Ctl::Enter(c)
+                self.enter_def(d)
             }
             Head::Lit(l) => {
                 self.heap.release(ctx);

@@ -106,9 +106,7 @@ impl<'p> Machine<'p> {
                     };
                     self.frames.push(Frame::Arg(ys, Plicity::Explicit));
                     self.frames.push(Frame::Arg(Arg::Val(a), Plicity::Explicit));
-                    let c = self.defs[append.0 as usize];
-                    self.heap.retain(c);
-                    Ok(Ctl::Enter(c))
+                    Ok(self.enter_def(append))
                 }
                 other => {
                     let e = self.mismatch(p, span, std::slice::from_ref(&other));
