@@ -503,5 +503,5 @@ fn cycle_error(
 
 /// The evaluator the type checker uses for type-level computation: the machine.
 fn type_evaluator() -> Box<dyn TypeEval> {
-    Box::new(crate::machine::typeval::MachineTypeEval::default())
+    Box::new(crate::vm::typeval::MachineTypeEval::default())
 }

@@ -41,3 +41,4 @@ pub mod proto;
 pub mod repl;
 pub mod sched;
 pub mod syntax;
+pub mod vm;

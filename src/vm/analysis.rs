@@ -1,0 +1,505 @@
+//! Analyses of a checked program that machine code needs (DESIGN.md section 1):
+//!
+//! - **Relevance.** A binder is *relevant* when its variable is used at run time:
+//!   anywhere but in a type annotation, a `Pi`, an implicit argument of a
+//!   constructor or external, or an argument at an irrelevant parameter of a known
+//!   definition. Irrelevant parameters (types, proofs nothing inspects) are erased
+//!   from machine code; relevant implicit ones (`def f {n : Int} (x : Int) = n + x`)
+//!   are ordinary arguments. Definitions may be mutually recursive, so the facts are
+//!   a least fixed point: nothing is relevant until a real use says so.
+//! - **Strictness.** A parameter is *strict* when evaluating the definition's body to
+//!   weak head normal form certainly evaluates it (or the body diverges), by abstract
+//!   interpretation over the core: a variable needs itself; a strict primitive or an
+//!   external needs its operands; a `match` needs its scrutinee and what every arm
+//!   needs; a known call needs its arguments at strict parameters; `error` needs
+//!   everything (it never returns). Higher-order arguments are treated conservatively
+//!   (applying an unknown function needs only the function). A greatest fixed point:
+//!   every parameter is strict until the body shows it need not be. The machine
+//!   evaluates strict arguments before a call, and the scheduler forks them (they are
+//!   certainly needed).
+//!
+//! Both passes walk the core with [`stacker`] for deep terms.
+
+use crate::core::program::Program;
+use crate::core::term::{CasePat, DefId, Plicity, RcTerm, Term};
+use crate::prim::Prim;
+use std::collections::HashSet;
+
+/// What the analyses found for one parameter of a definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamFacts {
+    /// Whether it is implicit.
+    pub implicit: bool,
+    /// Whether it is used at run time.
+    pub relevant: bool,
+    /// Whether the body certainly evaluates it.
+    pub strict: bool,
+}
+
+/// The facts of a whole program.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// Per definition: the parameters of its leading lambdas (empty for a definition
+    /// whose body is not a function).
+    pub defs: Vec<Vec<ParamFacts>>,
+    /// Lambdas (by address of the `Term::Lam` node) whose binder is irrelevant.
+    pub irrelevant_lams: HashSet<usize>,
+    /// `let`s (by address of the `Term::Let` node) whose body certainly needs the
+    /// binding (and whose right-hand side does not refer to itself).
+    pub strict_lets: HashSet<usize>,
+}
+
+/// The address of a term node, its identity for the side tables.
+pub fn addr(t: &RcTerm) -> usize {
+    &**t as *const Term as usize
+}
+
+/// Strips type annotations.
+pub fn unann(mut t: &RcTerm) -> &RcTerm {
+    while let Term::Ann(e, _) = &**t {
+        t = e;
+    }
+    t
+}
+
+/// The leading lambdas of a definition's body: (plicity, lambda node) outermost first,
+/// and the body under them.
+pub fn lambdas(body: &RcTerm) -> (Vec<&RcTerm>, &RcTerm) {
+    let mut lams = Vec::new();
+    let mut t = unann(body);
+    while let Term::Lam(_, b) = &**t {
+        lams.push(t);
+        t = unann(b);
+    }
+    (lams, t)
+}
+
+/// Runs both analyses.
+pub fn analyse(prog: &Program) -> Facts {
+    let mut facts = Facts {
+        defs: prog
+            .defs
+            .iter()
+            .map(|d| {
+                lambdas(&d.body)
+                    .0
+                    .iter()
+                    .map(|l| {
+                        let Term::Lam(b, _) = &***l else {
+                            unreachable!()
+                        };
+                        ParamFacts {
+                            implicit: b.plicity == Plicity::Implicit,
+                            relevant: false,
+                            strict: true,
+                        }
+                    })
+                    .collect()
+            })
+            .collect(),
+        ..Facts::default()
+    };
+    relevance(prog, &mut facts);
+    strictness(prog, &mut facts);
+    facts
+}
+
+// ----- relevance ------------------------------------------------------------------
+
+/// Marks relevant uses: `stack` maps de Bruijn indices to binder ids; `used[id]` is
+/// set by a run-time use.
+struct Uses<'a> {
+    prog: &'a Program,
+    defs: &'a [Vec<ParamFacts>],
+    stack: Vec<usize>,
+    used: Vec<bool>,
+    /// Lambda binder ids by lambda address (for the inner lambdas' facts).
+    lam_ids: Vec<(usize, usize)>,
+}
+
+impl Uses<'_> {
+    fn bind(&mut self) -> usize {
+        self.used.push(false);
+        let id = self.used.len() - 1;
+        self.stack.push(id);
+        id
+    }
+
+    fn term(&mut self, t: &RcTerm) {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t))
+    }
+
+    fn term_inner(&mut self, t: &RcTerm) {
+        match &**t {
+            Term::Var(ix) => {
+                let n = self.stack.len();
+                if let Some(&id) = self.stack.get(n.wrapping_sub(1 + ix.0 as usize)) {
+                    self.used[id] = true;
+                }
+            }
+            Term::Lam(_, body) => {
+                let id = self.bind();
+                self.lam_ids.push((addr(t), id));
+                self.term(body);
+                self.stack.pop();
+            }
+            Term::Let(_, rhs, body) => {
+                self.bind();
+                self.term(rhs);
+                self.term(body);
+                self.stack.pop();
+            }
+            Term::Match(m) => {
+                self.term(&m.scrut);
+                for arm in &m.arms {
+                    let k = arm.pat.arity();
+                    for _ in 0..k {
+                        self.bind();
+                    }
+                    self.term(&arm.body);
+                    self.stack.truncate(self.stack.len() - k);
+                }
+                if let Some((_, body)) = &m.default {
+                    self.bind();
+                    self.term(body);
+                    self.stack.pop();
+                }
+            }
+            Term::Ann(e, _) => self.term(e),
+            Term::App(..) => self.app(t),
+            // A type in a run-time position (a type passed as a relevant argument):
+            // the variables it mentions are used.
+            Term::Pi(b, body) => {
+                self.term(&b.ty);
+                self.bind();
+                self.term(body);
+                self.stack.pop();
+            }
+            Term::Def(_)
+            | Term::Data(_)
+            | Term::Con(_)
+            | Term::Extern(_)
+            | Term::Prim(..)
+            | Term::PrimType(_)
+            | Term::Lit(_)
+            | Term::Universe(_)
+            | Term::Hole(..) => {}
+        }
+    }
+
+    /// An application spine: arguments at irrelevant positions of a known head are
+    /// not uses.
+    fn app(&mut self, t: &RcTerm) {
+        let mut args = Vec::new();
+        let mut head = t;
+        while let Term::App(f, pl, a) = &**head {
+            args.push((*pl, a));
+            head = f;
+        }
+        args.reverse();
+        let head_t = unann(head);
+        let skip = |i: usize, pl: Plicity| -> bool {
+            match &**head_t {
+                Term::Con(_) | Term::Extern(_) | Term::Prim(..) | Term::Data(_) => {
+                    pl == Plicity::Implicit
+                }
+                Term::Def(d) => self
+                    .defs
+                    .get(d.0 as usize)
+                    .and_then(|ps| ps.get(i))
+                    .is_some_and(|p| !p.relevant && (p.implicit == (pl == Plicity::Implicit))),
+                _ => false,
+            }
+        };
+        let skips: Vec<bool> = args
+            .iter()
+            .enumerate()
+            .map(|(i, (pl, _))| skip(i, *pl))
+            .collect();
+        let _ = self.prog;
+        self.term(head);
+        for ((_, a), s) in args.iter().zip(skips) {
+            if !s {
+                self.term(a);
+            }
+        }
+    }
+}
+
+fn relevance(prog: &Program, facts: &mut Facts) {
+    loop {
+        let mut uses = Uses {
+            prog,
+            defs: &facts.defs,
+            stack: Vec::new(),
+            used: Vec::new(),
+            lam_ids: Vec::new(),
+        };
+        // The binder ids of each definition's leading lambdas.
+        let mut def_ids: Vec<Vec<usize>> = Vec::with_capacity(prog.defs.len());
+        for d in &prog.defs {
+            let start = uses.used.len();
+            uses.term(&d.body);
+            let n = facts.defs[def_ids.len()].len();
+            // The leading lambdas are the first binders bound in the body's walk.
+            def_ids.push((start..start + n).collect());
+        }
+        let Uses { used, lam_ids, .. } = uses;
+        let mut changed = false;
+        for (d, ids) in def_ids.iter().enumerate() {
+            for (k, &id) in ids.iter().enumerate() {
+                if used[id] && !facts.defs[d][k].relevant {
+                    facts.defs[d][k].relevant = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            facts.irrelevant_lams = lam_ids
+                .iter()
+                .filter(|(_, id)| !used[*id])
+                .map(|(a, _)| *a)
+                .collect();
+            return;
+        }
+    }
+}
+
+// ----- strictness -----------------------------------------------------------------
+
+/// A set of binder ids certainly evaluated, or "the term diverges" (needs
+/// everything).
+#[derive(Clone, Debug, PartialEq)]
+enum Needs {
+    Bottom,
+    Set(Vec<usize>),
+}
+
+impl Needs {
+    fn none() -> Needs {
+        Needs::Set(Vec::new())
+    }
+
+    fn one(id: usize) -> Needs {
+        Needs::Set(vec![id])
+    }
+
+    fn union(self, other: Needs) -> Needs {
+        match (self, other) {
+            (Needs::Bottom, _) | (_, Needs::Bottom) => Needs::Bottom,
+            (Needs::Set(mut a), Needs::Set(b)) => {
+                for x in b {
+                    if let Err(i) = a.binary_search(&x) {
+                        a.insert(i, x);
+                    }
+                }
+                Needs::Set(a)
+            }
+        }
+    }
+
+    fn intersect(self, other: Needs) -> Needs {
+        match (self, other) {
+            (Needs::Bottom, x) | (x, Needs::Bottom) => x,
+            (Needs::Set(a), Needs::Set(b)) => Needs::Set(
+                a.into_iter()
+                    .filter(|x| b.binary_search(x).is_ok())
+                    .collect(),
+            ),
+        }
+    }
+
+    fn contains(&self, id: usize) -> bool {
+        match self {
+            Needs::Bottom => true,
+            Needs::Set(a) => a.binary_search(&id).is_ok(),
+        }
+    }
+
+    /// Without the binders at or above `from` (they go out of scope).
+    fn below(self, from: usize) -> Needs {
+        match self {
+            Needs::Bottom => Needs::Bottom,
+            Needs::Set(a) => Needs::Set(a.into_iter().filter(|&x| x < from).collect()),
+        }
+    }
+}
+
+struct Strict<'a> {
+    defs: &'a [Vec<ParamFacts>],
+    /// de Bruijn stack of binder ids; ids are the stack positions (levels).
+    depth: usize,
+    strict_lets: Option<&'a mut HashSet<usize>>,
+}
+
+impl Strict<'_> {
+    fn term(&mut self, t: &RcTerm) -> Needs {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t))
+    }
+
+    fn var(&self, ix: u32) -> Option<usize> {
+        self.depth.checked_sub(1 + ix as usize)
+    }
+
+    fn term_inner(&mut self, t: &RcTerm) -> Needs {
+        match &**t {
+            Term::Var(ix) => self.var(ix.0).map_or_else(Needs::none, Needs::one),
+            Term::Ann(e, _) => self.term(e),
+            Term::Let(_, rhs, body) => {
+                let x = self.depth;
+                self.depth += 1;
+                let b = self.term(body);
+                let out = if b.contains(x) {
+                    let recursive = crate::core::subst::has_free_var(rhs, 0);
+                    if !recursive && let Some(s) = self.strict_lets.as_deref_mut() {
+                        s.insert(addr(t));
+                    }
+                    let r = self.term(rhs);
+                    b.union(r)
+                } else {
+                    b
+                };
+                self.depth -= 1;
+                out.below(x)
+            }
+            Term::Match(m) => {
+                let s = self.term(&m.scrut);
+                let mut arms = Needs::Bottom;
+                for arm in &m.arms {
+                    let k = arm.pat.arity();
+                    let base = self.depth;
+                    self.depth += k;
+                    let a = self.term(&arm.body).below(base);
+                    self.depth = base;
+                    arms = arms.intersect(a);
+                }
+                if let Some((_, body)) = &m.default {
+                    let base = self.depth;
+                    self.depth += 1;
+                    let a = self.term(body).below(base);
+                    self.depth = base;
+                    arms = arms.intersect(a);
+                }
+                s.union(arms)
+            }
+            Term::App(..) => self.app(t),
+            Term::Prim(Prim::Error, _) => Needs::none(),
+            _ => Needs::none(),
+        }
+    }
+
+    fn app(&mut self, t: &RcTerm) -> Needs {
+        let mut args = Vec::new();
+        let mut head = t;
+        while let Term::App(f, pl, a) = &**head {
+            args.push((*pl, a));
+            head = f;
+        }
+        args.reverse();
+        let explicit: Vec<&RcTerm> = args
+            .iter()
+            .filter(|(pl, _)| *pl == Plicity::Explicit)
+            .map(|(_, a)| *a)
+            .collect();
+        match &**unann(head) {
+            Term::Prim(p, _) if explicit.len() >= p.arity() => match p {
+                Prim::Error => Needs::Bottom,
+                Prim::Concat => self.term(explicit[0]),
+                _ => {
+                    let mut n = Needs::none();
+                    for a in &explicit[..p.arity()] {
+                        n = n.union(self.term(a));
+                    }
+                    n
+                }
+            },
+            Term::Extern(_) => {
+                // A call needs its arguments (to normal form) when its value is needed.
+                let mut n = Needs::none();
+                for a in &explicit {
+                    n = n.union(self.term(a));
+                }
+                n
+            }
+            Term::Def(d) => {
+                let params = &self.defs[d.0 as usize];
+                if params.is_empty() || args.len() < params.len() {
+                    return Needs::none();
+                }
+                let mut n = Needs::none();
+                for (p, (pl, a)) in params.iter().zip(&args) {
+                    if p.strict && p.implicit == (*pl == Plicity::Implicit) {
+                        n = n.union(self.term(a));
+                    }
+                }
+                n
+            }
+            Term::Var(_) | Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head),
+            _ => Needs::none(),
+        }
+    }
+}
+
+fn strictness(prog: &Program, facts: &mut Facts) {
+    loop {
+        let mut changed = false;
+        for (d, decl) in prog.defs.iter().enumerate() {
+            let n = facts.defs[d].len();
+            if n == 0 {
+                continue;
+            }
+            let (_, body) = lambdas(&decl.body);
+            let mut s = Strict {
+                defs: &facts.defs,
+                depth: n,
+                strict_lets: None,
+            };
+            let needs = s.term(body);
+            drop(s);
+            for k in 0..n {
+                if facts.defs[d][k].strict && !needs.contains(k) {
+                    facts.defs[d][k].strict = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // A parameter that is erased is never evaluated.
+    for ps in &mut facts.defs {
+        for p in ps.iter_mut() {
+            p.strict &= p.relevant;
+        }
+    }
+    // The strict `let`s, under the final facts.
+    let mut lets = HashSet::new();
+    for decl in &prog.defs {
+        let (lams, body) = lambdas(&decl.body);
+        let mut s = Strict {
+            defs: &facts.defs,
+            depth: lams.len(),
+            strict_lets: Some(&mut lets),
+        };
+        s.term(body);
+    }
+    facts.strict_lets = lets;
+}
+
+/// The facts of one definition, by name, for tests and `--explain`-style output:
+/// `(relevant, strict)` per parameter.
+pub fn def_facts<'f>(prog: &Program, facts: &'f Facts, name: &str) -> Option<&'f [ParamFacts]> {
+    let i = prog.defs.iter().rposition(|d| &*d.name == name)?;
+    Some(&facts.defs[i])
+}
+
+/// Whether a definition is a function (its body is a lambda).
+pub fn is_function(prog: &Program, d: DefId) -> bool {
+    matches!(&**unann(&prog.def(d).body), Term::Lam(..))
+}
+
+/// Whether a pattern binds anything (a helper for the compiler).
+pub fn binds(p: &CasePat) -> bool {
+    p.arity() > 0
+}

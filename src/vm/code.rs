@@ -1,0 +1,421 @@
+//! Machine code: core terms after analysis, in the form the machine runs fastest.
+//!
+//! A definition is compiled once, on first use ([`super::compile`]), into [`Code`]
+//! nodes in one store. What changes from the core term:
+//!
+//! - **Resolved variables.** A variable is a slot of the current record
+//!   ([`Code::Local`]) or of a record some hops up the parent chain
+//!   ([`Code::Outer`]), never a de Bruijn index walked at run time.
+//! - **Flat records.** A group of lambdas (`\x y z -> e`, a definition's parameters)
+//!   is one [`Fun`] whose call allocates one record for all its parameters; a match
+//!   arm binds all its fields in one record; a `let` gets a record of one slot.
+//! - **Known calls.** A saturated call of a top-level function is
+//!   [`Code::CallDef`]: no closure, no partial application, arguments only for the
+//!   relevant parameters, strict ones evaluated before the call.
+//! - **Erasure.** Parameters that nothing inspects at run time (types, proofs) have
+//!   no slot; known calls do not even build their arguments ([`super::analysis`]).
+//! - **Fused operators.** A saturated primitive is one node ([`Code::Bin`],
+//!   [`Code::Prim`]); a constructor with all its fields is [`Code::Con`].
+//!
+//! Every node keeps the core term it came from and the scope it was compiled in
+//! ([`Meta`]), so any machine state still reads back to a core term (DESIGN.md
+//! section 1).
+
+use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, PrimType, RcTerm};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+use std::rc::Rc;
+
+/// Index of a code node in the [`CodeStore`].
+pub type CodeId = u32;
+/// Index of a record layout in the [`CodeStore`].
+pub type LayoutId = u32;
+/// Index of a function in the [`CodeStore`].
+pub type FunId = u32;
+/// Index of a scope in the [`CodeStore`] (see [`Scope`]).
+pub type ScopeId = u32;
+
+/// Where an external is applied in the program: the code node of the call, or
+/// [`Site::UNKNOWN`]. Calls are shared by place and arguments (LANGUAGE.md 7.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Site(pub u32);
+
+impl Site {
+    /// A place not known: never shared.
+    pub const UNKNOWN: Site = Site(u32::MAX);
+}
+
+/// A run of argument codes in [`CodeStore::args`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Args {
+    /// First index.
+    pub start: u32,
+    /// How many.
+    pub len: u32,
+}
+
+/// One argument of an application whose head is not known at compile time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ApplyArg {
+    /// The argument's code.
+    pub code: CodeId,
+    /// Whether it was applied implicitly (`f {A}`): constructors, primitives and
+    /// externals drop implicit arguments.
+    pub implicit: bool,
+}
+
+/// A code node. Children are other nodes of the store.
+#[derive(Clone, Debug)]
+pub enum Code {
+    /// Slot `0` of the current record.
+    Local(u32),
+    /// A slot of the record `hops` parents up.
+    Outer {
+        /// How many parent links to follow.
+        hops: u32,
+        /// Which slot.
+        slot: u32,
+    },
+    /// A top-level definition's value.
+    Global(DefId),
+    /// An `Int` literal.
+    Int(i64),
+    /// A `Float` literal.
+    Float(f64),
+    /// A `String` literal.
+    Str(Rc<str>),
+    /// A constructor without explicit fields.
+    Atom(ConId),
+    /// An erased argument: nothing run time inspects.
+    Erased,
+    /// A hole or an unsolved metavariable (type-level evaluation): a neutral value
+    /// that reads back as itself.
+    Hole,
+    /// `Type n`.
+    Universe(u32),
+    /// `Int`, `Float`, `String`.
+    PrimType(PrimType),
+    /// A type constructor (type-level evaluation; applied through [`Code::Apply`]).
+    Data(DataId),
+    /// A constructor with all its explicit fields (lazy).
+    Con {
+        /// Which.
+        con: ConId,
+        /// Its fields.
+        args: Args,
+    },
+    /// A function closed over the current record (or over none, when closed).
+    Lam(FunId),
+    /// A call of a top-level function with exactly its relevant arguments.
+    CallDef {
+        /// The function.
+        def: DefId,
+        /// One argument per parameter with a slot, in order.
+        args: Args,
+    },
+    /// An application of anything else (a variable, a partial application, ...): all
+    /// arguments, implicit ones included.
+    Apply {
+        /// The function.
+        fun: CodeId,
+        /// Its arguments ([`CodeStore::apply_args`]).
+        args: Args,
+    },
+    /// A saturated binary primitive with both arguments strict (arithmetic,
+    /// comparisons, `==`).
+    Bin {
+        /// Which primitive.
+        prim: Prim,
+        /// Left operand.
+        a: CodeId,
+        /// Right operand.
+        b: CodeId,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// Any other saturated primitive.
+    Prim {
+        /// Which primitive.
+        prim: Prim,
+        /// Its arguments.
+        args: Args,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// A primitive, constructor or external without all its arguments, or used as a
+    /// value: built as a partial application at run time.
+    Head(HeadCode),
+    /// `let x = rhs in body`: a record of one slot.
+    Let {
+        /// The record's layout.
+        layout: LayoutId,
+        /// The right-hand side (in the outer record, or in the new one when
+        /// `recursive`).
+        rhs: CodeId,
+        /// The body, in the new record.
+        body: CodeId,
+        /// Whether `rhs` refers to the binding itself.
+        recursive: bool,
+        /// Whether `body` certainly needs the binding (then `rhs` is evaluated
+        /// first, without a thunk).
+        strict: bool,
+    },
+    /// A `match`.
+    Match(u32),
+    /// A saturated external call.
+    Extern {
+        /// Which declaration.
+        ext: ExternId,
+        /// Its explicit arguments.
+        args: Args,
+    },
+    /// `prim_seq a b`: needs `a`, then is `b`.
+    Seq {
+        /// Needed first.
+        a: CodeId,
+        /// The value.
+        b: CodeId,
+    },
+    /// A dependent function type (type-level evaluation).
+    Pi,
+}
+
+/// A head that is built as a partial application when reached without all its
+/// arguments.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum HeadCode {
+    /// A constructor.
+    Con(ConId),
+    /// A primitive.
+    Prim(Prim, Span),
+    /// An external.
+    Extern(ExternId),
+}
+
+/// A compiled `match`.
+#[derive(Clone, Debug)]
+pub struct MatchCode<'p> {
+    /// The scrutinee.
+    pub scrut: CodeId,
+    /// The arms, in order.
+    pub arms: Vec<ArmCode>,
+    /// The catch-all: its layout (one slot: the scrutinee) and body.
+    pub default: Option<(LayoutId, CodeId)>,
+    /// The core `match`, for readback and stuck matches.
+    pub core: &'p crate::core::term::Match,
+    /// Where "no arm matched" is reported.
+    pub span: Span,
+    /// The `match` node itself.
+    pub node: CodeId,
+}
+
+/// One arm of a compiled `match`.
+#[derive(Clone, Debug)]
+pub struct ArmCode {
+    /// What it tests.
+    pub test: ArmTest,
+    /// The layout of the record binding its fields (`None` when it binds nothing).
+    pub layout: Option<LayoutId>,
+    /// The body.
+    pub body: CodeId,
+}
+
+/// The test of an arm.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArmTest {
+    /// A constructor.
+    Con(ConId),
+    /// An `Int` literal.
+    Int(i64),
+    /// A `String` literal.
+    Str(Rc<str>),
+}
+
+/// One parameter of a [`Fun`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Whether it is implicit.
+    pub implicit: bool,
+    /// Its slot in the call's record, or `None` when it is erased.
+    pub slot: Option<u32>,
+    /// Whether the body certainly evaluates it (strictness analysis).
+    pub strict: bool,
+}
+
+/// A group of lambdas compiled as one function.
+#[derive(Clone, Debug)]
+pub struct Fun<'p> {
+    /// The parameters, outermost first.
+    pub params: Vec<Param>,
+    /// The layout of the call's record.
+    pub layout: LayoutId,
+    /// Slots in the call's record.
+    pub slots: u32,
+    /// The slot that holds the function itself (a recursive local function refers to
+    /// itself through it), if any.
+    pub self_slot: Option<u32>,
+    /// The body.
+    pub body: CodeId,
+    /// Whether the body refers to no enclosing record (the closure needs none).
+    pub closed: bool,
+    /// The outermost `Lam` of the group, for readback.
+    pub core: &'p RcTerm,
+    /// The scope the group is written in (without its own binders).
+    pub scope: ScopeId,
+    /// The record depth of that scope.
+    pub depth: u32,
+    /// The definition it belongs to, for messages.
+    pub def: Option<DefId>,
+}
+
+/// What a record's slots are.
+#[derive(Clone, Debug)]
+pub struct Layout<'p> {
+    /// The binder of each slot (`None` for a slot with no binder: a function's own
+    /// slot is named by its `let`).
+    pub binders: Vec<Option<&'p crate::core::term::Binder>>,
+    /// What kind of record it is.
+    pub kind: LayoutKind,
+}
+
+/// The kinds of records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LayoutKind {
+    /// A function's parameters.
+    Params(FunId),
+    /// A match arm's fields.
+    Fields,
+    /// A `let` binding.
+    Let,
+    /// The scrutinee bound by a catch-all arm.
+    Default,
+    /// The type checker's context (type-level evaluation).
+    Context,
+}
+
+/// How a de Bruijn variable of a node's core term is found at run time: one entry
+/// per binder in scope, innermost first, as a persistent list.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// The binder's location.
+    pub loc: Loc,
+    /// The next binder outward (`u32::MAX` at the end).
+    pub next: ScopeId,
+}
+
+/// Where a variable lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// Slot `slot` of the record at depth `depth` (records counted from the root of
+    /// the compilation).
+    Slot {
+        /// Record depth.
+        depth: u32,
+        /// Slot.
+        slot: u32,
+    },
+    /// Erased: no run-time value.
+    Erased,
+}
+
+/// What readback needs of a node: the core term it came from, the scope it was
+/// compiled in, and the record depth of that scope.
+#[derive(Clone, Debug)]
+pub struct Meta<'p> {
+    /// The core term.
+    pub core: &'p RcTerm,
+    /// Its scope.
+    pub scope: ScopeId,
+    /// The depth of the current record in that scope.
+    pub depth: u32,
+    /// The best source place known for it: its own (an operator, a `match`), or the
+    /// definition it belongs to.
+    pub span: Span,
+}
+
+/// All compiled code of one machine.
+#[derive(Default, Debug)]
+pub struct CodeStore<'p> {
+    /// The nodes.
+    pub nodes: Vec<Code>,
+    /// Per node: where it came from.
+    pub meta: Vec<Meta<'p>>,
+    /// Argument runs of [`Code::Con`], [`Code::CallDef`], [`Code::Prim`],
+    /// [`Code::Extern`].
+    pub args: Vec<CodeId>,
+    /// Argument runs of [`Code::Apply`].
+    pub apply_args: Vec<ApplyArg>,
+    /// Matches.
+    pub matches: Vec<MatchCode<'p>>,
+    /// Functions.
+    pub funs: Vec<Fun<'p>>,
+    /// Record layouts.
+    pub layouts: Vec<Layout<'p>>,
+    /// Scopes.
+    pub scopes: Vec<Scope>,
+    /// Per node: whether it refers to no record outside itself (a thunk of it needs
+    /// no context, and so keeps none alive).
+    pub closed: Vec<bool>,
+}
+
+/// The end of a scope list.
+pub const NO_SCOPE: ScopeId = u32::MAX;
+
+impl<'p> CodeStore<'p> {
+    /// A node.
+    #[inline(always)]
+    pub fn node(&self, c: CodeId) -> &Code {
+        &self.nodes[c as usize]
+    }
+
+    /// The codes of an argument run.
+    #[inline(always)]
+    pub fn args(&self, a: Args) -> &[CodeId] {
+        &self.args[a.start as usize..(a.start + a.len) as usize]
+    }
+
+    /// The arguments of an [`Code::Apply`].
+    #[inline(always)]
+    pub fn apply_args(&self, a: Args) -> &[ApplyArg] {
+        &self.apply_args[a.start as usize..(a.start + a.len) as usize]
+    }
+
+    /// A function.
+    #[inline(always)]
+    pub fn fun(&self, f: FunId) -> &Fun<'p> {
+        &self.funs[f as usize]
+    }
+
+    /// A match.
+    #[inline(always)]
+    pub fn matc(&self, m: u32) -> &MatchCode<'p> {
+        &self.matches[m as usize]
+    }
+
+    /// A layout.
+    #[inline(always)]
+    pub fn layout(&self, l: LayoutId) -> &Layout<'p> {
+        &self.layouts[l as usize]
+    }
+
+    /// The location of de Bruijn variable `ix` in a scope (`None` if the scope is
+    /// shorter: a variable of an enclosing scope the compilation does not see).
+    pub fn lookup(&self, mut scope: ScopeId, ix: u32) -> Option<Loc> {
+        for _ in 0..ix {
+            if scope == NO_SCOPE {
+                return None;
+            }
+            scope = self.scopes[scope as usize].next;
+        }
+        (scope != NO_SCOPE).then(|| self.scopes[scope as usize].loc)
+    }
+
+    /// A binder of a layout's slot, for readback and `:stack`.
+    pub fn slot_binder(&self, l: LayoutId, slot: u32) -> Option<&'p Binder> {
+        self.layouts[l as usize]
+            .binders
+            .get(slot as usize)
+            .copied()
+            .flatten()
+    }
+}

@@ -1,0 +1,605 @@
+//! From checked core terms to machine code ([`super::code`]), one definition at a
+//! time, on first use.
+//!
+//! The compiler walks a term with its *scope*: for each binder in scope, where its
+//! value lives at run time ([`Loc`]): a slot of a record at some depth of the record
+//! chain, or nowhere (erased). Records are made by function calls (one per group of
+//! lambdas), match arms with fields, and `let`s; a variable becomes a slot read with
+//! the number of parent hops from the current record. The scope of every node is kept
+//! ([`Meta`]) so that code in a record reads back to the core term it came from.
+//!
+//! A `let` whose right-hand side does not mention itself is compiled in the outer
+//! record (its thunk points outward, so records never form cycles); a recursive local
+//! function (`let go n = ... go ... in`) refers to itself through a slot of its own
+//! call's record ([`super::code::Fun::self_slot`]), so it makes no cycle either; only a
+//! recursive `let` of data (`let xs = Cons 1 xs`) points back at its own record.
+
+use super::analysis::{Facts, addr, lambdas, unann};
+use super::code::*;
+use crate::core::program::Program;
+use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+
+/// What a definition compiled to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefCode {
+    /// Not compiled yet.
+    Pending,
+    /// A function.
+    Fun(FunId),
+    /// A value computed once (a CAF): its code, closed.
+    Caf(CodeId),
+}
+
+/// The compiler's state for one compilation.
+pub struct Compiler<'s, 'p> {
+    prog: &'p Program,
+    store: &'s mut CodeStore<'p>,
+    /// The analyses' facts, or `None` to compile without erasure or strictness
+    /// (type-level evaluation).
+    facts: Option<&'s Facts>,
+    scope: ScopeId,
+    depth: u32,
+    min_ref: u32,
+    /// The place of the definition being compiled (for nodes without their own).
+    def_span: Span,
+}
+
+/// Compiles definition `d`.
+pub fn compile_def<'p>(
+    prog: &'p Program,
+    store: &mut CodeStore<'p>,
+    facts: Option<&Facts>,
+    d: DefId,
+) -> DefCode {
+    let mut c = Compiler {
+        prog,
+        store,
+        facts,
+        scope: NO_SCOPE,
+        depth: 0,
+        min_ref: u32::MAX,
+        def_span: prog.def(d).span,
+    };
+    let body = &prog.def(d).body;
+    let (lams, inner) = lambdas(body);
+    if lams.is_empty() {
+        DefCode::Caf(c.term(body))
+    } else {
+        let params = facts.map(|f| f.defs[d.0 as usize].as_slice());
+        DefCode::Fun(c.fun(&lams, inner, params, None, Some(d)))
+    }
+}
+
+/// Compiles a term in a context of one record whose slots are the binders given
+/// (type-level evaluation: the checker's context), of which the first `visible` are
+/// in the term's scope: its variable `ix` is slot `visible - 1 - ix`.
+pub fn compile_in_context<'p>(
+    prog: &'p Program,
+    store: &mut CodeStore<'p>,
+    binders: &[&'p Binder],
+    visible: usize,
+    t: &'p RcTerm,
+) -> (LayoutId, CodeId) {
+    let layout = store.layouts.len() as LayoutId;
+    store.layouts.push(Layout {
+        binders: binders.iter().map(|b| Some(*b)).collect(),
+        kind: LayoutKind::Context,
+    });
+    let mut c = Compiler {
+        prog,
+        store,
+        facts: None,
+        scope: NO_SCOPE,
+        depth: if binders.is_empty() { 0 } else { 1 },
+        min_ref: u32::MAX,
+        def_span: Span::new(crate::syntax::span::FileId(0), 0, 0),
+    };
+    for i in 0..visible {
+        c.push(Loc::Slot {
+            depth: 1,
+            slot: i as u32,
+        });
+    }
+    let code = c.term(t);
+    (layout, code)
+}
+
+/// The number of explicit parameters of an external's declared type.
+pub fn extern_arity(prog: &Program, e: ExternId) -> usize {
+    let mut t = &prog.external(e).ty;
+    let mut n = 0;
+    while let Term::Pi(b, cod) = &**unann(t) {
+        if b.plicity == Plicity::Explicit {
+            n += 1;
+        }
+        t = cod;
+    }
+    n
+}
+
+impl<'s, 'p> Compiler<'s, 'p> {
+    fn push(&mut self, loc: Loc) {
+        self.store.scopes.push(Scope {
+            loc,
+            next: self.scope,
+        });
+        self.scope = (self.store.scopes.len() - 1) as ScopeId;
+    }
+
+    fn pop(&mut self, n: usize) {
+        for _ in 0..n {
+            self.scope = self.store.scopes[self.scope as usize].next;
+        }
+    }
+
+    fn emit(&mut self, node: Code, core: &'p RcTerm) -> CodeId {
+        self.store.nodes.push(node);
+        let span = own_span(core).unwrap_or(self.def_span);
+        self.store.meta.push(Meta {
+            core,
+            scope: self.scope,
+            depth: self.depth,
+            span,
+        });
+        self.store.closed.push(false);
+        (self.store.nodes.len() - 1) as CodeId
+    }
+
+    fn layout(&mut self, binders: Vec<Option<&'p Binder>>, kind: LayoutKind) -> LayoutId {
+        self.store.layouts.push(Layout { binders, kind });
+        (self.store.layouts.len() - 1) as LayoutId
+    }
+
+    fn args_run(&mut self, codes: &[CodeId]) -> Args {
+        let start = self.store.args.len() as u32;
+        self.store.args.extend_from_slice(codes);
+        Args {
+            start,
+            len: codes.len() as u32,
+        }
+    }
+
+    /// Compiles a term; records whether it refers to no record outside itself.
+    fn term(&mut self, t: &'p RcTerm) -> CodeId {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+            let saved = std::mem::replace(&mut self.min_ref, u32::MAX);
+            let c = self.term_inner(t);
+            self.store.closed[c as usize] = self.min_ref > self.depth;
+            self.min_ref = self.min_ref.min(saved);
+            c
+        })
+    }
+
+    fn var(&mut self, ix: u32, t: &'p RcTerm) -> CodeId {
+        match self.store.lookup(self.scope, ix) {
+            Some(Loc::Slot { depth, slot }) => {
+                self.min_ref = self.min_ref.min(depth);
+                let hops = self.depth - depth;
+                let node = if hops == 0 {
+                    Code::Local(slot)
+                } else {
+                    Code::Outer { hops, slot }
+                };
+                self.emit(node, t)
+            }
+            // An erased variable, or one outside what this compilation sees: it has
+            // no run-time value (a well-typed program never inspects it).
+            Some(Loc::Erased) | None => self.emit(Code::Erased, t),
+        }
+    }
+
+    fn term_inner(&mut self, t: &'p RcTerm) -> CodeId {
+        match &**t {
+            Term::Var(ix) => self.var(ix.0, t),
+            Term::Def(d) => self.emit(Code::Global(*d), t),
+            Term::Data(d) => self.emit(Code::Data(*d), t),
+            Term::Con(c) => {
+                if self.prog.con(*c).fields.is_empty() {
+                    self.emit(Code::Atom(*c), t)
+                } else {
+                    self.emit(Code::Head(HeadCode::Con(*c)), t)
+                }
+            }
+            Term::Extern(e) => self.emit(Code::Head(HeadCode::Extern(*e)), t),
+            Term::Prim(p, span) => self.emit(Code::Head(HeadCode::Prim(*p, *span)), t),
+            Term::PrimType(p) => self.emit(Code::PrimType(*p), t),
+            Term::Lit(Lit::Int(n)) => self.emit(Code::Int(*n), t),
+            Term::Lit(Lit::Float(x)) => self.emit(Code::Float(*x), t),
+            Term::Lit(Lit::Str(s)) => self.emit(Code::Str(s.clone()), t),
+            Term::Universe(n) => self.emit(Code::Universe(*n), t),
+            Term::Hole(..) => self.emit(Code::Hole, t),
+            Term::Ann(e, _) => self.term(e),
+            Term::Pi(..) => {
+                // Readback of the type uses the node's core term and scope; the
+                // variables it mentions must keep their records alive.
+                self.mark_free_vars(t);
+                self.emit(Code::Pi, t)
+            }
+            Term::Lam(..) => {
+                let (lams, body) = lambdas(t);
+                let f = self.fun(&lams, body, None, None, None);
+                self.emit(Code::Lam(f), t)
+            }
+            Term::Let(b, rhs, body) => self.let_(t, b, rhs, body),
+            Term::Match(m) => self.match_(t, m),
+            Term::App(..) => self.app(t),
+        }
+    }
+
+    /// Records the variables a term mentions as references (a `Pi` kept for
+    /// readback).
+    fn mark_free_vars(&mut self, t: &'p RcTerm) {
+        let mut vars = Vec::new();
+        free_vars(t, 0, &mut vars);
+        for ix in vars {
+            if let Some(Loc::Slot { depth, .. }) = self.store.lookup(self.scope, ix) {
+                self.min_ref = self.min_ref.min(depth);
+            }
+        }
+    }
+
+    /// A group of lambdas as one function. `params` are a definition's facts;
+    /// `self_binder` names the slot a recursive local function finds itself in.
+    fn fun(
+        &mut self,
+        lams: &[&'p RcTerm],
+        body: &'p RcTerm,
+        params: Option<&[super::analysis::ParamFacts]>,
+        self_binder: Option<&'p Binder>,
+        def: Option<DefId>,
+    ) -> FunId {
+        let saved_scope = self.scope;
+        let saved_min = std::mem::replace(&mut self.min_ref, u32::MAX);
+        self.depth += 1;
+        let depth = self.depth;
+        let mut binders: Vec<Option<&'p Binder>> = Vec::new();
+        let mut ps = Vec::with_capacity(lams.len());
+        let self_slot = self_binder.map(|b| {
+            binders.push(Some(b));
+            self.push(Loc::Slot { depth, slot: 0 });
+            0
+        });
+        for (k, lam) in lams.iter().enumerate() {
+            let Term::Lam(b, _) = &***lam else {
+                unreachable!("lambdas() returns lambdas")
+            };
+            let (relevant, strict) = match (params, self.facts) {
+                (Some(p), _) => (p[k].relevant, p[k].strict),
+                (None, Some(f)) => (!f.irrelevant_lams.contains(&addr(lam)), false),
+                (None, None) => (true, false),
+            };
+            let slot = relevant.then(|| {
+                binders.push(Some(b));
+                (binders.len() - 1) as u32
+            });
+            self.push(match slot {
+                Some(slot) => Loc::Slot { depth, slot },
+                None => Loc::Erased,
+            });
+            ps.push(Param {
+                implicit: b.plicity == Plicity::Implicit,
+                slot,
+                strict,
+            });
+        }
+        let slots = binders.len() as u32;
+        let fid = self.store.funs.len() as FunId;
+        let layout = self.layout(binders, LayoutKind::Params(fid));
+        // Reserve the function's place (recursive compilation may add others).
+        self.store.funs.push(Fun {
+            params: ps,
+            layout,
+            slots,
+            self_slot,
+            body: 0,
+            closed: false,
+            core: lams[0],
+            scope: saved_scope,
+            depth: depth - 1,
+            def,
+        });
+        let code = self.term(body);
+        self.depth -= 1;
+        self.scope = saved_scope;
+        let closed = self.min_ref > self.depth;
+        self.min_ref = self.min_ref.min(saved_min);
+        let f = &mut self.store.funs[fid as usize];
+        f.body = code;
+        f.closed = closed;
+        fid
+    }
+
+    fn let_(&mut self, t: &'p RcTerm, b: &'p Binder, rhs: &'p RcTerm, body: &'p RcTerm) -> CodeId {
+        let recursive = crate::core::subst::has_free_var(rhs, 0);
+        let strict = !recursive && self.facts.is_some_and(|f| f.strict_lets.contains(&addr(t)));
+        let layout = self.layout(vec![Some(b)], LayoutKind::Let);
+        let rhs_code = if recursive && matches!(&**unann(rhs), Term::Lam(..)) {
+            // A recursive local function: its own slot stands for the binding.
+            let (lams, inner) = lambdas(rhs);
+            let f = self.fun(&lams, inner, None, Some(b), None);
+            // The node's scope has the binding itself at index 0 (it reads back as a
+            // hole: a closure value reads back through its function instead).
+            self.push(Loc::Erased);
+            let node = self.emit(Code::Lam(f), rhs);
+            self.pop(1);
+            node
+        } else if recursive {
+            // Recursive data: the right-hand side lives in the new record.
+            self.depth += 1;
+            self.push(Loc::Slot {
+                depth: self.depth,
+                slot: 0,
+            });
+            let c = self.term(rhs);
+            self.pop(1);
+            self.depth -= 1;
+            c
+        } else {
+            // The binding is not in the right-hand side's scope at run time.
+            self.push(Loc::Erased);
+            let c = self.term(rhs);
+            self.pop(1);
+            c
+        };
+        let recursive_data = recursive && !matches!(self.store.node(rhs_code), Code::Lam(_));
+        self.depth += 1;
+        self.push(Loc::Slot {
+            depth: self.depth,
+            slot: 0,
+        });
+        let body_code = self.term(body);
+        self.pop(1);
+        self.depth -= 1;
+        self.emit(
+            Code::Let {
+                layout,
+                rhs: rhs_code,
+                body: body_code,
+                recursive: recursive_data,
+                strict,
+            },
+            t,
+        )
+    }
+
+    fn match_(&mut self, t: &'p RcTerm, m: &'p crate::core::term::Match) -> CodeId {
+        let scrut = self.term(&m.scrut);
+        let mut arms = Vec::with_capacity(m.arms.len());
+        for arm in &m.arms {
+            let (test, fields): (ArmTest, &'p [Binder]) = match &arm.pat {
+                CasePat::Con(c, bs) => (ArmTest::Con(*c), bs.as_slice()),
+                CasePat::Lit(Lit::Int(n)) => (ArmTest::Int(*n), &[]),
+                CasePat::Lit(Lit::Str(s)) => (ArmTest::Str(s.clone()), &[]),
+                // Float patterns do not exist in the language; such an arm never
+                // matches.
+                CasePat::Lit(Lit::Float(_)) => (ArmTest::Int(i64::MIN), &[]),
+            };
+            let (layout, body) = if fields.is_empty() {
+                (None, self.term(&arm.body))
+            } else {
+                let layout = self.layout(fields.iter().map(Some).collect(), LayoutKind::Fields);
+                self.depth += 1;
+                for i in 0..fields.len() {
+                    self.push(Loc::Slot {
+                        depth: self.depth,
+                        slot: i as u32,
+                    });
+                }
+                let body = self.term(&arm.body);
+                self.pop(fields.len());
+                self.depth -= 1;
+                (Some(layout), body)
+            };
+            arms.push(ArmCode { test, layout, body });
+        }
+        let default = m.default.as_ref().map(|(b, body)| {
+            let layout = self.layout(vec![Some(b)], LayoutKind::Default);
+            self.depth += 1;
+            self.push(Loc::Slot {
+                depth: self.depth,
+                slot: 0,
+            });
+            let body = self.term(body);
+            self.pop(1);
+            self.depth -= 1;
+            (layout, body)
+        });
+        let id = self.store.matches.len() as u32;
+        self.store.matches.push(MatchCode {
+            scrut,
+            arms,
+            default,
+            core: m,
+            span: m.span,
+            node: 0,
+        });
+        let node = self.emit(Code::Match(id), t);
+        self.store.matches[id as usize].node = node;
+        node
+    }
+
+    /// An application spine: known heads get their own nodes.
+    fn app(&mut self, t: &'p RcTerm) -> CodeId {
+        let mut args: Vec<(Plicity, &'p RcTerm)> = Vec::new();
+        let mut head = t;
+        while let Term::App(f, pl, a) = &**head {
+            args.push((*pl, a));
+            head = f;
+        }
+        args.reverse();
+        let explicit: Vec<&'p RcTerm> = args
+            .iter()
+            .filter(|(pl, _)| *pl == Plicity::Explicit)
+            .map(|(_, a)| *a)
+            .collect();
+        match &**unann(head) {
+            Term::Con(c) if explicit.len() == self.prog.con(*c).fields.len() => {
+                let codes: Vec<CodeId> = explicit.iter().map(|a| self.term(a)).collect();
+                if codes.is_empty() {
+                    return self.emit(Code::Atom(*c), t);
+                }
+                let args = self.args_run(&codes);
+                self.emit(Code::Con { con: *c, args }, t)
+            }
+            Term::Prim(p, span) if explicit.len() == p.arity() && args.len() == explicit.len() => {
+                let codes: Vec<CodeId> = explicit.iter().map(|a| self.term(a)).collect();
+                match p {
+                    Prim::Seq => self.emit(
+                        Code::Seq {
+                            a: codes[0],
+                            b: codes[1],
+                        },
+                        t,
+                    ),
+                    Prim::Add
+                    | Prim::Sub
+                    | Prim::Mul
+                    | Prim::Div
+                    | Prim::Rem
+                    | Prim::Lt
+                    | Prim::Le
+                    | Prim::Gt
+                    | Prim::Ge
+                    | Prim::Eq
+                    | Prim::Ne => self.emit(
+                        Code::Bin {
+                            prim: *p,
+                            a: codes[0],
+                            b: codes[1],
+                            span: *span,
+                        },
+                        t,
+                    ),
+                    _ => {
+                        let args = self.args_run(&codes);
+                        self.emit(
+                            Code::Prim {
+                                prim: *p,
+                                args,
+                                span: *span,
+                            },
+                            t,
+                        )
+                    }
+                }
+            }
+            Term::Extern(e) if explicit.len() == extern_arity(self.prog, *e) => {
+                let codes: Vec<CodeId> = explicit.iter().map(|a| self.term(a)).collect();
+                let args = self.args_run(&codes);
+                self.emit(Code::Extern { ext: *e, args }, t)
+            }
+            Term::Def(d) if self.known_call(*d, &args) => {
+                let arity = self.signature_len(*d);
+                let params: Vec<Option<u32>> = self.param_slots(*d);
+                let mut codes = Vec::new();
+                for (k, (_, a)) in args[..arity].iter().enumerate() {
+                    if params[k].is_some() {
+                        codes.push(self.term(a));
+                    }
+                }
+                let run = self.args_run(&codes);
+                let call = self.emit(Code::CallDef { def: *d, args: run }, t);
+                if args.len() == arity {
+                    call
+                } else {
+                    self.apply(call, &args[arity..], t)
+                }
+            }
+            _ => {
+                let f = self.term(head);
+                self.apply(f, &args, t)
+            }
+        }
+    }
+
+    fn apply(&mut self, f: CodeId, args: &[(Plicity, &'p RcTerm)], t: &'p RcTerm) -> CodeId {
+        let codes: Vec<ApplyArg> = args
+            .iter()
+            .map(|(pl, a)| ApplyArg {
+                code: self.term(a),
+                implicit: *pl == Plicity::Implicit,
+            })
+            .collect();
+        let start = self.store.apply_args.len() as u32;
+        self.store.apply_args.extend_from_slice(&codes);
+        self.emit(
+            Code::Apply {
+                fun: f,
+                args: Args {
+                    start,
+                    len: codes.len() as u32,
+                },
+            },
+            t,
+        )
+    }
+
+    /// How many parameters definition `d` has as a function (0 for a CAF).
+    fn signature_len(&self, d: DefId) -> usize {
+        match self.facts {
+            Some(f) => f.defs[d.0 as usize].len(),
+            None => lambdas(&self.prog.def(d).body).0.len(),
+        }
+    }
+
+    /// The slot of each of `d`'s parameters (`None` when erased).
+    fn param_slots(&self, d: DefId) -> Vec<Option<u32>> {
+        let mut next = 0;
+        let relevant: Vec<bool> = match self.facts {
+            Some(f) => f.defs[d.0 as usize].iter().map(|p| p.relevant).collect(),
+            None => vec![true; self.signature_len(d)],
+        };
+        relevant
+            .into_iter()
+            .map(|r| {
+                r.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a spine of `args` saturates function definition `d` with matching
+    /// plicities.
+    fn known_call(&self, d: DefId, args: &[(Plicity, &'p RcTerm)]) -> bool {
+        let (lams, _) = lambdas(&self.prog.def(d).body);
+        if lams.is_empty() || args.len() < lams.len() {
+            return false;
+        }
+        lams.iter()
+            .zip(args)
+            .all(|(l, (pl, _))| matches!(&***l, Term::Lam(b, _) if b.plicity == *pl))
+    }
+}
+
+/// The place a term carries itself: an operator's, a `match`'s, a hole's, or that of
+/// the primitive at the head of an application.
+fn own_span(t: &RcTerm) -> Option<Span> {
+    let mut t = t;
+    loop {
+        match &**t {
+            Term::Prim(_, s) | Term::Hole(_, s) => return Some(*s),
+            Term::Match(m) => return Some(m.span),
+            Term::App(f, _, _) => t = f,
+            Term::Ann(e, _) => t = e,
+            _ => return None,
+        }
+    }
+}
+
+/// The free variables of a term (de Bruijn indices as seen from outside `under`
+/// binders), each once.
+fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
+    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        if let Term::Var(ix) = &**t {
+            if ix.0 >= under && !out.contains(&(ix.0 - under)) {
+                out.push(ix.0 - under);
+            }
+            return;
+        }
+        t.for_each_child(|c, k| free_vars(c, under + k, out));
+    })
+}

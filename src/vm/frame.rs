@@ -1,0 +1,158 @@
+//! The machine's stack of typed frames (nickel-style: one variant per kind of
+//! continuation, no closures), and the loop's control.
+//!
+//! Reading the frames from the top down to an [`Frame::Update`] gives what the
+//! current computation will do with its value: apply it to pending arguments
+//! ([`Frame::Arg`]), choose a match arm ([`Frame::Case`]), hand it to a primitive,
+//! an external or a call waiting for its strict arguments. Below the update frame is
+//! the computation that needed the thunk, and so on down to the bottom. Every frame is
+//! data, so a stopped machine reads back to a term ([`super::state`]) and a fiber can
+//! be set aside and resumed ([`crate::sched`]).
+
+use super::code::{CodeId, LayoutId, Site};
+use super::value::{Ref, Val};
+use crate::core::term::ExternId;
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+
+/// What the loop does next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ctl {
+    /// Run code in a record (the record reference is owned by the control).
+    Eval(CodeId, Ref),
+    /// Need a thunk (owned reference).
+    Force(Ref),
+    /// Return a weak head normal form (owned) to the frame on top.
+    Ret(Val),
+    /// The current fiber waits (for a call, or for a thunk another fiber is
+    /// evaluating): run another.
+    Park,
+}
+
+/// An operation waiting for its strict arguments ([`Frame::Strict`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StrictOp {
+    /// A primitive.
+    Prim(Prim, Span),
+    /// An external call, its arguments in normal form.
+    Extern(ExternId, Site),
+}
+
+/// One frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Frame {
+    /// Write the value into this thunk (counted) when it returns.
+    Update(Ref),
+    /// A pending application: the argument (counted) and whether it is implicit.
+    Arg(Val, bool),
+    /// A `match` waiting for its scrutinee, in its record (counted).
+    Case {
+        /// The match ([`super::code::CodeStore::matches`]).
+        m: u32,
+        /// Its record.
+        env: Ref,
+    },
+    /// A binary primitive evaluating its left operand; the right one is code.
+    BinL {
+        /// Which primitive.
+        prim: Prim,
+        /// The right operand's code.
+        b: CodeId,
+        /// Its record (counted).
+        env: Ref,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// A binary primitive evaluating its right operand; the left one's value is here.
+    BinR {
+        /// Which primitive.
+        prim: Prim,
+        /// The left value (counted).
+        a: Val,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// A known call ([`super::code::Code::CallDef`]) evaluating its strict arguments;
+    /// the values so far are on the machine's value stack above `base`.
+    CallArgs {
+        /// The call node.
+        code: CodeId,
+        /// The caller's record (counted).
+        env: Ref,
+        /// The next argument to look at.
+        next: u32,
+        /// Value stack height when the call started.
+        base: u32,
+    },
+    /// A primitive or external evaluating its strict arguments: `n` in all, `done` of
+    /// them evaluated (on the value stack), the rest on the pending stack (next on
+    /// top).
+    Strict {
+        /// What runs when they are all evaluated.
+        op: StrictOp,
+        /// How many arguments.
+        n: u8,
+        /// How many are done.
+        done: u8,
+        /// Whether arguments are needed to normal form (externals, `join`).
+        nf: bool,
+    },
+    /// A strict `let`: its right-hand side is being evaluated; then the record is
+    /// made and the body runs.
+    LetStrict {
+        /// The record's layout.
+        layout: LayoutId,
+        /// The body.
+        body: CodeId,
+        /// The outer record (counted).
+        env: Ref,
+    },
+    /// `prim_seq a b`: `a` is being evaluated; `b` comes next.
+    SeqB {
+        /// The code of `b`.
+        b: CodeId,
+        /// Its record (counted).
+        env: Ref,
+    },
+    /// `a ++ b`: `a` is being evaluated; `b` (counted) is next if it is a string.
+    ConcatL {
+        /// The second operand.
+        b: Val,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// `a ++ b` on strings: `b` is being evaluated.
+    ConcatR {
+        /// The first operand's value (counted).
+        a: Val,
+    },
+    /// A normal-form walk: the values still to need sit on the machine's deep stack
+    /// above `base`; `root` (counted) is returned when they are done.
+    Deep {
+        /// What is being normalised.
+        root: Val,
+        /// Deep stack height when the walk started.
+        base: u32,
+    },
+    /// A structural comparison: the pairs still to compare sit on the machine's
+    /// comparison stack above `base`.
+    Eq {
+        /// Comparison stack height when it started.
+        base: u32,
+        /// `!=` rather than `==`.
+        negate: bool,
+        /// Where, for "cannot compare functions".
+        span: Span,
+    },
+    /// A comparison evaluating the left side of a pair; the right one (counted) next.
+    EqLeft(Val),
+    /// A comparison evaluating the right side of a pair; the left value (counted).
+    EqRight(Val),
+    /// `try e`: a runtime error below this frame becomes `Left message`.
+    Try,
+    /// `after a b`: `a` is being evaluated to normal form; `b` (counted) is next.
+    After(Val),
+    /// The printer waits for a string: a `join` or `++` whose value would return here
+    /// hands back its arguments instead, so the pieces print as they are computed.
+    Stream,
+}

@@ -1,0 +1,500 @@
+//! The heap: every object the machine allocates, in one arena per kind, with
+//! reference counts instead of a tracing collector.
+//!
+//! Objects:
+//!
+//! - [`ThunkObj`]: a value that may not be computed yet. Its state is explicit
+//!   (nickel-style): `Suspended` (code and the record where its context ends: Rogers'
+//!   end pointer), `Blackholed` (being evaluated by a fiber), `Done` (its value).
+//! - [`RecObj`]: a *record*, one flat context segment: the parameters of one call, the
+//!   fields bound by one match arm, or one `let` binding. It links to the record its
+//!   code's context continues in ([`RecObj::parent`]) and names its layout, which
+//!   gives each slot's binder (name and type annotation: the type of any part of a
+//!   state can be computed). Records only ever point outward, so the only cycles are
+//!   a recursive `let` (`let xs = Cons 1 xs`) and what data builds through one: the
+//!   backup cycle collector ([`super::cycles`]) reclaims those.
+//! - [`ConObj`], [`StrObj`], [`FunObj`] (code closed over a record), [`PapObj`] (a
+//!   head waiting for more arguments, or a neutral one), and for type-level
+//!   evaluation [`PiObj`] and [`StuckObj`].
+//!
+//! Every stored handle counts one reference. When a count reaches zero the object is
+//! destroyed at once and what it held is released in turn, with an explicit worklist
+//! (never native recursion: a million-element list is freed in a loop).
+
+use super::arena::{Arena, Run, Words};
+use super::code::{CodeId, LayoutId, Site};
+use super::value::{NIL, Ref, Val};
+use crate::core::term::{ConId, DataId, DefId, ExternId};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+use std::rc::Rc;
+
+/// The state of a thunk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ThunkState {
+    /// Not evaluated: code and the record its context ends at (counted, or `NIL`).
+    Suspended {
+        /// The code.
+        code: CodeId,
+        /// Its context.
+        env: Ref,
+    },
+    /// Being evaluated by this fiber: needing it again from the same fiber is an
+    /// infinite loop; another fiber waits for it.
+    Blackholed {
+        /// The fiber evaluating it.
+        fiber: u32,
+        /// The code being evaluated (its place, for messages).
+        code: CodeId,
+    },
+    /// Evaluated: its weak head normal form (counted).
+    Done(Val),
+    /// Its evaluation failed with this error (an index into the machine's table of
+    /// failures): needing it again raises the same error.
+    Failed(u32),
+}
+
+/// A value that may not be computed yet.
+#[derive(Debug)]
+pub struct ThunkObj {
+    /// References to it.
+    pub rc: u32,
+    /// Where it stands.
+    pub state: ThunkState,
+}
+
+/// One flat context segment (see the module documentation).
+#[derive(Debug)]
+pub struct RecObj {
+    /// References to it.
+    pub rc: u32,
+    /// The enclosing record (counted), or `NIL`.
+    pub parent: Ref,
+    /// What its slots are: their binders.
+    pub layout: LayoutId,
+    /// The bound values (each counted; `Val::Erased` for erased binders and slots
+    /// not written yet).
+    pub slots: Run,
+}
+
+/// A constructor value with its explicit fields.
+#[derive(Debug)]
+pub struct ConObj {
+    /// References to it.
+    pub rc: u32,
+    /// Which constructor.
+    pub con: ConId,
+    /// The fields (each counted).
+    pub fields: Run,
+}
+
+/// A string.
+#[derive(Debug)]
+pub struct StrObj {
+    /// References to it.
+    pub rc: u32,
+    /// The text.
+    pub text: Rc<str>,
+}
+
+/// A function: code closed over a record.
+#[derive(Debug)]
+pub struct FunObj {
+    /// References to it.
+    pub rc: u32,
+    /// The function's code ([`super::code::Fun`]).
+    pub fun: u32,
+    /// Its context (counted), or `NIL` for closed code.
+    pub env: Ref,
+}
+
+/// The head of a partial application.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PapHead {
+    /// A function value (counted).
+    Fun(Ref),
+    /// A top-level function.
+    Def(DefId),
+    /// A constructor waiting for more fields.
+    Con(ConId),
+    /// A primitive waiting for more arguments.
+    Prim(Prim, Span),
+    /// An external waiting for more arguments.
+    Extern(ExternId, Site),
+    /// A type constructor applied to its parameters: a normal form.
+    Data(DataId),
+    /// An open variable of type-level evaluation (the checker's context, by level)
+    /// applied to arguments: a neutral normal form.
+    Open(u32),
+    /// A hole or metavariable (its code node) applied to arguments: neutral.
+    Hole(CodeId),
+}
+
+/// A head and the arguments it has received.
+#[derive(Debug)]
+pub struct PapObj {
+    /// References to it.
+    pub rc: u32,
+    /// The head.
+    pub head: PapHead,
+    /// How many parameters of the head the arguments cover (erased ones included).
+    pub taken: u32,
+    /// The arguments received, each counted (erased ones are not kept).
+    pub args: Run,
+}
+
+/// A dependent function type in a context (type-level evaluation).
+#[derive(Debug)]
+pub struct PiObj {
+    /// References to it.
+    pub rc: u32,
+    /// The `Pi` node's code.
+    pub code: CodeId,
+    /// Its context (counted), or `NIL`.
+    pub env: Ref,
+}
+
+/// A `match` stuck on a neutral scrutinee (type-level evaluation).
+#[derive(Debug)]
+pub struct StuckObj {
+    /// References to it.
+    pub rc: u32,
+    /// The `match` node's code.
+    pub code: CodeId,
+    /// Its context (counted), or `NIL`.
+    pub env: Ref,
+    /// The scrutinee's value (counted).
+    pub scrut: Val,
+}
+
+/// Something whose count reached zero, waiting to be destroyed.
+#[derive(Debug, Clone, Copy)]
+enum Garbage {
+    Val(Val),
+    Rec(Ref),
+}
+
+/// The machine's heap.
+#[derive(Debug, Default)]
+pub struct Heap {
+    /// Thunks.
+    pub thunks: Arena<ThunkObj>,
+    /// Records.
+    pub recs: Arena<RecObj>,
+    /// Constructor values.
+    pub cons: Arena<ConObj>,
+    /// Strings.
+    pub strs: Arena<StrObj>,
+    /// Functions.
+    pub funs: Arena<FunObj>,
+    /// Partial applications and neutral heads.
+    pub paps: Arena<PapObj>,
+    /// Dependent function types.
+    pub pis: Arena<PiObj>,
+    /// Stuck matches.
+    pub stucks: Arena<StuckObj>,
+    /// Fields, slots and arguments.
+    pub words: Words,
+    garbage: Vec<Garbage>,
+    /// Bytes of string text live now (for `--max-memory`).
+    pub string_bytes: usize,
+}
+
+impl Heap {
+    // ----- allocation -------------------------------------------------------------
+
+    /// A new thunk, with one reference (the caller's).
+    #[inline(always)]
+    pub fn thunk(&mut self, code: CodeId, env: Ref) -> Ref {
+        self.thunks.alloc(ThunkObj {
+            rc: 1,
+            state: ThunkState::Suspended { code, env },
+        })
+    }
+
+    /// A new record with `len` slots (all `Erased`), one reference.
+    #[inline(always)]
+    pub fn record(&mut self, parent: Ref, layout: LayoutId, len: u32) -> Ref {
+        let slots = self.words.alloc(len);
+        self.recs.alloc(RecObj {
+            rc: 1,
+            parent,
+            layout,
+            slots,
+        })
+    }
+
+    /// A new constructor value whose fields are given (their references move in).
+    #[inline(always)]
+    pub fn con(&mut self, con: ConId, fields: &[Val]) -> Val {
+        let run = self.words.alloc(fields.len() as u32);
+        self.words.get_mut(run).copy_from_slice(fields);
+        Val::Con(self.cons.alloc(ConObj {
+            rc: 1,
+            con,
+            fields: run,
+        }))
+    }
+
+    /// A new string value.
+    #[inline]
+    pub fn string(&mut self, text: Rc<str>) -> Val {
+        self.string_bytes += text.len();
+        Val::Str(self.strs.alloc(StrObj { rc: 1, text }))
+    }
+
+    /// A new function value (the reference to `env` moves in).
+    #[inline(always)]
+    pub fn fun(&mut self, fun: u32, env: Ref) -> Val {
+        Val::Fun(self.funs.alloc(FunObj { rc: 1, fun, env }))
+    }
+
+    /// A new partial application (the references of `head` and `args` move in).
+    pub fn pap(&mut self, head: PapHead, taken: u32, args: &[Val]) -> Val {
+        let run = self.words.alloc(args.len() as u32);
+        self.words.get_mut(run).copy_from_slice(args);
+        Val::Pap(self.paps.alloc(PapObj {
+            rc: 1,
+            head,
+            taken,
+            args: run,
+        }))
+    }
+
+    // ----- access -----------------------------------------------------------------
+
+    /// The text of a string value.
+    #[inline(always)]
+    pub fn text(&self, r: Ref) -> &Rc<str> {
+        &self.strs.get(r).text
+    }
+
+    /// A record's slot `i`.
+    #[inline(always)]
+    pub fn slot(&self, rec: Ref, i: u32) -> Val {
+        self.words.at(self.recs.get(rec).slots, i)
+    }
+
+    /// Writes a record's slot `i` (the reference moves in; the old word is not
+    /// released).
+    #[inline(always)]
+    pub fn set_slot(&mut self, rec: Ref, i: u32, v: Val) {
+        let run = self.recs.get(rec).slots;
+        self.words.set(run, i, v);
+    }
+
+    /// The record `hops` parents up from `rec`.
+    #[inline(always)]
+    pub fn up(&self, mut rec: Ref, hops: u32) -> Ref {
+        for _ in 0..hops {
+            rec = self.recs.get(rec).parent;
+        }
+        rec
+    }
+
+    /// A constructor value's fields.
+    #[inline(always)]
+    pub fn fields(&self, r: Ref) -> &[Val] {
+        self.words.get(self.cons.get(r).fields)
+    }
+
+    /// What a thunk holds if it is evaluated (not counted).
+    #[inline(always)]
+    pub fn forced(&self, v: Val) -> Val {
+        match v {
+            Val::Thunk(t) => match self.thunks.get(t).state {
+                ThunkState::Done(x) => x,
+                _ => v,
+            },
+            _ => v,
+        }
+    }
+
+    // ----- counting ---------------------------------------------------------------
+
+    /// Counts one more reference to what `v` points at.
+    #[inline(always)]
+    pub fn retain(&mut self, v: Val) {
+        match v {
+            Val::Thunk(r) => self.thunks.get_mut(r).rc += 1,
+            Val::Con(r) => self.cons.get_mut(r).rc += 1,
+            Val::Str(r) => self.strs.get_mut(r).rc += 1,
+            Val::Fun(r) => self.funs.get_mut(r).rc += 1,
+            Val::Pap(r) => self.paps.get_mut(r).rc += 1,
+            Val::Pi(r) => self.pis.get_mut(r).rc += 1,
+            Val::Stuck(r) => self.stucks.get_mut(r).rc += 1,
+            Val::Int(_)
+            | Val::Float(_)
+            | Val::Atom(_)
+            | Val::Erased
+            | Val::Universe(_)
+            | Val::PrimType(_) => {}
+        }
+    }
+
+    /// Counts one more reference to a record (`NIL` is allowed).
+    #[inline(always)]
+    pub fn retain_rec(&mut self, r: Ref) {
+        if r != NIL {
+            self.recs.get_mut(r).rc += 1;
+        }
+    }
+
+    /// Drops one reference to what `v` points at, destroying what is no longer used.
+    #[inline(always)]
+    pub fn release(&mut self, v: Val) {
+        let rc = match v {
+            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+            Val::Con(r) => &mut self.cons.get_mut(r).rc,
+            Val::Str(r) => &mut self.strs.get_mut(r).rc,
+            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
+            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
+            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
+            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
+            _ => return,
+        };
+        debug_assert!(*rc > 0, "release of a dead object");
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Val(v));
+            self.collect();
+        }
+    }
+
+    /// Drops one reference to a record (`NIL` is allowed).
+    #[inline(always)]
+    pub fn release_rec(&mut self, r: Ref) {
+        if r == NIL {
+            return;
+        }
+        let rc = &mut self.recs.get_mut(r).rc;
+        debug_assert!(*rc > 0, "release of a dead record");
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Rec(r));
+            self.collect();
+        }
+    }
+
+    /// Destroys everything on the garbage list, and what that frees in turn.
+    #[inline(never)]
+    fn collect(&mut self) {
+        while let Some(g) = self.garbage.pop() {
+            match g {
+                Garbage::Rec(r) => {
+                    let o = self.recs.get(r);
+                    let (parent, slots) = (o.parent, o.slots);
+                    self.recs.free(r);
+                    self.drop_run(slots);
+                    self.dec_rec(parent);
+                }
+                Garbage::Val(v) => match v {
+                    Val::Thunk(r) => {
+                        let st = self.thunks.get(r).state;
+                        self.thunks.free(r);
+                        match st {
+                            ThunkState::Suspended { env, .. } => self.dec_rec(env),
+                            ThunkState::Done(x) => self.dec(x),
+                            ThunkState::Blackholed { .. } | ThunkState::Failed(_) => {}
+                        }
+                    }
+                    Val::Con(r) => {
+                        let run = self.cons.get(r).fields;
+                        self.cons.free(r);
+                        self.drop_run(run);
+                    }
+                    Val::Str(r) => {
+                        let text = std::mem::replace(&mut self.strs.get_mut(r).text, Rc::from(""));
+                        self.string_bytes -= text.len();
+                        self.strs.free(r);
+                    }
+                    Val::Fun(r) => {
+                        let env = self.funs.get(r).env;
+                        self.funs.free(r);
+                        self.dec_rec(env);
+                    }
+                    Val::Pap(r) => {
+                        let o = self.paps.get(r);
+                        let (head, run) = (o.head, o.args);
+                        self.paps.free(r);
+                        self.drop_run(run);
+                        if let PapHead::Fun(f) = head {
+                            self.dec(Val::Fun(f));
+                        }
+                    }
+                    Val::Pi(r) => {
+                        let env = self.pis.get(r).env;
+                        self.pis.free(r);
+                        self.dec_rec(env);
+                    }
+                    Val::Stuck(r) => {
+                        let o = self.stucks.get(r);
+                        let (env, scrut) = (o.env, o.scrut);
+                        self.stucks.free(r);
+                        self.dec_rec(env);
+                        self.dec(scrut);
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+
+    /// Releases every word of a run and frees the run (inside [`Heap::collect`]).
+    fn drop_run(&mut self, run: Run) {
+        for i in 0..run.len {
+            let w = self.words.at(run, i);
+            self.dec(w);
+        }
+        self.words.free(run);
+    }
+
+    /// Drops a reference without collecting (inside [`Heap::collect`]).
+    #[inline]
+    fn dec(&mut self, v: Val) {
+        let rc = match v {
+            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+            Val::Con(r) => &mut self.cons.get_mut(r).rc,
+            Val::Str(r) => &mut self.strs.get_mut(r).rc,
+            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
+            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
+            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
+            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
+            _ => return,
+        };
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Val(v));
+        }
+    }
+
+    /// Drops a record reference without collecting (inside [`Heap::collect`]).
+    #[inline]
+    fn dec_rec(&mut self, r: Ref) {
+        if r == NIL {
+            return;
+        }
+        let rc = &mut self.recs.get_mut(r).rc;
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Rec(r));
+        }
+    }
+
+    /// How many objects of every kind are live (records included).
+    pub fn live_objects(&self) -> usize {
+        self.thunks.live()
+            + self.recs.live()
+            + self.cons.live()
+            + self.strs.live()
+            + self.funs.live()
+            + self.paps.live()
+            + self.pis.live()
+            + self.stucks.live()
+    }
+
+    /// Approximate bytes in use, for `--max-memory`: objects, words and text.
+    pub fn bytes_in_use(&self) -> usize {
+        self.live_objects() * 24 + self.words.live() * 16 + self.string_bytes
+    }
+}

@@ -1,0 +1,350 @@
+//! The by-need machine (DESIGN.md section 2; Rogers, "Towards a direct, by-need
+//! evaluator for dependently typed languages", sections 2-4), in the form that runs.
+//!
+//! # State
+//!
+//! - **Code** ([`code`]): each definition compiled once, on first use, from its core
+//!   term ([`compile`]), after the analyses of relevance and strictness
+//!   ([`analysis`]).
+//! - **Heap** ([`heap`]): records (flat context segments that link outward: Rogers'
+//!   contexts with end pointers, each slot annotated by its binder through the
+//!   record's layout), thunks (`Suspended`, `Blackholed`, `Done`, `Failed`), and values,
+//!   all reference-counted, with a backup cycle collector ([`cycles`]).
+//! - **Frames** ([`frame`]): the typed continuation stack, plus side stacks for
+//!   arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
+//!   structural comparisons (`eq_work`).
+//! - **Control** ([`frame::Ctl`]): run code in a record, need a thunk, or return a
+//!   weak head normal form to the top frame.
+//!
+//! # Transitions ([`eval`])
+//!
+//! - `Eval(Local s, r)`: the slot's word; a thunk is needed (`Force`), anything else
+//!   returns. `Outer` follows parent links first.
+//! - `Force(t)`: `Done v` returns `v`; `Suspended (c, r)` becomes `Blackholed` and
+//!   pushes `Update t`, then runs `c` in `r`; `Blackholed` by the same fiber is the
+//!   error `infinite loop`, by another fiber the current one parks; `Failed e`
+//!   raises `e` again.
+//! - `Ret v` to `Update t`: `t` becomes `Done v` (shared from now on).
+//! - `Eval(Apply f args, r)`: each argument becomes a word (a thunk of its code in
+//!   `r`, or its value when that is at hand) in an `Arg` frame; then `f` runs.
+//!   `Ret (Fun ...)` meeting `Arg` frames takes as many as the function has
+//!   parameters into a new record and runs the body there; fewer make a partial
+//!   application.
+//! - `Eval(CallDef d args, r)`: strict arguments are evaluated first (`CallArgs`),
+//!   lazy ones become thunks; then the body of `d` runs in one new record.
+//! - `Eval(Match, r)` pushes `Case`; `Ret v` to `Case` picks the arm, binds its
+//!   fields in one new record and runs the arm.
+//! - `Eval(Let, r)`: a record of one slot holding the right-hand side's thunk (or
+//!   its value, for a strict `let`), then the body.
+//! - Primitives and externals evaluate their strict arguments (`Strict`), externals
+//!   to normal form (`Deep`), then run.
+//!
+//! The loop never recurses natively: a million-deep `foldr` is a million frames.
+//!
+//! # Readback and folds
+//!
+//! Every traversal of a machine state goes through one generic walk ([`unwind`]):
+//! readback to core terms ([`readback`]), printing ([`print`]), the reference-count
+//! and reachability audits ([`audit`]), statistics, and the scheduler's search for
+//! work are folds over it.
+
+pub mod analysis;
+pub mod arena;
+pub mod code;
+pub mod compile;
+pub mod error;
+pub mod eval;
+pub mod external;
+pub mod frame;
+pub mod heap;
+pub mod prims;
+pub mod print;
+pub mod readback;
+pub mod typeval;
+pub mod value;
+
+use crate::core::program::Program;
+use crate::core::term::DefId;
+use analysis::Facts;
+use code::{CodeStore, FunId};
+use compile::DefCode;
+use error::{Result, RuntimeError};
+use frame::{Ctl, Frame};
+use heap::{Heap, ThunkState};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use value::{NIL, Ref, Val};
+
+/// The machine: a program's code, a heap, and the frames of the running fiber.
+pub struct Machine<'p> {
+    /// The program being run.
+    pub prog: &'p Program,
+    /// Objects.
+    pub heap: Heap,
+    /// Compiled code.
+    pub code: CodeStore<'p>,
+    /// Relevance and strictness facts, or `None` for type-level evaluation (no
+    /// erasure: types need everything).
+    facts: Option<Facts>,
+    defs: Vec<DefCode>,
+    /// Each definition's pinned value: a function, or a thunk for a CAF (`Erased`
+    /// until first used).
+    def_vals: Vec<Val>,
+    pub(crate) frames: Vec<Frame>,
+    /// Evaluated arguments of calls and primitives in progress.
+    pub(crate) vals: Vec<Val>,
+    /// Arguments of primitives and externals not evaluated yet (next on top).
+    pub(crate) pending: Vec<Val>,
+    /// Values still to need in normal-form walks.
+    pub(crate) deep: Vec<Val>,
+    /// Pairs still to compare in structural comparisons.
+    pub(crate) eq_work: Vec<(Val, Val)>,
+    /// Errors that thunks failed with ([`ThunkState::Failed`]).
+    pub(crate) failures: Vec<RuntimeError>,
+    /// Machine steps so far.
+    pub steps: u64,
+    frames_peak: usize,
+    /// When not zero, evaluation stops with an error after this many steps
+    /// (type-level evaluation must not loop forever).
+    pub step_limit: u64,
+    /// Whether externals may be called (never during type checking).
+    pub externals_allowed: bool,
+    /// Whether a `match` on a neutral value is stuck (a value) rather than an error:
+    /// type-level evaluation of open terms.
+    pub neutral_matches: bool,
+    /// When set, evaluation stops with `interrupted` soon after it becomes true.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// The running fiber (0 without a scheduler).
+    pub(crate) fiber: u32,
+    /// Where the printer writes.
+    pub(crate) out: Option<print::Output>,
+    /// What the printer holds while it needs a value (for the audits).
+    pub(crate) printing: Vec<print::Task>,
+}
+
+/// How many steps apart the loop looks at limits and interrupts.
+pub const CHECK_EVERY: u64 = 4096;
+
+impl<'p> Machine<'p> {
+    /// A machine for a program (erasure and strictness on); nothing is evaluated yet.
+    pub fn new(prog: &'p Program) -> Machine<'p> {
+        Machine::build(prog, Some(analysis::analyse(prog)))
+    }
+
+    /// A machine for type-level evaluation: no externals, a step limit, nothing
+    /// erased, matches on open terms stuck.
+    pub fn for_type_level(prog: &'p Program, step_limit: u64) -> Machine<'p> {
+        let mut m = Machine::build(prog, None);
+        m.step_limit = step_limit;
+        m.externals_allowed = false;
+        m.neutral_matches = true;
+        m
+    }
+
+    fn build(prog: &'p Program, facts: Option<Facts>) -> Machine<'p> {
+        Machine {
+            prog,
+            heap: Heap::default(),
+            code: CodeStore::default(),
+            facts,
+            defs: Vec::new(),
+            def_vals: Vec::new(),
+            frames: Vec::new(),
+            vals: Vec::new(),
+            pending: Vec::new(),
+            deep: Vec::new(),
+            eq_work: Vec::new(),
+            failures: Vec::new(),
+            steps: 0,
+            frames_peak: 0,
+            step_limit: 0,
+            externals_allowed: true,
+            neutral_matches: false,
+            interrupt: None,
+            fiber: 0,
+            out: None,
+            printing: Vec::new(),
+        }
+    }
+
+    /// The facts the machine compiles with (none at type level).
+    pub fn facts(&self) -> Option<&Facts> {
+        self.facts.as_ref()
+    }
+
+    /// What definition `d` compiles to (compiling it on first use).
+    #[inline]
+    pub(crate) fn def_code(&mut self, d: DefId) -> DefCode {
+        if d.0 as usize >= self.defs.len() {
+            self.defs.resize(self.prog.defs.len(), DefCode::Pending);
+            self.def_vals.resize(self.prog.defs.len(), Val::Erased);
+        }
+        match self.defs[d.0 as usize] {
+            DefCode::Pending => {
+                let c = compile::compile_def(self.prog, &mut self.code, self.facts.as_ref(), d);
+                self.defs[d.0 as usize] = c;
+                c
+            }
+            c => c,
+        }
+    }
+
+    /// The code of a CAF definition, or `None` for a function.
+    pub(crate) fn def_caf_code(&mut self, d: DefId) -> Option<code::CodeId> {
+        match self.def_code(d) {
+            DefCode::Caf(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The function of a function definition.
+    #[inline]
+    pub(crate) fn def_fun(&mut self, d: DefId) -> FunId {
+        match self.def_code(d) {
+            DefCode::Fun(f) => f,
+            _ => unreachable!("def_fun on a definition that is not a function"),
+        }
+    }
+
+    /// Definition `d`'s value: a function, or the thunk of a CAF (a new reference).
+    #[inline]
+    pub(crate) fn def_value(&mut self, d: DefId) -> Val {
+        let v = self
+            .def_vals
+            .get(d.0 as usize)
+            .copied()
+            .unwrap_or(Val::Erased);
+        if v != Val::Erased {
+            self.heap.retain(v);
+            return v;
+        }
+        let v = match self.def_code(d) {
+            DefCode::Fun(f) => self.heap.fun(f, NIL),
+            DefCode::Caf(c) => Val::Thunk(self.heap.thunk(c, NIL)),
+            DefCode::Pending => unreachable!(),
+        };
+        // The table's reference pins it for the run.
+        self.def_vals[d.0 as usize] = v;
+        self.heap.retain(v);
+        v
+    }
+
+    /// Evaluates a top-level definition to weak head normal form (a new reference).
+    pub fn whnf_def(&mut self, d: DefId) -> Result<Val> {
+        let v = self.def_value(d);
+        self.whnf(v)
+    }
+
+    /// Evaluates a word to weak head normal form; the reference moves in and the
+    /// result is a new reference.
+    pub fn whnf(&mut self, v: Val) -> Result<Val> {
+        match v {
+            Val::Thunk(t) => self.run(Ctl::Force(t)),
+            v => Ok(v),
+        }
+    }
+
+    /// Drops whatever an interrupted evaluation left on the stacks (after a runtime
+    /// error), so that the machine can be used again. Thunks whose evaluation was cut
+    /// short keep the error they failed with.
+    pub fn reset(&mut self) {
+        let err = RuntimeError::new("evaluation was abandoned");
+        self.unwind_to(0, &err);
+    }
+
+    /// Pops frames down to height `base`, releasing what they hold; a thunk whose
+    /// evaluation is abandoned fails with `err` from now on.
+    pub(crate) fn unwind_to(&mut self, base: usize, err: &RuntimeError) {
+        let mut failed = None;
+        while self.frames.len() > base {
+            let f = self.frames.pop().expect("frame");
+            self.drop_frame(f, &mut failed, err);
+        }
+    }
+
+    fn drop_frame(&mut self, f: Frame, failed: &mut Option<u32>, err: &RuntimeError) {
+        match f {
+            Frame::Update(t) => {
+                let id = *failed.get_or_insert_with(|| {
+                    self.failures.push(err.clone());
+                    (self.failures.len() - 1) as u32
+                });
+                self.heap.thunks.get_mut(t).state = ThunkState::Failed(id);
+                self.heap.release(Val::Thunk(t));
+            }
+            Frame::Arg(v, _) | Frame::BinR { a: v, .. } | Frame::ConcatR { a: v } => {
+                self.heap.release(v)
+            }
+            Frame::ConcatL { b, .. } | Frame::EqLeft(b) | Frame::EqRight(b) | Frame::After(b) => {
+                self.heap.release(b)
+            }
+            Frame::Case { env, .. }
+            | Frame::BinL { env, .. }
+            | Frame::LetStrict { env, .. }
+            | Frame::SeqB { env, .. } => self.heap.release_rec(env),
+            Frame::CallArgs { env, base, .. } => {
+                self.heap.release_rec(env);
+                while self.vals.len() > base as usize {
+                    let v = self.vals.pop().expect("value");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Strict { n, done, .. } => {
+                for _ in 0..done {
+                    let v = self.vals.pop().expect("value");
+                    self.heap.release(v);
+                }
+                for _ in done..n {
+                    let v = self.pending.pop().expect("pending");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Deep { root, base } => {
+                self.heap.release(root);
+                while self.deep.len() > base as usize {
+                    let v = self.deep.pop().expect("deep");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Eq { base, .. } => {
+                while self.eq_work.len() > base as usize {
+                    let (a, b) = self.eq_work.pop().expect("pair");
+                    self.heap.release(a);
+                    self.heap.release(b);
+                }
+            }
+            Frame::Try | Frame::Stream => {}
+        }
+    }
+
+    /// Releases what a control holds.
+    pub(crate) fn drop_ctl(&mut self, ctl: Ctl) {
+        match ctl {
+            Ctl::Eval(_, env) => self.heap.release_rec(env),
+            Ctl::Force(t) => self.heap.release(Val::Thunk(t)),
+            Ctl::Ret(v) => self.heap.release(v),
+            Ctl::Park => {}
+        }
+    }
+
+    /// Most frames on the stack at once.
+    pub fn frames_peak(&self) -> usize {
+        self.frames_peak
+    }
+
+    /// Releases a reference the caller holds.
+    pub fn release(&mut self, v: Val) {
+        self.heap.release(v);
+    }
+
+    /// A definition's pinned entry if it was made (for the audits).
+    pub(crate) fn def_vals(&self) -> &[Val] {
+        &self.def_vals
+    }
+
+    /// The record references of a pinned value are the heap's; nothing to add.
+    #[allow(dead_code)]
+    fn _nil(&self) -> Ref {
+        NIL
+    }
+}

@@ -1,0 +1,605 @@
+//! Primitives on evaluated arguments: binary operators, the `Strict` protocol that
+//! evaluates the arguments of primitives and externals (to normal form where asked),
+//! `++`, structural `==`, and normal-form walks.
+
+use super::Machine;
+use super::code::{Args, CodeId};
+use super::error::{Result, RuntimeError};
+use super::eval::{FloatResult, IntResult, float_op, int_op};
+use super::frame::{Ctl, Frame, StrictOp};
+use super::heap::{PapHead, ThunkState};
+use super::value::{Ref, Val};
+use crate::prim::{self, Prim};
+use crate::syntax::span::Span;
+use std::rc::Rc;
+
+/// How two heads compare.
+enum Cmp {
+    Same,
+    Diff,
+    /// Same constructor: the fields (two runs) decide.
+    Fields(super::arena::Run, super::arena::Run),
+}
+
+impl<'p> Machine<'p> {
+    // ----- binary operators -------------------------------------------------------
+
+    /// A binary strict primitive on two codes in `env` (owned).
+    #[inline]
+    pub(crate) fn bin(
+        &mut self,
+        prim: Prim,
+        a: CodeId,
+        b: CodeId,
+        span: Span,
+        env: Ref,
+    ) -> Result<Ctl> {
+        if let Some(x) = self.imm(a, env, 6) {
+            if let Some(y) = self.imm(b, env, 6) {
+                self.heap.release_rec(env);
+                return self.bin_run(prim, x, y, span);
+            }
+            self.push(Frame::BinR { prim, a: x, span });
+            return Ok(Ctl::Eval(b, env));
+        }
+        self.heap.retain_rec(env);
+        self.push(Frame::BinL { prim, b, env, span });
+        Ok(Ctl::Eval(a, env))
+    }
+
+    /// Runs a binary primitive on two values (owned).
+    #[inline]
+    pub(crate) fn bin_run(&mut self, p: Prim, x: Val, y: Val, span: Span) -> Result<Ctl> {
+        match (x, y) {
+            (Val::Int(a), Val::Int(b)) => match int_op(p, a, b) {
+                Some(IntResult::Int(n)) => Ok(Ctl::Ret(Val::Int(n))),
+                Some(IntResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                None => match prim::arith::int(p, a, b) {
+                    Ok(n) => Ok(Ctl::Ret(Val::Int(n))),
+                    Err(m) => Err(RuntimeError::at(m, span)),
+                },
+            },
+            (Val::Float(a), Val::Float(b)) => match float_op(p, a, b) {
+                Some(FloatResult::Float(r)) => Ok(Ctl::Ret(Val::Float(r))),
+                Some(FloatResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                None => Err(self.mismatch(p, span, &[x, y])),
+            },
+            (Val::Str(a), Val::Str(b)) if prim::compare::is_ordering(p) => {
+                let o = self.heap.text(a).as_ref().cmp(self.heap.text(b).as_ref());
+                self.heap.release(x);
+                self.heap.release(y);
+                Ok(Ctl::Ret(self.bool_val(prim::compare::holds(p, Some(o)))))
+            }
+            _ if matches!(p, Prim::Eq | Prim::Ne) => self.eq_start(x, y, p == Prim::Ne, span),
+            _ => {
+                let e = self.mismatch(p, span, &[x, y]);
+                self.heap.release(x);
+                self.heap.release(y);
+                Err(e)
+            }
+        }
+    }
+
+    /// The error for a primitive applied to values of the wrong kinds.
+    fn mismatch(&self, p: Prim, span: Span, vals: &[Val]) -> RuntimeError {
+        let kinds: Vec<&str> = vals.iter().map(|v| v.kind()).collect();
+        RuntimeError::at(
+            format!(
+                "`{}` cannot be applied to {}",
+                p.name(),
+                kinds.join(" and ")
+            ),
+            span,
+        )
+    }
+
+    // ----- strict arguments -------------------------------------------------------
+
+    /// A primitive or external with argument codes in `env` (owned): the arguments
+    /// become words, then are evaluated.
+    pub(crate) fn strict_code(
+        &mut self,
+        op: StrictOp,
+        args: Args,
+        env: Ref,
+        nf: bool,
+    ) -> Result<Ctl> {
+        if let StrictOp::Prim(Prim::Concat, span) = op
+            && !matches!(self.frames.last(), Some(Frame::Stream))
+        {
+            let codes = self.code.args(args);
+            let (a, b) = (codes[0], codes[1]);
+            let bv = self.mkarg(b, env);
+            self.push(Frame::ConcatL { b: bv, span });
+            return Ok(Ctl::Eval(a, env));
+        }
+        let mut vals = Vec::with_capacity(args.len as usize);
+        for i in 0..args.len {
+            let a = self.code.args[(args.start + i) as usize];
+            vals.push(self.mkarg(a, env));
+        }
+        self.heap.release_rec(env);
+        self.strict_vals(op, &vals, nf)
+    }
+
+    /// An operation with its argument words (owned): evaluates them in order (to
+    /// normal form when `nf`), then runs it.
+    pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
+        if let StrictOp::Prim(p @ (Prim::Join | Prim::Concat), span) = op
+            && matches!(self.frames.last(), Some(Frame::Stream))
+        {
+            // The printer streams this string: hand its pieces back.
+            return Ok(Ctl::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
+        }
+        if let StrictOp::Prim(Prim::Concat, span) = op {
+            self.push(Frame::ConcatL { b: args[1], span });
+            return Ok(self.need(args[0]));
+        }
+        let n = args.len() as u8;
+        for &a in args.iter().rev() {
+            self.pending.push(a);
+        }
+        self.push(Frame::Strict {
+            op,
+            n,
+            done: 0,
+            nf: nf || matches!(op, StrictOp::Extern(..)),
+        });
+        self.strict_next()
+    }
+
+    /// The next argument of the `Strict` frame on top, or the operation itself.
+    fn strict_next(&mut self) -> Result<Ctl> {
+        loop {
+            let Some(&Frame::Strict { op, n, done, nf }) = self.frames.last() else {
+                unreachable!("strict_next() without a Strict frame")
+            };
+            if done == n {
+                self.frames.pop();
+                let start = self.vals.len() - n as usize;
+                let args: Vec<Val> = self.vals.drain(start..).collect();
+                return self.run_op(op, args);
+            }
+            let a = self.pending.pop().expect("pending argument");
+            let a = self.settle(a);
+            // `join`'s separator and the numbers externals take need no walk; other
+            // arguments of a normal-form operation must be whole.
+            let whole = !nf || self.is_whole(a);
+            match a {
+                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                v if whole => {
+                    self.vals.push(v);
+                    if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
+                        *done += 1;
+                    }
+                }
+                v => return self.deep_start(v),
+            }
+        }
+    }
+
+    /// An argument of the `Strict` frame on top has been evaluated.
+    pub(crate) fn strict_value(&mut self, v: Val) -> Result<Ctl> {
+        let Some(&Frame::Strict { nf, .. }) = self.frames.last() else {
+            unreachable!()
+        };
+        if nf && !self.is_whole(v) {
+            return self.deep_start(v);
+        }
+        self.vals.push(v);
+        if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
+            *done += 1;
+        }
+        self.strict_next()
+    }
+
+    /// An evaluated thunk becomes its value (the reference moves).
+    #[inline]
+    pub(crate) fn settle(&mut self, v: Val) -> Val {
+        if let Val::Thunk(t) = v
+            && let ThunkState::Done(x) = self.heap.thunks.get(t).state
+        {
+            self.heap.retain(x);
+            self.heap.release(v);
+            return x;
+        }
+        v
+    }
+
+    /// Whether a value is in normal form with every part evaluated (a walk that
+    /// stops at the first thunk not evaluated).
+    pub(crate) fn is_whole(&self, v: Val) -> bool {
+        let mut work = vec![v];
+        while let Some(w) = work.pop() {
+            match self.heap.forced(w) {
+                Val::Thunk(_) => return false,
+                Val::Con(r) => work.extend_from_slice(self.heap.fields(r)),
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Runs an operation on its evaluated arguments (owned).
+    fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Ctl> {
+        match op {
+            StrictOp::Prim(p, span) => {
+                let r = self.prim_run(p, span, &args);
+                for a in args {
+                    self.heap.release(a);
+                }
+                r
+            }
+            StrictOp::Extern(e, site) => self.extern_run(e, site, args),
+        }
+    }
+
+    /// A primitive other than the binary operators, on evaluated arguments
+    /// (borrowed).
+    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Ctl> {
+        let text = |m: &Self, i: usize| -> Option<Rc<str>> {
+            match args.get(i) {
+                Some(Val::Str(r)) => Some(m.heap.text(*r).clone()),
+                _ => None,
+            }
+        };
+        let int = |i: usize| -> Option<i64> {
+            match args.get(i) {
+                Some(Val::Int(n)) => Some(*n),
+                _ => None,
+            }
+        };
+        let float = |i: usize| -> Option<f64> {
+            match args.get(i) {
+                Some(Val::Float(x)) => Some(*x),
+                _ => None,
+            }
+        };
+        let bad = |m: &Self| m.mismatch(p, span, args);
+        let v = match p {
+            Prim::Add
+            | Prim::Sub
+            | Prim::Mul
+            | Prim::Div
+            | Prim::Rem
+            | Prim::Lt
+            | Prim::Le
+            | Prim::Gt
+            | Prim::Ge
+            | Prim::Eq
+            | Prim::Ne => {
+                let (x, y) = (args[0], args[1]);
+                self.heap.retain(x);
+                self.heap.retain(y);
+                return self.bin_run(p, x, y, span);
+            }
+            Prim::Error => {
+                let m = text(self, 0).ok_or_else(|| bad(self))?;
+                return Err(RuntimeError::at(m.to_string(), span));
+            }
+            Prim::IntToFloat => Val::Float(int(0).ok_or_else(|| bad(self))? as f64),
+            Prim::Sqrt => Val::Float(float(0).ok_or_else(|| bad(self))?.sqrt()),
+            Prim::Floor | Prim::Ceil | Prim::Round => {
+                let x = float(0).ok_or_else(|| bad(self))?;
+                let f: fn(f64) -> f64 = match p {
+                    Prim::Floor => f64::floor,
+                    Prim::Ceil => f64::ceil,
+                    _ => f64::round,
+                };
+                Val::Int(
+                    prim::float::to_int(x, f)
+                        .ok_or_else(|| RuntimeError::at("float out of range for Int", span))?,
+                )
+            }
+            Prim::ShowInt => {
+                let n = int(0).ok_or_else(|| bad(self))?;
+                self.heap.string(n.to_string().into())
+            }
+            Prim::ShowFloat => {
+                let x = float(0).ok_or_else(|| bad(self))?;
+                self.heap.string(prim::float::show(x).into())
+            }
+            Prim::ParseInt => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                let r = prim::string::parse_int(&s).map(Val::Int);
+                self.maybe(r)
+            }
+            Prim::ParseFloat => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                let r = prim::float::parse(&s).map(Val::Float);
+                self.maybe(r)
+            }
+            Prim::StrLength => Val::Int(prim::string::length(
+                &text(self, 0).ok_or_else(|| bad(self))?,
+            )),
+            Prim::Substring => {
+                let (a, b, s) = (int(0), int(1), text(self, 2));
+                let (Some(a), Some(b), Some(s)) = (a, b, s) else {
+                    return Err(bad(self));
+                };
+                self.heap.string(prim::string::substring(a, b, &s).into())
+            }
+            Prim::StartsWith | Prim::EndsWith | Prim::Contains => {
+                let (Some(a), Some(s)) = (text(self, 0), text(self, 1)) else {
+                    return Err(bad(self));
+                };
+                self.bool_val(match p {
+                    Prim::StartsWith => s.starts_with(&*a),
+                    Prim::EndsWith => s.ends_with(&*a),
+                    _ => s.contains(&*a),
+                })
+            }
+            Prim::Split => {
+                let (Some(sep), Some(s)) = (text(self, 0), text(self, 1)) else {
+                    return Err(bad(self));
+                };
+                self.str_list(prim::string::split(&sep, &s))
+            }
+            Prim::Trim => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                self.heap.string(Rc::from(s.trim()))
+            }
+            Prim::Words => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                self.str_list(prim::string::words(&s))
+            }
+            Prim::Lines => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                self.str_list(prim::string::lines(&s))
+            }
+            Prim::Join => {
+                let sep = text(self, 0).ok_or_else(|| bad(self))?;
+                let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
+                self.heap.string(items.join(&*sep).into())
+            }
+            Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
+        };
+        Ok(Ctl::Ret(v))
+    }
+
+    /// A list of strings as a value.
+    pub(crate) fn str_list(&mut self, items: Vec<String>) -> Val {
+        let bi = self.prog.builtins;
+        let mut acc = Val::Atom(bi.nil);
+        for s in items.into_iter().rev() {
+            let h = self.heap.string(s.into());
+            acc = self.heap.con(bi.cons, &[h, acc]);
+        }
+        acc
+    }
+
+    /// `Just v` or `Nothing`.
+    pub(crate) fn maybe(&mut self, v: Option<Val>) -> Val {
+        let bi = self.prog.builtins;
+        match v {
+            Some(v) => self.heap.con(bi.just, &[v]),
+            None => Val::Atom(bi.nothing),
+        }
+    }
+
+    /// The strings of a list of strings in normal form (borrowed), or `None`.
+    pub(crate) fn strings_of(&self, mut v: Val) -> Option<Vec<String>> {
+        let bi = self.prog.builtins;
+        let mut out = Vec::new();
+        loop {
+            match self.heap.forced(v) {
+                Val::Atom(k) if k == bi.nil => return Some(out),
+                Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                    let f = self.heap.fields(r);
+                    match self.heap.forced(f[0]) {
+                        Val::Str(s) => out.push(self.heap.text(s).to_string()),
+                        _ => return None,
+                    }
+                    v = f[1];
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    // ----- `++` -------------------------------------------------------------------
+
+    /// `a ++ b`: `a` is evaluated. Strings need `b` too; lists are the prelude's
+    /// `append a b` (lazy in `b`).
+    pub(crate) fn concat_left(&mut self, a: Val, b: Val, span: Span) -> Result<Ctl> {
+        match a {
+            Val::Str(_) => {
+                self.push(Frame::ConcatR { a });
+                Ok(self.need(b))
+            }
+            Val::Con(_) | Val::Atom(_) => {
+                let Some(append) = self.prog.defs.iter().rposition(|d| &*d.name == "append") else {
+                    self.heap.release(a);
+                    self.heap.release(b);
+                    return Err(RuntimeError::at(
+                        "`++` on lists needs the prelude's `append`",
+                        span,
+                    ));
+                };
+                let f = self.def_value(crate::core::term::DefId(append as u32));
+                self.push(Frame::Arg(b, false));
+                self.push(Frame::Arg(a, false));
+                // `append`'s type parameter is implicit and erased: the function
+                // value takes it as an implicit argument, which it drops.
+                self.push(Frame::Arg(Val::Erased, true));
+                Ok(Ctl::Ret(f))
+            }
+            other => {
+                let e = self.mismatch(Prim::Concat, span, &[other]);
+                self.heap.release(other);
+                self.heap.release(b);
+                Err(e)
+            }
+        }
+    }
+
+    /// `a ++ b` on strings: both are evaluated.
+    pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Ctl> {
+        let (Val::Str(x), Val::Str(y)) = (a, b) else {
+            let e = RuntimeError::new(format!("`++` cannot join {} and {}", a.kind(), b.kind()));
+            self.heap.release(a);
+            self.heap.release(b);
+            return Err(e);
+        };
+        let (sx, sy) = (self.heap.text(x), self.heap.text(y));
+        let mut s = String::with_capacity(sx.len() + sy.len());
+        s.push_str(sx);
+        s.push_str(sy);
+        self.heap.release(a);
+        self.heap.release(b);
+        Ok(Ctl::Ret(self.heap.string(s.into())))
+    }
+
+    // ----- normal forms -----------------------------------------------------------
+
+    /// Starts a normal-form walk of `v` (owned), which returns `v` when every part is
+    /// evaluated.
+    pub(crate) fn deep_start(&mut self, v: Val) -> Result<Ctl> {
+        let base = self.deep.len() as u32;
+        self.push(Frame::Deep { root: v, base });
+        self.deep_push_parts(v);
+        self.deep_next()
+    }
+
+    fn deep_push_parts(&mut self, v: Val) {
+        if let Val::Con(r) = v {
+            let run = self.heap.cons.get(r).fields;
+            for i in (0..run.len).rev() {
+                let w = self.heap.words.at(run, i);
+                self.heap.retain(w);
+                self.deep.push(w);
+            }
+        }
+    }
+
+    /// Needs the next part of the walk on top, or ends it.
+    fn deep_next(&mut self) -> Result<Ctl> {
+        loop {
+            let Some(&Frame::Deep { root, base }) = self.frames.last() else {
+                unreachable!("deep_next() without a Deep frame")
+            };
+            if self.deep.len() as u32 == base {
+                self.frames.pop();
+                return Ok(Ctl::Ret(root));
+            }
+            let w = self.deep.pop().expect("part");
+            let w = self.settle(w);
+            match w {
+                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                v => {
+                    self.deep_push_parts(v);
+                    self.heap.release(v);
+                }
+            }
+        }
+    }
+
+    /// A part of the walk on top has been evaluated.
+    pub(crate) fn deep_value(&mut self, v: Val) -> Result<Ctl> {
+        self.deep_push_parts(v);
+        self.heap.release(v);
+        self.deep_next()
+    }
+
+    // ----- structural equality ----------------------------------------------------
+
+    fn cmp_heads(&self, a: Val, b: Val, span: Span) -> Result<Cmp> {
+        let same = |x: bool| if x { Cmp::Same } else { Cmp::Diff };
+        Ok(match (a, b) {
+            (Val::Int(x), Val::Int(y)) => same(x == y),
+            (Val::Float(x), Val::Float(y)) => same(x == y),
+            (Val::Str(x), Val::Str(y)) => same(self.heap.text(x) == self.heap.text(y)),
+            (Val::Atom(x), Val::Atom(y)) => same(x == y),
+            (Val::Con(x), Val::Con(y)) => {
+                let (cx, cy) = (self.heap.cons.get(x), self.heap.cons.get(y));
+                if cx.con != cy.con {
+                    Cmp::Diff
+                } else {
+                    Cmp::Fields(cx.fields, cy.fields)
+                }
+            }
+            (Val::Pap(x), Val::Pap(y))
+                if matches!(self.heap.paps.get(x).head, PapHead::Data(_))
+                    && matches!(self.heap.paps.get(y).head, PapHead::Data(_)) =>
+            {
+                let (px, py) = (self.heap.paps.get(x), self.heap.paps.get(y));
+                if px.head != py.head || px.args.len != py.args.len {
+                    Cmp::Diff
+                } else {
+                    Cmp::Fields(px.args, py.args)
+                }
+            }
+            (Val::Universe(x), Val::Universe(y)) => same(x == y),
+            (Val::PrimType(x), Val::PrimType(y)) => same(x == y),
+            (Val::Fun(_) | Val::Pap(_), _) | (_, Val::Fun(_) | Val::Pap(_)) => {
+                return Err(RuntimeError::at("cannot compare functions", span));
+            }
+            _ => Cmp::Diff,
+        })
+    }
+
+    /// Starts a structural comparison of two weak head normal forms (owned).
+    fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Ctl> {
+        let base = self.eq_work.len() as u32;
+        self.push(Frame::Eq { base, negate, span });
+        self.eq_heads(a, b)
+    }
+
+    /// Compares two evaluated sides (owned) of the comparison on top.
+    fn eq_heads(&mut self, a: Val, b: Val) -> Result<Ctl> {
+        let Some(&Frame::Eq { span, .. }) = self.frames.last() else {
+            unreachable!("eq_heads() without an Eq frame")
+        };
+        let cmp = self.cmp_heads(a, b, span);
+        let r = match cmp {
+            Ok(Cmp::Diff) => Ok(false),
+            Ok(Cmp::Same) => Ok(true),
+            Ok(Cmp::Fields(x, y)) => {
+                for i in (0..x.len).rev() {
+                    let (fx, fy) = (self.heap.words.at(x, i), self.heap.words.at(y, i));
+                    self.heap.retain(fx);
+                    self.heap.retain(fy);
+                    self.eq_work.push((fx, fy));
+                }
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        };
+        self.heap.release(a);
+        self.heap.release(b);
+        match r? {
+            false => self.eq_finish(false),
+            true => self.eq_next(),
+        }
+    }
+
+    /// Both sides of a pair are evaluated.
+    pub(crate) fn eq_step(&mut self, left: Val, right: Val) -> Result<Ctl> {
+        self.eq_heads(left, right)
+    }
+
+    fn eq_next(&mut self) -> Result<Ctl> {
+        let Some(&Frame::Eq { base, .. }) = self.frames.last() else {
+            unreachable!("eq_next() without an Eq frame")
+        };
+        if self.eq_work.len() as u32 > base {
+            let (x, y) = self.eq_work.pop().expect("pair");
+            self.push(Frame::EqLeft(y));
+            Ok(self.need(x))
+        } else {
+            self.eq_finish(true)
+        }
+    }
+
+    fn eq_finish(&mut self, equal: bool) -> Result<Ctl> {
+        let Some(Frame::Eq { base, negate, .. }) = self.frames.pop() else {
+            unreachable!("eq_finish() without an Eq frame")
+        };
+        while self.eq_work.len() as u32 > base {
+            let (x, y) = self.eq_work.pop().expect("pair");
+            self.heap.release(x);
+            self.heap.release(y);
+        }
+        Ok(Ctl::Ret(self.bool_val(equal != negate)))
+    }
+}

@@ -1,0 +1,482 @@
+//! Printing values (LANGUAGE.md section 9), streamed: `main` is needed to full normal
+//! form as it is printed, field by field, with an explicit worklist (a
+//! million-element list prints without native recursion), and each part is written
+//! as soon as it is known. A `String` result prints raw; when it is built by `join`
+//! (`unlines`, `concatStrings`) or `++`, its pieces print as they are computed.
+//!
+//! `Int` in decimal; `Float` in shortest round-trip form; `String` quoted; `()`;
+//! tuples flat (`(1, (2, 3))` prints `(1, 2, 3)`); lists in brackets; other
+//! constructors in prefix form with applications and negative numbers in
+//! parentheses; functions as lambda terms.
+
+use super::Machine;
+use super::error::Result;
+use super::frame::{Ctl, Frame};
+use super::heap::PapHead;
+use super::value::{NIL, Val};
+use crate::core::term::PrimType;
+use crate::prim::{self, Prim};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// How long printed text may wait in the buffer while evaluation goes on.
+const FLUSH_AFTER: Duration = Duration::from_millis(20);
+
+/// Where printed text goes.
+pub struct Output {
+    buf: String,
+    sink: Option<Box<dyn Write>>,
+    last_flush: Instant,
+    /// Whether writing failed (a closed pipe): printing stops quietly.
+    pub broken: bool,
+}
+
+impl Output {
+    /// Text collected in memory (the REPL, tests).
+    pub fn collect() -> Output {
+        Output {
+            buf: String::new(),
+            sink: None,
+            last_flush: Instant::now(),
+            broken: false,
+        }
+    }
+
+    /// Text streamed to a writer (standard output).
+    pub fn stream(w: Box<dyn Write>) -> Output {
+        Output {
+            buf: String::new(),
+            sink: Some(w),
+            last_flush: Instant::now(),
+            broken: false,
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.buf.push_str(s);
+        if self.sink.is_some() && self.buf.len() > 1 << 16 {
+            self.flush();
+        }
+    }
+
+    /// Writes out what is buffered (streaming only).
+    pub fn flush(&mut self) {
+        if let Some(w) = &mut self.sink {
+            if !self.buf.is_empty() && !self.broken {
+                if w.write_all(self.buf.as_bytes())
+                    .and_then(|_| w.flush())
+                    .is_err()
+                {
+                    self.broken = true;
+                }
+            }
+            self.buf.clear();
+            self.last_flush = Instant::now();
+        }
+    }
+
+    /// Flushes if text has waited long enough (called while evaluation goes on).
+    pub fn flush_if_due(&mut self) {
+        if !self.buf.is_empty() && self.last_flush.elapsed() >= FLUSH_AFTER {
+            self.flush();
+        }
+    }
+
+    /// The collected text.
+    pub fn take(&mut self) -> String {
+        std::mem::take(&mut self.buf)
+    }
+}
+
+/// What is left to print (each word counted).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Task {
+    /// Literal text.
+    Text(&'static str),
+    /// A word to need and print; `atom` asks for parentheses around applications and
+    /// negative numbers.
+    Val(Val, bool),
+    /// The rest of a tuple after a component.
+    PairRest(Val),
+    /// The rest of a list after an element.
+    ListRest(Val),
+    /// A string to print raw, streamed where it is built by `join` or `++`.
+    Raw(Val),
+    /// The rest of a raw `join`: the separator, the list still to go, and whether no
+    /// element was printed yet.
+    JoinRest(Val, Val, bool),
+    /// Releases a word once its parts are printed.
+    Release(Val),
+}
+
+impl<'p> Machine<'p> {
+    /// Needs a word (owned) to weak head normal form for the printer.
+    fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
+        if let Val::Thunk(_) = self.heap.forced(v) {
+            if let Some(o) = &mut self.out {
+                o.flush_if_due();
+            }
+            self.printing = std::mem::take(tasks);
+            let r = self.whnf(v);
+            *tasks = std::mem::take(&mut self.printing);
+            if r.is_err() {
+                for t in tasks.drain(..) {
+                    self.release_task(t);
+                }
+            }
+            return r;
+        }
+        let w = self.heap.forced(v);
+        self.heap.retain(w);
+        self.heap.release(v);
+        Ok(w)
+    }
+
+    fn release_task(&mut self, t: Task) {
+        match t {
+            Task::Val(v, _)
+            | Task::PairRest(v)
+            | Task::ListRest(v)
+            | Task::Raw(v)
+            | Task::Release(v) => self.heap.release(v),
+            Task::JoinRest(a, b, _) => {
+                self.heap.release(a);
+                self.heap.release(b);
+            }
+            Task::Text(_) => {}
+        }
+    }
+
+    /// Evaluates definition `d` and prints its value to `out`: a `String` raw unless
+    /// `quote_string`. Text is written as it is known.
+    pub fn print_def(
+        &mut self,
+        d: crate::core::term::DefId,
+        quote_string: bool,
+        out: Output,
+    ) -> (Result<()>, Output) {
+        self.out = Some(out);
+        let r = self.print_def_inner(d, quote_string);
+        let mut out = self.out.take().expect("output");
+        out.flush();
+        (r, out)
+    }
+
+    fn print_def_inner(&mut self, d: crate::core::term::DefId, quote_string: bool) -> Result<()> {
+        let v = match self.def_caf_code(d) {
+            // A CAF's code runs under a `Stream` frame, so that a `String` built by
+            // `join` or `++` comes back in pieces.
+            Some(c) if !quote_string => self.run_streamed(Ctl::Eval(c, NIL))?,
+            _ => self.whnf_def(d)?,
+        };
+        let task = match v {
+            Val::Str(_) if !quote_string => Task::Raw(v),
+            Val::Pap(p) if self.is_stream_piece(p) => Task::Raw(v),
+            _ => Task::Val(v, false),
+        };
+        self.print_tasks(vec![task])
+    }
+
+    /// Whether a partial application is a piece of a streamed string (`join` or `++`
+    /// with all its arguments, handed back by a `Stream` frame).
+    fn is_stream_piece(&self, p: super::value::Ref) -> bool {
+        let o = self.heap.paps.get(p);
+        matches!(o.head, PapHead::Prim(Prim::Join | Prim::Concat, _)) && o.args.len == 2
+    }
+
+    /// Prints a value (owned) to a string (no streaming): the REPL and tests.
+    pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
+        self.out = Some(Output::collect());
+        let task = match v {
+            Val::Str(_) if !quote_string => Task::Raw(v),
+            _ => Task::Val(v, false),
+        };
+        let r = self.print_tasks(vec![task]);
+        let mut out = self.out.take().expect("output");
+        r.map(|_| out.take())
+    }
+
+    fn emit(&mut self, s: &str) {
+        if let Some(o) = &mut self.out {
+            o.push(s);
+        }
+    }
+
+    fn print_tasks(&mut self, mut tasks: Vec<Task>) -> Result<()> {
+        let bi = self.prog.builtins;
+        while let Some(task) = tasks.pop() {
+            if self.out.as_ref().is_some_and(|o| o.broken) {
+                self.release_task(task);
+                continue;
+            }
+            let (v, atom) = match task {
+                Task::Text(t) => {
+                    self.emit(t);
+                    continue;
+                }
+                Task::Release(v) => {
+                    self.heap.release(v);
+                    continue;
+                }
+                Task::Raw(v) => {
+                    let v = self.print_need_raw(v, &mut tasks)?;
+                    match v {
+                        Val::Str(r) => {
+                            let t = self.heap.text(r).clone();
+                            self.emit(&t);
+                            self.heap.release(v);
+                        }
+                        Val::Pap(p) if self.is_stream_piece(p) => {
+                            let o = self.heap.paps.get(p);
+                            let (head, run) = (o.head, o.args);
+                            let (a, b) = (self.heap.words.at(run, 0), self.heap.words.at(run, 1));
+                            self.heap.retain(a);
+                            self.heap.retain(b);
+                            self.heap.release(v);
+                            if let PapHead::Prim(Prim::Join, _) = head {
+                                tasks.push(Task::JoinRest(a, b, true));
+                            } else {
+                                tasks.push(Task::Raw(b));
+                                tasks.push(Task::Raw(a));
+                            }
+                        }
+                        other => {
+                            tasks.push(Task::Val(other, false));
+                        }
+                    }
+                    continue;
+                }
+                Task::JoinRest(sep, list, first) => {
+                    let sep = self.print_need(sep, &mut tasks)?;
+                    let l = self.print_need(list, &mut tasks)?;
+                    match l {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                            let f = self.heap.fields(r);
+                            let (h, t) = (f[0], f[1]);
+                            self.heap.retain(h);
+                            self.heap.retain(t);
+                            self.heap.release(l);
+                            if !first && let Val::Str(sr) = sep {
+                                let text = self.heap.text(sr).clone();
+                                self.emit(&text);
+                            }
+                            tasks.push(Task::JoinRest(sep, t, false));
+                            tasks.push(Task::Raw(h));
+                        }
+                        other => {
+                            self.heap.release(other);
+                            self.heap.release(sep);
+                        }
+                    }
+                    continue;
+                }
+                Task::Val(v, atom) => (self.print_need(v, &mut tasks)?, atom),
+                Task::PairRest(c) => {
+                    let v = self.print_need(c, &mut tasks)?;
+                    match v {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.mk_pair => {
+                            let f = self.heap.fields(r);
+                            let (x, y) = (f[0], f[1]);
+                            self.heap.retain(x);
+                            self.heap.retain(y);
+                            tasks.push(Task::Release(v));
+                            tasks.push(Task::PairRest(y));
+                            tasks.push(Task::Val(x, false));
+                            tasks.push(Task::Text(", "));
+                        }
+                        _ => {
+                            tasks.push(Task::Val(v, false));
+                            tasks.push(Task::Text(", "));
+                        }
+                    }
+                    continue;
+                }
+                Task::ListRest(c) => {
+                    let v = self.print_need(c, &mut tasks)?;
+                    if let Val::Con(r) = v
+                        && self.heap.cons.get(r).con == bi.cons
+                    {
+                        let f = self.heap.fields(r);
+                        let (x, y) = (f[0], f[1]);
+                        self.heap.retain(x);
+                        self.heap.retain(y);
+                        tasks.push(Task::Release(v));
+                        tasks.push(Task::ListRest(y));
+                        tasks.push(Task::Val(x, false));
+                        tasks.push(Task::Text(", "));
+                        continue;
+                    }
+                    self.heap.release(v);
+                    continue;
+                }
+            };
+            self.print_whnf(v, atom, &mut tasks);
+        }
+        Ok(())
+    }
+
+    /// Needs a word of a raw string: a piece of a streamed string comes back as a
+    /// `join` or `++` with its arguments, when the word is code under a `Stream`
+    /// frame.
+    fn print_need_raw(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
+        if let Val::Thunk(t) = v
+            && let super::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
+            && self.heap.thunks.get(t).rc == 1
+        {
+            // Nobody else holds this thunk: its code may run without an update.
+            self.heap.retain_rec(env);
+            self.heap.release(v);
+            if let Some(o) = &mut self.out {
+                o.flush_if_due();
+            }
+            self.printing = std::mem::take(tasks);
+            let r = self.run_streamed(Ctl::Eval(code, env));
+            *tasks = std::mem::take(&mut self.printing);
+            if r.is_err() {
+                for t in tasks.drain(..) {
+                    self.release_task(t);
+                }
+            }
+            return r;
+        }
+        self.print_need(v, tasks)
+    }
+
+    /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
+    /// straight to it comes back as a partial application with its two arguments.
+    fn run_streamed(&mut self, ctl: Ctl) -> Result<Val> {
+        self.frames.push(Frame::Stream);
+        let r = self.run(ctl);
+        let top = self.frames.pop();
+        debug_assert_eq!(top, Some(Frame::Stream));
+        r
+    }
+
+    /// Prints one weak head normal form (owned); its fields go on the task list.
+    fn print_whnf(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) {
+        let bi = self.prog.builtins;
+        match v {
+            Val::Int(n) => {
+                let s = if atom && n < 0 {
+                    format!("({n})")
+                } else {
+                    n.to_string()
+                };
+                self.emit(&s);
+            }
+            Val::Float(x) => {
+                let s = prim::float::show(x);
+                let s = if atom && s.starts_with('-') {
+                    format!("({s})")
+                } else {
+                    s
+                };
+                self.emit(&s);
+            }
+            Val::Str(r) => {
+                let mut s = String::new();
+                crate::core::pretty::quote_into(&mut s, self.heap.text(r));
+                self.emit(&s);
+            }
+            Val::Atom(k) => {
+                if k == bi.unit_con {
+                    self.emit("()");
+                } else if k == bi.nil {
+                    self.emit("[]");
+                } else {
+                    let name = self.prog.con(k).name.clone();
+                    self.emit(&name);
+                }
+            }
+            Val::Con(r) => {
+                let k = self.heap.cons.get(r).con;
+                let fields: Vec<Val> = self.heap.fields(r).to_vec();
+                for &x in &fields {
+                    self.heap.retain(x);
+                }
+                tasks.push(Task::Release(v));
+                if k == bi.mk_pair && fields.len() == 2 {
+                    self.emit("(");
+                    tasks.push(Task::Text(")"));
+                    tasks.push(Task::PairRest(fields[1]));
+                    tasks.push(Task::Val(fields[0], false));
+                } else if k == bi.cons && fields.len() == 2 {
+                    self.emit("[");
+                    tasks.push(Task::Text("]"));
+                    tasks.push(Task::ListRest(fields[1]));
+                    tasks.push(Task::Val(fields[0], false));
+                } else {
+                    if atom {
+                        self.emit("(");
+                        tasks.push(Task::Text(")"));
+                    }
+                    let name = self.prog.con(k).name.clone();
+                    self.emit(&name);
+                    for &x in fields.iter().rev() {
+                        tasks.push(Task::Val(x, true));
+                        tasks.push(Task::Text(" "));
+                    }
+                }
+                return;
+            }
+            Val::Pap(p) => {
+                let o = self.heap.paps.get(p);
+                let (head, run) = (o.head, o.args);
+                let name = match head {
+                    PapHead::Prim(p, _) => Some(p.name().to_string()),
+                    PapHead::Con(c) => Some(self.prog.con(c).name.to_string()),
+                    PapHead::Data(d) => Some(self.prog.data(d).name.to_string()),
+                    PapHead::Extern(e, _) => Some(self.prog.external(e).name.to_string()),
+                    PapHead::Open(_) | PapHead::Hole(_) => Some("_".to_string()),
+                    PapHead::Fun(_) | PapHead::Def(_) => None,
+                };
+                match name {
+                    Some(name) => {
+                        let args: Vec<Val> = self.heap.words.get(run).to_vec();
+                        if args.is_empty() {
+                            self.emit(&name);
+                        } else {
+                            for &x in &args {
+                                self.heap.retain(x);
+                            }
+                            tasks.push(Task::Release(v));
+                            if atom {
+                                self.emit("(");
+                                tasks.push(Task::Text(")"));
+                            }
+                            self.emit(&name);
+                            for &x in args.iter().rev() {
+                                tasks.push(Task::Val(x, true));
+                                tasks.push(Task::Text(" "));
+                            }
+                            return;
+                        }
+                    }
+                    None => {
+                        let s = self.show_function(v);
+                        let s = if atom { format!("({s})") } else { s };
+                        self.emit(&s);
+                    }
+                }
+            }
+            Val::Fun(_) | Val::Pi(_) => {
+                let s = self.show_function(v);
+                let s = if atom && matches!(v, Val::Fun(_)) {
+                    format!("({s})")
+                } else {
+                    s
+                };
+                self.emit(&s);
+            }
+            Val::Universe(0) => self.emit("Type"),
+            Val::Universe(n) => self.emit(&format!("Type {n}")),
+            Val::PrimType(p) => self.emit(match p {
+                PrimType::Int => "Int",
+                PrimType::Float => "Float",
+                PrimType::String => "String",
+            }),
+            Val::Erased | Val::Stuck(_) | Val::Thunk(_) => self.emit("_"),
+        }
+        self.heap.release(v);
+    }
+}

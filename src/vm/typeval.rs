@@ -1,0 +1,91 @@
+//! Type-level evaluation for the type checker, on this machine (DESIGN.md section 3:
+//! one evaluator for programs and for types).
+//!
+//! The checker asks for the weak head normal form of a term in its typing context
+//! ([`TypeEval`]). The context becomes one record: each variable without a value is
+//! an open variable ([`PapHead::Open`], a neutral normal form), each `let`-bound one
+//! a thunk of its value. The term is compiled without erasure (types need every
+//! argument) and run; the value reads back ([`super::readback`]) into a core term in
+//! the checker's scope, its open variables as variables. A `match` on an open
+//! variable is stuck, a normal form. Externals are never called (the call is left as
+//! it is), and the step budget bounds type-level computation.
+
+use super::Machine;
+use super::compile::compile_in_context;
+use super::frame::Ctl;
+use super::heap::PapHead;
+use super::readback::Reader;
+use super::value::Val;
+use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
+use crate::core::program::Program;
+use crate::core::term::{Binder, Plicity, RcTerm};
+
+/// The machine as the type checker's evaluator.
+pub struct MachineTypeEval {
+    /// Steps allowed for one evaluation.
+    pub step_limit: u64,
+}
+
+impl Default for MachineTypeEval {
+    fn default() -> MachineTypeEval {
+        MachineTypeEval {
+            step_limit: TYPE_LEVEL_STEP_LIMIT,
+        }
+    }
+}
+
+impl TypeEval for MachineTypeEval {
+    fn whnf(
+        &mut self,
+        program: &Program,
+        ctx: &[CtxEntry],
+        term: &RcTerm,
+    ) -> Result<RcTerm, TypeEvalError> {
+        let binders: Vec<Binder> = ctx
+            .iter()
+            .map(|e| Binder {
+                name: e.name.clone(),
+                plicity: Plicity::Explicit,
+                ty: e.ty.clone(),
+            })
+            .collect();
+        let refs: Vec<&Binder> = binders.iter().collect();
+        let values: Vec<Option<&RcTerm>> = ctx.iter().map(|e| e.value.as_ref()).collect();
+        let mut m = Machine::for_type_level(program, self.step_limit);
+        let (layout, code) = compile_in_context(program, &mut m.code, &refs, refs.len(), term);
+        let n = refs.len() as u32;
+        let env = if n == 0 {
+            super::value::NIL
+        } else {
+            m.heap.record(super::value::NIL, layout, n)
+        };
+        for (level, value) in values.iter().enumerate() {
+            let w = match value {
+                None => m.heap.pap(PapHead::Open(level as u32), 0, &[]),
+                Some(v) => {
+                    // A `let` sees the entries up to and including itself.
+                    let (_, c) = compile_in_context(program, &mut m.code, &refs, level + 1, v);
+                    m.heap.retain_rec(env);
+                    Val::Thunk(m.heap.thunk(c, env))
+                }
+            };
+            m.heap.set_slot(env, level as u32, w);
+        }
+        m.heap.retain_rec(env);
+        let result = m.run(Ctl::Eval(code, env));
+        match result {
+            Ok(v) => {
+                let mut reader = Reader::new(&m);
+                reader.ctx_len = n;
+                Ok(reader.word(v, 0))
+            }
+            Err(_) if self.step_limit != 0 && m.steps > self.step_limit => {
+                Err(TypeEvalError::StepLimit(self.step_limit))
+            }
+            // An external is not called while checking: the term stays as it is, a
+            // neutral term for the checker.
+            Err(e) if e.message.contains("is not called during type checking") => Ok(term.clone()),
+            Err(e) => Err(TypeEvalError::Failed(e.message)),
+        }
+    }
+}
