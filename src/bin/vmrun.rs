@@ -11,11 +11,15 @@ fn main() {
     }
     let p = loaded.program.as_ref().unwrap();
     let mut m = Machine::new(p);
+    if std::env::var("VMPAR").is_ok() {
+        spindle::sched::Scheduler::install(&mut m, 64);
+    }
     let (r, _) = m.print_def(
         p.main.unwrap(),
         false,
         Output::stream(Box::new(std::io::stdout())),
     );
+    m.shutdown();
     match r {
         Ok(()) => println!(),
         Err(e) => {

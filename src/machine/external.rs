@@ -1,7 +1,7 @@
 //! Externals (LANGUAGE.md section 7): their arguments are evaluated as frames, like a
 //! primitive's, then the call ([`Call`]) is performed on the interpreter's thread
 //! (`--sequential`, and the REPL) or handed to the scheduler's worker pool
-//! ([`crate::sched`]), which parks the fiber until the result comes back.
+//! ([`crate::machine::oldsched`]), which parks the fiber until the result comes back.
 //!
 //! `run prog args` and `shell cmd` return the standard output of a process (a non-zero
 //! exit is a runtime error that shows the end of its standard error); `readFile`,

@@ -52,7 +52,7 @@ pub enum Cell<'p> {
     Suspended(&'p RcTerm, CtxtId),
     /// Not yet evaluated, wound into a stack (owned).
     Wound(StackId),
-    /// Being evaluated, by this fiber ([`crate::sched`]; always 0 without a scheduler):
+    /// Being evaluated, by this fiber ([`crate::machine::oldsched`]; always 0 without a scheduler):
     /// the same fiber needing it again before it is done is an infinite loop.
     Blackholed(u32),
     /// Evaluated.

@@ -45,7 +45,7 @@
 //! numbers at hand (and a condition made of one) is computed in place.
 //!
 //! Evaluation state is all data (frames, arenas, explicit thunk states), so several
-//! fibers run over one heap ([`crate::sched`]): a black hole records the fiber
+//! fibers run over one heap ([`crate::machine::oldsched`]): a black hole records the fiber
 //! evaluating it, a fiber that needs another's parks on it, and external calls
 //! ([`external`]) go to a worker pool. Without a scheduler (`--sequential`, the REPL,
 //! type-level evaluation) there is one fiber and externals run when needed, on this
@@ -85,6 +85,7 @@ pub mod heap;
 pub mod invariants;
 pub mod need;
 pub mod nf;
+pub mod oldsched;
 pub mod primop;
 pub mod print;
 pub mod readback;
@@ -151,9 +152,9 @@ pub struct Machine<'p> {
     pub pause_after: u64,
     /// The control of an evaluation stopped by [`Machine::pause_after`].
     paused: Option<Ctl<'p>>,
-    /// Fibers and external calls in parallel ([`crate::sched`]); none runs everything
+    /// Fibers and external calls in parallel ([`crate::machine::oldsched`]); none runs everything
     /// in one fiber, externals on this thread (`--sequential`).
-    pub(crate) sched: Option<Box<crate::sched::Scheduler<'p>>>,
+    pub(crate) sched: Option<Box<crate::machine::oldsched::Scheduler<'p>>>,
     /// The running fiber (0 without a scheduler).
     pub(crate) fiber: u32,
     /// When the running speculative fiber's slice ends (`u64::MAX` when none).

@@ -45,7 +45,7 @@ pub enum Ctl<'p> {
     /// Return a weak head normal form (owned references).
     Ret(Value<'p>),
     /// The current fiber waits (for a call, or for an entry another fiber is
-    /// evaluating): run another ([`crate::sched`]).
+    /// evaluating): run another ([`crate::machine::oldsched`]).
     Park,
 }
 
@@ -100,7 +100,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs the current fiber until its evaluation returns to where it started, it
-    /// waits, or its slice ends (fibers: [`crate::sched`]).
+    /// waits, or its slice ends (fibers: [`crate::machine::oldsched`]).
     fn run_fiber(&mut self, mut ctl: Ctl<'p>, base: usize) -> Result<Exit<'p>> {
         // The step limit, the audit and fiber slices share one comparison per step.
         let mut check_at = self.next_check();

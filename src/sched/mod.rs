@@ -1,502 +1,722 @@
-//! Fibers and the opportunistic scheduler (DESIGN.md section 4; OPAL and Epic).
+//! Fibers, certainty and the opportunistic scheduler (DESIGN.md section 4; OPAL and
+//! Epic).
 //!
 //! A script written as plain sequential code runs its independent external calls at
-//! the same time. The machine runs several **fibers** over one heap, each a spine being
-//! evaluated with its own frames and side stacks; the current fiber's stacks are the
-//! machine's own, the others wait in the [`Scheduler`]'s table (switching swaps the
-//! vectors, nothing is copied). The interpreter stays on one thread: external calls go
-//! to a worker pool ([`crate::external::pool`]).
+//! the same time. The machine ([`crate::vm`]) runs several **fibers** over one heap,
+//! each with its own frames; the running fiber's stacks are the machine's, the others
+//! wait here (switching swaps the vectors, nothing is copied). The interpreter stays on
+//! one thread; calls go to an [`exec::Executor`].
 //!
-//! - **Fiber 0** evaluates what the caller of [`Machine::run`] asked for (a definition,
-//!   a field being printed). It is *demanded*: its result is needed.
-//! - **A call** ([`Machine::dispatch`]): when a fiber reaches an external with its
-//!   arguments evaluated, the call goes to the pool and the fiber parks until the
-//!   result comes back.
-//! - **A black hole** records the fiber evaluating it. A fiber that needs an entry
-//!   another fiber is evaluating parks on it and wakes when the value is written; a
-//!   demanded fiber *promotes* the owner (and what the owner waits for) to demanded.
-//!   Needing an entry one is evaluating oneself, or a cycle of fibers waiting on one
-//!   another, is an infinite loop, as it is sequentially.
-//! - **Speculation** is where parallelism comes from when demand alone is sequential
-//!   (`sum (map slow xs)` needs one element at a time): when no demanded fiber can run
-//!   and fewer than `--jobs` calls are in flight, the scheduler looks for suspended
-//!   entries reachable from what the program wants (the definitions being evaluated)
-//!   and from every fiber's stacks, breadth-first within a budget, and starts a
-//!   speculative fiber on each. Speculative fibers run only while no demanded fiber
-//!   can, for a slice of steps at a time.
-//! - **Speculation never changes a result.** Pure evaluation has no effects and its
-//!   values are the ones demand would compute. A speculative fiber that fails (an
-//!   error, an infinite loop, a failed call) keeps the entries it was evaluating
-//!   black-holed and is marked failed: every one of them would fail the same way when
-//!   evaluated, so a fiber that later needs one fails with that error, and one that
-//!   never does is unaffected.
+//! - **Certainty.** A fiber is *certain* when the sequential run is sure to need what
+//!   it computes: fiber 0 (what the caller of `run` asked for), fibers forked for work
+//!   a certain fiber will certainly need, and any fiber a certain one waits for
+//!   (promotion). Others are *speculative*. An `effect` call starts only from a
+//!   certain fiber; a speculative fiber that reaches one waits until it becomes
+//!   certain (or is never needed). `pure` and `reads` calls start from any fiber.
+//! - **Forks when a certain fiber parks.** When a certain fiber waits for a call, its
+//!   continuation is looked at (only the frames pushed since it last parked, so the
+//!   cost is proportional to what changed): the other operand of a strict binary
+//!   operator, the arguments a primitive or external will evaluate, the parts of a
+//!   normal-form walk (an external's arguments, the printed result) are certainly
+//!   needed and each gets a certain fiber of its own, if its code may reach an
+//!   external at all (pure computation gains nothing from a fiber).
+//! - **Speculation.** What else the parked fibers' frames and records hold (list
+//!   tails, `let`-bound values, arguments of unknown functions), and the fields of what
+//!   speculative fibers compute, goes on a frontier; when no certain fiber can run,
+//!   speculative fibers evaluate frontier thunks, in slices, within a budget of steps
+//!   that certain progress renews. This is how `sum (map slow xs)` starts every call
+//!   at once though `sum` needs one element at a time.
+//! - **Black holes** record the fiber evaluating them. A fiber that needs another's
+//!   parks on it; needing one's own, or a cycle of fibers waiting on each other, is
+//!   `infinite loop`, as it is sequentially. A fiber that fails leaves its black holes
+//!   failed with its error, raised again if anything needs them: the sequential
+//!   result.
 //!
-//! `--sequential` (and the REPL, snapshots and type-level evaluation) runs without a
-//! scheduler: one fiber, externals performed when needed, on the interpreter's thread.
+//! `--sequential` runs without a scheduler: one fiber, calls when needed.
+
+pub mod exec;
 
 use crate::external::host::Call;
-use crate::external::pool::Pool;
-use crate::machine::Machine;
-use crate::machine::arena::NIL;
 use crate::machine::error::{Result, RuntimeError};
-use crate::machine::external::{CallMemo, CallSite};
-use crate::machine::frame::{Arg, Frame, Ref, fiber_refs};
-use crate::machine::heap::Cell;
-use crate::machine::need::Ctl;
-use crate::machine::value::{CtxtId, PartialHead, Value};
-use crate::syntax::span::Span;
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::vm::Machine;
+use crate::vm::code::{Code, Site};
+use crate::vm::frame::{Ctl, Frame};
+use crate::vm::heap::ThunkState;
+use crate::vm::host::{CallRequest, Effect, HeldRef, Host};
+use crate::vm::value::{NIL, Ref, Val};
+use exec::Executor;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
 
-/// How many steps a speculative fiber runs before the scheduler looks again.
+/// Steps a fiber runs before others get a turn.
 const SLICE: u64 = 20_000;
 
-/// How many entries one search for speculative work visits at most.
-const SEARCH_BUDGET: usize = 100_000;
+/// Steps speculation may take while no certain fiber makes progress.
+const SPEC_BUDGET: i64 = 2_000_000;
 
-/// How many speculative fibers one search starts at most.
-const SPAWN_AT_ONCE: usize = 64;
+/// Most speculative fibers alive at once.
+const SPEC_FIBERS: usize = 20_000;
 
 /// What a fiber is doing.
-#[derive(Debug, Clone)]
-pub enum FiberState {
+#[derive(Debug)]
+enum State {
+    /// The slot is free.
+    Free,
     /// Its stacks are the machine's.
     Running,
-    /// Ready to run from its saved control.
+    /// Ready to go on from its saved control.
     Runnable,
-    /// Waiting for another fiber to write this entry.
-    OnEntry(CtxtId),
-    /// Waiting for its external call.
-    OnCall,
-    /// Its evaluation failed; the entries it black-holed stay so (see the module
-    /// documentation).
-    Failed(RuntimeError),
-    /// Finished; the slot can be reused.
-    Done,
+    /// Waiting for a thunk another fiber is evaluating.
+    WaitThunk(Ref),
+    /// Waiting for a call (its own, or the same call another fiber made).
+    WaitCall,
+    /// Speculative, at an `effect` call: waiting to become certain.
+    WaitCertain,
 }
 
 /// A fiber that is not running: its stacks and what it does next.
-pub struct Fiber<'p> {
-    frames: Vec<Frame<'p>>,
-    pargs: Vec<Arg<'p>>,
-    pvals: Vec<Value<'p>>,
-    eq_work: Vec<(CtxtId, CtxtId)>,
-    /// The control it resumes with (set when it parks or a call completes).
-    ctl: Option<Ctl<'p>>,
-    /// An error its call ended with, raised when it runs next.
+struct Fiber {
+    frames: Vec<Frame>,
+    vals: Vec<Val>,
+    pending: Vec<Val>,
+    deep: Vec<Val>,
+    eq_work: Vec<(Val, Val)>,
+    ctl: Option<Ctl>,
     error: Option<RuntimeError>,
-    /// What it is doing.
-    pub state: FiberState,
-    /// Whether its result is needed (fiber 0, and the fibers it waits for).
-    pub demanded: bool,
+    state: State,
+    certain: bool,
+    /// Frames below this height were looked at when the fiber last parked.
+    scanned: usize,
+    /// Its call waiting to become certain.
+    blocked: Option<CallRequest>,
 }
 
-impl<'p> Fiber<'p> {
-    fn new(ctl: Option<Ctl<'p>>, demanded: bool) -> Fiber<'p> {
+impl Fiber {
+    fn new() -> Fiber {
         Fiber {
             frames: Vec::new(),
-            pargs: Vec::new(),
-            pvals: Vec::new(),
+            vals: Vec::new(),
+            pending: Vec::new(),
+            deep: Vec::new(),
             eq_work: Vec::new(),
-            ctl,
+            ctl: None,
             error: None,
-            state: FiberState::Runnable,
-            demanded,
+            state: State::Free,
+            certain: false,
+            scanned: 0,
+            blocked: None,
         }
     }
 }
 
-/// The scheduler: the fibers, who waits for what, and the worker pool.
-pub struct Scheduler<'p> {
-    /// Every fiber by id; fiber 0 evaluates what [`Machine::run`] was asked for.
-    pub fibers: Vec<Fiber<'p>>,
-    free: Vec<u32>,
-    /// Fibers parked on an entry, by entry.
-    pub waiters: HashMap<CtxtId, Vec<u32>>,
-    /// The place and arguments of each shared call in flight, by the fiber that made
-    /// it (its result goes into the machine's table of calls).
-    shared_calls: HashMap<u32, (CallSite, Call)>,
-    pool: Pool,
-    jobs: usize,
-    /// Calls dispatched and not finished.
-    pub in_flight: usize,
-    /// The most calls running at once.
-    pub peak_in_flight: usize,
-    /// Entries whose values the program wants (the definitions being evaluated): where
-    /// the search for speculative work starts.
-    pub roots: Vec<CtxtId>,
+/// A call in flight.
+struct InFlight {
+    fiber: u32,
+    key: Option<(Site, Call)>,
+    passthrough: Option<Val>,
 }
 
-impl<'p> Scheduler<'p> {
-    /// A scheduler running at most `jobs` calls at once.
-    pub fn new(jobs: usize) -> Scheduler<'p> {
-        let mut root = Fiber::new(None, true);
-        root.state = FiberState::Running;
+/// The scheduler.
+pub struct Scheduler {
+    fibers: Vec<Fiber>,
+    free: Vec<u32>,
+    certain_q: VecDeque<u32>,
+    spec_q: VecDeque<u32>,
+    waiters: HashMap<Ref, Vec<u32>>,
+    /// Shared calls in flight: the fibers waiting for them besides the maker.
+    running: HashMap<(Site, Call), Vec<u32>>,
+    tickets: HashMap<u64, InFlight>,
+    next_ticket: u64,
+    exec: Box<dyn Executor>,
+    frontier: VecDeque<Val>,
+    spec_live: usize,
+    spec_budget: i64,
+    slice_end: u64,
+    /// Steps when the running fiber was resumed (for the speculation budget).
+    resumed_at: u64,
+    dispatched: u64,
+    /// Per code node: whether its evaluation may reach an external (memo).
+    may_call: HashMap<u32, bool>,
+}
+
+impl Scheduler {
+    /// A scheduler with at most `jobs` processes at once.
+    pub fn new(jobs: usize) -> Scheduler {
+        let mut root = Fiber::new();
+        root.state = State::Running;
+        root.certain = true;
         Scheduler {
             fibers: vec![root],
             free: Vec::new(),
+            certain_q: VecDeque::new(),
+            spec_q: VecDeque::new(),
             waiters: HashMap::new(),
-            shared_calls: HashMap::new(),
-            pool: Pool::new(jobs),
-            jobs: jobs.max(1),
-            in_flight: 0,
-            peak_in_flight: 0,
-            roots: Vec::new(),
+            running: HashMap::new(),
+            tickets: HashMap::new(),
+            next_ticket: 0,
+            exec: Box::new(exec::Local::new(jobs)),
+            frontier: VecDeque::new(),
+            spec_live: 0,
+            spec_budget: SPEC_BUDGET,
+            slice_end: u64::MAX,
+            resumed_at: 0,
+            dispatched: 0,
+            may_call: HashMap::new(),
         }
     }
 
-    /// Whether any fiber besides fiber 0 is alive (a state with several fibers is not
-    /// read back).
-    pub fn has_other_fibers(&self) -> bool {
-        self.fibers[1..]
-            .iter()
-            .any(|f| !matches!(f.state, FiberState::Done))
+    /// Installs a scheduler on a machine: it runs in parallel from now on.
+    pub fn install(m: &mut Machine<'_>, jobs: usize) {
+        m.set_host(Box::new(Scheduler::new(jobs)));
     }
 
-    /// The stacks and saved control of every fiber not running (for the audit).
-    #[allow(clippy::type_complexity)]
-    pub fn parked(
-        &self,
-    ) -> impl Iterator<
-        Item = (
-            &[Frame<'p>],
-            &[Arg<'p>],
-            &[Value<'p>],
-            &[(CtxtId, CtxtId)],
-            Option<&Ctl<'p>>,
-        ),
-    > {
-        self.fibers
-            .iter()
-            .filter(|f| !matches!(f.state, FiberState::Running | FiberState::Done))
-            .map(|f| {
-                (
-                    &f.frames[..],
-                    &f.pargs[..],
-                    &f.pvals[..],
-                    &f.eq_work[..],
-                    f.ctl.as_ref(),
-                )
-            })
-    }
+    // ----- fibers -----------------------------------------------------------------
 
-    fn spawn(&mut self, ctl: Ctl<'p>) -> u32 {
-        let fiber = Fiber::new(Some(ctl), false);
-        match self.free.pop() {
-            Some(id) => {
-                self.fibers[id as usize] = fiber;
-                id
-            }
+    fn spawn(&mut self, ctl: Ctl, certain: bool) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => id,
             None => {
-                self.fibers.push(fiber);
+                self.fibers.push(Fiber::new());
                 (self.fibers.len() - 1) as u32
             }
+        };
+        let f = &mut self.fibers[id as usize];
+        f.ctl = Some(ctl);
+        f.error = None;
+        f.state = State::Runnable;
+        f.certain = certain;
+        f.scanned = 0;
+        if certain {
+            self.certain_q.push_back(id);
+        } else {
+            self.spec_live += 1;
+            self.spec_q.push_back(id);
         }
+        id
     }
 
-    /// The next fiber to run: fiber 0, another demanded one, a speculative one.
-    fn pick(&self) -> Option<u32> {
-        let runnable = |f: &Fiber<'p>| matches!(f.state, FiberState::Runnable);
-        if runnable(&self.fibers[0]) {
-            return Some(0);
-        }
-        let mut speculative = None;
-        for (i, f) in self.fibers.iter().enumerate() {
-            if runnable(f) {
-                if f.demanded {
-                    return Some(i as u32);
-                }
-                speculative.get_or_insert(i as u32);
-            }
-        }
-        speculative
-    }
-}
-
-impl<'p> Machine<'p> {
-    /// Runs with a scheduler: externals go to a pool of at most `jobs` workers and
-    /// independent work runs in fibers (see the module documentation).
-    pub fn enable_parallel(&mut self, jobs: usize) {
-        self.sched = Some(Box::new(Scheduler::new(jobs)));
-        self.fiber = 0;
+    /// Moves the machine's stacks into fiber `id`.
+    fn save(&mut self, m: &mut Machine<'_>, id: u32) {
+        let f = &mut self.fibers[id as usize];
+        std::mem::swap(&mut f.frames, &mut m.frames);
+        std::mem::swap(&mut f.vals, &mut m.vals);
+        std::mem::swap(&mut f.pending, &mut m.pending);
+        std::mem::swap(&mut f.deep, &mut m.deep);
+        std::mem::swap(&mut f.eq_work, &mut m.eq_work);
     }
 
-    /// Hands a call to the pool and parks the current fiber until it is done; `shared`
-    /// is the call's place and arguments when others may wait for the same call.
-    pub(crate) fn dispatch(
-        &mut self,
-        call: Call,
-        span: Span,
-        shared: Option<(CallSite, Call)>,
-    ) -> Ctl<'p> {
-        let fiber = self.fiber;
-        let s = self.sched.as_mut().expect("a scheduler");
-        if let Some(key) = shared {
-            s.shared_calls.insert(fiber, key);
+    /// Makes fiber `id` the running one and returns what it does next.
+    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Ctl> {
+        self.save(m, id);
+        m.fiber = id;
+        let f = &mut self.fibers[id as usize];
+        f.state = State::Running;
+        self.slice_end = m.steps + SLICE;
+        self.resumed_at = m.steps;
+        if f.certain {
+            self.spec_budget = SPEC_BUDGET;
         }
-        s.in_flight += 1;
-        // Calls past `jobs` wait in the pool's channel: at most `jobs` run at once.
-        s.peak_in_flight = s.peak_in_flight.max(s.in_flight.min(s.jobs));
-        s.pool.submit(fiber, call, span, s.in_flight);
-        s.fibers[fiber as usize].state = FiberState::OnCall;
-        Ctl::Park
-    }
-
-    /// The current fiber needs entry `c` (a counted reference), which fiber `owner`
-    /// is evaluating: it parks until the value is written.
-    pub(crate) fn park_on(&mut self, c: CtxtId, owner: u32) -> Result<Ctl<'p>> {
-        let cur = self.fiber;
-        let s = self.sched.as_mut().expect("a scheduler");
-        if s.fibers[cur as usize].demanded {
-            // What the owner waits for is needed too.
-            let mut f = owner;
-            let mut hops = 0;
-            loop {
-                if f == cur || hops > s.fibers.len() {
-                    self.heap.release(c);
-                    return Err(RuntimeError::new("infinite loop"));
-                }
-                let fib = &mut s.fibers[f as usize];
-                fib.demanded = true;
-                match &fib.state {
-                    FiberState::Failed(e) => {
-                        let e = e.clone();
-                        self.heap.release(c);
-                        return Err(e);
-                    }
-                    FiberState::OnEntry(next) => match self.heap.ctxt(*next).cell {
-                        Cell::Blackholed(o) => f = o,
-                        _ => break,
-                    },
-                    _ => break,
-                }
-                hops += 1;
-            }
-        } else if let FiberState::Failed(e) = &s.fibers[owner as usize].state {
-            let e = e.clone();
-            self.heap.release(c);
+        if let Some(e) = f.error.take() {
             return Err(e);
         }
-        s.waiters.entry(c).or_default().push(cur);
-        let me = &mut s.fibers[cur as usize];
-        me.state = FiberState::OnEntry(c);
-        me.ctl = Some(Ctl::Enter(c));
-        Ok(Ctl::Park)
+        Ok(f.ctl.take().unwrap_or(Ctl::Ret(Val::Erased)))
     }
 
-    /// The current fiber waits for a call another fiber made (the same call at the same
-    /// place, still running).
-    pub(crate) fn wait_for_call(&mut self) -> Ctl<'p> {
-        let fiber = self.fiber;
-        let s = self.sched.as_mut().expect("a scheduler");
-        s.fibers[fiber as usize].state = FiberState::OnCall;
-        Ctl::Park
-    }
-
-    /// Entry `c` has its value: the fibers parked on it can run.
-    #[inline]
-    pub(crate) fn wake(&mut self, c: CtxtId) {
-        if let Some(s) = self.sched.as_mut()
-            && !s.waiters.is_empty()
-            && let Some(ws) = s.waiters.remove(&c)
-        {
-            for w in ws {
-                s.fibers[w as usize].state = FiberState::Runnable;
-            }
+    fn make_runnable(&mut self, id: u32) {
+        let f = &mut self.fibers[id as usize];
+        f.state = State::Runnable;
+        if f.certain {
+            self.certain_q.push_back(id);
+        } else {
+            self.spec_q.push_back(id);
         }
     }
 
-    /// The current fiber finished (its value, already written, is dropped).
-    pub(crate) fn fiber_finished(&mut self) -> Result<Ctl<'p>> {
-        let cur = self.fiber;
-        let s = self.sched.as_mut().expect("a scheduler");
-        s.fibers[cur as usize].state = FiberState::Done;
-        s.free.push(cur);
-        self.switch()
+    /// Charges the running fiber's steps to the speculation budget.
+    fn charge(&mut self, m: &Machine<'_>) {
+        if !self.fibers[m.fiber as usize].certain {
+            self.spec_budget -= (m.steps - self.resumed_at) as i64;
+        }
+        self.resumed_at = m.steps;
     }
 
-    /// The current fiber failed with `e`: the run fails when the fiber is demanded;
-    /// otherwise it is marked failed and another fiber runs.
-    #[cold]
-    pub(crate) fn fiber_failed(&mut self, e: RuntimeError) -> Result<Ctl<'p>> {
-        let cur = self.fiber;
-        match self.sched.as_ref() {
-            Some(s) if !s.fibers[cur as usize].demanded => {}
-            _ => return Err(e),
-        }
-        // The entries it was evaluating: whoever waits for them fails the same way.
-        let updating: Vec<CtxtId> = self
-            .frames
-            .iter()
-            .filter_map(|f| match f {
-                Frame::Update(c) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        self.reset();
-        let s = self.sched.as_mut().expect("a scheduler");
-        s.fibers[cur as usize].state = FiberState::Failed(e);
-        for c in updating {
-            self.wake(c);
-        }
-        self.switch()
-    }
-
-    /// The current fiber has run its slice: it yields to the scheduler.
-    pub(crate) fn preempt(&mut self, ctl: Ctl<'p>) -> Result<Ctl<'p>> {
-        let cur = self.fiber as usize;
-        let s = self.sched.as_mut().expect("a scheduler");
-        s.fibers[cur].ctl = Some(ctl);
-        s.fibers[cur].state = FiberState::Runnable;
-        self.switch()
-    }
-
-    /// Saves the current fiber and runs the next one: finished calls wake their
-    /// fibers; a demanded fiber runs first, then a speculative one; with nothing to
-    /// run, the search for speculative work, or waiting for a call.
-    pub(crate) fn switch(&mut self) -> Result<Ctl<'p>> {
-        let cur = self.fiber as usize;
-        {
-            let s = self.sched.as_mut().expect("a scheduler");
-            let f = &mut s.fibers[cur];
-            std::mem::swap(&mut f.frames, &mut self.frames);
-            std::mem::swap(&mut f.pargs, &mut self.pargs);
-            std::mem::swap(&mut f.pvals, &mut self.pvals);
-            std::mem::swap(&mut f.eq_work, &mut self.eq_work);
-        }
+    /// Picks the next fiber to run, waiting for calls when none can.
+    fn next(&mut self, m: &mut Machine<'_>) -> Result<Ctl> {
         loop {
-            while let Some(done) = self.sched.as_ref().and_then(|s| s.pool.try_done()) {
-                self.call_finished(done);
-            }
-            let s = self.sched.as_mut().expect("a scheduler");
-            if let Some(next) = s.pick() {
-                let f = &mut s.fibers[next as usize];
-                f.state = FiberState::Running;
-                let demanded = f.demanded;
-                std::mem::swap(&mut f.frames, &mut self.frames);
-                std::mem::swap(&mut f.pargs, &mut self.pargs);
-                std::mem::swap(&mut f.pvals, &mut self.pvals);
-                std::mem::swap(&mut f.eq_work, &mut self.eq_work);
-                let error = f.error.take();
-                let ctl = f.ctl.take();
-                self.fiber = next;
-                self.preempt_at = if demanded {
-                    u64::MAX
-                } else {
-                    self.steps + SLICE
-                };
-                if let Some(e) = error {
-                    return self.fiber_failed(e);
+            self.poll(m, Some(Duration::ZERO));
+            while let Some(id) = self.certain_q.pop_front() {
+                if matches!(self.fibers[id as usize].state, State::Runnable) {
+                    return self.resume(m, id);
                 }
-                return ctl
-                    .ok_or_else(|| RuntimeError::new("internal error: a fiber without work"));
             }
-            if s.in_flight < s.jobs && self.speculate() > 0 {
-                continue;
-            }
-            let s = self.sched.as_mut().expect("a scheduler");
-            if s.in_flight > 0 {
-                if let Some(done) = s.pool.wait_done() {
-                    self.call_finished(done);
+            if self.spec_budget > 0 {
+                while let Some(id) = self.spec_q.pop_front() {
+                    let f = &self.fibers[id as usize];
+                    if matches!(f.state, State::Runnable) && !f.certain {
+                        return self.resume(m, id);
+                    }
                 }
+                if self.speculate(m) {
+                    continue;
+                }
+            }
+            if self.exec.in_flight() > 0 {
+                self.poll(m, None);
                 continue;
             }
-            return Err(RuntimeError::new(
-                "internal error: every fiber waits and no call is in flight",
-            ));
-        }
-    }
-
-    /// A call finished: its fiber, and the fibers waiting for the same call, can go on
-    /// with the result.
-    fn call_finished(&mut self, (ticket, result): crate::external::pool::Done) {
-        let s = self.sched.as_mut().expect("a scheduler");
-        s.in_flight -= 1;
-        if let Some(key) = s.shared_calls.remove(&ticket)
-            && let Some(CallMemo::Running(waiting)) =
-                self.calls.insert(key, CallMemo::Done(result.clone()))
-        {
-            for w in waiting {
-                self.deliver(w, result.clone());
-            }
-        }
-        self.deliver(ticket, result);
-    }
-
-    /// Gives a call's result to a fiber waiting for it.
-    fn deliver(&mut self, fiber: u32, result: std::result::Result<Option<String>, RuntimeError>) {
-        let s = self.sched.as_mut().expect("a scheduler");
-        let f = &mut s.fibers[fiber as usize];
-        f.state = FiberState::Runnable;
-        match result {
-            Ok(Some(text)) => {
-                f.ctl = Some(Ctl::Ret(Value::Str(std::rc::Rc::from(text.as_str()))));
-            }
-            Ok(None) => {
-                // `delay`: on with its second argument.
-                let next = f.pargs.pop().map(Arg::into_ctl);
-                f.ctl = next;
-            }
-            Err(e) => f.error = Some(e),
-        }
-    }
-
-    /// Starts speculative fibers on suspended entries reachable from the program's
-    /// roots and every fiber's stacks; returns how many.
-    fn speculate(&mut self) -> usize {
-        let s = self.sched.as_ref().expect("a scheduler");
-        let mut queue: VecDeque<CtxtId> = s.roots.iter().copied().collect();
-        let mut values: Vec<&Value<'p>> = Vec::new();
-        for (frames, pargs, pvals, eq_work, ctl) in s.parked() {
-            fiber_refs(frames, pargs, pvals, eq_work, ctl, &mut |r| match r {
-                Ref::Entry(c) => queue.push_back(c),
-                Ref::Value(v) => values.push(v),
-                Ref::Stack(_) => {}
-            });
-        }
-        for v in values {
-            push_value(v, &self.heap, &mut queue);
-        }
-        let mut seen: HashSet<CtxtId> = HashSet::new();
-        let mut found: Vec<CtxtId> = Vec::new();
-        while let Some(c) = queue.pop_front() {
-            if c == NIL || !seen.insert(c) {
+            // Nothing can run and nothing is in flight: the fibers wait on each
+            // other. Fiber 0 gets the error a sequential run would: an infinite loop.
+            if !self.spec_q.is_empty() {
+                // Speculation is out of budget but is all that is left.
+                self.spec_budget = SPEC_BUDGET;
                 continue;
             }
-            if seen.len() > SEARCH_BUDGET || found.len() >= SPAWN_AT_ONCE {
+            let f = &mut self.fibers[0];
+            if let State::WaitThunk(t) = f.state {
+                self.waiters.entry(t).or_default().retain(|&w| w != 0);
+            }
+            f.error = Some(RuntimeError::new("infinite loop"));
+            if let Some(c) = f.ctl.take() {
+                m.drop_ctl(c);
+            }
+            return self.resume(m, 0);
+        }
+    }
+
+    /// Takes finished calls from the executor and wakes their fibers.
+    fn poll(&mut self, m: &mut Machine<'_>, timeout: Option<Duration>) {
+        if self.exec.in_flight() == 0 {
+            return;
+        }
+        for (ticket, r) in self.exec.wait(timeout) {
+            let Some(call) = self.tickets.remove(&ticket) else {
+                continue;
+            };
+            if let Some(key) = &call.key {
+                m.calls.insert(key.clone(), r.clone());
+                for w in self.running.remove(key).unwrap_or_default() {
+                    self.finish_call(m, w, r.clone(), None);
+                }
+            }
+            self.finish_call(m, call.fiber, r, call.passthrough);
+        }
+    }
+
+    fn finish_call(
+        &mut self,
+        m: &mut Machine<'_>,
+        id: u32,
+        r: std::result::Result<Option<String>, RuntimeError>,
+        passthrough: Option<Val>,
+    ) {
+        match m.call_result(r, passthrough) {
+            Ok(c) => self.fibers[id as usize].ctl = Some(c),
+            Err(e) => self.fibers[id as usize].error = Some(e),
+        }
+        self.make_runnable(id);
+    }
+
+    /// Makes fiber `id`, and whatever it waits for, certain.
+    fn promote(&mut self, m: &mut Machine<'_>, id: u32) {
+        let mut work = vec![id];
+        let mut seen = 0;
+        while let Some(f) = work.pop() {
+            seen += 1;
+            if seen > self.fibers.len() * 2 {
                 break;
             }
-            let e = self.heap.ctxt(c);
-            queue.push_back(e.next);
-            match &e.cell {
-                Cell::Suspended(_, env) => {
-                    found.push(c);
-                    queue.push_back(*env);
+            let fib = &mut self.fibers[f as usize];
+            if fib.certain || matches!(fib.state, State::Free) {
+                continue;
+            }
+            fib.certain = true;
+            self.spec_live = self.spec_live.saturating_sub(1);
+            match fib.state {
+                State::Runnable => self.certain_q.push_back(f),
+                State::WaitThunk(t) => {
+                    if let ThunkState::Blackholed { fiber, .. } = m.heap.thunks.get(t).state {
+                        work.push(fiber);
+                    }
                 }
-                Cell::Value(v) => push_value(v, &self.heap, &mut queue),
-                Cell::Ind(t) => queue.push_back(*t),
+                State::WaitCertain => {
+                    if let Some(req) = fib.blocked.take() {
+                        let saved = m.fiber;
+                        m.fiber = f;
+                        fib.state = State::WaitCall;
+                        self.dispatch(m, req);
+                        m.fiber = saved;
+                    }
+                }
+                State::WaitCall => {
+                    let tickets: Vec<u64> = self
+                        .tickets
+                        .iter()
+                        .filter(|(_, c)| c.fiber == f)
+                        .map(|(t, _)| *t)
+                        .collect();
+                    for t in tickets {
+                        self.exec.promote(t);
+                    }
+                }
+                State::Running | State::Free => {}
+            }
+        }
+    }
+
+    /// Starts a call for the running fiber (which parks).
+    fn dispatch(&mut self, m: &mut Machine<'_>, req: CallRequest) {
+        let id = m.fiber;
+        let key = (req.site != Site::UNKNOWN && req.passthrough.is_none())
+            .then(|| (req.site, req.call.clone()));
+        if let Some(k) = &key {
+            self.running.insert(k.clone(), Vec::new());
+        }
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.dispatched += 1;
+        let certain = self.fibers[id as usize].certain;
+        self.exec.submit(ticket, req.call, req.span, certain);
+        self.tickets.insert(
+            ticket,
+            InFlight {
+                fiber: id,
+                key,
+                passthrough: req.passthrough,
+            },
+        );
+        self.fibers[id as usize].state = State::WaitCall;
+    }
+
+    // ----- finding work -----------------------------------------------------------
+
+    /// Whether code may reach an external when evaluated (walks its core term, with
+    /// unknown functions assumed to).
+    fn code_may_call(&mut self, m: &Machine<'_>, c: u32) -> bool {
+        if let Some(&b) = self.may_call.get(&c) {
+            return b;
+        }
+        let b = match m.code.nodes[c as usize] {
+            Code::Int(_) | Code::Float(_) | Code::Str(_) | Code::Atom(_) | Code::Erased => false,
+            _ => crate::vm::analysis::may_call(m.facts(), m.code.meta[c as usize].core),
+        };
+        self.may_call.insert(c, b);
+        b
+    }
+
+    /// Whether a word is a thunk not evaluated yet whose code may reach an external.
+    fn worth_forking(&mut self, m: &Machine<'_>, v: Val) -> bool {
+        match v {
+            Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                ThunkState::Suspended { code, .. } => self.code_may_call(m, code),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Looks at what fiber `id` (parked, its stacks saved) will certainly need and at
+    /// what it holds, from the frames pushed since it last parked.
+    fn scan(&mut self, m: &mut Machine<'_>, id: u32) {
+        let certain = self.fibers[id as usize].certain;
+        let from = self.fibers[id as usize]
+            .scanned
+            .min(self.fibers[id as usize].frames.len());
+        let top = self.fibers[id as usize].frames.len();
+        for i in from..top {
+            let fr = self.fibers[id as usize].frames[i];
+            match fr {
+                Frame::BinL { prim, b, env, span } if certain && self.code_may_call(m, b) => {
+                    // The other operand is certainly needed: a thunk, and a fiber.
+                    let t = m.mkarg(b, env);
+                    m.heap.release_rec(env);
+                    self.fibers[id as usize].frames[i] = Frame::BinLv { prim, b: t, span };
+                    self.fork(m, t, false);
+                }
+                Frame::BinL { env, .. }
+                | Frame::Case { env, .. }
+                | Frame::LetStrict { env, .. }
+                | Frame::SeqB { env, .. }
+                | Frame::CallArgs { env, .. } => self.push_record(m, env),
+                Frame::Arg(v, _) | Frame::ConcatL { b: v, .. } | Frame::EqLeft(v) => {
+                    self.push_frontier(m, v)
+                }
                 _ => {}
             }
         }
-        let s = self.sched.as_mut().expect("a scheduler");
-        for &c in &found {
-            self.heap.retain(c);
-            s.spawn(Ctl::Enter(c));
+        self.fibers[id as usize].scanned = top;
+        if certain {
+            // Arguments of primitives and externals, and parts of normal-form walks,
+            // are certainly needed.
+            let held: Vec<Val> = {
+                let f = &self.fibers[id as usize];
+                f.pending.iter().chain(f.deep.iter()).copied().collect()
+            };
+            for v in held {
+                if self.worth_forking(m, v) {
+                    m.heap.retain(v);
+                    self.fork(m, v, true);
+                }
+            }
         }
-        found.len()
+    }
+
+    /// A certain fiber for a word (owned), to weak head normal form or (`deep`) to
+    /// normal form.
+    fn fork(&mut self, m: &mut Machine<'_>, v: Val, deep: bool) {
+        let Val::Thunk(t) = v else {
+            m.heap.release(v);
+            return;
+        };
+        if !matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) {
+            m.heap.release(v);
+            return;
+        }
+        if deep {
+            let id = self.spawn(Ctl::Ret(Val::Erased), true);
+            let f = &mut self.fibers[id as usize];
+            f.frames.push(Frame::Deep {
+                root: Val::Erased,
+                base: 0,
+            });
+            f.deep.push(v);
+        } else {
+            self.spawn(Ctl::Force(t), true);
+        }
+    }
+
+    fn push_record(&mut self, m: &mut Machine<'_>, rec: Ref) {
+        if rec == NIL {
+            return;
+        }
+        let slots = m.heap.words.get(m.heap.recs.get(rec).slots).to_vec();
+        for v in slots {
+            self.push_frontier(m, v);
+        }
+    }
+
+    fn push_frontier(&mut self, m: &mut Machine<'_>, v: Val) {
+        if let Val::Thunk(t) = v
+            && matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. })
+            && self.frontier.len() < 1_000_000
+        {
+            m.heap.retain(v);
+            self.frontier.push_back(v);
+        }
+    }
+
+    /// Starts speculative fibers on frontier thunks; whether any started.
+    fn speculate(&mut self, m: &mut Machine<'_>) -> bool {
+        let mut started = false;
+        while self.spec_live < SPEC_FIBERS {
+            let Some(v) = self.frontier.pop_front() else {
+                break;
+            };
+            match v {
+                Val::Thunk(t)
+                    if matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) =>
+                {
+                    self.spawn(Ctl::Force(t), false);
+                    started = true;
+                    if self.spec_q.len() >= 64 {
+                        break;
+                    }
+                }
+                _ => m.heap.release(v),
+            }
+        }
+        started
     }
 }
 
-/// The entries a value refers to.
-fn push_value(v: &Value<'_>, heap: &crate::machine::heap::Heap<'_>, queue: &mut VecDeque<CtxtId>) {
-    match v {
-        Value::Con(_, b) => queue.extend(heap.block(*b).iter().copied()),
-        Value::Partial(h, b) => {
-            if let PartialHead::Open(o) = h {
-                queue.push_back(*o);
+impl<'p> Host<'p> for Scheduler {
+    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Ctl> {
+        self.charge(m);
+        let id = m.fiber;
+        self.save(m, id);
+        self.scan(m, id);
+        self.next(m)
+    }
+
+    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Ctl> {
+        let cur = m.fiber;
+        // A cycle of fibers waiting on each other is an infinite loop.
+        let mut f = owner;
+        for _ in 0..=self.fibers.len() {
+            if f == cur {
+                return None;
             }
-            queue.extend(heap.block(*b).iter().copied());
+            match self.fibers.get(f as usize).map(|x| &x.state) {
+                Some(State::WaitThunk(t2)) => match m.heap.thunks.get(*t2).state {
+                    ThunkState::Blackholed { fiber, .. } => f = fiber,
+                    _ => break,
+                },
+                _ => break,
+            }
         }
-        Value::Fun(_, env) | Value::Pi(_, env) | Value::Stuck(_, env) => queue.push_back(*env),
-        _ => {}
+        self.waiters.entry(t).or_default().push(cur);
+        m.heap.thunks.get_mut(t).waiters = true;
+        let fib = &mut self.fibers[cur as usize];
+        fib.state = State::WaitThunk(t);
+        fib.ctl = Some(Ctl::Force(t));
+        if fib.certain {
+            self.promote(m, owner);
+        }
+        Some(Ctl::Park)
+    }
+
+    fn wake(&mut self, _m: &mut Machine<'p>, t: Ref) {
+        for w in self.waiters.remove(&t).unwrap_or_default() {
+            if matches!(self.fibers[w as usize].state, State::WaitThunk(x) if x == t) {
+                self.make_runnable(w);
+            }
+        }
+    }
+
+    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Ctl> {
+        let id = m.fiber;
+        if req.site != Site::UNKNOWN
+            && req.passthrough.is_none()
+            && let Some(w) = self.running.get_mut(&(req.site, req.call.clone()))
+        {
+            // The same call is running: wait for it.
+            w.push(id);
+            self.fibers[id as usize].state = State::WaitCall;
+            return Ok(Ctl::Park);
+        }
+        if req.effect == Effect::Effect && !self.fibers[id as usize].certain {
+            let f = &mut self.fibers[id as usize];
+            f.blocked = Some(req);
+            f.state = State::WaitCertain;
+            return Ok(Ctl::Park);
+        }
+        self.dispatch(m, req);
+        Ok(Ctl::Park)
+    }
+
+    fn fiber_done(
+        &mut self,
+        m: &mut Machine<'p>,
+        r: std::result::Result<Val, RuntimeError>,
+    ) -> Result<Ctl> {
+        self.charge(m);
+        let id = m.fiber;
+        if let Ok(v) = r {
+            if !self.fibers[id as usize].certain {
+                // What speculation computed may hold more work.
+                if let Val::Con(c) = v {
+                    let fields = m.heap.fields(c).to_vec();
+                    for w in fields {
+                        self.push_frontier(m, w);
+                    }
+                }
+            }
+            m.heap.release(v);
+        }
+        // Its stacks are empty; keep their capacity for the next fiber.
+        self.save(m, id);
+        let f = &mut self.fibers[id as usize];
+        if !f.certain {
+            self.spec_live = self.spec_live.saturating_sub(1);
+        }
+        f.state = State::Free;
+        f.certain = false;
+        self.free.push(id);
+        self.next(m)
+    }
+
+    fn tick(&mut self, m: &mut Machine<'p>, ctl: Ctl) -> Result<Ctl> {
+        self.poll(m, Some(Duration::ZERO));
+        let id = m.fiber;
+        let certain = self.fibers[id as usize].certain;
+        let preempt = if certain {
+            m.steps >= self.slice_end && !self.certain_q.is_empty()
+        } else {
+            !self.certain_q.is_empty() || m.steps >= self.slice_end
+        };
+        if !preempt || matches!(ctl, Ctl::Park) {
+            return Ok(ctl);
+        }
+        self.charge(m);
+        self.fibers[id as usize].ctl = Some(ctl);
+        self.save(m, id);
+        self.make_runnable(id);
+        self.next(m)
+    }
+
+    fn certain(&self, m: &Machine<'p>) -> bool {
+        self.fibers[m.fiber as usize].certain
+    }
+
+    fn shutdown(&mut self, m: &mut Machine<'p>) {
+        // Calls still running are abandoned (their results are not needed); fibers
+        // other than the running one are dropped.
+        let cur = m.fiber;
+        for id in 0..self.fibers.len() as u32 {
+            if id == cur || matches!(self.fibers[id as usize].state, State::Free) {
+                continue;
+            }
+            self.save(m, id);
+            let err = RuntimeError::new("evaluation was abandoned");
+            m.unwind_to(0, &err);
+            let f = &mut self.fibers[id as usize];
+            if let Some(c) = f.ctl.take() {
+                m.drop_ctl(c);
+            }
+            if let Some(req) = f.blocked.take()
+                && let Some(v) = req.passthrough
+            {
+                m.heap.release(v);
+            }
+            for v in std::mem::take(&mut f.vals)
+                .into_iter()
+                .chain(std::mem::take(&mut f.pending))
+            {
+                m.heap.release(v);
+            }
+            self.save(m, id);
+            self.fibers[id as usize].state = State::Free;
+        }
+        for (_, c) in self.tickets.drain() {
+            if let Some(v) = c.passthrough {
+                m.heap.release(v);
+            }
+        }
+        while let Some(v) = self.frontier.pop_front() {
+            m.heap.release(v);
+        }
+    }
+
+    fn held(&self, f: &mut dyn FnMut(HeldRef)) {
+        for fib in &self.fibers {
+            if matches!(fib.state, State::Running | State::Free) {
+                continue;
+            }
+            crate::vm::frame::stack_refs(
+                &fib.frames,
+                &fib.vals,
+                &fib.pending,
+                &fib.deep,
+                &fib.eq_work,
+                fib.ctl.as_ref(),
+                f,
+            );
+            if let Some(req) = &fib.blocked
+                && let Some(v) = req.passthrough
+            {
+                f(HeldRef::Val(v));
+            }
+        }
+        for c in self.tickets.values() {
+            if let Some(v) = c.passthrough {
+                f(HeldRef::Val(v));
+            }
+        }
+        for &v in &self.frontier {
+            f(HeldRef::Val(v));
+        }
+    }
+
+    fn counters(&self) -> (u64, u64) {
+        (self.dispatched, self.exec.peak() as u64)
     }
 }

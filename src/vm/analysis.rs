@@ -47,6 +47,9 @@ pub struct Facts {
     /// `let`s (by address of the `Term::Let` node) whose body certainly needs the
     /// binding (and whose right-hand side does not refer to itself).
     pub strict_lets: HashSet<usize>,
+    /// Per definition: whether evaluating it may reach an external (directly, through
+    /// another definition, or through a function not known at compile time).
+    pub may_call: Vec<bool>,
 }
 
 /// The address of a term node, its identity for the side tables.
@@ -101,7 +104,90 @@ pub fn analyse(prog: &Program) -> Facts {
     };
     relevance(prog, &mut facts);
     strictness(prog, &mut facts);
+    externals(prog, &mut facts);
     facts
+}
+
+/// How many nodes [`may_call`] looks at before it assumes the worst.
+const MAY_CALL_NODES: usize = 2_000;
+
+/// Whether evaluating a term may reach an external: it mentions one, applies a
+/// function not known at compile time, or refers to a definition that may. `defs` is
+/// the per-definition answer so far (`None`: every definition may).
+fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
+    let mut work = vec![t];
+    let mut seen = 0;
+    while let Some(t) = work.pop() {
+        seen += 1;
+        if seen > MAY_CALL_NODES {
+            return true;
+        }
+        match &**t {
+            Term::Extern(_) => return true,
+            Term::Def(d) => {
+                if defs.is_none_or(|ds| ds.get(d.0 as usize).copied().unwrap_or(true)) {
+                    return true;
+                }
+            }
+            Term::App(..) => {
+                let mut head = t;
+                while let Term::App(f, _, a) = &**head {
+                    work.push(a);
+                    head = f;
+                }
+                match &**unann(head) {
+                    Term::Def(_)
+                    | Term::Con(_)
+                    | Term::Prim(..)
+                    | Term::Extern(_)
+                    | Term::Data(_) => work.push(head),
+                    _ => return true,
+                }
+            }
+            // Types are not evaluated at run time.
+            Term::Pi(..) | Term::Ann(..) if matches!(&**t, Term::Pi(..)) => {}
+            Term::Ann(e, _) => work.push(e),
+            Term::Lam(_, b) => work.push(b),
+            Term::Let(_, r, b) => {
+                work.push(r);
+                work.push(b);
+            }
+            Term::Match(m) => {
+                work.push(&m.scrut);
+                for arm in &m.arms {
+                    work.push(&arm.body);
+                }
+                if let Some((_, b)) = &m.default {
+                    work.push(b);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+fn externals(prog: &Program, facts: &mut Facts) {
+    let mut may = vec![false; prog.defs.len()];
+    loop {
+        let mut changed = false;
+        for (i, d) in prog.defs.iter().enumerate() {
+            if !may[i] && term_may_call(&d.body, Some(&may)) {
+                may[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    facts.may_call = may;
+}
+
+/// Whether evaluating a term of `prog` may reach an external (for the scheduler: a
+/// fiber for pure computation gains nothing).
+pub fn may_call(facts: Option<&Facts>, t: &RcTerm) -> bool {
+    term_may_call(t, facts.map(|f| f.may_call.as_slice()))
 }
 
 // ----- relevance ------------------------------------------------------------------

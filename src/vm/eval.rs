@@ -19,6 +19,7 @@ impl<'p> Machine<'p> {
     /// at, and returns that value (a new reference). A runtime error unwinds to the
     /// nearest `try` above that height, or out.
     pub fn run(&mut self, ctl: Ctl) -> Result<Val> {
+        let root = self.fiber;
         let base = self.frames.len();
         let mut ctl = ctl;
         let mut check_at = self.steps + super::CHECK_EVERY;
@@ -26,29 +27,66 @@ impl<'p> Machine<'p> {
             self.steps += 1;
             if self.steps >= check_at {
                 check_at = self.steps + super::CHECK_EVERY;
-                if let Err(e) = self.check_limits() {
-                    self.drop_ctl(ctl);
-                    ctl = self.raise(e, base)?;
-                    continue;
+                if self.frames.len() > self.frames_peak {
+                    self.frames_peak = self.frames.len();
+                }
+                let checked = match self.check_limits() {
+                    Ok(()) if self.host.is_some() => self.with_host(|h, m| h.tick(m, ctl)),
+                    Ok(()) => Ok(ctl),
+                    Err(e) => {
+                        self.drop_ctl(ctl);
+                        Err(e)
+                    }
+                };
+                ctl = match checked {
+                    Ok(c) => c,
+                    Err(e) => self.fail(e, root, base)?,
+                };
+                if let Some(o) = &mut self.out {
+                    o.flush_if_due();
                 }
             }
             let next = match ctl {
                 Ctl::Eval(c, env) => self.eval(c, env),
                 Ctl::Force(t) => self.force(t),
                 Ctl::Ret(v) => {
-                    if self.frames.len() == base {
-                        return Ok(v);
+                    let my_base = if self.fiber == root { base } else { 0 };
+                    if self.frames.len() == my_base {
+                        if self.fiber == root {
+                            return Ok(v);
+                        }
+                        self.with_host(|h, m| h.fiber_done(m, Ok(v)))
+                    } else {
+                        self.ret(v)
                     }
-                    self.ret(v)
                 }
-                Ctl::Park => Err(RuntimeError::new(
-                    "internal error: a fiber parked without a scheduler",
-                )),
+                Ctl::Park => match self.host.is_some() {
+                    true => self.with_host(|h, m| h.switch(m)),
+                    false => Err(RuntimeError::new(
+                        "internal error: a fiber parked without a scheduler",
+                    )),
+                },
             };
             ctl = match next {
                 Ok(c) => c,
-                Err(e) => self.raise(e, base)?,
+                Err(e) => self.fail(e, root, base)?,
             };
+        }
+    }
+
+    /// A runtime error in the current fiber: the fiber the run belongs to unwinds to
+    /// its nearest `try` or out of [`Machine::run`]; another fiber unwinds to its own
+    /// `try`, or ends failed and the scheduler goes on with the next.
+    fn fail(&mut self, e: RuntimeError, root: u32, base: usize) -> Result<Ctl> {
+        if self.fiber == root {
+            return self.raise(e, base);
+        }
+        match self.raise(e, 0) {
+            Ok(c) => Ok(c),
+            Err(e) => match self.with_host(|h, m| h.fiber_done(m, Err(e))) {
+                Ok(c) => Ok(c),
+                Err(e) => self.fail(e, root, base),
+            },
         }
     }
 
@@ -449,10 +487,14 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// A fiber needs a thunk another fiber is evaluating: the scheduler decides (a
-    /// control to go on with), or `None` when there is no scheduler.
-    fn wait_for_thunk(&mut self, _t: Ref, _owner: u32) -> Option<Ctl> {
-        None
+    /// A fiber needs a thunk (owned reference) another fiber is evaluating: the
+    /// scheduler parks it, or `None` when there is no scheduler or waiting would
+    /// never end.
+    fn wait_for_thunk(&mut self, t: Ref, owner: u32) -> Option<Ctl> {
+        if self.host.is_none() {
+            return None;
+        }
+        self.with_host(|h, m| h.wait_thunk(m, t, owner))
     }
 
     /// A value reaches the frame on top.
@@ -461,7 +503,12 @@ impl<'p> Machine<'p> {
         match f {
             Frame::Update(t) => {
                 self.heap.retain(v);
-                self.heap.thunks.get_mut(t).state = ThunkState::Done(v);
+                let o = self.heap.thunks.get_mut(t);
+                o.state = ThunkState::Done(v);
+                if o.waiters {
+                    o.waiters = false;
+                    self.with_host(|h, m| h.wake(m, t));
+                }
                 self.heap.release(Val::Thunk(t));
                 Ok(Ctl::Ret(v))
             }
@@ -477,6 +524,10 @@ impl<'p> Machine<'p> {
                 }
                 self.push(Frame::BinR { prim, a: v, span });
                 Ok(Ctl::Eval(b, env))
+            }
+            Frame::BinLv { prim, b, span } => {
+                self.push(Frame::BinR { prim, a: v, span });
+                Ok(self.need(b))
             }
             Frame::BinR { prim, a, span } => self.bin_run(prim, a, v, span),
             Frame::CallArgs {
@@ -929,9 +980,10 @@ impl<'p> Machine<'p> {
     /// Where a frame's computation is written, if it says.
     fn frame_span(&self, f: &Frame) -> Option<Span> {
         match f {
-            Frame::BinL { span, .. } | Frame::BinR { span, .. } | Frame::ConcatL { span, .. } => {
-                Some(*span)
-            }
+            Frame::BinL { span, .. }
+            | Frame::BinLv { span, .. }
+            | Frame::BinR { span, .. }
+            | Frame::ConcatL { span, .. } => Some(*span),
             Frame::Case { m, .. } => Some(self.code.matches[*m as usize].span),
             Frame::CallArgs { code, .. } => Some(self.code_span(*code)),
             Frame::Strict {

@@ -7,6 +7,7 @@ use super::Machine;
 use super::code::Site;
 use super::error::{Result, RuntimeError};
 use super::frame::Ctl;
+use super::host::{CallRequest, Effect};
 use super::value::Val;
 use crate::core::term::ExternId;
 use crate::external::host::{self, Call};
@@ -77,15 +78,52 @@ impl<'p> Machine<'p> {
         // `delay`'s value is its second argument, already evaluated.
         let passthrough = matches!(call, Call::Delay(_)).then(|| args[1]);
         for (i, a) in args.iter().enumerate() {
-            if Some(i) != passthrough.map(|_| 1) {
+            if !(passthrough.is_some() && i == 1) {
                 self.heap.release(*a);
             }
         }
-        let r = host::perform(&call, span);
+        let effect = match &call {
+            Call::Delay(_) => Effect::Pure,
+            Call::ReadFile(_) => Effect::Reads,
+            _ => Effect::Effect,
+        };
+        // A call made before at this place with these arguments is not made again.
+        let shared = site != Site::UNKNOWN && passthrough.is_none();
+        if shared && let Some(r) = self.calls.get(&(site, call.clone())) {
+            let r = r.clone();
+            return self.call_result(r, passthrough);
+        }
+        self.externals_dispatched += 1;
+        let req = CallRequest {
+            call,
+            site,
+            effect,
+            passthrough,
+            span,
+        };
+        if self.host.is_some() {
+            return self.with_host(|h, m| h.call(m, req));
+        }
+        if let Some(o) = &mut self.out {
+            o.flush();
+        }
+        let r = host::perform(&req.call, span);
+        if shared {
+            self.calls.insert((site, req.call), r.clone());
+        }
+        self.call_result(r, passthrough)
+    }
+
+    /// What a finished call gives the fiber that made it: its text, or the word it
+    /// passes through (`delay`), or its error.
+    pub(crate) fn call_result(
+        &mut self,
+        r: std::result::Result<Option<String>, RuntimeError>,
+        passthrough: Option<Val>,
+    ) -> Result<Ctl> {
         match (r, passthrough) {
             (Ok(_), Some(v)) => Ok(Ctl::Ret(v)),
-            (Ok(Some(text)), None) => Ok(Ctl::Ret(self.heap.string(text.into()))),
-            (Ok(None), None) => Ok(Ctl::Ret(self.heap.string("".into()))),
+            (Ok(text), None) => Ok(Ctl::Ret(self.heap.string(text.unwrap_or_default().into()))),
             (Err(e), p) => {
                 if let Some(v) = p {
                     self.heap.release(v);

@@ -63,6 +63,16 @@ pub enum Frame {
         /// Where, for errors.
         span: Span,
     },
+    /// A binary primitive evaluating its left operand; the right one is a word (a
+    /// fiber may be computing it).
+    BinLv {
+        /// Which primitive.
+        prim: Prim,
+        /// The right operand (counted).
+        b: Val,
+        /// Where, for errors.
+        span: Span,
+    },
     /// A binary primitive evaluating its right operand; the left one's value is here.
     BinR {
         /// Which primitive.
@@ -155,4 +165,51 @@ pub enum Frame {
     /// The printer waits for a string: a `join` or `++` whose value would return here
     /// hands back its arguments instead, so the pieces print as they are computed.
     Stream,
+}
+
+/// Calls `f` on every reference a fiber's stacks and control hold: one enumeration for
+/// the audits and the scheduler.
+pub fn stack_refs(
+    frames: &[Frame],
+    vals: &[Val],
+    pending: &[Val],
+    deep: &[Val],
+    eq_work: &[(Val, Val)],
+    ctl: Option<&Ctl>,
+    f: &mut dyn FnMut(super::host::HeldRef),
+) {
+    use super::host::HeldRef::{Rec, Val as V};
+    for fr in frames {
+        match *fr {
+            Frame::Update(t) => f(V(Val::Thunk(t))),
+            Frame::Arg(v, _)
+            | Frame::BinLv { b: v, .. }
+            | Frame::BinR { a: v, .. }
+            | Frame::ConcatL { b: v, .. }
+            | Frame::ConcatR { a: v }
+            | Frame::Deep { root: v, .. }
+            | Frame::EqLeft(v)
+            | Frame::EqRight(v)
+            | Frame::After(v) => f(V(v)),
+            Frame::Case { env, .. }
+            | Frame::BinL { env, .. }
+            | Frame::CallArgs { env, .. }
+            | Frame::LetStrict { env, .. }
+            | Frame::SeqB { env, .. } => f(Rec(env)),
+            Frame::Strict { .. } | Frame::Eq { .. } | Frame::Try | Frame::Stream => {}
+        }
+    }
+    for &v in vals.iter().chain(pending).chain(deep) {
+        f(V(v));
+    }
+    for &(a, b) in eq_work {
+        f(V(a));
+        f(V(b));
+    }
+    match ctl {
+        Some(Ctl::Eval(_, env)) => f(Rec(*env)),
+        Some(Ctl::Force(t)) => f(V(Val::Thunk(*t))),
+        Some(Ctl::Ret(v)) => f(V(*v)),
+        Some(Ctl::Park) | None => {}
+    }
 }

@@ -59,6 +59,9 @@ pub enum ThunkState {
 pub struct ThunkObj {
     /// References to it.
     pub rc: u32,
+    /// Whether fibers wait for its value (the scheduler wakes them when it is
+    /// written).
+    pub waiters: bool,
     /// Where it stands.
     pub state: ThunkState,
 }
@@ -208,6 +211,7 @@ impl Heap {
     pub fn thunk(&mut self, code: CodeId, env: Ref) -> Ref {
         self.thunks.alloc(ThunkObj {
             rc: 1,
+            waiters: false,
             state: ThunkState::Suspended { code, env },
         })
     }

@@ -57,6 +57,7 @@ pub mod eval;
 pub mod external;
 pub mod frame;
 pub mod heap;
+pub mod host;
 pub mod prims;
 pub mod print;
 pub mod readback;
@@ -120,6 +121,16 @@ pub struct Machine<'p> {
     pub(crate) out: Option<print::Output>,
     /// What the printer holds while it needs a value (for the audits).
     pub(crate) printing: Vec<print::Task>,
+    /// The scheduler, when fibers run in parallel ([`host`]).
+    pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
+    /// The external calls made in this run that finished, by place and arguments
+    /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
+    pub(crate) calls: std::collections::HashMap<
+        (code::Site, crate::external::host::Call),
+        std::result::Result<Option<String>, RuntimeError>,
+    >,
+    /// External calls made.
+    pub externals_dispatched: u64,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -164,6 +175,9 @@ impl<'p> Machine<'p> {
             fiber: 0,
             out: None,
             printing: Vec::new(),
+            host: None,
+            calls: std::collections::HashMap::new(),
+            externals_dispatched: 0,
         }
     }
 
@@ -269,15 +283,22 @@ impl<'p> Machine<'p> {
                     self.failures.push(err.clone());
                     (self.failures.len() - 1) as u32
                 });
-                self.heap.thunks.get_mut(t).state = ThunkState::Failed(id);
+                let o = self.heap.thunks.get_mut(t);
+                o.state = ThunkState::Failed(id);
+                if o.waiters && self.host.is_some() {
+                    o.waiters = false;
+                    self.with_host(|h, m| h.wake(m, t));
+                }
                 self.heap.release(Val::Thunk(t));
             }
             Frame::Arg(v, _) | Frame::BinR { a: v, .. } | Frame::ConcatR { a: v } => {
                 self.heap.release(v)
             }
-            Frame::ConcatL { b, .. } | Frame::EqLeft(b) | Frame::EqRight(b) | Frame::After(b) => {
-                self.heap.release(b)
-            }
+            Frame::ConcatL { b, .. }
+            | Frame::BinLv { b, .. }
+            | Frame::EqLeft(b)
+            | Frame::EqRight(b)
+            | Frame::After(b) => self.heap.release(b),
             Frame::Case { env, .. }
             | Frame::BinL { env, .. }
             | Frame::LetStrict { env, .. }
@@ -325,6 +346,35 @@ impl<'p> Machine<'p> {
             Ctl::Ret(v) => self.heap.release(v),
             Ctl::Park => {}
         }
+    }
+
+    /// Calls `f` with the host taken out of the machine (so that it can use the
+    /// machine).
+    pub(crate) fn with_host<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn host::Host<'p>, &mut Machine<'p>) -> R,
+    ) -> R {
+        let mut h = self.host.take().expect("a host");
+        let r = f(&mut *h, self);
+        self.host = Some(h);
+        r
+    }
+
+    /// Installs a scheduler.
+    pub fn set_host(&mut self, h: Box<dyn host::Host<'p> + 'p>) {
+        self.host = Some(h);
+    }
+
+    /// Ends a parallel run: stops what still runs, drops every other fiber.
+    pub fn shutdown(&mut self) {
+        if self.host.is_some() {
+            self.with_host(|h, m| h.shutdown(m));
+        }
+    }
+
+    /// The running fiber.
+    pub fn fiber(&self) -> u32 {
+        self.fiber
     }
 
     /// Most frames on the stack at once.
