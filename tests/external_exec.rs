@@ -610,3 +610,28 @@ fn io_jobs_bounds_the_waiting_calls() {
     assert!(start.elapsed() >= Duration::from_millis(200));
     assert_eq!(ex.stats().peak_timers, 10);
 }
+
+#[test]
+fn a_finished_tools_background_processes_do_not_outlive_its_call() {
+    let mut ex = Executor::new(Limits::default());
+    let out = run_all(
+        &mut ex,
+        vec![(
+            1,
+            sh("echo $$; sleep 30 >/dev/null 2>&1 &"),
+            Priority::Certain,
+        )],
+    );
+    let Ok(Reply::Text(pid)) = &out[&Ticket(1)] else {
+        panic!("{out:?}")
+    };
+    let pgid: i32 = pid.trim().parse().unwrap();
+    let t = Instant::now();
+    while group_members(pgid) > 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "group {pgid} still running"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

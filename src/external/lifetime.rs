@@ -442,6 +442,8 @@ mod tests {
     }
 
     #[test]
+    // The child is reaped by the table's reaper, as every process started by `spawn`.
+    #[allow(clippy::zombie_processes)]
     fn a_stopped_group_is_reaped_with_its_background_processes() {
         // `sh` starts a `sleep` in the background of its group and waits: stopping the
         // group must end both, and the reaper must reap the leader.

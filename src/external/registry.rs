@@ -243,7 +243,7 @@ pub fn lookup(name: &str) -> Option<&'static External> {
     EXTERNALS.iter().find(|e| e.name == name)
 }
 
-fn arg<'a>(args: &'a [Plain], i: usize) -> Result<&'a Plain, CallError> {
+fn arg(args: &[Plain], i: usize) -> Result<&Plain, CallError> {
     args.get(i)
         .ok_or_else(|| CallError::bad_argument(format!("argument {} is missing", i + 1)))
 }
