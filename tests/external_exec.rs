@@ -635,3 +635,62 @@ fn a_finished_tools_background_processes_do_not_outlive_its_call() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn an_executor_shut_down_works_again() {
+    let mut ex = Executor::new(Limits::default());
+    ex.submit(
+        Ticket(1),
+        Request::Delay(Duration::from_secs(30)),
+        Priority::Certain,
+    );
+    ex.submit(Ticket(2), sh("sleep 30"), Priority::Certain);
+    ex.submit(
+        Ticket(3),
+        Request::FileExists("/".into()),
+        Priority::Certain,
+    );
+    ex.shutdown();
+    assert_eq!(ex.stats().in_flight, 0);
+    let out = run_all(
+        &mut ex,
+        vec![
+            (1, Request::FileExists("/".into()), Priority::Certain),
+            (2, sh("echo again"), Priority::Certain),
+            (
+                3,
+                Request::Delay(Duration::from_millis(1)),
+                Priority::Certain,
+            ),
+        ],
+    );
+    assert_eq!(out[&Ticket(1)], Ok(Reply::Bool(true)));
+    assert_eq!(out[&Ticket(2)], Ok(Reply::Text("again\n".into())));
+    assert_eq!(out[&Ticket(3)], Ok(Reply::Unit));
+}
+
+#[test]
+fn per_call_cost_of_zero_waits_and_of_small_processes() {
+    const N: u64 = 100_000;
+    let mut ex = Executor::new(Limits {
+        io_jobs: 200_000,
+        ..Limits::default()
+    });
+    let start = Instant::now();
+    for i in 0..N {
+        ex.submit(Ticket(i), Request::Delay(Duration::ZERO), Priority::Certain);
+    }
+    let mut done = 0;
+    while done < N {
+        done += ex.wait(Some(Duration::from_secs(10))).len() as u64;
+    }
+    let per_delay = start.elapsed() / N as u32;
+    let start = Instant::now();
+    let reqs = (0..500)
+        .map(|i| (i, sh("true"), Priority::Certain))
+        .collect();
+    let out = run_all(&mut ex, reqs);
+    assert!(out.values().all(|r| r.is_ok()));
+    let per_process = start.elapsed() / 500;
+    eprintln!("per call: delay 0 {per_delay:?}, `sh -c true` {per_process:?} (jobs 64)");
+}

@@ -13,7 +13,8 @@
 //! process. At that point the group gets SIGTERM too: a tool's background processes
 //! that closed their output and stayed behind do not outlive its call. A reaper thread
 //! then reaps the leader as soon as no live process is left in the group (checked in
-//! `/proc`, at most every [`SCAN_EVERY`]), or sends SIGKILL to the group when the grace
+//! `/proc`, every [`SCAN_EVERY`] or less often on a machine with so many processes
+//! that reading `/proc` takes long), or sends SIGKILL to the group when the grace
 //! period ends and reaps it then.
 //!
 //! [`shutdown_all`] is what every exit path calls: it stops every group still recorded
@@ -36,6 +37,9 @@ pub const GRACE: Duration = Duration::from_secs(2);
 
 /// How often the reaper looks for finished groups to reap.
 const SCAN_EVERY: Duration = Duration::from_millis(100);
+
+/// The reaper spends at most about 1/`SCAN_SHARE` of its time reading `/proc`.
+const SCAN_SHARE: u32 = 20;
 
 /// How long [`shutdown_all`] waits beyond the grace period for killed processes to be
 /// reapable (a process in uninterruptible sleep cannot be hurried).
@@ -246,7 +250,12 @@ fn reap(pid: i32) {
 /// One pass over the table: reaps exited leaders whose groups are empty, and sends
 /// SIGKILL to groups whose grace has run out (reaping those whose leader has exited).
 /// `live` is the result of [`live_pgids`] if it was read. Returns when to look again.
-fn pass(table: &mut Table, live: Option<&HashSet<i32>>, now: Instant) -> Option<Instant> {
+fn pass(
+    table: &mut Table,
+    live: Option<&HashSet<i32>>,
+    now: Instant,
+    scan_every: Duration,
+) -> Option<Instant> {
     let mut done = Vec::new();
     let mut next: Option<Instant> = None;
     for (&pid, g) in table.groups.iter_mut() {
@@ -269,7 +278,7 @@ fn pass(table: &mut Table, live: Option<&HashSet<i32>>, now: Instant) -> Option<
             }
         }
         if g.exited {
-            let scan = now + SCAN_EVERY;
+            let scan = now + scan_every;
             next = Some(next.map_or(scan, |n| n.min(scan)));
         }
     }
@@ -288,19 +297,22 @@ fn pass(table: &mut Table, live: Option<&HashSet<i32>>, now: Instant) -> Option<
 fn reaper() {
     let g = global();
     let mut table = lock();
+    let mut scan_every = SCAN_EVERY;
     loop {
         let needs_scan = table.groups.values().any(|g| g.exited);
         let live = if needs_scan {
             // Read `/proc` without holding the table.
             drop(table);
+            let started = Instant::now();
             let live = live_pgids();
+            scan_every = SCAN_EVERY.max(started.elapsed() * SCAN_SHARE);
             table = lock();
             live
         } else {
             None
         };
         let now = Instant::now();
-        let next = pass(&mut table, live.as_ref(), now);
+        let next = pass(&mut table, live.as_ref(), now, scan_every);
         table = match next {
             None => g.wake.wait(table).unwrap_or_else(|p| p.into_inner()),
             Some(at) => match g
@@ -347,7 +359,7 @@ pub fn shutdown_all() {
             }
         }
         let now = Instant::now();
-        pass(&mut table, live.as_ref(), now);
+        pass(&mut table, live.as_ref(), now, SCAN_EVERY);
         if table.groups.is_empty() || now >= give_up {
             return;
         }

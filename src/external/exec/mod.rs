@@ -203,7 +203,8 @@ pub struct Executor {
     ready: Vec<Completion>,
     done_tx: Sender<Done>,
     done_rx: Receiver<Done>,
-    /// To the file pool; `None` once shut down (its threads then end).
+    /// To the file pool; `None` after `shutdown` (its threads then end) until the next
+    /// file operation starts a new pool.
     file_tx: Option<Sender<(u64, Request)>>,
     file_rx: Arc<Mutex<Receiver<(u64, Request)>>>,
     file_threads: usize,
@@ -403,8 +404,9 @@ impl Executor {
     }
 
     /// Cancels every call (processes are stopped in the background, SIGTERM then
-    /// SIGKILL) and lets the file pool's threads end. Called on drop. To stop and reap
-    /// every process before exiting, the binary calls
+    /// SIGKILL) and lets the file pool's threads end (after the operation they are in).
+    /// The executor may be used again (the REPL's next evaluation). Called on drop. To
+    /// stop and reap every process before exiting, the binary calls
     /// [`lifetime::shutdown_all`](crate::external::lifetime::shutdown_all).
     pub fn shutdown(&mut self) {
         let tickets: Vec<Ticket> = self.by_ticket.keys().copied().collect();
@@ -413,6 +415,7 @@ impl Executor {
         }
         self.ready.clear();
         self.file_tx = None;
+        self.file_threads = 0;
     }
 
     fn class(&mut self, kind: ExecutorKind) -> &mut Class {
@@ -553,6 +556,12 @@ impl Executor {
             }
             _ => {
                 job.state = State::File;
+                if self.file_tx.is_none() {
+                    // A new pool after `shutdown`.
+                    let (tx, rx) = channel();
+                    self.file_tx = Some(tx);
+                    self.file_rx = Arc::new(Mutex::new(rx));
+                }
                 self.ensure_file_thread();
                 match &self.file_tx {
                     Some(tx) if tx.send((id, request)).is_ok() => {}

@@ -186,6 +186,11 @@ fn outcome(
                 CallErrorKind::Exited(c),
                 format!("exited with status {c}"),
             )),
+            // Stopped by `shutdown_all`, not by a fault of its own.
+            Exit::Signal(_) if lifetime::is_closing() => Err(failure(
+                CallErrorKind::Stopping,
+                "was stopped: Spindle is stopping".into(),
+            )),
             Exit::Signal(s) => Err(failure(
                 CallErrorKind::Signalled(s),
                 format!("was killed by signal {s} ({})", lifetime::signal_name(s)),
