@@ -12,9 +12,9 @@
 //! 3. [`External::request`] turns them into a [`Request`] (or a [`CallError`], e.g. a NUL
 //!    byte in a program's argument);
 //! 4. an `effect` call is submitted only from a certain fiber (LANGUAGE.md 7.1);
-//! 5. on success, [`External::result`] says what the call is: a [`Plain`] made from the
-//!    reply ([`Output::Data`]), or one of its own arguments ([`Output::Argument`]:
-//!    `delay`'s value, which never crosses into the executor).
+//! 5. on success, [`External::finish`] says what the call is: a [`Plain`] made from the
+//!    reply, or one of its own arguments (`delay`'s value, which never crosses into the
+//!    executor): [`Outcome`].
 
 use super::exec::process::shell_program;
 use super::plain::Plain;
@@ -54,6 +54,15 @@ pub enum Output {
     /// A value made from the executor's reply.
     Data(fn(Reply) -> Result<Plain, CallError>),
     /// The explicit argument at this position (counting from 0), unchanged.
+    Argument(usize),
+}
+
+/// What a successful call evaluates to, given its reply ([`External::finish`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// This value.
+    Value(Plain),
+    /// The call's explicit argument at this position, unchanged (`delay`).
     Argument(usize),
 }
 
@@ -99,6 +108,14 @@ impl External {
             )));
         }
         (self.request)(args)
+    }
+
+    /// What a call that succeeded with `reply` evaluates to.
+    pub fn finish(&self, reply: Reply) -> Result<Outcome, CallError> {
+        match self.result {
+            Output::Data(f) => f(reply).map(Outcome::Value),
+            Output::Argument(i) => Ok(Outcome::Argument(i)),
+        }
     }
 }
 
@@ -487,6 +504,19 @@ mod tests {
         assert_eq!(
             d.make_request(&[Plain::Int(-5)]).unwrap(),
             Request::Delay(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn finishing_a_call() {
+        let run = lookup("run").unwrap();
+        assert_eq!(
+            run.finish(Reply::Text("out".into())),
+            Ok(Outcome::Value(s("out")))
+        );
+        assert_eq!(
+            lookup("delay").unwrap().finish(Reply::Unit),
+            Ok(Outcome::Argument(1))
         );
     }
 
