@@ -1,33 +1,41 @@
 //! Host externals: the functions a program reaches outside itself (LANGUAGE.md
-//! section 7). This module names them and types them; [`host`] performs a call and
-//! [`pool`] performs calls on worker threads, for the scheduler.
+//! section 7), on the host's side of the line. Nothing here knows the machine's types.
+//!
+//! - [`registry`]: every built-in external declared once: name, type, effect class,
+//!   parameters, how its arguments become a request and its reply a result, and which
+//!   executor runs it.
+//! - [`plain`]: [`Plain`](plain::Plain), the machine-independent form of arguments and
+//!   results.
+//! - [`request`]: what executors are asked ([`Request`](request::Request)), what they
+//!   answer ([`Reply`](request::Reply)) and how calls fail
+//!   ([`CallError`](request::CallError)).
+//! - [`exec`]: the [`Executor`](exec::Executor) a single-threaded scheduler drives
+//!   (processes, file operations, timers, with limits and priorities), and
+//!   [`perform_now`](exec::perform_now) for `--sequential`.
+//! - [`lifetime`]: every process group Spindle starts, stopped and reaped on every exit
+//!   path and on SIGINT, SIGTERM and SIGHUP.
+//! - [`host`] and [`pool`]: the first generation (a call performed on a worker thread),
+//!   kept until the machine is switched over to the executor.
 
+pub mod exec;
 pub mod host;
+pub mod lifetime;
+pub mod plain;
 pub mod pool;
-
-/// Every built-in external, with its Spindle type as source text.
-pub const BUILTIN_EXTERNALS: &[(&str, &str)] = &[
-    ("run", "String -> List String -> String"),
-    ("shell", "String -> String"),
-    ("readFile", "String -> String"),
-    ("writeFile", "String -> String -> String"),
-    ("delay", "{a : Type} -> Int -> a -> a"),
-];
+pub mod registry;
+pub mod request;
 
 /// The Spindle type (as source text) of the built-in external `name`.
 pub fn host_type(name: &str) -> Option<&'static str> {
-    BUILTIN_EXTERNALS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
+    registry::lookup(name).map(|e| e.ty)
 }
 
 /// Whether the host provides an external of this name.
 pub fn is_known(name: &str) -> bool {
-    BUILTIN_EXTERNALS.iter().any(|(n, _)| *n == name)
+    registry::lookup(name).is_some()
 }
 
 /// The names of all built-in externals, for error messages.
 pub fn known_names() -> Vec<&'static str> {
-    BUILTIN_EXTERNALS.iter().map(|(n, _)| *n).collect()
+    registry::EXTERNALS.iter().map(|e| e.name).collect()
 }

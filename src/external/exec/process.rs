@@ -1,0 +1,224 @@
+//! Running one process: started on the caller's thread through
+//! [`lifetime::spawn`](crate::external::lifetime::spawn) (its own process group,
+//! recorded for stopping), then finished on a thread of its own: standard input fed,
+//! standard output and error read to their ends at the same time (so a process that
+//! fills one pipe while we read the other never deadlocks), its exit status read, its
+//! group handed back to the lifetime table.
+
+use crate::external::lifetime::{self, Exit, SpawnError};
+use crate::external::request::{
+    CallError, CallErrorKind, ExitPolicy, ProcessRequest, Reply, stderr_tail,
+};
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Stack size of the helper threads that feed and drain pipes (they only copy bytes).
+const HELPER_STACK: usize = 64 * 1024;
+
+static PASS_STDERR: AtomicBool = AtomicBool::new(true);
+
+/// Whether a successful tool's standard error is copied to Spindle's (LANGUAGE.md 7.4;
+/// on by default). Tests and a future progress display turn it off.
+pub fn set_stderr_passthrough(on: bool) {
+    PASS_STDERR.store(on, Ordering::Relaxed);
+}
+
+/// The shell for `shell`: `bash` (with `-o pipefail`) where there is one on `PATH`,
+/// else `sh`. Looked up once.
+pub fn shell_program() -> &'static (String, bool) {
+    static SHELL: OnceLock<(String, bool)> = OnceLock::new();
+    SHELL.get_or_init(|| {
+        let found = std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("bash"))
+                .find(|p| is_executable(p))
+        });
+        match found {
+            Some(p) => (p.to_string_lossy().into_owned(), true),
+            None => ("sh".to_string(), false),
+        }
+    })
+}
+
+fn is_executable(p: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Refuses a NUL byte in a program name or argument: it could only end the word early
+/// (issue 16), so it is an error, never a split.
+pub fn check_no_nul(req: &ProcessRequest) -> Result<(), CallError> {
+    let what = if req.program.contains('\0') {
+        Some("the program name")
+    } else if req.args.iter().any(|a| a.contains('\0')) {
+        Some(if req.shown_as.is_some() {
+            "the command line"
+        } else {
+            "an argument"
+        })
+    } else {
+        None
+    };
+    match what {
+        Some(what) => Err(CallError::bad_argument(format!(
+            "`{}`: {what} contains a NUL byte",
+            req.shown()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Starts the process of `req`, recorded in the lifetime table.
+pub fn start(req: &ProcessRequest) -> Result<Child, CallError> {
+    check_no_nul(req)?;
+    let mut cmd = Command::new(&req.program);
+    cmd.args(&req.args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(match &req.stdin {
+            Some(s) if !s.is_empty() => Stdio::piped(),
+            // Never the terminal: a tool in a background process group that reads it
+            // would be stopped, and the REPL needs it.
+            _ => Stdio::null(),
+        });
+    match lifetime::spawn(&mut cmd) {
+        Ok(child) => Ok(child),
+        Err(SpawnError::Stopping) => Err(CallError::new(
+            CallErrorKind::Stopping,
+            format!("`{}` not started: Spindle is stopping", req.shown()),
+        )),
+        Err(SpawnError::Io(e)) => Err(CallError::new(
+            CallErrorKind::CannotStart,
+            format!("`{}` cannot start: {e}", req.shown()),
+        )),
+    }
+}
+
+fn read_all(mut r: impl Read) -> Vec<u8> {
+    let mut buf = Vec::new();
+    // A read error ends the stream; what was read is kept.
+    let _ = r.read_to_end(&mut buf);
+    buf
+}
+
+/// Feeds, drains and waits for a process started by [`start`]; blocks until it has
+/// exited and its output pipes are closed. Its group is then handed back to the
+/// lifetime table (which reaps it).
+pub fn finish(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError> {
+    let pid = child.id();
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let input = req.stdin.as_deref().unwrap_or("");
+    let (out, err) = std::thread::scope(|s| {
+        if let Some(mut pipe) = stdin {
+            let feed = move || {
+                // The process may exit without reading everything: a broken pipe is
+                // its business, not an error of the call.
+                let _ = pipe.write_all(input.as_bytes());
+            };
+            let spawned = std::thread::Builder::new()
+                .stack_size(HELPER_STACK)
+                .spawn_scoped(s, feed);
+            // Without a thread to feed it, the process sees its input end at once.
+            drop(spawned);
+        }
+        let err_reader = stderr.map(|pipe| {
+            std::thread::Builder::new()
+                .stack_size(HELPER_STACK)
+                .spawn_scoped(s, move || read_all(pipe))
+        });
+        let out = stdout.map(read_all).unwrap_or_default();
+        let err = match err_reader {
+            Some(Ok(h)) => h.join().unwrap_or_default(),
+            // No thread: stop the process rather than risk a full pipe, and report.
+            Some(Err(_)) => {
+                lifetime::stop(pid);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        (out, err)
+    });
+    let exit = lifetime::wait_exit(pid);
+    lifetime::exited(pid);
+    outcome(req, exit, out, err)
+}
+
+/// The call's answer from how the process ended and what it wrote.
+fn outcome(
+    req: &ProcessRequest,
+    exit: Exit,
+    out: Vec<u8>,
+    err: Vec<u8>,
+) -> Result<Reply, CallError> {
+    let failure = |kind: CallErrorKind, what: String| CallError {
+        kind,
+        message: format!("`{}` {what}", req.shown()),
+        stderr_tail: stderr_tail(&err),
+    };
+    match req.exit {
+        ExitPolicy::Report => {
+            let code = match exit {
+                Exit::Code(c) => c as i64,
+                Exit::Signal(s) => 128 + s as i64,
+                Exit::Unknown => {
+                    return Err(failure(
+                        CallErrorKind::Stopping,
+                        "was stopped: Spindle is stopping".into(),
+                    ));
+                }
+            };
+            Ok(Reply::Exit {
+                code,
+                stdout: String::from_utf8_lossy(&out).into_owned(),
+                stderr: String::from_utf8_lossy(&err).into_owned(),
+            })
+        }
+        ExitPolicy::Check => match exit {
+            Exit::Code(0) => {
+                pass_through(&err);
+                Ok(Reply::Text(String::from_utf8_lossy(&out).into_owned()))
+            }
+            Exit::Code(c) => Err(failure(
+                CallErrorKind::Exited(c),
+                format!("exited with status {c}"),
+            )),
+            // Stopped by `shutdown_all`, not by a fault of its own.
+            Exit::Signal(_) if lifetime::is_closing() => Err(failure(
+                CallErrorKind::Stopping,
+                "was stopped: Spindle is stopping".into(),
+            )),
+            Exit::Signal(s) => Err(failure(
+                CallErrorKind::Signalled(s),
+                format!("was killed by signal {s} ({})", lifetime::signal_name(s)),
+            )),
+            Exit::Unknown => Err(failure(
+                CallErrorKind::Stopping,
+                "was stopped: Spindle is stopping".into(),
+            )),
+        },
+    }
+}
+
+/// Copies a successful tool's standard error to Spindle's in one write, ending in a
+/// newline, so that tools finishing at once never mix within a line.
+fn pass_through(err: &[u8]) {
+    if err.is_empty() || !PASS_STDERR.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(err);
+    if !err.ends_with(b"\n") {
+        let _ = stderr.write_all(b"\n");
+    }
+    let _ = stderr.flush();
+}
+
+/// Starts and finishes a process on this thread (`--sequential`).
+pub fn run_now(req: &ProcessRequest) -> Result<Reply, CallError> {
+    let child = start(req)?;
+    finish(child, req)
+}

@@ -1,0 +1,313 @@
+//! What an executor is asked to do ([`Request`]), what it answers ([`Reply`]) and how a
+//! call fails ([`CallError`]): plain data that crosses threads, built by the registry
+//! from a call's arguments and turned back into a value by it.
+//!
+//! A failure's message names the program and its arguments as a shell would quote them
+//! (LANGUAGE.md 7.4); the machine adds the place in the user's program.
+
+use std::fmt;
+use std::time::Duration;
+
+/// One call for an executor to perform.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Request {
+    /// Start a process and collect its output.
+    Process(ProcessRequest),
+    /// The contents of a file, as UTF-8.
+    ReadFile(String),
+    /// Write a file whole and atomically (temporary file, then rename).
+    WriteFile {
+        /// The file to write.
+        path: String,
+        /// What to write.
+        contents: String,
+    },
+    /// Whether a file or directory exists.
+    FileExists(String),
+    /// The names in a directory, sorted.
+    ListDir(String),
+    /// The paths matching a pattern, sorted.
+    Glob(String),
+    /// An environment variable.
+    GetEnv(String),
+    /// Wait this long, then answer [`Reply::Unit`].
+    Delay(Duration),
+}
+
+/// Which executor performs a request: the scheduler limits each kind on its own
+/// (LANGUAGE.md 7.3: `--jobs` for processes, `--io-jobs` for waiting calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExecutorKind {
+    /// Local processes, each in its own process group (limited by `jobs`).
+    Process,
+    /// File-system operations, on a small pool of threads.
+    Files,
+    /// Reading the environment: answered at once, on the scheduler's thread.
+    Env,
+    /// Timers: waiting calls that cost no thread (limited by `io_jobs`).
+    Timer,
+}
+
+/// A process to run: a program (found on `PATH` when it has no `/`) with arguments,
+/// never through a shell unless the program is the shell itself (`shell`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ProcessRequest {
+    /// The program.
+    pub program: String,
+    /// Its arguments, each passed as one argument whatever it holds.
+    pub args: Vec<String>,
+    /// Text for its standard input (`runResult`); `None` connects it to nothing.
+    pub stdin: Option<String>,
+    /// Whether a non-zero exit is a failure (`run`, `shell`) or part of the result
+    /// (`runResult`).
+    pub exit: ExitPolicy,
+    /// How to name the call in messages when not by its program and arguments: `shell`
+    /// shows the command line it was given, not `bash -o pipefail -c '...'`.
+    pub shown_as: Option<String>,
+}
+
+/// What a process's exit status means for the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExitPolicy {
+    /// Exit status 0 is success, anything else (or a signal) a [`CallError`]; the
+    /// answer is [`Reply::Text`] (standard output) and a successful tool's standard
+    /// error is passed through to Spindle's.
+    Check,
+    /// Any exit is an answer: [`Reply::Exit`] with the code, standard output and
+    /// standard error (a process killed by signal `n` reports code `128 + n`, as shells
+    /// do).
+    Report,
+}
+
+/// An executor's answer to a request that succeeded.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Reply {
+    /// A text: standard output, a file's contents, the path written.
+    Text(String),
+    /// A finished process (`runResult`).
+    Exit {
+        /// The exit code (`128 + n` for a process killed by signal `n`).
+        code: i64,
+        /// Its standard output.
+        stdout: String,
+        /// Its standard error.
+        stderr: String,
+    },
+    /// A yes-or-no answer (`fileExists`).
+    Bool(bool),
+    /// Names or paths, sorted (`listDir`, `glob`).
+    Names(Vec<String>),
+    /// A text that may be absent (`getEnv`).
+    MaybeText(Option<String>),
+    /// Done, nothing to say (`delay`).
+    Unit,
+}
+
+/// Why a call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallErrorKind {
+    /// A process exited with a non-zero status.
+    Exited(i32),
+    /// A process was killed by a signal.
+    Signalled(i32),
+    /// A process could not be started (the OS error is in the message).
+    CannotStart,
+    /// A file or directory operation failed (the OS error is in the message).
+    Io,
+    /// An argument cannot be passed: a NUL byte, a malformed pattern, a value of the
+    /// wrong shape.
+    BadArgument,
+    /// Spindle is stopping and starts nothing more.
+    Stopping,
+}
+
+/// A failed call: a one-line message naming the call and what went wrong, and the last
+/// lines of the process's standard error (at most [`STDERR_TAIL_LINES`]), each as its
+/// own line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CallError {
+    /// What kind of failure.
+    pub kind: CallErrorKind,
+    /// E.g. `` `grep -c 'a b' data.csv` exited with status 1 ``.
+    pub message: String,
+    /// The end of the process's standard error, one entry a line (empty when there was
+    /// none, or for calls that are not processes).
+    pub stderr_tail: Vec<String>,
+}
+
+/// How many lines of standard error a failure shows (LANGUAGE.md 7.4).
+pub const STDERR_TAIL_LINES: usize = 20;
+
+/// Lines of standard error longer than this are cut in a failure's report.
+const TAIL_LINE_CHARS: usize = 1000;
+
+impl CallError {
+    /// A failure with no standard error to show.
+    pub fn new(kind: CallErrorKind, message: impl Into<String>) -> CallError {
+        CallError {
+            kind,
+            message: message.into(),
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    /// An argument that cannot be passed.
+    pub fn bad_argument(message: impl Into<String>) -> CallError {
+        CallError::new(CallErrorKind::BadArgument, message)
+    }
+}
+
+impl fmt::Display for CallError {
+    /// The message, then the standard error lines, each on its own line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        for line in &self.stderr_tail {
+            write!(f, "\n  {line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// The last [`STDERR_TAIL_LINES`] lines of a process's standard error (decoded as
+/// UTF-8 with replacement characters, trailing blank lines dropped, long lines cut).
+pub fn stderr_tail(stderr: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
+    lines[start..]
+        .iter()
+        .map(|l| {
+            if l.chars().count() > TAIL_LINE_CHARS {
+                let cut: String = l.chars().take(TAIL_LINE_CHARS).collect();
+                format!("{cut}...")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect()
+}
+
+/// One word as a shell would quote it (`a b` as `'a b'`, `''` for the empty word). A
+/// word holding a NUL byte, which no argument can hold, is shown in bash's `$'...'` form
+/// with the NUL as `\0`.
+pub fn shell_quote(word: &str) -> String {
+    if word.contains('\0') {
+        let mut out = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\0' => out.push_str("\\0"),
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    match shlex::try_quote(word) {
+        Ok(q) => q.into_owned(),
+        // Only a NUL byte makes quoting fail, and there is none.
+        Err(_) => format!("'{}'", word.replace('\'', "'\\''")),
+    }
+}
+
+impl ProcessRequest {
+    /// The call as a shell would show it: `grep -c 'a b' data.csv`, or for `shell` the
+    /// command line itself.
+    pub fn shown(&self) -> String {
+        if let Some(s) = &self.shown_as {
+            return s.replace('\0', "\\0");
+        }
+        let mut out = shell_quote(&self.program);
+        for a in &self.args {
+            out.push(' ');
+            out.push_str(&shell_quote(a));
+        }
+        out
+    }
+}
+
+impl Request {
+    /// The executor that performs this request.
+    pub fn executor(&self) -> ExecutorKind {
+        match self {
+            Request::Process(_) => ExecutorKind::Process,
+            Request::ReadFile(_)
+            | Request::WriteFile { .. }
+            | Request::FileExists(_)
+            | Request::ListDir(_)
+            | Request::Glob(_) => ExecutorKind::Files,
+            Request::GetEnv(_) => ExecutorKind::Env,
+            Request::Delay(_) => ExecutorKind::Timer,
+        }
+    }
+
+    /// A short description of the call for messages, progress and traces:
+    /// `` `sort -u data.txt` ``, `readFile data.csv`, `delay 200`.
+    pub fn describe(&self) -> String {
+        match self {
+            Request::Process(p) => format!("`{}`", p.shown()),
+            Request::ReadFile(p) => format!("readFile {}", shell_quote(p)),
+            Request::WriteFile { path, .. } => format!("writeFile {}", shell_quote(path)),
+            Request::FileExists(p) => format!("fileExists {}", shell_quote(p)),
+            Request::ListDir(p) => format!("listDir {}", shell_quote(p)),
+            Request::Glob(p) => format!("glob {}", shell_quote(p)),
+            Request::GetEnv(n) => format!("getEnv {}", shell_quote(n)),
+            Request::Delay(d) => format!("delay {}", d.as_millis()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn process(program: &str, args: &[&str]) -> ProcessRequest {
+        ProcessRequest {
+            program: program.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            stdin: None,
+            exit: ExitPolicy::Check,
+            shown_as: None,
+        }
+    }
+
+    #[test]
+    fn commands_are_shown_as_a_shell_would_quote_them() {
+        assert_eq!(
+            process("grep", &["-c", "a b", "data.csv"]).shown(),
+            "grep -c 'a b' data.csv"
+        );
+        assert_eq!(process("echo", &[""]).shown(), "echo ''");
+        assert_eq!(process("printf", &["a\0b"]).shown(), "printf $'a\\0b'");
+        // Whatever form the quoting takes, a shell reads back the same word.
+        for word in ["it's $HOME", "a\"b", "*", "tab\there", "ünï", "-x"] {
+            let q = shell_quote(word);
+            assert_eq!(shlex::split(&q), Some(vec![word.to_string()]), "{q}");
+        }
+    }
+
+    #[test]
+    fn the_tail_of_standard_error_is_its_last_lines() {
+        let err: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let tail = stderr_tail(err.as_bytes());
+        assert_eq!(tail.len(), STDERR_TAIL_LINES);
+        assert_eq!(tail[0], "line 11");
+        assert_eq!(tail[19], "line 30");
+        assert!(stderr_tail(b"\n\n").is_empty());
+        let long = "x".repeat(5000);
+        assert_eq!(stderr_tail(long.as_bytes())[0].len(), TAIL_LINE_CHARS + 3);
+    }
+
+    #[test]
+    fn an_error_shows_its_lines_below_the_message() {
+        let e = CallError {
+            kind: CallErrorKind::Exited(1),
+            message: "`false` exited with status 1".into(),
+            stderr_tail: vec!["a".into(), "b".into()],
+        };
+        assert_eq!(e.to_string(), "`false` exited with status 1\n  a\n  b");
+    }
+}
