@@ -12,7 +12,7 @@ fn main() {
     let p = loaded.program.as_ref().unwrap();
     let mut m = Machine::new(p);
     if std::env::var("VMPAR").is_ok() {
-        spindle::sched::Scheduler::install(&mut m, 64);
+        spindle::sched::Scheduler::install(&mut m, spindle::external::exec::Limits::default());
     }
     let (r, _) = m.print_def(
         p.main.unwrap(),

@@ -34,17 +34,15 @@
 //!
 //! `--sequential` runs without a scheduler: one fiber, calls when needed.
 
-pub mod exec;
-
-use crate::external::host::Call;
+use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket};
 use crate::machine::error::{Result, RuntimeError};
 use crate::vm::Machine;
-use crate::vm::code::{Code, Site};
+use crate::vm::code::Code;
+use crate::vm::external::{CallAnswer, CallKey};
 use crate::vm::frame::{Ctl, Frame};
 use crate::vm::heap::ThunkState;
-use crate::vm::host::{CallRequest, Effect, HeldRef, Host};
+use crate::vm::host::{CallRequest, HeldRef, Host};
 use crate::vm::value::{NIL, Ref, Val};
-use exec::Executor;
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
@@ -112,8 +110,10 @@ impl Fiber {
 /// A call in flight.
 struct InFlight {
     fiber: u32,
-    key: Option<(Site, Call)>,
+    ext: &'static crate::external::registry::External,
+    key: Option<CallKey>,
     passthrough: Option<Val>,
+    span: crate::syntax::span::Span,
 }
 
 /// The scheduler.
@@ -124,10 +124,10 @@ pub struct Scheduler {
     spec_q: VecDeque<u32>,
     waiters: HashMap<Ref, Vec<u32>>,
     /// Shared calls in flight: the fibers waiting for them besides the maker.
-    running: HashMap<(Site, Call), Vec<u32>>,
+    running: HashMap<CallKey, Vec<u32>>,
     tickets: HashMap<u64, InFlight>,
     next_ticket: u64,
-    exec: Box<dyn Executor>,
+    exec: Executor,
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
@@ -140,8 +140,8 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A scheduler with at most `jobs` processes at once.
-    pub fn new(jobs: usize) -> Scheduler {
+    /// A scheduler with these concurrency limits.
+    pub fn new(limits: Limits) -> Scheduler {
         let mut root = Fiber::new();
         root.state = State::Running;
         root.certain = true;
@@ -154,7 +154,7 @@ impl Scheduler {
             running: HashMap::new(),
             tickets: HashMap::new(),
             next_ticket: 0,
-            exec: Box::new(exec::Local::new(jobs)),
+            exec: Executor::new(limits),
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
@@ -166,8 +166,8 @@ impl Scheduler {
     }
 
     /// Installs a scheduler on a machine: it runs in parallel from now on.
-    pub fn install(m: &mut Machine<'_>, jobs: usize) {
-        m.set_host(Box::new(Scheduler::new(jobs)));
+    pub fn install(m: &mut Machine<'_>, limits: Limits) {
+        m.set_host(Box::new(Scheduler::new(limits)));
     }
 
     // ----- fibers -----------------------------------------------------------------
@@ -260,7 +260,7 @@ impl Scheduler {
                     continue;
                 }
             }
-            if self.exec.in_flight() > 0 {
+            if !self.tickets.is_empty() {
                 self.poll(m, None);
                 continue;
             }
@@ -285,20 +285,24 @@ impl Scheduler {
 
     /// Takes finished calls from the executor and wakes their fibers.
     fn poll(&mut self, m: &mut Machine<'_>, timeout: Option<Duration>) {
-        if self.exec.in_flight() == 0 {
+        if self.tickets.is_empty() {
             return;
         }
-        for (ticket, r) in self.exec.wait(timeout) {
-            let Some(call) = self.tickets.remove(&ticket) else {
+        let done: Vec<Completion> = match timeout {
+            Some(t) if t.is_zero() => self.exec.poll(),
+            t => self.exec.wait(t),
+        };
+        for (ticket, answer) in done {
+            let Some(call) = self.tickets.remove(&ticket.0) else {
                 continue;
             };
             if let Some(key) = &call.key {
-                m.calls.insert(key.clone(), r.clone());
+                m.calls.insert(key.clone(), answer.clone());
                 for w in self.running.remove(key).unwrap_or_default() {
-                    self.finish_call(m, w, r.clone(), None);
+                    self.finish_call(m, w, call.ext, answer.clone(), None, call.span);
                 }
             }
-            self.finish_call(m, call.fiber, r, call.passthrough);
+            self.finish_call(m, call.fiber, call.ext, answer, call.passthrough, call.span);
         }
     }
 
@@ -306,10 +310,12 @@ impl Scheduler {
         &mut self,
         m: &mut Machine<'_>,
         id: u32,
-        r: std::result::Result<Option<String>, RuntimeError>,
+        ext: &'static crate::external::registry::External,
+        answer: CallAnswer,
         passthrough: Option<Val>,
+        span: crate::syntax::span::Span,
     ) {
-        match m.call_result(r, passthrough) {
+        match m.call_result(ext, answer, passthrough, span) {
             Ok(c) => self.fibers[id as usize].ctl = Some(c),
             Err(e) => self.fibers[id as usize].error = Some(e),
         }
@@ -355,7 +361,7 @@ impl Scheduler {
                         .map(|(t, _)| *t)
                         .collect();
                     for t in tickets {
-                        self.exec.promote(t);
+                        self.exec.promote(Ticket(t));
                     }
                 }
                 State::Running | State::Free => {}
@@ -366,22 +372,26 @@ impl Scheduler {
     /// Starts a call for the running fiber (which parks).
     fn dispatch(&mut self, m: &mut Machine<'_>, req: CallRequest) {
         let id = m.fiber;
-        let key = (req.site != Site::UNKNOWN && req.passthrough.is_none())
-            .then(|| (req.site, req.call.clone()));
-        if let Some(k) = &key {
+        if let Some(k) = &req.key {
             self.running.insert(k.clone(), Vec::new());
         }
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         self.dispatched += 1;
-        let certain = self.fibers[id as usize].certain;
-        self.exec.submit(ticket, req.call, req.span, certain);
+        let priority = if self.fibers[id as usize].certain {
+            Priority::Certain
+        } else {
+            Priority::Speculative
+        };
+        self.exec.submit(Ticket(ticket), req.request, priority);
         self.tickets.insert(
             ticket,
             InFlight {
                 fiber: id,
-                key,
+                ext: req.ext,
+                key: req.key,
                 passthrough: req.passthrough,
+                span: req.span,
             },
         );
         self.fibers[id as usize].state = State::WaitCall;
@@ -574,16 +584,15 @@ impl<'p> Host<'p> for Scheduler {
 
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Ctl> {
         let id = m.fiber;
-        if req.site != Site::UNKNOWN
-            && req.passthrough.is_none()
-            && let Some(w) = self.running.get_mut(&(req.site, req.call.clone()))
+        if let Some(k) = &req.key
+            && let Some(w) = self.running.get_mut(k)
         {
             // The same call is running: wait for it.
             w.push(id);
             self.fibers[id as usize].state = State::WaitCall;
             return Ok(Ctl::Park);
         }
-        if req.effect == Effect::Effect && !self.fibers[id as usize].certain {
+        if req.ext.is_effect() && !self.fibers[id as usize].certain {
             let f = &mut self.fibers[id as usize];
             f.blocked = Some(req);
             f.state = State::WaitCertain;
@@ -648,8 +657,9 @@ impl<'p> Host<'p> for Scheduler {
     }
 
     fn shutdown(&mut self, m: &mut Machine<'p>) {
-        // Calls still running are abandoned (their results are not needed); fibers
+        // Calls still running are stopped (their results are not needed); fibers
         // other than the running one are dropped.
+        self.exec.shutdown();
         let cur = m.fiber;
         for id in 0..self.fibers.len() as u32 {
             if id == cur || matches!(self.fibers[id as usize].state, State::Free) {
@@ -717,6 +727,6 @@ impl<'p> Host<'p> for Scheduler {
     }
 
     fn counters(&self) -> (u64, u64) {
-        (self.dispatched, self.exec.peak() as u64)
+        (self.dispatched, self.exec.stats().peak_running as u64)
     }
 }

@@ -1,16 +1,28 @@
-//! External calls from the machine's side (LANGUAGE.md section 7): arguments in
-//! normal form become a request to the host, the result becomes a value. A call with
-//! the same arguments at the same place runs once per run; its result (or error) is
-//! shared by every later asker.
+//! External calls from the machine's side (LANGUAGE.md section 7): the arguments, in
+//! normal form, become [`Plain`] data, the registry entry
+//! ([`crate::external::registry`]) makes the request, and the reply becomes a value
+//! (or the call is one of its own arguments: `delay`'s value). A call with the same
+//! arguments at the same place runs once per run; its result (or error) is shared by
+//! every later asker.
 
 use super::Machine;
 use super::code::Site;
 use super::error::{Result, RuntimeError};
 use super::frame::Ctl;
-use super::host::{CallRequest, Effect};
+use super::host::CallRequest;
 use super::value::Val;
-use crate::core::term::ExternId;
-use crate::external::host::{self, Call};
+use crate::core::term::{ConId, DataId, ExternId};
+use crate::external::plain::Plain;
+use crate::external::registry::{self, External, Outcome, Param};
+use crate::external::request::{CallError, Reply};
+use crate::syntax::span::Span;
+use std::borrow::Cow;
+
+/// The identity of a call for sharing: its place, its external and its arguments.
+pub type CallKey = (Site, &'static str, Vec<Plain>);
+
+/// A finished call's answer, kept for sharing.
+pub type CallAnswer = std::result::Result<Reply, CallError>;
 
 impl<'p> Machine<'p> {
     /// An external with its arguments in normal form (owned).
@@ -21,10 +33,13 @@ impl<'p> Machine<'p> {
         } else {
             self.code_span(site.0)
         };
-        if !self.externals_allowed {
-            for a in args {
-                self.heap.release(a);
+        let release_all = |m: &mut Self, args: &[Val]| {
+            for &a in args {
+                m.heap.release(a);
             }
+        };
+        if !self.externals_allowed {
+            release_all(self, &args);
             return Err(RuntimeError::at(
                 format!(
                     "the external `{}` is not called during type checking",
@@ -33,71 +48,50 @@ impl<'p> Machine<'p> {
                 span,
             ));
         }
-        let text = |m: &Self, v: Val| -> Result<String> {
-            match v {
-                Val::Str(r) => Ok(m.heap.text(r).to_string()),
-                other => Err(RuntimeError::at(
-                    format!("expected a String, got {}", other.kind()),
-                    span,
-                )),
-            }
-        };
-        let call = match &*decl.name {
-            "run" => {
-                let prog = text(self, args[0]);
-                let list = self.strings_of(args[1]);
-                match (prog, list) {
-                    (Ok(p), Some(l)) => Ok(Call::Run(p, l)),
-                    (Err(e), _) => Err(e),
-                    (_, None) => Err(RuntimeError::at("run: expected a list of strings", span)),
-                }
-            }
-            "shell" => text(self, args[0]).map(Call::Shell),
-            "readFile" => text(self, args[0]).map(Call::ReadFile),
-            "writeFile" => {
-                text(self, args[0]).and_then(|p| Ok(Call::WriteFile(p, text(self, args[1])?)))
-            }
-            "delay" => match args[0] {
-                Val::Int(n) => Ok(Call::Delay(n.max(0) as u64)),
-                _ => Err(RuntimeError::at("delay: expected an Int", span)),
-            },
-            other => Err(RuntimeError::at(
-                format!("unknown external `{other}`"),
+        let Some(ext) = registry::lookup(&decl.name) else {
+            release_all(self, &args);
+            return Err(RuntimeError::at(
+                format!("unknown external `{}`", decl.name),
                 span,
-            )),
+            ));
         };
-        let call = match call {
-            Ok(c) => c,
-            Err(e) => {
-                for a in args {
-                    self.heap.release(a);
-                }
-                return Err(e);
-            }
-        };
-        // `delay`'s value is its second argument, already evaluated.
-        let passthrough = matches!(call, Call::Delay(_)).then(|| args[1]);
-        for (i, a) in args.iter().enumerate() {
-            if !(passthrough.is_some() && i == 1) {
-                self.heap.release(*a);
+        let mut data = Vec::new();
+        for (p, &a) in ext.params.iter().zip(&args) {
+            if *p == Param::Data {
+                data.push(self.plain_of(a));
             }
         }
-        let effect = match &call {
-            Call::Delay(_) => Effect::Pure,
-            Call::ReadFile(_) => Effect::Reads,
-            _ => Effect::Effect,
+        // The argument a call may evaluate to (`delay`'s value) stays; the rest go.
+        let passthrough = match ext.result {
+            registry::Output::Argument(i) => args.get(i).copied(),
+            registry::Output::Data(_) => None,
         };
-        // A call made before at this place with these arguments is not made again.
-        let shared = site != Site::UNKNOWN && passthrough.is_none();
-        if shared && let Some(r) = self.calls.get(&(site, call.clone())) {
-            let r = r.clone();
-            return self.call_result(r, passthrough);
+        for (i, &a) in args.iter().enumerate() {
+            if !matches!(ext.result, registry::Output::Argument(k) if k == i) {
+                self.heap.release(a);
+            }
+        }
+        let request = match ext.make_request(&data) {
+            Ok(r) => r,
+            Err(err) => {
+                if let Some(v) = passthrough {
+                    self.heap.release(v);
+                }
+                return Err(call_error(&err, span));
+            }
+        };
+        let key = (site != Site::UNKNOWN && passthrough.is_none()).then(|| (site, ext.name, data));
+        if let Some(k) = &key
+            && let Some(answer) = self.calls.get(k)
+        {
+            let answer = answer.clone();
+            return self.call_result(ext, answer, passthrough, span);
         }
         self.externals_dispatched += 1;
         let req = CallRequest {
-            call,
-            site,
-            effect,
+            ext,
+            request,
+            key,
             passthrough,
             span,
         };
@@ -107,29 +101,132 @@ impl<'p> Machine<'p> {
         if let Some(o) = &mut self.out {
             o.flush();
         }
-        let r = host::perform(&req.call, span);
-        if shared {
-            self.calls.insert((site, req.call), r.clone());
+        let answer = crate::external::exec::perform_now(&req.request);
+        if let Some(k) = req.key {
+            self.calls.insert(k, answer.clone());
         }
-        self.call_result(r, passthrough)
+        self.call_result(ext, answer, req.passthrough, span)
     }
 
-    /// What a finished call gives the fiber that made it: its text, or the word it
-    /// passes through (`delay`), or its error.
+    /// What a finished call gives the fiber that made it: its value, or the word it
+    /// passes through (owned), or its error at `span`.
     pub(crate) fn call_result(
         &mut self,
-        r: std::result::Result<Option<String>, RuntimeError>,
+        ext: &'static External,
+        answer: CallAnswer,
         passthrough: Option<Val>,
+        span: Span,
     ) -> Result<Ctl> {
-        match (r, passthrough) {
-            (Ok(_), Some(v)) => Ok(Ctl::Ret(v)),
-            (Ok(text), None) => Ok(Ctl::Ret(self.heap.string(text.unwrap_or_default().into()))),
-            (Err(e), p) => {
-                if let Some(v) = p {
+        let outcome = answer.and_then(|reply| ext.finish(reply));
+        match outcome {
+            Ok(Outcome::Argument(_)) => match passthrough {
+                Some(v) => Ok(Ctl::Ret(v)),
+                None => Err(RuntimeError::at(
+                    "internal error: a call lost its argument",
+                    span,
+                )),
+            },
+            Ok(Outcome::Value(p)) => {
+                if let Some(v) = passthrough {
                     self.heap.release(v);
                 }
-                Err(e)
+                Ok(Ctl::Ret(self.value_of(&p)))
+            }
+            Err(e) => {
+                if let Some(v) = passthrough {
+                    self.heap.release(v);
+                }
+                Err(call_error(&e, span))
             }
         }
     }
+
+    /// A value in normal form (borrowed) as plain data.
+    pub(crate) fn plain_of(&self, v: Val) -> Plain {
+        let bi = self.prog.builtins;
+        match self.heap.forced(v) {
+            Val::Int(n) => Plain::Int(n),
+            Val::Float(x) => Plain::Float(x),
+            Val::Str(r) => Plain::Str(self.heap.text(r).to_string()),
+            Val::Atom(c) if c == bi.nil => Plain::List(Vec::new()),
+            Val::Atom(c) => Plain::Con(Cow::Owned(self.prog.con(c).name.to_string()), Vec::new()),
+            Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                let mut items = Vec::new();
+                let mut cur = Val::Con(r);
+                loop {
+                    match self.heap.forced(cur) {
+                        Val::Con(c) if self.heap.cons.get(c).con == bi.cons => {
+                            let f = self.heap.fields(c);
+                            items.push(self.plain_of(f[0]));
+                            cur = f[1];
+                        }
+                        _ => break,
+                    }
+                }
+                Plain::List(items)
+            }
+            Val::Con(r) => {
+                let o = self.heap.cons.get(r);
+                let name = self.prog.con(o.con).name.to_string();
+                let fields = self
+                    .heap
+                    .words
+                    .get(o.fields)
+                    .iter()
+                    .map(|&f| self.plain_of(f))
+                    .collect();
+                Plain::Con(Cow::Owned(name), fields)
+            }
+            other => Plain::Con(Cow::Owned(format!("<{}>", other.kind())), Vec::new()),
+        }
+    }
+
+    /// Plain data as a value (a new reference); constructors are found by name.
+    pub(crate) fn value_of(&mut self, p: &Plain) -> Val {
+        let bi = self.prog.builtins;
+        match p {
+            Plain::Int(n) => Val::Int(*n),
+            Plain::Float(x) => Val::Float(*x),
+            Plain::Str(s) => self.heap.string(s.as_str().into()),
+            Plain::List(items) => {
+                let mut acc = Val::Atom(bi.nil);
+                for x in items.iter().rev() {
+                    let h = self.value_of(x);
+                    acc = self.heap.con(bi.cons, &[h, acc]);
+                }
+                acc
+            }
+            Plain::Con(name, fields) => {
+                let Some(c) = self.con_named(name) else {
+                    return Val::Erased;
+                };
+                if fields.is_empty() {
+                    return Val::Atom(c);
+                }
+                let vals: Vec<Val> = fields.iter().map(|f| self.value_of(f)).collect();
+                self.heap.con(c, &vals)
+            }
+        }
+    }
+
+    /// The constructor of the prelude (or program) with this name.
+    fn con_named(&self, name: &str) -> Option<ConId> {
+        for (d, data) in self.prog.datas.iter().enumerate() {
+            for (i, c) in data.ctors.iter().enumerate() {
+                if &*c.name == name {
+                    return Some(ConId {
+                        data: DataId(d as u32),
+                        index: i as u32,
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A failed call as a runtime error at its place: the message, then the end of the
+/// tool's standard error, one line each.
+pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
+    RuntimeError::at(e.to_string(), span)
 }

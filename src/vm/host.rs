@@ -6,36 +6,23 @@
 //! external calls when they are needed, on its own thread (`--sequential`).
 
 use super::Machine;
-use super::code::Site;
 use super::error::{Result, RuntimeError};
 use super::frame::Ctl;
 use super::value::{Ref, Val};
-use crate::external::host::Call;
 
-/// The effect class of an external (LANGUAGE.md 7.1).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Effect {
-    /// Its result depends only on its arguments and it changes nothing.
-    Pure,
-    /// It reads the outside world and changes nothing.
-    Reads,
-    /// It may change the outside world: started only once certainly needed.
-    Effect,
-}
-
-/// A call ready to be made: the request, where it is written, and the word to return
-/// when it succeeds instead of its text (`delay`'s value), if any.
+/// A call ready to be made.
 #[derive(Debug)]
 pub struct CallRequest {
+    /// Its registry entry.
+    pub ext: &'static crate::external::registry::External,
     /// What to perform.
-    pub call: Call,
-    /// Where the call is written.
-    pub site: Site,
-    /// Its effect class.
-    pub effect: Effect,
-    /// The word the call returns instead of its text (owned), if any.
+    pub request: crate::external::request::Request,
+    /// Its identity for sharing (`None`: never shared).
+    pub key: Option<super::external::CallKey>,
+    /// The word the call returns when it succeeds (owned), if it is one of its
+    /// arguments (`delay`).
     pub passthrough: Option<Val>,
-    /// The place to report a failure at.
+    /// Where to report a failure.
     pub span: crate::syntax::span::Span,
 }
 

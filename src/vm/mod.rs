@@ -125,10 +125,7 @@ pub struct Machine<'p> {
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
     /// The external calls made in this run that finished, by place and arguments
     /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
-    pub(crate) calls: std::collections::HashMap<
-        (code::Site, crate::external::host::Call),
-        std::result::Result<Option<String>, RuntimeError>,
-    >,
+    pub(crate) calls: std::collections::HashMap<external::CallKey, external::CallAnswer>,
     /// External calls made.
     pub externals_dispatched: u64,
 }
