@@ -1,14 +1,19 @@
-//! `spindle run FILE`: load, evaluate `main` on the machine, print its value.
+//! `spindle run FILE`: load, evaluate `main` on the machine, print its value as it is
+//! computed (LANGUAGE.md section 9).
 //!
-//! A program with type errors does not run. The value is printed per LANGUAGE.md section 9; runtime errors go to
-//! standard error as diagnostics (`error: FILE:LINE:COLUMN: message`) with exit
-//! status 1. `--stats` prints the machine's counters after the result.
+//! A program with type errors does not run. Runtime errors go to standard error as
+//! diagnostics (`error: FILE:LINE:COLUMN: message`) with exit status 1; what was printed
+//! before stays printed. Without `--sequential` a scheduler runs independent external
+//! calls at once. Whatever way the run ends (success, error, a signal), no process it
+//! started is left running. `--stats` prints the machine's counters after the result.
 
 use clap::Args;
 use spindle::diagnostic;
 use spindle::driver;
-use spindle::machine::Machine;
-use std::io::Write;
+use spindle::external::exec::Limits;
+use spindle::external::lifetime;
+use spindle::vm::Machine;
+use spindle::vm::print::Output;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,9 +26,12 @@ pub struct RunArgs {
     /// One external at a time, only when its value is needed.
     #[arg(long)]
     pub sequential: bool,
-    /// How many externals may run at once.
+    /// How many processes may run at once.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: u32,
+    /// How many waiting calls (services, `delay`) may be in flight at once.
+    #[arg(long = "io-jobs", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub io_jobs: u32,
     /// Print evaluation statistics to standard error after the result.
     #[arg(long)]
     pub stats: bool,
@@ -32,6 +40,10 @@ pub struct RunArgs {
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
     let start = Instant::now();
+    if let Err(e) = lifetime::install_signal_handlers() {
+        eprintln!("error: cannot install signal handlers: {e}");
+        return ExitCode::from(1);
+    }
     let loaded = driver::load(&args.file);
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
@@ -58,22 +70,29 @@ pub fn main(args: RunArgs) -> ExitCode {
     }));
     let mut machine = Machine::new(program);
     if !args.sequential {
-        machine.enable_parallel(args.jobs as usize);
+        spindle::sched::Scheduler::install(
+            &mut machine,
+            Limits {
+                jobs: args.jobs as usize,
+                io_jobs: args.io_jobs as usize,
+                ..Limits::default()
+            },
+        );
     }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        driver::evaluate_def(&mut machine, main, false)
-    }));
-    let Ok(result) = outcome else {
-        return ExitCode::from(1);
-    };
-    let code = match result {
-        Ok(text) => {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
-            ExitCode::SUCCESS
+        let out = Output::stream(Box::new(std::io::stdout()));
+        let (r, mut out) = machine.print_def(main, false, out);
+        if r.is_ok() {
+            out.push_line_end();
         }
-        Err(e) => {
+        r
+    }));
+    machine.shutdown();
+    lifetime::shutdown_all();
+    let code = match outcome {
+        Err(_) => ExitCode::from(1),
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprint!(
                 "{}",
                 diagnostic::render(&loaded.sources, &[e.to_diagnostic()])

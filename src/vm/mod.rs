@@ -61,6 +61,7 @@ pub mod host;
 pub mod prims;
 pub mod print;
 pub mod readback;
+pub mod stats;
 pub mod typeval;
 pub mod value;
 

@@ -75,6 +75,12 @@ impl Output {
         }
     }
 
+    /// Ends the printed value with a newline and writes everything out.
+    pub fn push_line_end(&mut self) {
+        self.push("\n");
+        self.flush();
+    }
+
     /// Flushes if text has waited long enough (called while evaluation goes on).
     pub fn flush_if_due(&mut self) {
         if !self.buf.is_empty() && self.last_flush.elapsed() >= FLUSH_AFTER {
