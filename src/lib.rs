@@ -40,5 +40,6 @@ pub mod prim;
 pub mod proto;
 pub mod repl;
 pub mod sched;
+pub mod snapshot;
 pub mod syntax;
 pub mod vm;

@@ -8,8 +8,7 @@
 //!   benchmarks;
 //! - two stops in a row (the second from the decoded state of the first);
 //! - small programs aimed at each kind of frame (structural comparison, `join`, `run`'s
-//!   argument walk, primitives, black holes, knots), every N;
-//! - a wound stack reads back to a term that evaluates to the same value.
+//!   argument walk, primitives, black holes, knots), every N.
 
 mod common;
 
@@ -18,13 +17,11 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spindle::core::program::{DeclCounts, Program};
 use spindle::core::term::DefId;
-use spindle::driver;
-use spindle::machine::Machine;
 use spindle::machine::error::RuntimeError;
-use spindle::machine::heap::Cell;
 use spindle::proto::MAX_STATE_BYTES;
 use spindle::proto::decode;
-use spindle::proto::snapshot::{Progress, evaluate_for, evaluate_with_stop, resume};
+use spindle::snapshot::{Progress, evaluate_for, evaluate_with_stop, resume};
+use spindle::vm::Machine;
 use std::path::Path;
 
 /// A loaded program, its prelude counts and `main`.
@@ -58,7 +55,7 @@ fn outcome(r: Result<String, RuntimeError>) -> Result<String, String> {
 /// The uninterrupted run: its outcome and how many steps it took.
 fn reference(p: &Loaded) -> (Result<String, String>, u64) {
     let mut m = Machine::new(&p.program);
-    let r = driver::evaluate_def(&mut m, p.main, false);
+    let r = m.whnf_def(p.main).and_then(|v| m.print_value(v, false));
     (outcome(r), m.stats().steps)
 }
 
@@ -78,7 +75,7 @@ fn calls_externals(path: &Path) -> bool {
 }
 
 /// Steps up to which every stop is tried.
-const EXHAUSTIVE_UP_TO: u64 = 1000;
+const EXHAUSTIVE_UP_TO: u64 = 2000;
 
 #[test]
 fn small_examples_resume_from_every_step() {
@@ -230,29 +227,6 @@ fn a_stopped_state_decodes_as_a_well_scoped_program() {
         text.contains("let "),
         "the state binds its entries:\n{text}"
     );
-}
-
-/// A wound stack (the `:stack` view's form, which the loop can also enter) reads back to
-/// a term that evaluates to the same value.
-#[test]
-fn a_wound_stack_reads_back() {
-    let p = load_text(
-        "wound.sp",
-        "def main = let f = \\(x : Int) -> x * 2 in (f 3, map f [1, 2], match Just 4 with | Just y -> y | Nothing -> 0)\n",
-    );
-    let (want, _) = reference(&p);
-    let mut m = Machine::new(&p.program);
-    let body = &p.program.defs[p.main.0 as usize].body;
-    let s = spindle::machine::wind::wind(&mut m.heap, body, spindle::machine::arena::NIL);
-    let c = m
-        .heap
-        .new_ctxt(Cell::Wound(s), spindle::machine::arena::NIL, None);
-    let term = m.read_back_state(c).unwrap();
-    let mut program = p.program.clone();
-    program.defs[p.main.0 as usize].body = term;
-    let mut fresh = Machine::new(&program);
-    let got = outcome(driver::evaluate_def(&mut fresh, p.main, false));
-    assert_eq!(got, want);
 }
 
 /// A state a million frames deep (a `foldr` over a million elements, the work

@@ -10,6 +10,41 @@ fn main() {
         std::process::exit(1);
     }
     let p = loaded.program.as_ref().unwrap();
+    if let Ok(n) = std::env::var("VMSNAP") {
+        let prelude = spindle::proto::prelude_counts(&loaded.sources, p);
+        for n in n.split(',') {
+            let n: u64 = n.parse().unwrap();
+            match spindle::snapshot::evaluate_for(p, prelude, p.main.unwrap(), n) {
+                Ok(spindle::snapshot::Progress::Paused(s)) => {
+                    if std::env::var("VMSHOW").is_ok() {
+                        let d = spindle::proto::decode::program_bytes_within(
+                            &s.bytes,
+                            spindle::proto::MAX_STATE_BYTES,
+                        )
+                        .unwrap();
+                        eprintln!(
+                            "{}",
+                            spindle::proto::source::program_to_source(&d)
+                                .unwrap()
+                                .lines()
+                                .filter(|l| l.contains("def main"))
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        );
+                    }
+                    println!(
+                        "{n}: {:?}",
+                        spindle::snapshot::resume(&s).map(|r| r.map_err(|e| e.message))
+                    );
+                }
+                Ok(spindle::snapshot::Progress::Finished(r)) => {
+                    println!("{n}: finished {:?}", r.map_err(|e| e.message))
+                }
+                Err(e) => println!("{n}: error {e}"),
+            }
+        }
+        return;
+    }
     let mut m = Machine::new(p);
     if std::env::var("VMPAR").is_ok() {
         spindle::sched::Scheduler::install(&mut m, spindle::external::exec::Limits::default());

@@ -47,7 +47,6 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod hash;
-pub mod snapshot;
 pub mod source;
 
 use crate::syntax::span::{FileId, Span};

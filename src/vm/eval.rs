@@ -23,10 +23,25 @@ impl<'p> Machine<'p> {
         let base = self.frames.len();
         let mut ctl = ctl;
         let mut check_at = self.steps + super::CHECK_EVERY;
+        if self.pause_after != 0 {
+            check_at = check_at.min(self.pause_after + 1);
+        }
         loop {
             self.steps += 1;
             if self.steps >= check_at {
+                if self.pause_after != 0 && self.steps > self.pause_after {
+                    // Stop before this step; the state stays for `read_back_state`.
+                    self.steps -= 1;
+                    self.paused = Some(ctl);
+                    return Err(RuntimeError::new(format!(
+                        "evaluation paused after {} steps",
+                        self.steps
+                    )));
+                }
                 check_at = self.steps + super::CHECK_EVERY;
+                if self.pause_after != 0 {
+                    check_at = check_at.min(self.pause_after + 1);
+                }
                 if self.frames.len() > self.frames_peak {
                     self.frames_peak = self.frames.len();
                 }

@@ -61,6 +61,7 @@ pub mod host;
 pub mod prims;
 pub mod print;
 pub mod readback;
+pub mod state;
 pub mod stats;
 pub mod typeval;
 pub mod value;
@@ -118,6 +119,10 @@ pub struct Machine<'p> {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// The running fiber (0 without a scheduler).
     pub(crate) fiber: u32,
+    /// When not zero, evaluation stops before this step ([`state`]).
+    pub(crate) pause_after: u64,
+    /// The control of an evaluation stopped by `pause_after`.
+    pub(crate) paused: Option<Ctl>,
     /// Where the printer writes.
     pub(crate) out: Option<print::Output>,
     /// What the printer holds while it needs a value (for the audits).
@@ -171,6 +176,8 @@ impl<'p> Machine<'p> {
             neutral_matches: false,
             interrupt: None,
             fiber: 0,
+            pause_after: 0,
+            paused: None,
             out: None,
             printing: Vec::new(),
             host: None,
@@ -241,6 +248,13 @@ impl<'p> Machine<'p> {
         v
     }
 
+    /// A definition's pinned value (not counted: the table keeps it), made if needed.
+    pub fn def_value_pinned(&mut self, d: DefId) -> Val {
+        let v = self.def_value(d);
+        self.heap.release(v);
+        v
+    }
+
     /// Evaluates a top-level definition to weak head normal form (a new reference).
     pub fn whnf_def(&mut self, d: DefId) -> Result<Val> {
         let v = self.def_value(d);
@@ -260,6 +274,9 @@ impl<'p> Machine<'p> {
     /// error), so that the machine can be used again. Thunks whose evaluation was cut
     /// short keep the error they failed with.
     pub fn reset(&mut self) {
+        if let Some(c) = self.paused.take() {
+            self.drop_ctl(c);
+        }
         let err = RuntimeError::new("evaluation was abandoned");
         self.unwind_to(0, &err);
     }

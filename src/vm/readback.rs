@@ -38,7 +38,16 @@ pub struct Reader<'m, 'p> {
     pub ctx_len: u32,
     budget: u32,
     memo: HashMap<(u8, Ref, u32), RcTerm>,
+    /// Objects that are bindings of their own (reading a paused state): a reference
+    /// to one reads back as a placeholder `Def(PLACE + id)`, resolved into a
+    /// variable once the bindings are ordered ([`super::state`]).
+    pub places: HashMap<(u8, Ref), u32>,
+    /// The binding being read (its own content is read, not its placeholder).
+    pub top: Option<(u8, Ref)>,
 }
+
+/// Where placeholders for bindings start among definition ids.
+pub const PLACE: u32 = 1 << 30;
 
 impl<'m, 'p> Reader<'m, 'p> {
     /// A reader of machine `m`'s state.
@@ -48,6 +57,8 @@ impl<'m, 'p> Reader<'m, 'p> {
             ctx_len: 0,
             budget: READBACK_BUDGET,
             memo: HashMap::new(),
+            places: HashMap::new(),
+            top: None,
         }
     }
 
@@ -63,6 +74,11 @@ impl<'m, 'p> Reader<'m, 'p> {
         stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.word_inner(v, under))
     }
 
+    /// The identity of a heap object a word points at (`None` for atoms).
+    pub fn object_key(v: Val) -> Option<(u8, Ref)> {
+        Self::memo_key(v, 0).map(|(k, r, _)| (k, r))
+    }
+
     fn memo_key(v: Val, under: u32) -> Option<(u8, Ref, u32)> {
         match v {
             Val::Con(r) => Some((0, r, under)),
@@ -76,7 +92,19 @@ impl<'m, 'p> Reader<'m, 'p> {
     }
 
     fn word_inner(&mut self, v: Val, under: u32) -> RcTerm {
-        let key = Self::memo_key(v, under);
+        let state_mode = !self.places.is_empty();
+        if let Some(k) = Self::object_key(v)
+            && let Some(&id) = self.places.get(&k)
+        {
+            if self.top == Some(k) {
+                // The binding's own content: references inside it (even to itself)
+                // are placeholders.
+                self.top = None;
+            } else {
+                return Term::Def(crate::core::term::DefId(PLACE + id)).rc();
+            }
+        }
+        let key = Self::memo_key(v, under).filter(|_| !state_mode);
         if let Some(k) = key {
             if let Some(t) = self.memo.get(&k) {
                 return t.clone();

@@ -1,6 +1,7 @@
 //! Stored evaluation states (DESIGN.md section 5): an evaluation stopped after some
-//! steps, read back as a term ([`crate::machine::state`]), encoded as a program,
-//! decoded and resumed.
+//! steps, read back as a term ([`crate::vm::state`]), encoded as a program, decoded
+//! and resumed. This lives beside the driver: the codec ([`crate::proto`]) only
+//! encodes, decodes and hashes.
 //!
 //! A snapshot is the evaluated program itself with the root definition's body replaced
 //! by the state: the readback term refers to the program's other definitions, data
@@ -13,7 +14,8 @@
 //!
 //! ```
 //! use spindle::driver;
-//! use spindle::proto::{prelude_counts, snapshot::{evaluate_for, resume, Progress}};
+//! use spindle::proto::prelude_counts;
+//! use spindle::snapshot::{evaluate_for, resume, Progress};
 //!
 //! let loaded = driver::load_text("sum.sp", "def main = sum (map (\\x -> x * x) (range 0 100))\n");
 //! let program = loaded.program.as_ref().unwrap();
@@ -26,16 +28,15 @@
 //! assert_eq!(resume(&snapshot).unwrap().unwrap(), "328350");
 //! ```
 
-use super::MAX_STATE_BYTES;
-use super::decode;
-use super::encode;
-use super::error::DecodeError;
 use crate::core::program::{DeclCounts, Program};
 use crate::core::term::DefId;
-use crate::driver;
-use crate::machine::Machine;
 use crate::machine::error::RuntimeError;
-use crate::machine::state::StateError;
+use crate::proto::MAX_STATE_BYTES;
+use crate::proto::decode;
+use crate::proto::encode;
+use crate::proto::error::DecodeError;
+use crate::vm::Machine;
+use crate::vm::state::StateError;
 use std::fmt;
 
 /// An evaluation stopped and stored.
@@ -110,12 +111,13 @@ pub fn evaluate_for(
     steps: u64,
 ) -> Result<Progress, SnapshotError> {
     let mut machine = Machine::new(program);
-    machine.pause_after = steps;
-    match driver::evaluate_def(&mut machine, root, false) {
+    machine.set_pause_after(steps);
+    match evaluate(&mut machine, root) {
         Ok(out) => Ok(Progress::Finished(Ok(out))),
         Err(e) if !machine.is_paused() => Ok(Progress::Finished(Err(e))),
         Err(_) => {
-            let state = machine.read_back_state(machine.def_entry(root))?;
+            let root_val = machine.def_value_pinned(root);
+            let state = machine.read_back_state(root_val)?;
             let mut stored = program.clone();
             stored.defs[root.0 as usize].body = state;
             let bytes = encode::program_bytes(&stored, prelude);
@@ -135,7 +137,14 @@ pub fn evaluate_for(
 pub fn resume(snapshot: &Snapshot) -> Result<Result<String, RuntimeError>, SnapshotError> {
     let decoded = decode::program_bytes_within(&snapshot.bytes, MAX_STATE_BYTES)?;
     let mut machine = Machine::new(&decoded.program);
-    Ok(driver::evaluate_def(&mut machine, snapshot.root, false))
+    Ok(evaluate(&mut machine, snapshot.root))
+}
+
+/// Evaluates a definition to normal form and prints it (a `String` raw), through its
+/// shared thunk, so that a pause keeps the work in the definition's value.
+fn evaluate(machine: &mut Machine<'_>, root: DefId) -> Result<String, RuntimeError> {
+    let v = machine.whnf_def(root)?;
+    machine.print_value(v, false)
 }
 
 /// Evaluates `root` for `steps` steps, stores the state, decodes it and resumes it to
