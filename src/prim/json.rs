@@ -113,7 +113,8 @@ pub fn parse(text: &str) -> Result<JsonTree, String> {
             Some(i) => &full[..i],
             None => full.as_str(),
         };
-        format!("line {}, column {}: {what}", e.line(), e.column())
+        // serde_json says column 0 at the start of an empty line; columns count from 1.
+        format!("line {}, column {}: {what}", e.line(), e.column().max(1))
     })
 }
 
@@ -358,7 +359,7 @@ mod tests {
             parse("1 2").unwrap_err(),
             "line 1, column 3: trailing characters"
         );
-        assert!(parse("").unwrap_err().starts_with("line 1, column 0: "));
+        assert!(parse("").unwrap_err().starts_with("line 1, column 1: "));
         assert!(parse("[1e999]").unwrap_err().contains("out of range"));
         // Deep nesting is an error, never a native stack overflow.
         let deep = "[".repeat(100_000);
