@@ -32,3 +32,9 @@ def either {a : Type} {b : Type} {c : Type} (f : a -> c) (g : b -> c) (e : Eithe
   match e with
   | Left x -> f x
   | Right y -> g y
+
+-- The program's arguments: the words after its file name on the command line
+-- (`spindle run wf.sp -- a b`, or `spindle run wf.sp a b`). Empty here: `spindle run`
+-- puts the arguments in place of this body after type checking, so checking, `encode`
+-- and `hash` always see the empty list.
+def args : List String = []

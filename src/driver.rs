@@ -12,10 +12,9 @@
 use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
 use crate::check::eval::TypeEval;
 use crate::core::program::Program;
-use crate::core::term::DefId;
+use crate::core::term::{DefId, Lit, Plicity, PrimType, Term};
 use crate::diagnostic::{self, Diagnostic};
-use crate::machine::Machine;
-use crate::machine::value::Value;
+use crate::vm::Machine;
 use crate::prelude;
 use crate::syntax::ast::{Decl, Ident, Module};
 use crate::syntax::parser;
@@ -75,6 +74,123 @@ pub fn load(path: &Path) -> Loaded {
     }
 }
 
+/// What a program file holds, told by its content (never by its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Spindle source text.
+    Source,
+    /// A program encoded by `spindle encode` (`proto/spindle.proto`).
+    Encoded,
+}
+
+/// The first byte of every encoded program: the tag of the `format_version` field
+/// (field 1, a varint), which the encoder always writes first. No source file starts
+/// with it: it is the control character backspace, which the lexer rejects.
+pub const ENCODED_MARKER: u8 = 0x08;
+
+/// Tells the kind of a program file from its first bytes: an encoded program starts
+/// with [`ENCODED_MARKER`]; anything else is source (and is reported as such, with
+/// where it is not valid UTF-8 if it is not).
+pub fn file_kind(bytes: &[u8]) -> FileKind {
+    if bytes.first() == Some(&ENCODED_MARKER) {
+        FileKind::Encoded
+    } else {
+        FileKind::Source
+    }
+}
+
+/// A program file loaded and checked, of either kind.
+pub struct LoadedFile {
+    /// The checked program; for an encoded file, its decoded source checked as a
+    /// program of its own (so diagnostics point into what `spindle decode` prints).
+    pub loaded: Loaded,
+    /// For an encoded file, the program as decoded (what `hash` hashes).
+    pub decoded: Option<crate::proto::decode::Decoded>,
+}
+
+/// Loads and type-checks a program file, source or encoded ([`file_kind`]).
+///
+/// An encoded program is decoded (which checks its structure: indices in range, the
+/// prelude this build has), printed back as source and type-checked like a source
+/// file named after FILE: the checker works on source, and the printed source loads
+/// back to the same program (its hash is the same). An ill-typed encoded program is
+/// refused with the checker's errors, whose places are lines of the decoded source.
+pub fn load_program_file(path: &Path) -> LoadedFile {
+    // A file that cannot be read is left to `load`, which reports it.
+    let kind = std::fs::File::open(path)
+        .and_then(|mut f| {
+            let mut first = [0u8; 1];
+            std::io::Read::read(&mut f, &mut first).map(|n| file_kind(&first[..n]))
+        })
+        .unwrap_or(FileKind::Source);
+    if kind == FileKind::Source {
+        return LoadedFile {
+            loaded: load(path),
+            decoded: None,
+        };
+    }
+    load_encoded(path)
+}
+
+/// Loads and type-checks an encoded program, whatever its first byte (see
+/// [`load_program_file`]).
+pub fn load_encoded(path: &Path) -> LoadedFile {
+    let failed = |message: String| LoadedFile {
+        loaded: Loaded {
+            sources: SourceMap::new(),
+            program: None,
+            diagnostics: vec![Diagnostic::error(message)],
+        },
+        decoded: None,
+    };
+    let bytes = match read_encoded(path) {
+        Ok(b) => b,
+        Err(why) => return failed(format!("cannot decode {}: {why}", path.display())),
+    };
+    let decoded = match crate::proto::decode::program_bytes(&bytes) {
+        Ok(d) => d,
+        Err(e) => return failed(format!("cannot decode {}: {e}", path.display())),
+    };
+    let text = match crate::proto::source::program_to_source(&decoded) {
+        Ok(t) => t,
+        Err(e) => return failed(format!("cannot decode {}: {e}", path.display())),
+    };
+    let mut loaded = load_text(&path.display().to_string(), &text);
+    if loaded.has_errors() {
+        loaded.diagnostics.insert(
+            0,
+            Diagnostic::error(format!(
+                "{} is an encoded program that does not type-check (the places below are \
+                 in its decoded source: `spindle decode {}`)",
+                path.display(),
+                path.display()
+            )),
+        );
+    }
+    LoadedFile {
+        loaded,
+        decoded: Some(decoded),
+    }
+}
+
+/// Reads an encoded program, refusing files larger than the decoder accepts before
+/// reading them whole.
+pub fn read_encoded(file: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let limit = crate::proto::MAX_ENCODED_BYTES;
+    let f = std::fs::File::open(file).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut bytes = Vec::new();
+    f.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() > limit {
+        return Err(format!(
+            "it is larger than {limit} bytes, the most an encoded program may take"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Loads a program from text in memory, named `name`; imports are relative to the
 /// current directory. Used by tests and the REPL.
 pub fn load_text(name: &str, text: &str) -> Loaded {
@@ -89,6 +205,36 @@ pub fn load_text_with_prelude(prelude_files: &[(&str, &str)], name: &str, text: 
     load_from(sources, Entry::File(file), prelude_files, None)
 }
 
+/// The name of the prelude's definition that holds the program's arguments.
+pub const ARGS_DEF: &str = "args";
+
+/// Gives the program its command-line arguments (LANGUAGE.md sections 8 and 10): the
+/// prelude declares `def args : List String = []`, and this replaces that body with
+/// the list of `args`, after type checking and before evaluation, so the checker,
+/// `encode` and `hash` always see the empty list and the machine needs no hook.
+///
+/// Returns whether the prelude's `args` was found (a program checked against another
+/// prelude may lack it; a definition of the user's own named `args` is left alone).
+pub fn set_args(program: &mut Program, sources: &SourceMap, args: &[String]) -> bool {
+    let Some(def) = program.defs.iter_mut().find(|d| {
+        &*d.name == ARGS_DEF && sources.get(d.span.file).name.starts_with(PRELUDE_PREFIX)
+    }) else {
+        return false;
+    };
+    let b = program.builtins;
+    let string = Term::PrimType(PrimType::String).rc();
+    let nil = Term::App(Term::Con(b.nil).rc(), Plicity::Implicit, string.clone()).rc();
+    def.body = args.iter().rev().fold(nil, |tail, arg| {
+        let cons = Term::App(Term::Con(b.cons).rc(), Plicity::Implicit, string.clone()).rc();
+        let head = Term::Lit(Lit::Str(arg.as_str().into())).rc();
+        Term::apps(cons, [head, tail])
+    });
+    true
+}
+
+/// How the names of the prelude's sources start (`<prelude>/list.sp`).
+pub const PRELUDE_PREFIX: &str = "<prelude>/";
+
 /// Evaluates the definition `def` to normal form and prints its value (LANGUAGE.md
 /// section 9): what `spindle run` does with `main`, and the REPL with an expression.
 /// A `String` value prints raw, unless `quote_string` (the REPL quotes it).
@@ -98,12 +244,26 @@ pub fn evaluate_def<'p>(
     quote_string: bool,
 ) -> crate::machine::error::Result<String> {
     let value = machine.whnf_def(def)?;
-    if quote_string && let Value::Str(s) = &value {
-        let mut out = String::new();
-        crate::machine::print::quote(s, &mut out);
-        return Ok(out);
-    }
-    machine.print_value(value)
+    machine.print_value(value, quote_string)
+}
+
+/// Evaluates the definition `def` to full normal form and returns it as an
+/// [`NfTree`](crate::output::NfTree), for `--format json`.
+///
+/// Today the normal form is read back as a core term and converted
+/// ([`output::nf_tree`](crate::output::nf_tree)); a machine that builds the tree from
+/// its own normal forms (streaming, and with the parallel scheduler's forks for the
+/// fields) can replace this body.
+pub fn evaluate_def_tree<'p>(
+    machine: &mut crate::vm::Machine<'p>,
+    program: &'p Program,
+    def: DefId,
+) -> crate::machine::error::Result<crate::output::NfTree> {
+    let value = machine.whnf_def(def)?;
+    let value = machine.normal_form(value)?;
+    let term = machine.read_back(value);
+    machine.release(value);
+    Ok(crate::output::nf_tree(program, &term))
 }
 
 /// Reads a source file through a snapshot: the snapshot's text if it has the file,
@@ -326,7 +486,7 @@ fn load_from(
 
     let mut prelude_modules = Vec::new();
     for (name, text) in prelude_files {
-        let id = sources.add(format!("<prelude>/{name}"), None, text.to_string());
+        let id = sources.add(format!("{PRELUDE_PREFIX}{name}"), None, text.to_string());
         let (module, errors) = parser::parse_module(&arena, id, text);
         diagnostics.extend(errors);
         prelude_modules.push(&*arena.alloc(module));

@@ -27,6 +27,7 @@
 //! - [`prelude`]: the standard library's source, embedded.
 //! - [`driver`]: loading a program from a file (or a REPL session), with the prelude,
 //!   through the passes.
+//! - [`output`]: `--format json`: a value in normal form as one JSON document.
 //! - [`repl`]: the REPL: a backend that keeps a session, and a `rustyline` frontend.
 
 pub mod check;
@@ -35,6 +36,7 @@ pub mod diagnostic;
 pub mod driver;
 pub mod external;
 pub mod machine;
+pub mod output;
 pub mod prelude;
 pub mod prim;
 pub mod proto;

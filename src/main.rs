@@ -7,6 +7,6 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = cli::Cli::parse_from(cli::normalize_run(std::env::args_os().collect()));
     cli::dispatch(args)
 }

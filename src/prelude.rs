@@ -10,5 +10,6 @@ pub const FILES: &[(&str, &str)] = &[
     ("number.sp", include_str!("../prelude/number.sp")),
     ("list.sp", include_str!("../prelude/list.sp")),
     ("string.sp", include_str!("../prelude/string.sp")),
+    ("json.sp", include_str!("../prelude/json.sp")),
     ("external.sp", include_str!("../prelude/external.sp")),
 ];

@@ -168,3 +168,166 @@ fn quit_command_and_help() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn browse_and_info() {
+    let dir = scratch("browse");
+    let mut p = start(&dir, &[]);
+    send(&mut p, "data Shape = Circle Float | Square Float");
+    expect(&mut p, "Square : Float -> Shape");
+    send(&mut p, ":info Shape");
+    expect(&mut p, "data Shape : Type");
+    expect(&mut p, "-- defined in this session");
+    expect(&mut p, "Circle : Float -> Shape");
+    send(&mut p, ":info map");
+    expect(
+        &mut p,
+        "map : {a : Type} -> {b : Type} -> (a -> b) -> List a -> List b",
+    );
+    expect(&mut p, "-- defined at <prelude>/list.sp:");
+    send(&mut p, ":info nope");
+    expect(&mut p, "error: `nope` is not in scope");
+    send(&mut p, ":browse");
+    expect(&mut p, "-- this session");
+    expect(&mut p, "Shape : Type");
+    expect(&mut p, "-- the prelude");
+    expect(&mut p, "parseJson : String -> Either String Json");
+    send(&mut p, "1 + 1");
+    expect(&mut p, "2 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes raw bytes to the terminal, as a keyboard or a paste would.
+fn send_bytes(p: &mut PtySession, bytes: &[u8]) {
+    use std::io::Write;
+    let mut f = p.process().get_file_handle().expect("the terminal");
+    f.write_all(bytes).expect("write");
+    f.flush().expect("flush");
+}
+
+#[test]
+fn invalid_utf8_typed_is_an_error_and_the_session_goes_on() {
+    let dir = scratch("utf8");
+    let mut p = start(&dir, &[]);
+    send(&mut p, "def base = 40");
+    expect(&mut p, "base : Int");
+    send_bytes(&mut p, b"1 + \xff\xfe\r");
+    expect(&mut p, "error: the input is not valid UTF-8");
+    expect(&mut p, "spindle> ");
+    send(&mut p, "base + 2");
+    expect(&mut p, "42 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_multi_line_declaration_typed_or_pasted_keeps_every_arm() {
+    let dir = scratch("paste");
+    let mut p = start(&dir, &[]);
+    // Line by line, as typed (or pasted into a terminal without bracketed paste): the
+    // declaration is complete after the first arm, and the next, indented arm
+    // continues it.
+    send(&mut p, "def f (x : Int) : Int =");
+    send(&mut p, "  match x with");
+    send(&mut p, "  | 0 -> 10");
+    expect(&mut p, "f : Int -> Int");
+    send(&mut p, "  | _ -> 20");
+    expect(&mut p, "f : Int -> Int");
+    send(&mut p, "f 5");
+    expect(&mut p, "20 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn piped_input_is_taken_as_typed() {
+    // `cat data.sp - | spindle`: the multi-line declarations keep all their lines.
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = scratch("piped");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .current_dir(&dir)
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("HOME", &dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn spindle");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(
+            b"def f (x : Int) : Int =\n  match x with\n  | 0 -> 10\n  | _ -> 20\n\n\
+              data Color =\n    Red\n  | Green\n  | Blue\n\n\
+              def name (c : Color) : String =\n  match c with\n  | Red -> \"red\"\n  | Green -> \"green\"\n  | Blue -> \"blue\"\n\
+              (f 0, f 1)\n\xff\nmap name [Red, Green, Blue]\n:info Color\n",
+        )
+        .expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("spindle runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.ends_with(
+            "f : Int -> Int\nColor : Type\nRed : Color\nGreen : Color\nBlue : Color\n\
+             name : Color -> String\n(10, 20) : Pair Int Int\n\
+             [\"red\", \"green\", \"blue\"] : List String\n\
+             data Color : Type\n  -- defined in this session\n  Red : Color\n  Green : Color\n  Blue : Color\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr,
+        "error: line 17 of the input: the input is not valid UTF-8 (the line is dropped)\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `sum [0, 1, ..., 9, 0, 1, ...]` with `n` elements: a long line (3 bytes an element).
+fn long_sum(n: usize) -> (String, usize) {
+    let items: Vec<String> = (0..n).map(|i| (i % 10).to_string()).collect();
+    let total = (0..n).map(|i| i % 10).sum();
+    (format!("sum [{}]", items.join(", ")), total)
+}
+
+#[test]
+fn a_pasted_80_kb_line_answers_promptly() {
+    let dir = scratch("paste80");
+    let mut p = start(&dir, &[]);
+    let (line, total) = long_sum(26_800);
+    assert!(line.len() > 80_000);
+    // A terminal sends a paste between bracketed-paste marks (rustyline asks for them),
+    // so the line editor takes it whole.
+    let started = std::time::Instant::now();
+    send_bytes(&mut p, format!("\x1b[200~{line}\x1b[201~\r").as_bytes());
+    expect(&mut p, &format!("{total} : Int"));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    send(&mut p, "1 + 1");
+    expect(&mut p, "2 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_40_kb_line_typed_without_paste_marks_answers() {
+    // Typed key by key (a terminal without bracketed paste), the line editor redraws
+    // the whole line each time the cursor wraps at the right edge: the REPL's own time
+    // stays small (well under a second for 40 KB), but it writes n^2/(2 x columns)
+    // bytes, about 11 MB here, which whatever reads the terminal must take in.
+    let dir = scratch("typed40");
+    let mut p = start(&dir, &[]);
+    let (line, total) = long_sum(13_400);
+    assert!(line.len() > 40_000);
+    let started = std::time::Instant::now();
+    send_bytes(&mut p, format!("{line}\r").as_bytes());
+    expect(&mut p, &format!("{total} : Int"));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    send(&mut p, "1 + 1");
+    expect(&mut p, "2 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -45,7 +45,9 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         Prim::Split => arrows(&[string(), string()], list(string())),
         Prim::Join => arrows(&[string(), list(string())], string()),
         Prim::Trim => arrows(&[string()], string()),
-        Prim::Words | Prim::Lines => arrows(&[string()], list(string())),
+        Prim::Words | Prim::Lines | Prim::ParseJson => arrows(&[string()], list(string())),
+        Prim::JsonString => arrows(&[string()], string()),
+        Prim::JsonNumber => arrows(&[float()], string()),
         Prim::Seq => {
             let a = fresh();
             let b = fresh();

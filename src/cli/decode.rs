@@ -1,18 +1,24 @@
 //! `spindle decode FILE.pb`: an encoded program printed back as Spindle source (its own
-//! declarations; the prelude's come with every program).
+//! declarations; the prelude's come with every program). The program is type-checked
+//! first: an ill-typed one is refused with the checker's errors, and nothing is
+//! printed.
 
-use spindle::proto::{self, decode, source};
-use std::io::Read;
+use spindle::driver;
+use spindle::proto::source;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `spindle decode`.
 pub fn main(file: &Path) -> ExitCode {
-    let printed = read_encoded(file).and_then(|bytes| {
-        let decoded = decode::program_bytes(&bytes).map_err(|e| e.to_string())?;
-        source::program_to_source(&decoded).map_err(|e| e.to_string())
-    });
-    match printed {
+    let loaded = driver::load_encoded(file);
+    if loaded.loaded.has_errors() {
+        eprint!("{}", loaded.loaded.render_errors());
+        return ExitCode::from(1);
+    }
+    let Some(decoded) = &loaded.decoded else {
+        return ExitCode::from(1);
+    };
+    match source::program_to_source(decoded) {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS
@@ -22,21 +28,4 @@ pub fn main(file: &Path) -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-/// Reads an encoded program, refusing files larger than the decoder accepts before
-/// reading them whole.
-pub fn read_encoded(file: &Path) -> Result<Vec<u8>, String> {
-    let limit = proto::MAX_ENCODED_BYTES;
-    let f = std::fs::File::open(file).map_err(|e| format!("cannot read it: {e}"))?;
-    let mut bytes = Vec::new();
-    f.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    if bytes.len() > limit {
-        return Err(format!(
-            "it is larger than {limit} bytes, the most an encoded program may take"
-        ));
-    }
-    Ok(bytes)
 }

@@ -43,21 +43,27 @@ pub enum Command {
     Encode {
         /// The program.
         file: PathBuf,
-        /// Where to write the encoding.
+        /// Where to write the encoding (`-` for standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
-    /// Print an encoded program back as Spindle source.
+    /// Print an encoded program back as Spindle source (it must type-check).
     Decode {
-        /// The encoded program (`.pb`).
+        /// The encoded program.
         file: PathBuf,
     },
     /// Print the blake3 content hash of the checked program (FILE may be an encoded
-    /// `.pb` program).
+    /// program; the kind is told by content).
     Hash {
         /// The program.
         file: PathBuf,
     },
+}
+
+/// The command line as clap should read it: `run`'s words after FILE sorted into its
+/// options and the program's arguments ([`run::normalize`]).
+pub fn normalize_run(argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    run::normalize(argv)
 }
 
 /// Runs the chosen subcommand.

@@ -1,11 +1,15 @@
-//! `spindle run FILE`: load, evaluate `main` on the machine, print its value as it is
-//! computed (LANGUAGE.md section 9).
+//! `spindle run FILE [ARGS...]`: load, evaluate `main` on the machine, print its value.
 //!
-//! A program with type errors does not run. Runtime errors go to standard error as
-//! diagnostics (`error: FILE:LINE:COLUMN: message`) with exit status 1; what was printed
-//! before stays printed. Without `--sequential` a scheduler runs independent external
-//! calls at once. Whatever way the run ends (success, error, a signal), no process it
-//! started is left running. `--stats` prints the machine's counters after the result.
+//! FILE is Spindle source or an encoded program, told apart by content
+//! ([`driver::file_kind`]). A program with type errors does not run. The words after
+//! FILE that are not options of `run`, and everything after `--`, become the prelude's
+//! `args` ([`driver::set_args`]). The value is printed per LANGUAGE.md section 9, as
+//! text or (`--format json`) as one JSON document; runtime errors go to standard error
+//! as diagnostics (`error: FILE:LINE:COLUMN: message`) with exit status 1; text output
+//! is streamed, so what was printed before an error stays printed. Without
+//! `--sequential` a scheduler runs independent external calls at once. However the run
+//! ends (success, error, a signal), no process it started is left running. `--stats`
+//! prints the machine's counters after the result.
 
 use clap::Args;
 use spindle::diagnostic;
@@ -14,6 +18,8 @@ use spindle::external::exec::Limits;
 use spindle::external::lifetime;
 use spindle::vm::Machine;
 use spindle::vm::print::Output;
+use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,8 +27,15 @@ use std::time::Instant;
 /// Options of `spindle run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The program.
+    /// The program: Spindle source, or an encoded program (`spindle encode`).
     pub file: PathBuf,
+    /// The program's arguments (the prelude's `args`): every word after FILE that is
+    /// not an option of `run`, and everything after `--`.
+    #[arg(value_name = "ARGS")]
+    pub args: Vec<String>,
+    /// How to print the value of `main`.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// One external at a time, only when its value is needed.
     #[arg(long)]
     pub sequential: bool,
@@ -37,6 +50,99 @@ pub struct RunArgs {
     pub stats: bool,
 }
 
+/// How `spindle run` prints the value of `main` (LANGUAGE.md section 9).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Spindle's own notation.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// Rewrites the command line of `spindle run` so that clap reads it as LANGUAGE.md
+/// section 10 says: after FILE, the options of `run` (with their values) stay options,
+/// and every other word, and everything after `--`, is one of the program's arguments
+/// (`spindle run wf.sp in.txt --stats -v` runs with `--stats` and the arguments
+/// `in.txt` and `-v`). The program's arguments are moved after a `--` of their own.
+/// A command line that is not `run`, or has no FILE, is returned as it was.
+pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
+    // `run` is the first word after the program name that is not an option.
+    let Some(run_at) = argv
+        .iter()
+        .skip(1)
+        .position(|w| !w.to_string_lossy().starts_with('-'))
+        .map(|i| i + 1)
+        .filter(|&i| argv[i] == "run")
+    else {
+        return argv;
+    };
+    let command = RunArgs::augment_args(clap::Command::new("run"));
+    // The options of `run`: (long name, short name, whether it takes a value).
+    let options: Vec<(Option<String>, Option<char>, bool)> = command
+        .get_arguments()
+        .filter(|a| !a.is_positional())
+        .map(|a| {
+            (
+                a.get_long().map(str::to_string),
+                a.get_short(),
+                a.get_action().takes_values(),
+            )
+        })
+        .chain([(Some("help".to_string()), Some('h'), false)])
+        .collect();
+    // How many words an option takes (itself included), if `word` is one.
+    let option_len = |word: &str| -> Option<usize> {
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            let (_, _, takes) = options
+                .iter()
+                .find(|(l, _, _)| l.as_deref() == Some(name))?;
+            return Some(if *takes && !inline { 2 } else { 1 });
+        }
+        let mut chars = word.strip_prefix('-')?.chars();
+        let c = chars.next()?;
+        let (_, _, takes) = options.iter().find(|(_, s, _)| *s == Some(c))?;
+        Some(if *takes && chars.as_str().is_empty() {
+            2
+        } else {
+            1
+        })
+    };
+    let mut out: Vec<OsString> = argv[..=run_at].to_vec();
+    let mut program_args: Vec<OsString> = Vec::new();
+    let mut file_seen = false;
+    let mut i = run_at + 1;
+    while i < argv.len() {
+        let word = argv[i].to_string_lossy().into_owned();
+        if word == "--" {
+            program_args.extend(argv[i + 1..].iter().cloned());
+            break;
+        }
+        if let Some(n) = option_len(&word) {
+            let end = (i + n).min(argv.len());
+            out.extend(argv[i..end].iter().cloned());
+            i = end;
+            continue;
+        }
+        if file_seen {
+            program_args.push(argv[i].clone());
+        } else {
+            // FILE, or an unknown option before it (clap reports that).
+            file_seen = word == "-" || !word.starts_with('-');
+            out.push(argv[i].clone());
+        }
+        i += 1;
+    }
+    if !program_args.is_empty() {
+        out.push(OsString::from("--"));
+        out.extend(program_args);
+    }
+    out
+}
+
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
     let start = Instant::now();
@@ -44,16 +150,18 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("error: cannot install signal handlers: {e}");
         return ExitCode::from(1);
     }
-    let loaded = driver::load(&args.file);
+    let mut loaded = driver::load_program_file(&args.file).loaded;
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
         // standard error carries what went wrong and nothing else.
         eprint!("{}", loaded.render_errors());
         return ExitCode::from(1);
     }
-    let Some(program) = &loaded.program else {
+    let Some(program) = loaded.program.as_mut() else {
         return ExitCode::from(1);
     };
+    driver::set_args(program, &loaded.sources, &args.args);
+    let program = &*program;
     let Some(main) = program.main else {
         eprintln!("error: {}: no `main` definition", args.file.display());
         return ExitCode::from(1);
@@ -79,13 +187,20 @@ pub fn main(args: RunArgs) -> ExitCode {
             },
         );
     }
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let out = Output::stream(Box::new(std::io::stdout()));
-        let (r, mut out) = machine.print_def(main, false, out);
-        if r.is_ok() {
-            out.push_line_end();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
+        Format::Text => {
+            let out = Output::stream(Box::new(std::io::stdout()));
+            let (r, mut out) = machine.print_def(main, false, out);
+            if r.is_ok() {
+                out.push_line_end();
+            }
+            r
         }
-        r
+        Format::Json => driver::evaluate_def_tree(&mut machine, program, main).map(|tree| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", spindle::output::render_json(&tree));
+            let _ = out.flush();
+        }),
     }));
     machine.shutdown();
     lifetime::shutdown_all();

@@ -7,7 +7,8 @@
 //!
 //! The operations themselves live in one module per family: [`arith`] (checked `Int`
 //! and IEEE `Float` arithmetic), [`compare`] (orderings), [`float`] (conversions and
-//! the shortest round-trip text), [`string`] (Unicode-aware string functions). The
+//! the shortest round-trip text), [`string`] (Unicode-aware string functions), [`json`]
+//! (JSON parsing and rendering, with `serde_json`). The
 //! machine (`machine::primop`) applies them to evaluated arguments; structural `==`,
 //! list `++`, `join` and `prim_seq` need the machine's frames and are done there.
 //!
@@ -19,6 +20,7 @@
 pub mod arith;
 pub mod compare;
 pub mod float;
+pub mod json;
 pub mod string;
 
 /// A primitive operation.
@@ -90,6 +92,13 @@ pub enum Prim {
     Lines,
     /// `prim_seq a b`: needs `a` (to weak head normal form), then is `b`.
     Seq,
+    /// `String -> List String`: JSON text as the flat tokens of [`json::tokens`], which
+    /// the prelude's `parseJson` folds into a `Json`.
+    ParseJson,
+    /// `String -> String`: a string as a JSON string literal ([`json::quote`]).
+    JsonString,
+    /// `Float -> String`: a number as JSON ([`json::render_number`]).
+    JsonNumber,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -127,6 +136,9 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Words, "prim_words", 1),
     (Prim::Lines, "prim_lines", 1),
     (Prim::Seq, "prim_seq", 2),
+    (Prim::ParseJson, "prim_parseJson", 1),
+    (Prim::JsonString, "prim_jsonString", 1),
+    (Prim::JsonNumber, "prim_jsonNumber", 1),
 ];
 
 impl Prim {

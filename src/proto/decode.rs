@@ -853,5 +853,8 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Words => Prim::Words,
         pb::Prim::Lines => Prim::Lines,
         pb::Prim::Seq => Prim::Seq,
+        pb::Prim::ParseJson => Prim::ParseJson,
+        pb::Prim::JsonString => Prim::JsonString,
+        pb::Prim::JsonNumber => Prim::JsonNumber,
     })
 }

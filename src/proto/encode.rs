@@ -330,5 +330,8 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Words => pb::Prim::Words,
         Prim::Lines => pb::Prim::Lines,
         Prim::Seq => pb::Prim::Seq,
+        Prim::ParseJson => pb::Prim::ParseJson,
+        Prim::JsonString => pb::Prim::JsonString,
+        Prim::JsonNumber => pb::Prim::JsonNumber,
     }
 }

@@ -10,14 +10,15 @@
 //!   expression on the machine exactly as `spindle run` evaluates `main`;
 //! - a `rustyline` frontend ([`frontend`]): line editing, a validator that asks the
 //!   parser whether the input is unfinished, completion of names and commands, history
-//!   in the user's data directory, Ctrl-C to interrupt an evaluation.
+//!   in the user's data directory, Ctrl-C to interrupt an evaluation; and the same
+//!   REPL on piped input, which is taken exactly as typed input ([`continues`]: an
+//!   input goes on while it is unfinished or the next line is indented).
 //!
 //! [`handle`] is the glue: it reads one complete input line, command or not, and says
-//! what to print. [`stack_view`] draws the wound stack form for `:stack`.
+//! what to print. `:stack` draws the machine state ([`crate::vm::Machine::draw_state`]).
 
 pub mod frontend;
 pub mod session;
-pub mod stack_view;
 
 use crate::syntax::parser;
 use crate::syntax::span::FileId;
@@ -72,11 +73,29 @@ pub trait ReplBackend {
     /// session's declarations.
     fn reload(&mut self) -> Reply;
 
-    /// `:stack e`: the wound stack form of an expression (see [`stack_view`]).
+    /// `:stack e`: the machine state of an expression halfway through its evaluation.
     fn stack(&mut self, expr: &str) -> Reply;
 
     /// `:stats`: the evaluation statistics of the last evaluated expression.
     fn stats(&self) -> Reply;
+
+    /// `:browse`: the names in scope with their types: the session's own, the loaded
+    /// file's, then the prelude's.
+    fn browse(&self) -> Reply;
+
+    /// `:info NAME`: a name's type and where it is defined; for a data type, also its
+    /// constructors.
+    fn info(&self, name: &str) -> Reply;
+
+    /// The last input, if it was declarations: an indented line that comes after it
+    /// continues it (see [`ReplBackend::extend`]).
+    fn last_declaration(&self) -> Option<&str>;
+
+    /// Continues the last declaration input with `more` (lines that were indented, as
+    /// in a file: more arms of a `match`, more constructors of a `data`), checking the
+    /// whole as that input in place of the earlier part. `None` when the last input was
+    /// not declarations (then `more` is an input of its own).
+    fn extend(&mut self, more: &str) -> Option<Reply>;
 
     /// The names in scope, for completion.
     fn names(&self) -> Vec<String>;
@@ -95,8 +114,14 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "",
         "read the loaded file again (keeps this session's definitions)",
     ),
-    (":stack", "EXPR", "the wound stack form of EXPR"),
+    (":stack", "EXPR", "the machine state of EXPR: contexts with types, frames"),
     (":stats", "", "evaluation statistics of the last expression"),
+    (":browse", "", "the names in scope with their types"),
+    (
+        ":info",
+        "NAME",
+        "the type of NAME, where it is defined, a data type's constructors",
+    ),
     (":help", "", "this help"),
     (":quit", "", "leave (Ctrl-D does too)"),
 ];
@@ -117,6 +142,10 @@ pub enum Command {
     Stack(String),
     /// `:stats`.
     Stats,
+    /// `:browse`.
+    Browse,
+    /// `:info NAME`.
+    Info(String),
     /// `:help`.
     Help,
     /// `:quit`.
@@ -127,7 +156,8 @@ pub enum Command {
 }
 
 /// Classifies one input. A command is a line starting with `:`; any unambiguous
-/// prefix of a command's name works (`:t`, `:l`, `:r`), and `:s` is `:stack`.
+/// prefix of a command's name works (`:t`, `:l`, `:r`, `:b`, `:i`), and `:s` is
+/// `:stack` (the first command of the table that the prefix fits).
 pub fn parse_command(line: &str) -> Command {
     let trimmed = line.trim_start();
     let Some(rest) = trimmed.strip_prefix(':') else {
@@ -167,6 +197,8 @@ pub fn parse_command(line: &str) -> Command {
         "reload" => Command::Reload,
         "stack" => Command::Stack(padded()),
         "stats" => Command::Stats,
+        "browse" => Command::Browse,
+        "info" => Command::Info(arg.to_string()),
         "help" => Command::Help,
         _ => Command::Quit,
     }
@@ -190,11 +222,26 @@ pub fn is_unfinished(line: &str) -> bool {
     )
 }
 
+/// Whether a line is indented: it starts with a space or a tab and is not blank. In a
+/// file, such a line continues the declaration above it; the REPL treats it the same.
+pub fn is_indented(line: &str) -> bool {
+    line.starts_with([' ', '\t']) && !line.trim().is_empty()
+}
+
+/// Whether `next`, the line after `pending` (an input read so far), continues it:
+/// when `pending` is unfinished, or when `next` is indented and `pending` is not a
+/// command (LANGUAGE.md section 10: multi-line declarations continue while the next
+/// line is indented or the input is unfinished).
+pub fn continues(pending: &str, next: &str) -> bool {
+    is_unfinished(pending) || (is_indented(next) && !pending.trim_start().starts_with(':'))
+}
+
 /// The text of `:help`.
 pub fn help_text() -> String {
     let mut s = String::from(
         "Type a declaration (def, data, extern, import) to add it to the session, or an\n\
          expression to evaluate it; unfinished input continues on the next line.\n\
+         An indented line continues the declaration above it, as in a file.\n\
          A later def of a name replaces the earlier one. Ctrl-C interrupts an evaluation.\n\
          Commands (any unambiguous prefix works, :s is :stack):\n",
     );
@@ -227,6 +274,8 @@ pub fn handle(backend: &mut dyn ReplBackend, line: &str) -> Action {
         Command::Reload => backend.reload(),
         Command::Stack(expr) => backend.stack(&expr),
         Command::Stats => backend.stats(),
+        Command::Browse => backend.browse(),
+        Command::Info(name) => backend.info(&name),
         Command::Help => Reply::out(help_text()),
         Command::Quit => return Action::Quit,
         Command::Bad(message) => Reply::err(format!("error: {message}\n")),
@@ -250,12 +299,35 @@ mod tests {
         assert_eq!(parse_command(":reload"), Command::Reload);
         assert_eq!(parse_command(":s x"), Command::Stack("   x".into()));
         assert_eq!(parse_command(":stats"), Command::Stats);
+        assert_eq!(parse_command(":browse"), Command::Browse);
+        assert_eq!(parse_command(":b"), Command::Browse);
+        assert_eq!(parse_command(":info map"), Command::Info("map".into()));
+        assert_eq!(parse_command(":i Maybe"), Command::Info("Maybe".into()));
+        assert!(matches!(parse_command(":info"), Command::Bad(_)));
+        assert!(matches!(parse_command(":browse x"), Command::Bad(_)));
         assert_eq!(parse_command(":help"), Command::Help);
         assert_eq!(parse_command(":q"), Command::Quit);
         assert!(matches!(parse_command(":frob"), Command::Bad(_)));
         assert!(matches!(parse_command(":type"), Command::Bad(_)));
         assert!(matches!(parse_command(":quit now"), Command::Bad(_)));
         assert!(matches!(parse_command(":"), Command::Bad(_)));
+    }
+
+    #[test]
+    fn indented_lines_continue_declarations() {
+        let def = "def f (x : Int) : Int =\n  match x with\n  | 0 -> 1";
+        assert!(continues(def, "  | _ -> 2"));
+        assert!(continues(def, "\t| _ -> 2"));
+        assert!(!continues(def, "| _ -> 2"));
+        assert!(!continues(def, "f 3"));
+        assert!(!continues(def, "   "));
+        assert!(!continues(def, ""));
+        // Unfinished input takes any line, blank ones included.
+        assert!(continues("def f (x : Int) : Int =", "x + 1"));
+        assert!(continues("(1 +", ""));
+        // A complete command is not continued by indentation.
+        assert!(!continues(":type 1", "  + 2"));
+        assert!(continues(":type (1", "  + 2)"));
     }
 
     #[test]

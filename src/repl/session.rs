@@ -14,17 +14,16 @@
 //! Files are read once into a snapshot and re-read only by `:reload`, so editing the
 //! loaded file changes nothing until then.
 
-use super::{ReplBackend, Reply, stack_view};
+use super::{ReplBackend, Reply};
 use crate::core::pretty;
 use crate::core::program::Program;
 use crate::core::term::{DefId, Plicity, RcTerm, Term};
 use crate::diagnostic;
 use crate::driver::{self, FileSnapshot, Loaded, SESSION_EXPR};
-use crate::machine::Machine;
-use crate::machine::arena::NIL;
-use crate::machine::stats::Stats;
+use crate::vm::Machine;
+use crate::vm::stats::Stats;
 use crate::syntax::parser::{self, ReplInput};
-use crate::syntax::span::FileId;
+use crate::syntax::span::{FileId, SourceMap, Span};
 use bumpalo::Bump;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,6 +53,17 @@ pub struct Session {
     last_stats: Option<Stats>,
     /// Set to stop the running evaluation (Ctrl-C).
     interrupt: Arc<AtomicBool>,
+    /// The last input, when it was declarations: what an indented line continues.
+    last_decl: Option<LastDecl>,
+}
+
+/// The last declaration input (see [`ReplBackend::extend`]).
+#[derive(Debug, Clone)]
+struct LastDecl {
+    /// The input as typed.
+    text: String,
+    /// Whether it was kept (it checked), as the last entry of [`Session::kept`].
+    kept: bool,
 }
 
 impl Default for Session {
@@ -74,6 +84,7 @@ impl Session {
             current,
             last_stats: None,
             interrupt: Arc::new(AtomicBool::new(false)),
+            last_decl: None,
         }
     }
 
@@ -127,7 +138,10 @@ impl Session {
         let mut machine = Machine::new(program);
         self.interrupt.store(false, Ordering::SeqCst);
         machine.interrupt = Some(self.interrupt.clone());
+        // The REPL evaluates with the same parallel scheduler as `spindle run`.
+        crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
         let result = driver::evaluate_def(&mut machine, id, true);
+        machine.shutdown();
         let mut stats = machine.stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
         self.last_stats = Some(stats);
@@ -232,6 +246,7 @@ impl Session {
             self.snapshot = old_snapshot;
             return Reply::err(err);
         }
+        self.last_decl = None;
         let forgotten = self.kept.len() - kept.len();
         self.kept = kept;
         self.file = Some(file.clone());
@@ -368,14 +383,110 @@ impl ReplBackend for Session {
         if text.trim().is_empty() {
             return Reply::default();
         }
+        self.last_decl = None;
         match declarations(text) {
             Some((0, _)) => Reply::default(),
-            Some((_, names)) => self.declare(text, names),
-            None => match self.check_expr(text) {
-                Ok((loaded, id)) => self.evaluate(&loaded, id, text),
-                Err(reply) => reply,
-            },
+            Some((_, names)) => {
+                let kept_before = self.kept.len();
+                let reply = self.declare(text, names);
+                self.last_decl = Some(LastDecl {
+                    text: text.to_string(),
+                    kept: self.kept.len() > kept_before,
+                });
+                reply
+            }
+            None => {
+                // An input that does not parse may be the start of a declaration that
+                // the next, indented lines complete.
+                if starts_a_declaration(text) {
+                    self.last_decl = Some(LastDecl {
+                        text: text.to_string(),
+                        kept: false,
+                    });
+                }
+                match self.check_expr(text) {
+                    Ok((loaded, id)) => self.evaluate(&loaded, id, text),
+                    Err(reply) => reply,
+                }
+            }
         }
+    }
+
+    fn last_declaration(&self) -> Option<&str> {
+        self.last_decl.as_ref().map(|d| d.text.as_str())
+    }
+
+    fn extend(&mut self, more: &str) -> Option<Reply> {
+        let last = self.last_decl.take()?;
+        let whole = format!("{}\n{more}", last.text);
+        // The earlier part is replaced by the whole, not redefined by it.
+        let earlier = if last.kept { self.kept.pop() } else { None };
+        let reply = self.input(&whole);
+        let extended = self.last_decl.as_ref().is_some_and(|d| d.kept);
+        if !extended && let Some(earlier) = earlier {
+            // The whole does not check: the session keeps the earlier part.
+            self.kept.push(earlier);
+        }
+        Some(reply)
+    }
+
+    fn browse(&self) -> Reply {
+        let Some(program) = &self.current.program else {
+            return Reply::err("error: the session does not check\n");
+        };
+        // Grouped by where the names are declared: this session, files, the prelude.
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for entry in scope_entries(program, &self.current.sources) {
+            let line = format!("{} : {}", entry.name, entry.ty);
+            match groups.iter_mut().find(|(o, _)| *o == entry.origin) {
+                Some((_, lines)) => lines.push(line),
+                None => groups.push((entry.origin, vec![line])),
+            }
+        }
+        groups.sort_by_key(|(o, _)| origin_rank(o));
+        let mut out = String::new();
+        for (origin, lines) in groups {
+            out.push_str(&format!("-- {origin}\n"));
+            for l in lines {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+        Reply::out(out)
+    }
+
+    fn info(&self, name: &str) -> Reply {
+        let Some(program) = &self.current.program else {
+            return Reply::err("error: the session does not check\n");
+        };
+        if let Some(text) = info_text(program, &self.current.sources, name) {
+            return Reply::out(text);
+        }
+        let builtin = match name {
+            "Int" | "Float" | "String" => Some(format!("{name} : Type\n  -- a primitive type\n")),
+            "Type" => Some("Type : Type 1\n  -- the type of types\n".to_string()),
+            "error" => Some(
+                "error : {a : Type} -> String -> a\n  -- a primitive: stops the program with \
+                 the message\n"
+                    .to_string(),
+            ),
+            _ => crate::prim::Prim::from_name(name)
+                .map(|_| format!("{name}\n  -- a primitive operation\n")),
+        };
+        if let Some(text) = builtin {
+            return Reply::out(text);
+        }
+        let mut message = format!("error: `{name}` is not in scope");
+        let names = self.names();
+        let candidates = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !KEYWORDS.contains(n));
+        if let Some(best) = crate::check::scope::suggest(name, candidates) {
+            message.push_str(&format!(" (did you mean `{best}`?)"));
+        }
+        message.push('\n');
+        Reply::err(message)
     }
 
     fn type_of(&mut self, expr: &str) -> Reply {
@@ -411,12 +522,18 @@ impl ReplBackend for Session {
         match self.check_expr(expr) {
             Ok((loaded, id)) => {
                 let program = loaded.program.as_ref().expect("checked program");
+                // How far the evaluation goes (externals are not called here), then the
+                // state halfway there.
+                let mut probe = Machine::new(program);
+                probe.externals_allowed = false;
+                probe.step_limit = 20_000;
+                let _ = probe.whnf_def(id);
+                let total = probe.steps.max(1);
                 let mut machine = Machine::new(program);
-                let body = &program.def(id).body;
-                let s = crate::machine::wind::wind(&mut machine.heap, body, NIL);
-                let text = stack_view::draw(&mut machine.heap, program, s);
-                machine.heap.release_stack(s);
-                Reply::out(text)
+                machine.externals_allowed = false;
+                machine.set_pause_after((total / 2).max(1));
+                let _ = machine.whnf_def(id);
+                Reply::out(machine.draw_state())
             }
             Err(reply) => reply,
         }
@@ -451,6 +568,146 @@ impl ReplBackend for Session {
     }
 }
 
+/// Whether an input starts with a declaration keyword (`def`, `data`, `extern`).
+fn starts_a_declaration(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    matches!(first, "def" | "data" | "extern")
+}
+
+/// Where a declaration comes from, for `:browse` and `:info`: "this session", the
+/// file's name, or "the prelude".
+fn origin(sources: &SourceMap, span: Span) -> String {
+    let name = &sources.get(span.file).name;
+    if name == driver::REPL_SOURCE {
+        THIS_SESSION.to_string()
+    } else if name.starts_with(driver::PRELUDE_PREFIX) {
+        THE_PRELUDE.to_string()
+    } else {
+        name.clone()
+    }
+}
+
+/// The origin of the session's own declarations.
+const THIS_SESSION: &str = "this session";
+
+/// The origin of the prelude's declarations.
+const THE_PRELUDE: &str = "the prelude";
+
+/// Which origin's name is in scope when several declare it: the session's over the
+/// files' over the prelude's (lowest first).
+fn origin_rank(origin: &str) -> u8 {
+    match origin {
+        THIS_SESSION => 0,
+        THE_PRELUDE => 2,
+        _ => 1,
+    }
+}
+
+/// A name in scope, for `:browse` and `:info`.
+struct ScopeEntry {
+    /// [`origin`] of its declaration.
+    origin: String,
+    /// The name.
+    name: String,
+    /// Its type, as Spindle source.
+    ty: String,
+    /// Where it is declared.
+    span: Span,
+}
+
+/// Every name in scope, in declaration order (data types with their constructors,
+/// externals, definitions). A name declared in several places is in scope once, as
+/// [`origin_rank`] says; the session's expression definition is left out.
+fn scope_entries(program: &Program, sources: &SourceMap) -> Vec<ScopeEntry> {
+    let show = |ty: &RcTerm| pretty::term_to_string(program, &[], ty);
+    let entry = |name: &str, ty: String, span: Span| ScopeEntry {
+        origin: origin(sources, span),
+        name: name.to_string(),
+        ty,
+        span,
+    };
+    let mut all = Vec::new();
+    for (i, d) in program.datas.iter().enumerate() {
+        let id = crate::core::term::DataId(i as u32);
+        all.push(entry(&d.name, show(&program.data_type(id)), d.span));
+        for (j, c) in d.ctors.iter().enumerate() {
+            let con = crate::core::term::ConId {
+                data: id,
+                index: j as u32,
+            };
+            all.push(entry(&c.name, show(&program.con_type(con)), c.span));
+        }
+    }
+    for e in &program.externs {
+        all.push(entry(&e.name, show(&e.ty), e.span));
+    }
+    for d in program.defs.iter().filter(|d| &*d.name != SESSION_EXPR) {
+        all.push(entry(&d.name, show(&d.ty), d.span));
+    }
+    // For each name, the declaration in scope (the later of two of one rank).
+    let mut best: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, e) in all.iter().enumerate() {
+        match best.get(e.name.as_str()) {
+            Some(&j) if origin_rank(&all[j].origin) < origin_rank(&e.origin) => {}
+            _ => {
+                best.insert(e.name.as_str(), i);
+            }
+        }
+    }
+    let keep: std::collections::HashSet<usize> = best.into_values().collect();
+    all.into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, e)| e)
+        .collect()
+}
+
+/// What `:info NAME` prints for a declared name, or `None` when no declaration in
+/// scope has that name.
+fn info_text(program: &Program, sources: &SourceMap, name: &str) -> Option<String> {
+    let entries = scope_entries(program, sources);
+    let e = entries.iter().find(|e| e.name == name)?;
+    let place = if e.origin == THIS_SESSION {
+        "defined in this session".to_string()
+    } else {
+        format!("defined at {}", sources.location(e.span))
+    };
+    let ty = &e.ty;
+    let data = program
+        .datas
+        .iter()
+        .position(|d| &*d.name == name && d.span == e.span);
+    let con_of = program
+        .datas
+        .iter()
+        .find(|d| d.ctors.iter().any(|c| &*c.name == name && c.span == e.span));
+    let is_extern = program
+        .externs
+        .iter()
+        .any(|x| &*x.name == name && x.span == e.span);
+    let mut out = String::new();
+    if let Some(i) = data {
+        out.push_str(&format!("data {name} : {ty}\n  -- {place}\n"));
+        for (j, c) in program.datas[i].ctors.iter().enumerate() {
+            let con = crate::core::term::ConId {
+                data: crate::core::term::DataId(i as u32),
+                index: j as u32,
+            };
+            let cty = pretty::term_to_string(program, &[], &program.con_type(con));
+            out.push_str(&format!("  {} : {cty}\n", c.name));
+        }
+    } else if let Some(d) = con_of {
+        out.push_str(&format!(
+            "{name} : {ty}\n  -- a constructor of `{}`, {place}\n",
+            d.name
+        ));
+    } else if is_extern {
+        out.push_str(&format!("{name} : {ty}\n  -- an external, {place}\n"));
+    } else {
+        out.push_str(&format!("{name} : {ty}\n  -- {place}\n"));
+    }
+    Some(out)
+}
 /// The keywords, completed like names.
 const KEYWORDS: &[&str] = &[
     "let", "in", "def", "data", "match", "with", "if", "then", "else", "extern", "import", "Type",
@@ -648,6 +905,74 @@ mod tests {
         // A destructor head names its scrutinee.
         let r = line(&mut s, ":stack match [1] with | [] -> 0 | Cons x _ -> x");
         assert!(r.out.contains("head: match on S1"), "{}", r.out);
+    }
+
+    #[test]
+    fn browse_lists_the_names_in_scope_by_origin() {
+        let path = scratch(
+            "browse.sp",
+            "def answer : Int = 41\ndef sum (xs : List Int) : Int = 0\n",
+        );
+        let mut s = Session::new();
+        line(&mut s, &format!(":load {}", path.display()));
+        line(&mut s, "data Color = Red | Green");
+        line(&mut s, "def answer : Int = 42");
+        let r = line(&mut s, ":browse");
+        assert!(r.err.is_empty(), "{}", r.err);
+        let text = r.out;
+        let session =
+            text.find("-- this session\nColor : Type\nRed : Color\nGreen : Color\nanswer : Int\n");
+        let file = text.find(&format!("-- {}\nsum : List Int -> Int\n", path.display()));
+        let prelude = text.find("-- the prelude\n");
+        assert!(
+            session.is_some() && file.is_some() && prelude.is_some(),
+            "{text}"
+        );
+        assert!(session < file && file < prelude, "{text}");
+        assert!(
+            text.contains("\nmap : {a : Type} -> {b : Type} -> (a -> b) -> List a -> List b\n")
+        );
+        // Each name once: the one in scope (the file's `sum`, the session's `answer`).
+        assert_eq!(text.matches("\nsum : ").count(), 1, "{text}");
+        assert_eq!(text.matches("\nanswer : ").count(), 1, "{text}");
+        assert!(!text.contains(SESSION_EXPR));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn info_gives_type_place_and_constructors() {
+        let mut s = Session::new();
+        line(&mut s, "data Shape = Circle Float | Rect Int Int");
+        assert_eq!(
+            line(&mut s, ":info Shape"),
+            Reply::out(
+                "data Shape : Type\n  -- defined in this session\n  Circle : Float -> Shape\n  Rect : Int -> Int -> Shape\n"
+            )
+        );
+        assert_eq!(
+            line(&mut s, ":info Rect"),
+            Reply::out(
+                "Rect : Int -> Int -> Shape\n  -- a constructor of `Shape`, defined in this session\n"
+            )
+        );
+        assert_eq!(
+            line(&mut s, ":i Maybe"),
+            Reply::out(
+                "data Maybe : Type -> Type\n  -- defined at <prelude>/types.sp:11:6\n  Nothing : {a : Type} -> Maybe a\n  Just : {a : Type} -> a -> Maybe a\n"
+            )
+        );
+        let r = line(&mut s, ":info foldr");
+        assert!(r.out.starts_with("foldr : {a : Type} -> {b : Type} -> (a -> b -> b) -> b -> List a -> b\n  -- defined at <prelude>/list.sp:"), "{}", r.out);
+        assert!(
+            line(&mut s, ":info readFile")
+                .out
+                .contains("-- an external, defined at <prelude>/external.sp:")
+        );
+        assert!(line(&mut s, ":info Int").out.starts_with("Int : Type\n"));
+        assert_eq!(
+            line(&mut s, ":info fodlr"),
+            Reply::err("error: `fodlr` is not in scope (did you mean `foldr`?)\n")
+        );
     }
 
     #[test]

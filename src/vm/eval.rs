@@ -19,8 +19,14 @@ impl<'p> Machine<'p> {
     /// at, and returns that value (a new reference). A runtime error unwinds to the
     /// nearest `try` above that height, or out.
     pub fn run(&mut self, ctl: Ctl) -> Result<Val> {
-        let root = self.fiber;
         let base = self.frames.len();
+        self.run_at(ctl, base)
+    }
+
+    /// Like [`Machine::run`], until a value returns to frame height `base` (the
+    /// control may come from frames pushed above it).
+    pub(crate) fn run_at(&mut self, ctl: Ctl, base: usize) -> Result<Val> {
+        let root = self.fiber;
         let mut ctl = ctl;
         let mut check_at = self.steps + super::CHECK_EVERY;
         if self.pause_after != 0 {

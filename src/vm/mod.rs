@@ -65,6 +65,7 @@ pub mod state;
 pub mod stats;
 pub mod typeval;
 pub mod value;
+pub mod view;
 
 use crate::core::program::Program;
 use crate::core::term::DefId;

@@ -352,6 +352,18 @@ impl<'p> Machine<'p> {
                 let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
                 self.heap.string(items.join(&*sep).into())
             }
+            Prim::ParseJson => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                self.str_list(prim::json::tokens(&s))
+            }
+            Prim::JsonString => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                self.heap.string(prim::json::quote(&s).into())
+            }
+            Prim::JsonNumber => {
+                let x = float(0).ok_or_else(|| bad(self))?;
+                self.heap.string(prim::json::render_number(x).into())
+            }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
         };
         Ok(Ctl::Ret(v))
@@ -451,6 +463,18 @@ impl<'p> Machine<'p> {
     }
 
     // ----- normal forms -----------------------------------------------------------
+
+    /// Evaluates a word (owned) to normal form: every part of it evaluated. A new
+    /// reference.
+    pub fn normal_form(&mut self, v: Val) -> Result<Val> {
+        let v = self.whnf(v)?;
+        if self.is_whole(v) {
+            return Ok(v);
+        }
+        let base = self.frames.len();
+        let ctl = self.deep_start(v)?;
+        self.run_at(ctl, base)
+    }
 
     /// Starts a normal-form walk of `v` (owned), which returns `v` when every part is
     /// evaluated.
