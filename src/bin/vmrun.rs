@@ -46,6 +46,9 @@ fn main() {
         return;
     }
     let mut m = Machine::new(p);
+    if let Ok(n) = std::env::var("VMAUDIT") {
+        m.audit_every = n.parse().unwrap();
+    }
     if std::env::var("VMPAR").is_ok() {
         spindle::sched::Scheduler::install(&mut m, spindle::external::exec::Limits::default());
     }
@@ -55,6 +58,13 @@ fn main() {
         Output::stream(Box::new(std::io::stdout())),
     );
     m.shutdown();
+    if std::env::var("VMAUDIT").is_ok() {
+        let freed = m.collect_cycles();
+        eprintln!(
+            "cycles freed {freed}; final audit: {:?}",
+            m.audit(None, false)
+        );
+    }
     match r {
         Ok(()) => println!(),
         Err(e) => {

@@ -114,7 +114,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "",
         "read the loaded file again (keeps this session's definitions)",
     ),
-    (":stack", "EXPR", "the machine state of EXPR: contexts with types, frames"),
+    (
+        ":stack",
+        "EXPR",
+        "the machine state of EXPR: contexts with types, frames",
+    ),
     (":stats", "", "evaluation statistics of the last expression"),
     (":browse", "", "the names in scope with their types"),
     (

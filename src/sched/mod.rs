@@ -726,6 +726,14 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
+    fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Ctl>)) {
+        for fib in &self.fibers {
+            if !matches!(fib.state, State::Running | State::Free) {
+                f(&fib.frames, fib.ctl.as_ref());
+            }
+        }
+    }
+
     fn counters(&self) -> (u64, u64) {
         (self.dispatched, self.exec.stats().peak_running as u64)
     }

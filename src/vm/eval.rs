@@ -44,12 +44,24 @@ impl<'p> Machine<'p> {
                         self.steps
                     )));
                 }
-                check_at = self.steps + super::CHECK_EVERY;
+                check_at = self.steps
+                    + if self.audit_every != 0 {
+                        self.audit_every
+                    } else {
+                        super::CHECK_EVERY
+                    };
                 if self.pause_after != 0 {
                     check_at = check_at.min(self.pause_after + 1);
                 }
                 if self.frames.len() > self.frames_peak {
                     self.frames_peak = self.frames.len();
+                }
+                self.maybe_collect_cycles(&ctl);
+                if self.audit_every != 0
+                    && let Err(e) = self.audit(Some(&ctl), true)
+                {
+                    self.drop_ctl(ctl);
+                    return Err(RuntimeError::new(format!("internal error: {e}")));
                 }
                 let checked = match self.check_limits() {
                     Ok(()) if self.host.is_some() => self.with_host(|h, m| h.tick(m, ctl)),

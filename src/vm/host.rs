@@ -66,6 +66,10 @@ pub trait Host<'p> {
     /// The words every fiber that is not running holds (for the audits).
     fn held(&self, f: &mut dyn FnMut(HeldRef));
 
+    /// The frames and saved control of every fiber that is not running (for the
+    /// search of code that may still run).
+    fn parked(&self, f: &mut dyn FnMut(&[super::frame::Frame], Option<&Ctl>));
+
     /// Counters for `--stats`: calls dispatched, most in flight at once.
     fn counters(&self) -> (u64, u64);
 }

@@ -52,6 +52,7 @@ pub mod analysis;
 pub mod arena;
 pub mod code;
 pub mod compile;
+pub mod cycles;
 pub mod error;
 pub mod eval;
 pub mod external;
@@ -64,6 +65,7 @@ pub mod readback;
 pub mod state;
 pub mod stats;
 pub mod typeval;
+pub mod unwind;
 pub mod value;
 pub mod view;
 
@@ -135,6 +137,14 @@ pub struct Machine<'p> {
     pub(crate) calls: std::collections::HashMap<external::CallKey, external::CallAnswer>,
     /// External calls made.
     pub externals_dispatched: u64,
+    /// Live objects past which the cycle collector runs ([`cycles`]).
+    pub(crate) gc_threshold: usize,
+    /// Objects the cycle collector freed.
+    pub cycles_collected: u64,
+    /// When not zero, the reference counts are audited every this many steps (tests).
+    pub audit_every: u64,
+    /// The top-level values each definition may need (for unpinning, [`cycles`]).
+    pub(crate) caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -184,6 +194,10 @@ impl<'p> Machine<'p> {
             host: None,
             calls: std::collections::HashMap::new(),
             externals_dispatched: 0,
+            gc_threshold: cycles::MIN_THRESHOLD,
+            cycles_collected: 0,
+            audit_every: 0,
+            caf_memo: std::collections::HashMap::new(),
         }
     }
 
@@ -403,9 +417,9 @@ impl<'p> Machine<'p> {
         self.heap.release(v);
     }
 
-    /// A definition's pinned entry if it was made (for the audits).
-    pub(crate) fn def_vals(&self) -> &[Val] {
-        &self.def_vals
+    /// The definitions' pinned values made so far (roots of the audits).
+    pub(crate) fn def_vals(&self) -> impl Iterator<Item = Val> + '_ {
+        self.def_vals.iter().copied().filter(|v| *v != Val::Erased)
     }
 
     /// The record references of a pinned value are the heap's; nothing to add.

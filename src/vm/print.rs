@@ -138,6 +138,23 @@ impl<'p> Machine<'p> {
         Ok(w)
     }
 
+    /// The references a printer task holds (for the audits).
+    pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(super::host::HeldRef)) {
+        use super::host::HeldRef::Val as V;
+        match *t {
+            Task::Val(v, _)
+            | Task::PairRest(v)
+            | Task::ListRest(v)
+            | Task::Raw(v)
+            | Task::Release(v) => f(V(v)),
+            Task::JoinRest(a, b, _) => {
+                f(V(a));
+                f(V(b));
+            }
+            Task::Text(_) => {}
+        }
+    }
+
     fn release_task(&mut self, t: Task) {
         match t {
             Task::Val(v, _)

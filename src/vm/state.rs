@@ -269,11 +269,11 @@ impl<'p> Machine<'p> {
         let mut order = Vec::new();
         let mut work: Vec<Val> = vec![root];
         let mut recs: Vec<Ref> = Vec::new();
-        let push_held =
-            |h: super::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h {
-                super::host::HeldRef::Val(v) => work.push(v),
-                super::host::HeldRef::Rec(r) => recs.push(r),
-            };
+        let push_held = |h: super::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h
+        {
+            super::host::HeldRef::Val(v) => work.push(v),
+            super::host::HeldRef::Rec(r) => recs.push(r),
+        };
         super::frame::stack_refs(
             &self.frames,
             &self.vals,

@@ -50,7 +50,12 @@ impl<'p> Machine<'p> {
         let _ = writeln!(out, "control:");
         match self.paused {
             Some(Ctl::Eval(c, env)) => {
-                let _ = writeln!(out, "  run {}   in {}", code(self, c, env), name_of(env, &mut order));
+                let _ = writeln!(
+                    out,
+                    "  run {}   in {}",
+                    code(self, c, env),
+                    name_of(env, &mut order)
+                );
             }
             Some(Ctl::Force(t)) => {
                 let _ = writeln!(out, "  need {}", term(self, Val::Thunk(t)));
@@ -70,25 +75,45 @@ impl<'p> Machine<'p> {
             let line = match *f {
                 Frame::Update(t) => format!("update thunk {t}"),
                 Frame::Arg(v, implicit) => {
-                    format!("apply to {}{}", if implicit { "implicit " } else { "" }, term(self, v))
+                    format!(
+                        "apply to {}{}",
+                        if implicit { "implicit " } else { "" },
+                        term(self, v)
+                    )
                 }
                 Frame::Case { m, env } => {
                     let span = self.code.matches[m as usize].span;
-                    format!("match (at {}..{})   in {}", span.start, span.end, name_of(env, &mut order))
+                    format!(
+                        "match (at {}..{})   in {}",
+                        span.start,
+                        span.end,
+                        name_of(env, &mut order)
+                    )
                 }
                 Frame::BinL { prim, b, env, .. } => {
-                    format!("{} _ {}   in {}", prim.name(), code(self, b, env), name_of(env, &mut order))
+                    format!(
+                        "{} _ {}   in {}",
+                        prim.name(),
+                        code(self, b, env),
+                        name_of(env, &mut order)
+                    )
                 }
                 Frame::BinLv { prim, b, .. } => format!("{} _ {}", prim.name(), term(self, b)),
                 Frame::BinR { prim, a, .. } => format!("{} {} _", prim.name(), term(self, a)),
-                Frame::CallArgs { code: c, env, next, .. } => format!(
+                Frame::CallArgs {
+                    code: c, env, next, ..
+                } => format!(
                     "call {} (strict argument {})   in {}",
                     code(self, c, env),
                     next,
                     name_of(env, &mut order)
                 ),
-                Frame::Strict { op, n, done, .. } => format!("{op:?}: {done} of {n} arguments evaluated"),
-                Frame::LetStrict { env, .. } => format!("strict let   in {}", name_of(env, &mut order)),
+                Frame::Strict { op, n, done, .. } => {
+                    format!("{op:?}: {done} of {n} arguments evaluated")
+                }
+                Frame::LetStrict { env, .. } => {
+                    format!("strict let   in {}", name_of(env, &mut order))
+                }
                 Frame::SeqB { b, env } => format!("then {}", code(self, b, env)),
                 Frame::ConcatL { b, .. } => format!("_ ++ {}", term(self, b)),
                 Frame::ConcatR { a } => format!("{} ++ _", term(self, a)),
@@ -104,15 +129,26 @@ impl<'p> Machine<'p> {
         }
         // Records reached from the frames and the control, outermost last.
         let mut roots = Vec::new();
-        super::frame::stack_refs(&self.frames, &self.vals, &self.pending, &self.deep, &self.eq_work, self.paused.as_ref(), &mut |h| {
-            if let HeldRef::Rec(r) = h {
-                roots.push(r);
-            }
-        });
+        super::frame::stack_refs(
+            &self.frames,
+            &self.vals,
+            &self.pending,
+            &self.deep,
+            &self.eq_work,
+            self.paused.as_ref(),
+            &mut |h| {
+                if let HeldRef::Rec(r) = h {
+                    roots.push(r);
+                }
+            },
+        );
         for r in roots {
             name_of(r, &mut order);
         }
-        let _ = writeln!(out, "records (contexts; each slot `#n name : Type = value`):");
+        let _ = writeln!(
+            out,
+            "records (contexts; each slot `#n name : Type = value`):"
+        );
         let mut i = 0;
         while i < order.len() {
             let r = order[i];
@@ -124,11 +160,18 @@ impl<'p> Machine<'p> {
             for s in 0..o.slots.len {
                 let b = self.code.slot_binder(o.layout, s);
                 let (name, ty) = match b {
-                    Some(b) => (b.name.to_string(), cut(pretty::term_to_string(self.prog, &[], &b.ty))),
+                    Some(b) => (
+                        b.name.to_string(),
+                        cut(pretty::term_to_string(self.prog, &[], &b.ty)),
+                    ),
                     None => ("self".into(), "_".into()),
                 };
                 let w = self.heap.slot(r, s);
-                let shown = if w == Val::Erased { "(erased)".to_string() } else { term(self, w) };
+                let shown = if w == Val::Erased {
+                    "(erased)".to_string()
+                } else {
+                    term(self, w)
+                };
                 let _ = writeln!(out, "    #{s} {name} : {ty} = {shown}");
             }
         }

@@ -1,0 +1,297 @@
+//! The backup cycle collector (DESIGN.md section 2; Bacon and Rajan, "Concurrent Cycle
+//! Collection in Reference Counted Systems", 2001, the synchronous trial deletion).
+//!
+//! Reference counting frees everything but cycles: a recursive `let` of data
+//! (`let xs = Cons 1 xs`, `repeat`) points back at its own record. When the number of
+//! live objects has grown past a threshold, the collector runs trial deletion over the
+//! whole heap: it subtracts from each object's count the references other heap objects
+//! hold to it; what is left over is held from outside the heap (frames, controls, the
+//! definitions, the scheduler, the printer, native callers), so those objects and
+//! everything they reach are live; the rest is garbage held only by cycles. It
+//! releases what the garbage holds outside itself and frees the garbage. No roots are
+//! enumerated, so it may run at any step boundary. The threshold doubles with the live
+//! heap, so the work is amortized over the allocation that made it necessary.
+
+use super::Machine;
+use super::heap::{Heap, ThunkState};
+use super::unwind::{Obj, children, count, live_objects};
+use super::value::Val;
+use std::collections::HashMap;
+
+/// The live-object count below which the collector never runs.
+pub const MIN_THRESHOLD: usize = 1 << 18;
+
+impl<'p> Machine<'p> {
+    /// Runs the cycle collector if the heap has grown past its threshold.
+    #[inline]
+    pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Ctl) {
+        if self.heap.live_objects() > self.gc_threshold {
+            self.unpin_dead_cafs(Some(ctl));
+            self.collect_cycles();
+        }
+    }
+
+    /// Frees every object held only by cycles; returns how many were freed.
+    pub fn collect_cycles(&mut self) -> usize {
+        let freed = collect(&mut self.heap);
+        self.gc_threshold = (self.heap.live_objects() * 2).max(MIN_THRESHOLD);
+        self.cycles_collected += freed as u64;
+        freed
+    }
+}
+
+fn collect(heap: &mut Heap) -> usize {
+    let objects = live_objects(heap);
+    let index: HashMap<Obj, usize> = objects.iter().enumerate().map(|(i, o)| (*o, i)).collect();
+    // Trial deletion: the references held from inside the heap.
+    let mut inner = vec![0u32; objects.len()];
+    for &o in &objects {
+        children(heap, o, &mut |c| {
+            if let Some(&i) = index.get(&c) {
+                inner[i] += 1;
+            }
+        });
+    }
+    // Objects with references from outside are live, and so is what they reach.
+    let mut live = vec![false; objects.len()];
+    let mut work: Vec<usize> = Vec::new();
+    for (i, &o) in objects.iter().enumerate() {
+        if count(heap, o) > inner[i] {
+            live[i] = true;
+            work.push(i);
+        }
+    }
+    while let Some(i) = work.pop() {
+        children(heap, objects[i], &mut |c| {
+            if let Some(&j) = index.get(&c)
+                && !live[j]
+            {
+                live[j] = true;
+                work.push(j);
+            }
+        });
+    }
+    let garbage: Vec<Obj> = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !live[*i])
+        .map(|(_, o)| *o)
+        .collect();
+    if garbage.is_empty() {
+        return 0;
+    }
+    // What the garbage holds of the live heap is released; the garbage itself is
+    // freed without following its references again.
+    let mut held_live: Vec<Obj> = Vec::new();
+    for &g in &garbage {
+        children(heap, g, &mut |c| {
+            if index.get(&c).is_some_and(|&j| live[j]) {
+                held_live.push(c);
+            }
+        });
+    }
+    for &g in &garbage {
+        free_raw(heap, g);
+    }
+    for c in held_live {
+        match c {
+            Obj::Rec(r) => heap.release_rec(r),
+            Obj::Thunk(r) => heap.release(Val::Thunk(r)),
+            Obj::Con(r) => heap.release(Val::Con(r)),
+            Obj::Str(r) => heap.release(Val::Str(r)),
+            Obj::Fun(r) => heap.release(Val::Fun(r)),
+            Obj::Pap(r) => heap.release(Val::Pap(r)),
+            Obj::Pi(r) => heap.release(Val::Pi(r)),
+            Obj::Stuck(r) => heap.release(Val::Stuck(r)),
+        }
+    }
+    garbage.len()
+}
+
+/// Frees an object's slot (and its words) without releasing what it refers to.
+fn free_raw(heap: &mut Heap, o: Obj) {
+    match o {
+        Obj::Thunk(r) => {
+            heap.thunks.get_mut(r).state = ThunkState::Failed(0);
+            heap.thunks.get_mut(r).rc = 0;
+            heap.thunks.free(r);
+        }
+        Obj::Rec(r) => {
+            let run = heap.recs.get(r).slots;
+            heap.recs.get_mut(r).rc = 0;
+            heap.recs.free(r);
+            heap.words.free(run);
+        }
+        Obj::Con(r) => {
+            let run = heap.cons.get(r).fields;
+            heap.cons.get_mut(r).rc = 0;
+            heap.cons.free(r);
+            heap.words.free(run);
+        }
+        Obj::Str(r) => {
+            let o = heap.strs.get_mut(r);
+            o.rc = 0;
+            let len = o.text.len();
+            o.text = std::rc::Rc::from("");
+            heap.string_bytes -= len;
+            heap.strs.free(r);
+        }
+        Obj::Fun(r) => {
+            heap.funs.get_mut(r).rc = 0;
+            heap.funs.free(r);
+        }
+        Obj::Pap(r) => {
+            let run = heap.paps.get(r).args;
+            heap.paps.get_mut(r).rc = 0;
+            heap.paps.free(r);
+            heap.words.free(run);
+        }
+        Obj::Pi(r) => {
+            heap.pis.get_mut(r).rc = 0;
+            heap.pis.free(r);
+        }
+        Obj::Stuck(r) => {
+            heap.stucks.get_mut(r).rc = 0;
+            heap.stucks.free(r);
+        }
+    }
+}
+
+// ----- top-level values no code can reach any more --------------------------------
+
+/// The top-level values (CAFs) that evaluating a core term may need: those it
+/// mentions, and those mentioned by the definitions it mentions, transitively.
+fn cafs_of_term(
+    prog: &crate::core::program::Program,
+    t: &crate::core::term::RcTerm,
+    memo: &mut HashMap<u32, std::rc::Rc<[u32]>>,
+) -> Vec<u32> {
+    use crate::core::term::Term;
+    let mut out: Vec<u32> = Vec::new();
+    let mut defs: Vec<u32> = Vec::new();
+    let mut work = vec![t];
+    while let Some(t) = work.pop() {
+        if let Term::Def(d) = &**t {
+            defs.push(d.0);
+        }
+        t.for_each_child(|c, _| work.push(c));
+    }
+    for d in defs {
+        out.extend(cafs_of_def(prog, d, memo).iter().copied());
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The CAFs definition `d` may need (itself, if it is one), transitively.
+fn cafs_of_def(
+    prog: &crate::core::program::Program,
+    d: u32,
+    memo: &mut HashMap<u32, std::rc::Rc<[u32]>>,
+) -> std::rc::Rc<[u32]> {
+    if let Some(r) = memo.get(&d) {
+        return r.clone();
+    }
+    // Breadth-first over the definitions reachable from `d` (recursion-safe).
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = vec![d];
+    let mut cafs = Vec::new();
+    while let Some(e) = queue.pop() {
+        if (e as usize) >= prog.defs.len() || !seen.insert(e) {
+            continue;
+        }
+        if !super::analysis::is_function(prog, crate::core::term::DefId(e)) {
+            cafs.push(e);
+        }
+        let mut work = vec![&prog.defs[e as usize].body];
+        while let Some(t) = work.pop() {
+            if let crate::core::term::Term::Def(x) = &**t {
+                queue.push(x.0);
+            }
+            t.for_each_child(|c, _| work.push(c));
+        }
+    }
+    cafs.sort_unstable();
+    let r: std::rc::Rc<[u32]> = cafs.into();
+    memo.insert(d, r.clone());
+    r
+}
+
+impl<'p> Machine<'p> {
+    /// Unpins the top-level values that no live code can refer to any more (their
+    /// pinned reference goes; if nothing else holds them, they are freed). A value
+    /// still referenced stays, and code that mentions a definition keeps it pinned.
+    pub(crate) fn unpin_dead_cafs(&mut self, ctl: Option<&super::frame::Ctl>) {
+        use super::frame::{Ctl, Frame};
+        let pinned: Vec<u32> = (0..self.def_vals.len() as u32)
+            .filter(|&d| matches!(self.def_vals[d as usize], Val::Thunk(_)))
+            .collect();
+        if pinned.is_empty() {
+            return;
+        }
+        // The code that may still run: suspended thunks, functions, frames, controls.
+        let mut codes: Vec<u32> = Vec::new();
+        for t in self.heap.thunks.live_handles() {
+            if let ThunkState::Suspended { code, .. } = self.heap.thunks.get(t).state {
+                codes.push(code);
+            }
+        }
+        let mut fun_bodies = Vec::new();
+        for f in self.heap.funs.live_handles() {
+            fun_bodies.push(self.heap.funs.get(f).fun);
+        }
+        let frame_code = |f: &Frame, codes: &mut Vec<u32>| match *f {
+            Frame::Case { m, .. } => codes.push(self.code.matches[m as usize].node),
+            Frame::BinL { b, .. } | Frame::SeqB { b, .. } | Frame::LetStrict { body: b, .. } => {
+                codes.push(b)
+            }
+            Frame::CallArgs { code, .. } => codes.push(code),
+            Frame::Update(t) => {
+                if let ThunkState::Blackholed { code, .. } = self.heap.thunks.get(t).state {
+                    codes.push(code);
+                }
+            }
+            _ => {}
+        };
+        for f in &self.frames {
+            frame_code(f, &mut codes);
+        }
+        for c in [ctl, self.paused.as_ref()].into_iter().flatten() {
+            if let Ctl::Eval(code, _) = c {
+                codes.push(*code);
+            }
+        }
+        if let Some(h) = &self.host {
+            h.parked(&mut |frames, ctl| {
+                for f in frames {
+                    frame_code(f, &mut codes);
+                }
+                if let Some(Ctl::Eval(code, _)) = ctl {
+                    codes.push(*code);
+                }
+            });
+        }
+        let mut needed = std::collections::HashSet::new();
+        let mut memo = std::mem::take(&mut self.caf_memo);
+        for c in codes {
+            let core = self.code.meta[c as usize].core;
+            for d in cafs_of_term(self.prog, core, &mut memo) {
+                needed.insert(d);
+            }
+        }
+        for f in fun_bodies {
+            let core = self.code.funs[f as usize].core;
+            for d in cafs_of_term(self.prog, core, &mut memo) {
+                needed.insert(d);
+            }
+        }
+        self.caf_memo = memo;
+        for d in pinned {
+            if !needed.contains(&d) {
+                let v = std::mem::replace(&mut self.def_vals[d as usize], Val::Erased);
+                self.heap.release(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! One generic walk over a machine state, and the folds that are walks of it
+//! (DESIGN.md section 2): the reference-count audit, the reachability audit and a
+//! census of live objects.
+//!
+//! [`unwind`] starts from every root the machine holds (the running fiber's control,
+//! frames and side stacks; the parked fibers' through the scheduler; the printer's
+//! pending parts; the definitions' pinned values) and follows every counted reference
+//! between heap objects ([`children`]), calling the [`Fold`] on each edge; a fold says
+//! whether to go into an object the first time it is reached. It never recurses
+//! natively. Readback ([`super::readback`]) and the cycle collector
+//! ([`super::cycles`]) follow the same edges through [`children`].
+
+use super::Machine;
+use super::frame::Ctl;
+use super::heap::{Heap, PapHead, ThunkState};
+use super::host::HeldRef;
+use super::value::{NIL, Ref, Val};
+
+/// A heap object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Obj {
+    /// A thunk.
+    Thunk(Ref),
+    /// A record.
+    Rec(Ref),
+    /// A constructor value.
+    Con(Ref),
+    /// A string.
+    Str(Ref),
+    /// A function.
+    Fun(Ref),
+    /// A partial application.
+    Pap(Ref),
+    /// A dependent function type.
+    Pi(Ref),
+    /// A stuck match.
+    Stuck(Ref),
+}
+
+impl Obj {
+    /// The object a word points at, if it points at one.
+    pub fn of(v: Val) -> Option<Obj> {
+        Some(match v {
+            Val::Thunk(r) => Obj::Thunk(r),
+            Val::Con(r) => Obj::Con(r),
+            Val::Str(r) => Obj::Str(r),
+            Val::Fun(r) => Obj::Fun(r),
+            Val::Pap(r) => Obj::Pap(r),
+            Val::Pi(r) => Obj::Pi(r),
+            Val::Stuck(r) => Obj::Stuck(r),
+            _ => return None,
+        })
+    }
+
+    /// The object a held reference points at.
+    pub fn of_held(h: HeldRef) -> Option<Obj> {
+        match h {
+            HeldRef::Val(v) => Obj::of(v),
+            HeldRef::Rec(r) if r != NIL => Some(Obj::Rec(r)),
+            HeldRef::Rec(_) => None,
+        }
+    }
+}
+
+/// Calls `f` on every counted reference object `o` holds.
+pub fn children(heap: &Heap, o: Obj, f: &mut impl FnMut(Obj)) {
+    let val = |v: Val, f: &mut dyn FnMut(Obj)| {
+        if let Some(x) = Obj::of(v) {
+            f(x)
+        }
+    };
+    let rec = |r: Ref, f: &mut dyn FnMut(Obj)| {
+        if r != NIL {
+            f(Obj::Rec(r))
+        }
+    };
+    match o {
+        Obj::Thunk(r) => match heap.thunks.get(r).state {
+            ThunkState::Suspended { env, .. } => rec(env, f),
+            ThunkState::Done(v) => val(v, f),
+            ThunkState::Blackholed { .. } | ThunkState::Failed(_) => {}
+        },
+        Obj::Rec(r) => {
+            let o = heap.recs.get(r);
+            rec(o.parent, f);
+            for &w in heap.words.get(o.slots) {
+                val(w, f);
+            }
+        }
+        Obj::Con(r) => {
+            for &w in heap.fields(r) {
+                val(w, f);
+            }
+        }
+        Obj::Str(_) => {}
+        Obj::Fun(r) => rec(heap.funs.get(r).env, f),
+        Obj::Pap(r) => {
+            let o = heap.paps.get(r);
+            if let PapHead::Fun(x) = o.head {
+                f(Obj::Fun(x));
+            }
+            for &w in heap.words.get(o.args) {
+                val(w, f);
+            }
+        }
+        Obj::Pi(r) => rec(heap.pis.get(r).env, f),
+        Obj::Stuck(r) => {
+            let o = heap.stucks.get(r);
+            rec(o.env, f);
+            val(o.scrut, f);
+        }
+    }
+}
+
+/// The reference count of a live object.
+pub fn count(heap: &Heap, o: Obj) -> u32 {
+    match o {
+        Obj::Thunk(r) => heap.thunks.get(r).rc,
+        Obj::Rec(r) => heap.recs.get(r).rc,
+        Obj::Con(r) => heap.cons.get(r).rc,
+        Obj::Str(r) => heap.strs.get(r).rc,
+        Obj::Fun(r) => heap.funs.get(r).rc,
+        Obj::Pap(r) => heap.paps.get(r).rc,
+        Obj::Pi(r) => heap.pis.get(r).rc,
+        Obj::Stuck(r) => heap.stucks.get(r).rc,
+    }
+}
+
+/// Whether an object is live (not freed).
+pub fn is_live(heap: &Heap, o: Obj) -> bool {
+    match o {
+        Obj::Thunk(r) => heap.thunks.is_live(r),
+        Obj::Rec(r) => heap.recs.is_live(r),
+        Obj::Con(r) => heap.cons.is_live(r),
+        Obj::Str(r) => heap.strs.is_live(r),
+        Obj::Fun(r) => heap.funs.is_live(r),
+        Obj::Pap(r) => heap.paps.is_live(r),
+        Obj::Pi(r) => heap.pis.is_live(r),
+        Obj::Stuck(r) => heap.stucks.is_live(r),
+    }
+}
+
+/// Every live object of the heap.
+pub fn live_objects(heap: &Heap) -> Vec<Obj> {
+    let mut out = Vec::with_capacity(heap.live_objects());
+    out.extend(heap.thunks.live_handles().map(Obj::Thunk));
+    out.extend(heap.recs.live_handles().map(Obj::Rec));
+    out.extend(heap.cons.live_handles().map(Obj::Con));
+    out.extend(heap.strs.live_handles().map(Obj::Str));
+    out.extend(heap.funs.live_handles().map(Obj::Fun));
+    out.extend(heap.paps.live_handles().map(Obj::Pap));
+    out.extend(heap.pis.live_handles().map(Obj::Pi));
+    out.extend(heap.stucks.live_handles().map(Obj::Stuck));
+    out
+}
+
+/// A traversal of the machine state.
+pub trait Fold {
+    /// A reference held from outside the heap (a root).
+    fn root(&mut self, o: Obj) -> bool {
+        self.edge(o)
+    }
+    /// A counted reference to `o`; whether to go into `o` (its first visit).
+    fn edge(&mut self, o: Obj) -> bool;
+}
+
+impl<'p> Machine<'p> {
+    /// Calls `f` on every reference the machine holds from outside the heap: the
+    /// running fiber (with `ctl`, its control, if the caller has it), the parked
+    /// fibers, the printer, the pinned definitions, the paused control.
+    pub fn roots(&self, ctl: Option<&Ctl>, f: &mut dyn FnMut(HeldRef)) {
+        super::frame::stack_refs(
+            &self.frames,
+            &self.vals,
+            &self.pending,
+            &self.deep,
+            &self.eq_work,
+            ctl,
+            f,
+        );
+        if let Some(p) = &self.paused {
+            super::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
+        }
+        if let Some(h) = &self.host {
+            h.held(f);
+        }
+        for t in &self.printing {
+            self.task_refs(t, f);
+        }
+        for v in self.def_vals() {
+            f(HeldRef::Val(v));
+        }
+    }
+}
+
+/// Walks the machine state from its roots, calling the fold on every edge.
+pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Ctl>, f: &mut F) {
+    let mut work: Vec<Obj> = Vec::new();
+    m.roots(ctl, &mut |h| {
+        if let Some(o) = Obj::of_held(h)
+            && f.root(o)
+        {
+            work.push(o);
+        }
+    });
+    while let Some(o) = work.pop() {
+        children(&m.heap, o, &mut |c| {
+            if f.edge(c) {
+                work.push(c);
+            }
+        });
+    }
+}
+
+/// The reference-count audit: every live object's count equals the references the
+/// walk finds to it, and every live object is reached (nothing unreachable stays
+/// alive). `cycles_ok` tolerates unreachable objects (cyclic garbage the cycle
+/// collector has not taken yet).
+struct Audit {
+    counts: std::collections::HashMap<Obj, u32>,
+}
+
+impl Fold for Audit {
+    fn edge(&mut self, o: Obj) -> bool {
+        let c = self.counts.entry(o).or_insert(0);
+        *c += 1;
+        *c == 1
+    }
+}
+
+impl<'p> Machine<'p> {
+    /// Checks that reference counts are exact and (unless `cycles_ok`) that nothing
+    /// unreachable is alive; `ctl` is the control the caller holds, if any.
+    pub fn audit(&self, ctl: Option<&Ctl>, cycles_ok: bool) -> Result<(), String> {
+        let mut a = Audit {
+            counts: std::collections::HashMap::new(),
+        };
+        unwind(self, ctl, &mut a);
+        let mut problems = Vec::new();
+        for (&o, &n) in &a.counts {
+            if !is_live(&self.heap, o) {
+                problems.push(format!("{o:?} is referenced {n} times but freed"));
+                continue;
+            }
+            let rc = count(&self.heap, o);
+            if rc != n && !(cycles_ok && rc > n) {
+                problems.push(format!("{o:?} has count {rc} but {n} references"));
+            }
+        }
+        for o in live_objects(&self.heap) {
+            if !a.counts.contains_key(&o) && !cycles_ok {
+                problems.push(format!(
+                    "{o:?} is alive but unreachable (count {})",
+                    count(&self.heap, o)
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            problems.sort();
+            problems.truncate(10);
+            Err(problems.join("; "))
+        }
+    }
+
+    /// How many objects of each kind the state reaches (a census, for statistics).
+    pub fn census(&self) -> [usize; 8] {
+        struct Census([usize; 8], std::collections::HashSet<Obj>);
+        impl Fold for Census {
+            fn edge(&mut self, o: Obj) -> bool {
+                if !self.1.insert(o) {
+                    return false;
+                }
+                let i = match o {
+                    Obj::Thunk(_) => 0,
+                    Obj::Rec(_) => 1,
+                    Obj::Con(_) => 2,
+                    Obj::Str(_) => 3,
+                    Obj::Fun(_) => 4,
+                    Obj::Pap(_) => 5,
+                    Obj::Pi(_) => 6,
+                    Obj::Stuck(_) => 7,
+                };
+                self.0[i] += 1;
+                true
+            }
+        }
+        let mut c = Census([0; 8], Default::default());
+        unwind(self, self.paused.as_ref(), &mut c);
+        c.0
+    }
+}
