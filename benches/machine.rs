@@ -20,7 +20,7 @@ fn load(name: &str, text: &str) -> Program {
 fn run(p: &Program) -> String {
     let mut m = Machine::new(p);
     let v = m.whnf_def(p.main.expect("main")).expect("runs");
-    m.print_value(v).expect("prints")
+    m.print_value(v, false).expect("prints")
 }
 
 fn benches(c: &mut Criterion) {

@@ -5,10 +5,12 @@ def map {a : Type} {b : Type} (f : a -> b) (xs : List a) : List b =
   | [] -> []
   | Cons x rest -> Cons (f x) (map f rest)
 
+-- The rest is named before the test, so that while one element's test waits (a
+-- slow service), the scheduler can already work on the next ones.
 def filter {a : Type} (p : a -> Bool) (xs : List a) : List a =
   match xs with
   | [] -> []
-  | Cons x rest -> if p x then Cons x (filter p rest) else filter p rest
+  | Cons x rest -> let more = filter p rest in if p x then Cons x more else more
 
 def foldr {a : Type} {b : Type} (f : a -> b -> b) (z : b) (xs : List a) : b =
   match xs with
@@ -59,12 +61,12 @@ def drop {a : Type} (n : Int) (xs : List a) : List a =
 def takeWhile {a : Type} (p : a -> Bool) (xs : List a) : List a =
   match xs with
   | [] -> []
-  | Cons x rest -> if p x then Cons x (takeWhile p rest) else []
+  | Cons x rest -> let more = takeWhile p rest in if p x then Cons x more else []
 
 def dropWhile {a : Type} (p : a -> Bool) (xs : List a) : List a =
   match xs with
   | [] -> []
-  | Cons x rest -> if p x then dropWhile p rest else xs
+  | Cons x rest -> let more = dropWhile p rest in if p x then more else xs
 
 def zipWith {a : Type} {b : Type} {c : Type} (f : a -> b -> c) (xs : List a) (ys : List b) : List c =
   match (xs, ys) with
@@ -89,12 +91,12 @@ def repeat {a : Type} (x : a) : List a = let xs = Cons x xs in xs
 def any {a : Type} (p : a -> Bool) (xs : List a) : Bool =
   match xs with
   | [] -> False
-  | Cons x rest -> p x || any p rest
+  | Cons x rest -> let more = any p rest in p x || more
 
 def all {a : Type} (p : a -> Bool) (xs : List a) : Bool =
   match xs with
   | [] -> True
-  | Cons x rest -> p x && all p rest
+  | Cons x rest -> let more = all p rest in p x && more
 
 def elem {a : Type} (y : a) (xs : List a) : Bool = any (\x -> x == y) xs
 

@@ -14,11 +14,11 @@ use crate::check::eval::TypeEval;
 use crate::core::program::Program;
 use crate::core::term::{DefId, Lit, Plicity, PrimType, Term};
 use crate::diagnostic::{self, Diagnostic};
+use crate::machine::Machine;
 use crate::prelude;
 use crate::syntax::ast::{Decl, Ident, Module};
 use crate::syntax::parser;
 use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, SourceMap, Span};
-use crate::vm::Machine;
 use bumpalo::Bump;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -255,7 +255,7 @@ pub fn evaluate_def<'p>(
 /// its own normal forms (streaming, and with the parallel scheduler's forks for the
 /// fields) can replace this body.
 pub fn evaluate_def_tree<'p>(
-    machine: &mut crate::vm::Machine<'p>,
+    machine: &mut crate::machine::Machine<'p>,
     program: &'p Program,
     def: DefId,
 ) -> crate::machine::error::Result<crate::output::NfTree> {
@@ -663,5 +663,5 @@ fn cycle_error(
 
 /// The evaluator the type checker uses for type-level computation: the machine.
 fn type_evaluator() -> Box<dyn TypeEval> {
-    Box::new(crate::vm::typeval::MachineTypeEval::default())
+    Box::new(crate::machine::typeval::MachineTypeEval::default())
 }

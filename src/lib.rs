@@ -44,4 +44,3 @@ pub mod repl;
 pub mod sched;
 pub mod snapshot;
 pub mod syntax;
-pub mod vm;

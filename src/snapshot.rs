@@ -1,5 +1,5 @@
 //! Stored evaluation states (DESIGN.md section 5): an evaluation stopped after some
-//! steps, read back as a term ([`crate::vm::state`]), encoded as a program, decoded
+//! steps, read back as a term ([`crate::machine::state`]), encoded as a program, decoded
 //! and resumed. This lives beside the driver: the codec ([`crate::proto`]) only
 //! encodes, decodes and hashes.
 //!
@@ -30,13 +30,13 @@
 
 use crate::core::program::{DeclCounts, Program};
 use crate::core::term::DefId;
+use crate::machine::Machine;
 use crate::machine::error::RuntimeError;
+use crate::machine::state::StateError;
 use crate::proto::MAX_STATE_BYTES;
 use crate::proto::decode;
 use crate::proto::encode;
 use crate::proto::error::DecodeError;
-use crate::vm::Machine;
-use crate::vm::state::StateError;
 use std::fmt;
 
 /// An evaluation stopped and stored.

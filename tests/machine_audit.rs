@@ -1,5 +1,6 @@
 //! Reference counts stay exact at every evaluation step: programs run with a full
-//! audit of the heap after each step (and after printing).
+//! audit of the heap after each step (and after printing), and nothing unreachable
+//! stays alive once cycles are collected.
 
 use spindle::core::term::Term;
 use spindle::driver;
@@ -18,20 +19,31 @@ fn audited(src: &str, expected: &str) {
         Term::Prim(Prim::Eq, span).rc(),
         [Term::Def(main).rc(), Term::Def(main).rc()],
     );
-    let mut m = Machine::new(&p);
+    let mut program = p.clone();
+    program.defs.push(spindle::core::program::DefDecl {
+        name: "deep".into(),
+        ty: Term::infer(span),
+        body: deep,
+        span,
+    });
+    let deep_id = spindle::core::term::DefId((program.defs.len() - 1) as u32);
+    let mut m = Machine::new(&program);
     m.audit_every = 1;
-    let v = m.whnf_term(&deep).expect("runs");
-    assert!(matches!(v, spindle::machine::value::Value::Con(c, _) if c == p.builtins.true_));
-    m.audit(None)
+    let v = m.whnf_def(deep_id).expect("runs");
+    assert_eq!(v, spindle::machine::value::Val::Atom(p.builtins.true_));
+    m.collect_cycles();
+    m.audit(None, false)
         .expect("counts are exact after the evaluation");
     assert!(m.stats().steps > 20, "{} steps", m.stats().steps);
     eprintln!("{} audited steps", m.stats().steps);
     // Printing holds references of its own: audit again once it is done.
     m.audit_every = 0;
     let v = m.whnf_def(main).expect("runs");
-    let out = m.print_value(v).expect("prints");
+    let out = m.print_value(v, false).expect("prints");
     assert_eq!(out, expected);
-    m.audit(None).expect("counts are exact after printing");
+    m.collect_cycles();
+    m.audit(None, false)
+        .expect("counts are exact after printing");
 }
 
 #[test]

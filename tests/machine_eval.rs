@@ -139,7 +139,7 @@ fn ten_million_step_tail_loop_runs_in_constant_memory() {
     let (p, main) = counting_loop(10_000_000);
     let mut m = spindle::machine::Machine::new(&p);
     let v = m.whnf_def(main).unwrap();
-    assert_eq!(m.print_value(v).unwrap(), "0");
+    assert_eq!(m.print_value(v, false).unwrap(), "0");
     let s = m.stats();
     assert!(s.steps > 10_000_000);
     assert!(s.contexts_peak < 100, "contexts_peak {}", s.contexts_peak);
@@ -247,6 +247,6 @@ fn tak_27_16_8() {
     let t = std::time::Instant::now();
     let mut m = spindle::machine::Machine::new(&p);
     let v = m.whnf_def(main).unwrap();
-    assert_eq!(m.print_value(v).unwrap(), "16");
+    assert_eq!(m.print_value(v, false).unwrap(), "16");
     eprintln!("tak: {:?} {:?}", t.elapsed(), m.stats());
 }

@@ -28,13 +28,26 @@ fn load_text(name: &str, text: &str) -> Program {
 fn run(program: &Program, parallel: Option<usize>, audit: bool) -> Result<String, String> {
     let mut m = Machine::new(program);
     if let Some(jobs) = parallel {
-        m.enable_parallel(jobs);
+        spindle::sched::Scheduler::install(
+            &mut m,
+            spindle::external::exec::Limits {
+                jobs,
+                ..Default::default()
+            },
+        );
     }
     if audit {
         m.audit_every = 1;
     }
     let main = program.main.expect("a main");
     let r = driver::evaluate_def(&mut m, main, false);
+    m.shutdown();
+    if audit {
+        m.collect_cycles();
+        if let Err(e) = m.audit(None, false) {
+            panic!("after the run: {e}");
+        }
+    }
     if let Err(e) = &r {
         assert!(!e.message.contains("internal error"), "{e}");
     }
@@ -88,11 +101,13 @@ fn speculation_never_changes_a_result() {
     }
 }
 
+/// `--io-jobs` bounds the waiting calls (`delay`) running at once, `--jobs` the
+/// processes (LANGUAGE.md 7.3).
 #[test]
 fn jobs_bound_the_calls_running_at_once() {
     let dir = tests_dir().join("examples").join("spec");
     for (jobs, most) in [("1", 1), ("4", 4), ("64", 20)] {
-        let out = run_in(&dir, &["run", "fanout.sp", "--stats", "--jobs", jobs]);
+        let out = run_in(&dir, &["run", "fanout.sp", "--stats", "--io-jobs", jobs]);
         assert_eq!(String::from_utf8_lossy(&out.stdout), "190\n");
         let stderr = String::from_utf8_lossy(&out.stderr);
         let peak: usize = stderr
@@ -100,8 +115,26 @@ fn jobs_bound_the_calls_running_at_once() {
             .find_map(|l| l.strip_prefix("externals_peak_in_flight: "))
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or_else(|| panic!("no peak in {stderr}"));
-        assert!(peak <= most, "--jobs {jobs}: {peak} calls at once");
-        assert!(peak >= most.min(2), "--jobs {jobs}: only {peak} at once");
+        assert!(peak <= most, "--io-jobs {jobs}: {peak} calls at once");
+        assert!(peak >= most.min(2), "--io-jobs {jobs}: only {peak} at once");
+    }
+    let procs = scratch_file(
+        "parallel",
+        "procs.sp",
+        "def main = map (\\i -> run \"sleep\" [\"0.05\"] ++ showInt i) (range 0 8)\n",
+    );
+    for (jobs, most) in [("1", 1), ("3", 3)] {
+        let out = run_in(
+            procs.parent().unwrap(),
+            &["run", "procs.sp", "--stats", "--jobs", jobs],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let peak: usize = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("externals_peak_in_flight: "))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no peak in {stderr}"));
+        assert!(peak <= most, "--jobs {jobs}: {peak} processes at once");
     }
     let out = run_in(&dir, &["run", "fanout.sp", "--stats", "--sequential"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -202,7 +202,6 @@ fn the_preludes_json_decoder_folds_tokens_into_json() {
 }
 
 #[test]
-#[ignore = "needs the machine's arms for prim_parseJson, prim_jsonString and prim_jsonNumber (TODO(lead) in machine/primop.rs)"]
 fn json_functions_of_the_prelude() {
     let dir = examples();
     let want = std::fs::read_to_string(dir.join("json.out")).unwrap();

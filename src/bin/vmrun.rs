@@ -1,7 +1,7 @@
 //! Temporary: runs a program on the new machine (development only).
 use spindle::driver;
-use spindle::vm::Machine;
-use spindle::vm::print::Output;
+use spindle::machine::Machine;
+use spindle::machine::print::Output;
 fn main() {
     let path = std::env::args().nth(1).expect("file");
     let loaded = driver::load(std::path::Path::new(&path));

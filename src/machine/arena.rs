@@ -1,18 +1,19 @@
-//! Index-based arenas: slabs of records addressed by `u32` handles, with a free list.
+//! Index arenas: slabs of fixed-size records addressed by `u32` handles, with free
+//! lists, and a slab of words for variable-length storage (constructor fields, record
+//! slots, the arguments of partial applications).
 //!
-//! The machine allocates its context entries and its wound stacks here instead of
-//! behind `Rc<RefCell<_>>`: a handle is four bytes, a slot is reused as soon as it is
-//! freed, and the arena counts what it hands out (for `--stats` and for the tests that
-//! assert memory stays bounded). Freeing is explicit (the machine's reference counts
-//! decide when); the arena never traces anything.
+//! The machine allocates here instead of behind `Rc<RefCell<_>>`: a handle is four
+//! bytes, a freed slot is reused at once, and the arena counts what it hands out (for
+//! `--stats` and for the tests that assert memory stays bounded). Freeing is explicit:
+//! the heap's reference counts decide when. Nothing here traces.
 
-/// The handle that means "none" (the end of a context chain, no stack).
-pub const NIL: u32 = u32::MAX;
+use super::value::{NIL, Ref, Val};
 
 /// A slab of `T` with a free list and allocation statistics.
 #[derive(Debug)]
 pub struct Arena<T> {
     slots: Vec<T>,
+    used: Vec<bool>,
     free: Vec<u32>,
     live: usize,
     peak: usize,
@@ -23,6 +24,7 @@ impl<T> Default for Arena<T> {
     fn default() -> Self {
         Arena {
             slots: Vec::new(),
+            used: Vec::new(),
             free: Vec::new(),
             live: 0,
             peak: 0,
@@ -34,7 +36,7 @@ impl<T> Default for Arena<T> {
 impl<T> Arena<T> {
     /// Stores `value` in a free slot (or a new one) and returns its handle.
     #[inline(always)]
-    pub fn alloc(&mut self, value: T) -> u32 {
+    pub fn alloc(&mut self, value: T) -> Ref {
         self.live += 1;
         self.allocated += 1;
         if self.live > self.peak {
@@ -43,40 +45,42 @@ impl<T> Arena<T> {
         match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = value;
+                self.used[i as usize] = true;
                 i
             }
             None => self.grow(value),
         }
     }
 
-    /// Appends a new slot (the slow path of [`Arena::alloc`]).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, value: T) -> u32 {
+    fn grow(&mut self, value: T) -> Ref {
         let i = self.slots.len();
         assert!(i < NIL as usize, "arena exhausted");
         self.slots.push(value);
-        i as u32
+        self.used.push(true);
+        i as Ref
     }
 
-    /// Returns a slot to the free list. The caller has already taken out (or reset)
-    /// whatever the slot owned.
+    /// Returns a slot to the free list. The caller has taken out (or reset) whatever
+    /// the slot owned.
     #[inline]
-    pub fn release(&mut self, handle: u32) {
-        debug_assert!((handle as usize) < self.slots.len());
+    pub fn free(&mut self, handle: Ref) {
+        debug_assert!(self.used[handle as usize], "double free");
+        self.used[handle as usize] = false;
         self.live -= 1;
         self.free.push(handle);
     }
 
     /// The record behind a handle.
-    #[inline]
-    pub fn get(&self, handle: u32) -> &T {
+    #[inline(always)]
+    pub fn get(&self, handle: Ref) -> &T {
         &self.slots[handle as usize]
     }
 
     /// The record behind a handle, mutably.
-    #[inline]
-    pub fn get_mut(&mut self, handle: u32) -> &mut T {
+    #[inline(always)]
+    pub fn get_mut(&mut self, handle: Ref) -> &mut T {
         &mut self.slots[handle as usize]
     }
 
@@ -95,14 +99,130 @@ impl<T> Arena<T> {
         self.allocated
     }
 
-    /// Every slot index ever used (live or free), for checkers that scan the heap.
-    pub fn capacity(&self) -> usize {
-        self.slots.len()
+    /// Whether a handle names a live record.
+    pub fn is_live(&self, handle: Ref) -> bool {
+        self.used.get(handle as usize).copied().unwrap_or(false)
     }
 
-    /// Whether a handle is currently on the free list (slow: for checkers only).
-    pub fn is_free(&self, handle: u32) -> bool {
-        self.free.contains(&handle)
+    /// The handles of every live record (for the audits and the cycle collector).
+    pub fn live_handles(&self) -> impl Iterator<Item = Ref> + '_ {
+        self.used
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| **u)
+            .map(|(i, _)| i as Ref)
+    }
+}
+
+/// A run of words in the [`Words`] slab: where it starts and how long it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Run {
+    /// Index of the first word.
+    pub start: u32,
+    /// How many words.
+    pub len: u32,
+}
+
+impl Run {
+    /// The empty run.
+    pub const EMPTY: Run = Run { start: 0, len: 0 };
+}
+
+/// Variable-length storage: one vector of words with a free list per run length, so
+/// that constructor fields and record slots need no allocation of their own.
+#[derive(Debug, Default)]
+pub struct Words {
+    words: Vec<Val>,
+    free: Vec<Vec<u32>>,
+    live: usize,
+    peak: usize,
+}
+
+impl Words {
+    /// A run of `len` words, each `Val::Erased`.
+    #[inline(always)]
+    pub fn alloc(&mut self, len: u32) -> Run {
+        if len == 0 {
+            return Run::EMPTY;
+        }
+        self.live += len as usize;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        if let Some(list) = self.free.get_mut(len as usize)
+            && let Some(start) = list.pop()
+        {
+            return Run { start, len };
+        }
+        self.grow(len)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, len: u32) -> Run {
+        let start = self.words.len();
+        assert!(
+            start + (len as usize) < u32::MAX as usize,
+            "word slab exhausted"
+        );
+        self.words.resize(start + len as usize, Val::Erased);
+        Run {
+            start: start as u32,
+            len,
+        }
+    }
+
+    /// Returns a run to its free list; the caller has released what it held.
+    #[inline]
+    pub fn free(&mut self, run: Run) {
+        if run.len == 0 {
+            return;
+        }
+        self.live -= run.len as usize;
+        let l = run.len as usize;
+        if self.free.len() <= l {
+            self.free.resize_with(l + 1, Vec::new);
+        }
+        for w in &mut self.words[run.start as usize..(run.start + run.len) as usize] {
+            *w = Val::Erased;
+        }
+        self.free[l].push(run.start);
+    }
+
+    /// The words of a run.
+    #[inline(always)]
+    pub fn get(&self, run: Run) -> &[Val] {
+        &self.words[run.start as usize..(run.start + run.len) as usize]
+    }
+
+    /// The words of a run, mutably.
+    #[inline(always)]
+    pub fn get_mut(&mut self, run: Run) -> &mut [Val] {
+        &mut self.words[run.start as usize..(run.start + run.len) as usize]
+    }
+
+    /// One word of a run.
+    #[inline(always)]
+    pub fn at(&self, run: Run, i: u32) -> Val {
+        debug_assert!(i < run.len);
+        self.words[(run.start + i) as usize]
+    }
+
+    /// Writes one word of a run (the caller counts references).
+    #[inline(always)]
+    pub fn set(&mut self, run: Run, i: u32, v: Val) {
+        debug_assert!(i < run.len);
+        self.words[(run.start + i) as usize] = v;
+    }
+
+    /// Words in live runs now.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// The most words ever live at once.
+    pub fn peak(&self) -> usize {
+        self.peak
     }
 }
 
@@ -116,11 +236,28 @@ mod tests {
         let x = a.alloc(1);
         let y = a.alloc(2);
         assert_eq!(a.live(), 2);
-        a.release(x);
+        a.free(x);
+        assert!(!a.is_live(x));
         let z = a.alloc(3);
         assert_eq!(z, x);
         assert_eq!(*a.get(y), 2);
         assert_eq!(a.peak(), 2);
         assert_eq!(a.allocated(), 3);
+        assert_eq!(a.live_handles().count(), 2);
+    }
+
+    #[test]
+    fn runs_are_reused_by_length() {
+        let mut w = Words::default();
+        let a = w.alloc(3);
+        w.set(a, 1, Val::Int(7));
+        assert_eq!(w.at(a, 1), Val::Int(7));
+        let b = w.alloc(2);
+        w.free(a);
+        let c = w.alloc(3);
+        assert_eq!(c.start, a.start);
+        assert_eq!(w.at(c, 1), Val::Erased);
+        assert_ne!(b.start, c.start);
+        assert_eq!(w.live(), 5);
     }
 }

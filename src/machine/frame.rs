@@ -1,198 +1,215 @@
-//! The machine's stack of typed frames: the pending applications of the spine being
-//! evaluated and the continuations of the spines waiting for it (nickel-style: one
-//! variant per kind of frame, no closures).
+//! The machine's stack of typed frames (nickel-style: one variant per kind of
+//! continuation, no closures), and the loop's control.
 //!
-//! Reading the frame stack from the top down to an [`Frame::Update`] gives the current
-//! spine's pending applications ([`Frame::Arg`], innermost first); below it is the
-//! spine that needed the binding being updated, and so on down to the bottom. A
-//! [`Frame::Case`] is a destructor waiting for its scrutinee, a [`Frame::Prim`] a
-//! primitive waiting for its strict arguments, the `Eq*` frames a structural
-//! comparison in progress.
+//! Reading the frames from the top down to an [`Frame::Update`] gives what the
+//! current computation will do with its value: apply it to pending arguments
+//! ([`Frame::Arg`]), choose a match arm ([`Frame::Case`]), hand it to a primitive,
+//! an external or a call waiting for its strict arguments. Below the update frame is
+//! the computation that needed the thunk, and so on down to the bottom. Every frame is
+//! data, so a stopped machine reads back to a term ([`super::state`]) and a fiber can
+//! be set aside and resumed ([`crate::sched`]).
 
-use super::value::{CtxtId, StackId, Value};
-use crate::core::term::{ExternId, Match, Plicity, RcTerm};
+use super::code::{CodeId, LayoutId, Site};
+use super::value::{Ref, Val};
+use crate::core::term::ExternId;
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 
-/// A pending application's argument: a suspended spine, wound lazily.
-#[derive(Debug)]
-pub enum Arg<'p> {
-    /// Code in a context (counted): wound if and when it is needed.
-    Code(&'p RcTerm, CtxtId),
-    /// An existing context entry (counted): a variable passed along.
-    Cell(CtxtId),
-    /// A value already known (a literal, a lambda, a nullary constructor).
-    Val(Value<'p>),
-    /// A wound stack (owned).
-    Stack(StackId),
+/// What the loop does next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ctl {
+    /// Run code in a record (the record reference is owned by the control).
+    Eval(CodeId, Ref),
+    /// Need a thunk (owned reference).
+    Force(Ref),
+    /// Return a weak head normal form (owned) to the frame on top.
+    Ret(Val),
+    /// The current fiber waits (for a call, or for a thunk another fiber is
+    /// evaluating): run another.
+    Park,
 }
 
-impl<'p> Arg<'p> {
-    /// The loop's control that evaluates this argument.
-    pub fn into_ctl(self) -> super::need::Ctl<'p> {
-        use super::need::Ctl;
-        match self {
-            Arg::Code(t, env) => Ctl::Eval(t, env),
-            Arg::Cell(c) => Ctl::Enter(c),
-            Arg::Val(v) => Ctl::Ret(v),
-            Arg::Stack(s) => Ctl::Stack(s),
-        }
-    }
-}
-
-/// A counted reference held by a fiber's stacks or control.
-pub enum Ref<'a, 'p> {
-    /// A context entry.
-    Entry(CtxtId),
-    /// A value (what it points at).
-    Value(&'a Value<'p>),
-    /// A wound stack.
-    Stack(StackId),
-}
-
-/// Calls `f` on every reference a fiber holds: its frames, its primitives' pending
-/// arguments and values, its comparison worklist and its control. One enumeration
-/// for the audit and for the scheduler's search for work.
-pub fn fiber_refs<'a, 'p>(
-    frames: &'a [Frame<'p>],
-    pargs: &'a [Arg<'p>],
-    pvals: &'a [Value<'p>],
-    eq_work: &'a [(CtxtId, CtxtId)],
-    ctl: Option<&'a super::need::Ctl<'p>>,
-    f: &mut impl FnMut(Ref<'a, 'p>),
-) {
-    use super::need::Ctl;
-    let arg = |a: &'a Arg<'p>, f: &mut dyn FnMut(Ref<'a, 'p>)| match a {
-        Arg::Code(_, env) => f(Ref::Entry(*env)),
-        Arg::Cell(c) => f(Ref::Entry(*c)),
-        Arg::Val(v) => f(Ref::Value(v)),
-        Arg::Stack(s) => f(Ref::Stack(*s)),
-    };
-    for fr in frames {
-        match fr {
-            Frame::Arg(a, _) | Frame::BinL { b: a, .. } => arg(a, f),
-            Frame::Update(c) | Frame::EqLeft(c) | Frame::JoinElem(c) => f(Ref::Entry(*c)),
-            Frame::Case(_, env) => f(Ref::Entry(*env)),
-            Frame::EqRight(v) | Frame::BinR { a: v, .. } => f(Ref::Value(v)),
-            Frame::Prim { .. }
-            | Frame::Eq { .. }
-            | Frame::JoinList { .. }
-            | Frame::Ext { .. }
-            | Frame::ExtRunArgs { .. } => {}
-        }
-    }
-    for a in pargs {
-        arg(a, f);
-    }
-    for v in pvals {
-        f(Ref::Value(v));
-    }
-    for &(x, y) in eq_work {
-        f(Ref::Entry(x));
-        f(Ref::Entry(y));
-    }
-    match ctl {
-        Some(Ctl::Eval(_, env)) => f(Ref::Entry(*env)),
-        Some(Ctl::Enter(c)) => f(Ref::Entry(*c)),
-        Some(Ctl::Ret(v)) => f(Ref::Value(v)),
-        Some(Ctl::Stack(s)) => f(Ref::Stack(*s)),
-        Some(Ctl::Park) | None => {}
-    }
+/// An operation waiting for its strict arguments ([`Frame::Strict`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StrictOp {
+    /// A primitive.
+    Prim(Prim, Span),
+    /// An external call, its arguments in normal form.
+    Extern(ExternId, Site),
 }
 
 /// One frame.
-#[derive(Debug)]
-pub enum Frame<'p> {
-    /// A pending application.
-    Arg(Arg<'p>, Plicity),
-    /// Write the value into this entry (counted) when it is reached: the entry's
-    /// right-hand side is being evaluated (black-holed).
-    Update(CtxtId),
-    /// A destructor waiting for its scrutinee, with the context of its arms (counted).
-    Case(&'p Match, CtxtId),
-    /// A primitive evaluating its first `strict` arguments, `got` of them done; the
-    /// values wait on the machine's value stack, the arguments still to evaluate on
-    /// its argument stack.
-    Prim {
-        /// Which primitive.
-        prim: Prim,
-        /// Where it is applied.
-        span: Span,
-        /// How many arguments are evaluated before it runs.
-        strict: u8,
-        /// How many are done.
-        got: u8,
-        /// How many arguments it took in all.
-        arity: u8,
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Frame {
+    /// Write the value into this thunk (counted) when it returns.
+    Update(Ref),
+    /// A pending application: the argument (counted) and whether it is implicit.
+    Arg(Val, bool),
+    /// A `match` waiting for its scrutinee, in its record (counted).
+    Case {
+        /// The match ([`super::code::CodeStore::matches`]).
+        m: u32,
+        /// Its record.
+        env: Ref,
     },
-    /// A binary primitive evaluating its left argument; the right one comes next.
+    /// A binary primitive evaluating its left operand; the right one is code.
     BinL {
         /// Which primitive.
         prim: Prim,
-        /// Where it is applied.
+        /// The right operand's code.
+        b: CodeId,
+        /// Its record (counted).
+        env: Ref,
+        /// Where, for errors.
         span: Span,
-        /// The right argument.
-        b: Arg<'p>,
     },
-    /// A binary primitive evaluating its right argument; the left one's value is here.
+    /// A binary primitive evaluating its left operand; the right one is a word (a
+    /// fiber may be computing it).
+    BinLv {
+        /// Which primitive.
+        prim: Prim,
+        /// The right operand (counted).
+        b: Val,
+        /// Where, for errors.
+        span: Span,
+    },
+    /// A binary primitive evaluating its right operand; the left one's value is here.
     BinR {
         /// Which primitive.
         prim: Prim,
-        /// Where it is applied.
+        /// The left value (counted).
+        a: Val,
+        /// Where, for errors.
         span: Span,
-        /// The left argument's value.
-        a: Value<'p>,
     },
-    /// An external evaluating the arguments its call needs (like [`Frame::Prim`]).
-    Ext {
-        /// Which external.
-        op: super::external::ExtOp,
-        /// Its declaration (for reading a paused state back).
-        ext: ExternId,
-        /// Where the call is written.
-        site: super::external::CallSite,
-        /// Where it is declared.
-        span: Span,
-        /// How many arguments are needed before the call.
-        strict: u8,
+    /// A known call ([`super::code::Code::CallDef`]) evaluating its strict arguments;
+    /// the values so far are on the machine's value stack above `base`.
+    CallArgs {
+        /// The call node.
+        code: CodeId,
+        /// The caller's record (counted).
+        env: Ref,
+        /// The next argument to look at.
+        next: u32,
+        /// Value stack height when the call started.
+        base: u32,
+    },
+    /// A primitive or external evaluating its strict arguments: `n` in all, `done` of
+    /// them evaluated (on the value stack), the rest on the pending stack (next on
+    /// top).
+    Strict {
+        /// What runs when they are all evaluated.
+        op: StrictOp,
+        /// How many arguments.
+        n: u8,
         /// How many are done.
-        got: u8,
+        done: u8,
+        /// Whether arguments are needed to normal form (externals, `join`).
+        nf: bool,
     },
-    /// `run`: its argument list is being walked; the joined text returns here.
-    ExtRunArgs {
-        /// The declaration of `run` (for reading a paused state back).
-        ext: ExternId,
-        /// Where the call is written.
-        site: super::external::CallSite,
-        /// The program to run.
-        prog: std::rc::Rc<str>,
-        /// Where `run` is declared.
+    /// A strict `let`: its right-hand side is being evaluated; then the record is
+    /// made and the body runs.
+    LetStrict {
+        /// The record's layout.
+        layout: LayoutId,
+        /// The body.
+        body: CodeId,
+        /// The outer record (counted).
+        env: Ref,
+    },
+    /// `prim_seq a b`: `a` is being evaluated; `b` comes next.
+    SeqB {
+        /// The code of `b`.
+        b: CodeId,
+        /// Its record (counted).
+        env: Ref,
+    },
+    /// `a ++ b`: `a` is being evaluated; `b` (counted) is next if it is a string.
+    ConcatL {
+        /// The second operand.
+        b: Val,
+        /// Where, for errors.
         span: Span,
+    },
+    /// `a ++ b` on strings: `b` is being evaluated.
+    ConcatR {
+        /// The first operand's value (counted).
+        a: Val,
+    },
+    /// A normal-form walk: the values still to need sit on the machine's deep stack
+    /// above `base`; `root` (counted) is returned when they are done.
+    Deep {
+        /// What is being normalised.
+        root: Val,
+        /// Deep stack height when the walk started.
+        base: u32,
     },
     /// A structural comparison: the pairs still to compare sit on the machine's
-    /// comparison worklist above `base`.
+    /// comparison stack above `base`.
     Eq {
-        /// Worklist height when the comparison started.
+        /// Comparison stack height when it started.
         base: u32,
         /// `!=` rather than `==`.
         negate: bool,
         /// Where, for "cannot compare functions".
         span: Span,
     },
-    /// Evaluating the left side of a pair; the right one (counted) comes next.
-    EqLeft(CtxtId),
-    /// Evaluating the right side of a pair; the left one's value is here.
-    EqRight(Value<'p>),
-    /// `join sep xs`: walking the list, the text so far in `acc`; the next list cell's
-    /// value returns here.
-    JoinList {
-        /// The separator.
-        sep: std::rc::Rc<str>,
-        /// The text so far.
-        acc: String,
-        /// Whether no element was added yet.
-        first: bool,
-    },
-    /// `join`: evaluating an element; the rest of the list (counted) comes next.
-    JoinElem(CtxtId),
+    /// A comparison evaluating the left side of a pair; the right one (counted) next.
+    EqLeft(Val),
+    /// A comparison evaluating the right side of a pair; the left value (counted).
+    EqRight(Val),
+    /// `try e`: a runtime error below this frame becomes `Left message`.
+    Try,
+    /// `after a b`: `a` is being evaluated to normal form; `b` (counted) is next.
+    After(Val),
+    /// The printer waits for a string: a `join` or `++` whose value would return here
+    /// hands back its arguments instead, so the pieces print as they are computed.
+    Stream,
+}
+
+/// Calls `f` on every reference a fiber's stacks and control hold: one enumeration for
+/// the audits and the scheduler.
+pub fn stack_refs(
+    frames: &[Frame],
+    vals: &[Val],
+    pending: &[Val],
+    deep: &[Val],
+    eq_work: &[(Val, Val)],
+    ctl: Option<&Ctl>,
+    f: &mut dyn FnMut(super::host::HeldRef),
+) {
+    use super::host::HeldRef::{Rec, Val as V};
+    for fr in frames {
+        match *fr {
+            Frame::Update(t) => f(V(Val::Thunk(t))),
+            Frame::Arg(v, _)
+            | Frame::BinLv { b: v, .. }
+            | Frame::BinR { a: v, .. }
+            | Frame::ConcatL { b: v, .. }
+            | Frame::ConcatR { a: v }
+            | Frame::Deep { root: v, .. }
+            | Frame::EqLeft(v)
+            | Frame::EqRight(v)
+            | Frame::After(v) => f(V(v)),
+            Frame::Case { env, .. }
+            | Frame::BinL { env, .. }
+            | Frame::CallArgs { env, .. }
+            | Frame::LetStrict { env, .. }
+            | Frame::SeqB { env, .. } => f(Rec(env)),
+            Frame::Strict { .. } | Frame::Eq { .. } | Frame::Try | Frame::Stream => {}
+        }
+    }
+    for &v in vals.iter().chain(pending).chain(deep) {
+        f(V(v));
+    }
+    for &(a, b) in eq_work {
+        f(V(a));
+        f(V(b));
+    }
+    match ctl {
+        Some(Ctl::Eval(_, env)) => f(Rec(*env)),
+        Some(Ctl::Force(t)) => f(V(Val::Thunk(*t))),
+        Some(Ctl::Ret(v)) => f(V(*v)),
+        Some(Ctl::Park) | None => {}
+    }
 }

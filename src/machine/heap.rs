@@ -1,360 +1,504 @@
-//! The heap: context entries, field blocks and stack records in index arenas, with
+//! The heap: every object the machine allocates, in one arena per kind, with
 //! reference counts instead of a tracing collector.
 //!
-//! A context entry ([`Ctxt`]) is Rogers' `x : T = rhs` (or an open binder `x : T`): it
-//! links to the enclosing entry ([`Ctxt::next`]), holds its binder (name and type
-//! annotation) and a [`Cell`] whose state is explicit: [`Cell::Suspended`] (a right-hand
-//! side not yet evaluated: code plus the entry where its context ends),
-//! [`Cell::Wound`] (a right-hand side wound into a stack), [`Cell::Blackholed`] (being
-//! evaluated), [`Cell::Value`] (evaluated), [`Cell::Open`] (no right-hand side) or
-//! [`Cell::Ind`] (an alias of another entry: a variable passed as an argument, a field
-//! bound by a match).
+//! Objects:
 //!
-//! Every handle stored anywhere (a context link, a value, a frame of the machine, a
-//! variable head) counts one reference. When an entry's count drops to zero it is
-//! destroyed at once and what it pointed at is released in turn, with an explicit
-//! worklist (never native recursion). Two kinds of self reference are not counted,
-//! so that the common recursive `let` is reclaimed without a tracing collector: a
-//! `let` right-hand side's own context pointer while it is suspended, and the context
-//! of a function value stored in the entry of the `let` that defines it (`let go n =
-//! ... go ... in ...`). Cycles through data (`let xs = Cons 1 xs in ...`) are not
-//! reclaimed (a known limitation).
+//! - [`ThunkObj`]: a value that may not be computed yet. Its state is explicit
+//!   (nickel-style): `Suspended` (code and the record where its context ends: Rogers'
+//!   end pointer), `Blackholed` (being evaluated by a fiber), `Done` (its value).
+//! - [`RecObj`]: a *record*, one flat context segment: the parameters of one call, the
+//!   fields bound by one match arm, or one `let` binding. It links to the record its
+//!   code's context continues in ([`RecObj::parent`]) and names its layout, which
+//!   gives each slot's binder (name and type annotation: the type of any part of a
+//!   state can be computed). Records only ever point outward, so the only cycles are
+//!   a recursive `let` (`let xs = Cons 1 xs`) and what data builds through one: the
+//!   backup cycle collector ([`super::cycles`]) reclaims those.
+//! - [`ConObj`], [`StrObj`], [`FunObj`] (code closed over a record), [`PapObj`] (a
+//!   head waiting for more arguments, or a neutral one), and for type-level
+//!   evaluation [`PiObj`] and [`StuckObj`].
+//!
+//! Every stored handle counts one reference. When a count reaches zero the object is
+//! destroyed at once and what it held is released in turn, with an explicit worklist
+//! (never native recursion: a million-element list is freed in a loop).
 
-use super::arena::{Arena, NIL};
-use super::stack::{Head, Stack};
-use super::value::{BlockId, CtxtId, PartialHead, StackId, Value};
-use crate::core::term::{Binder, RcTerm};
+use super::arena::{Arena, Run, Words};
+use super::code::{CodeId, LayoutId, Site};
+use super::value::{NIL, Ref, Val};
+use crate::core::term::{ConId, DataId, DefId, ExternId};
+use crate::prim::Prim;
+use crate::syntax::span::Span;
+use std::rc::Rc;
 
-/// One context entry.
+/// The state of a thunk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ThunkState {
+    /// Not evaluated: code and the record its context ends at (counted, or `NIL`).
+    Suspended {
+        /// The code.
+        code: CodeId,
+        /// Its context.
+        env: Ref,
+    },
+    /// Being evaluated by this fiber: needing it again from the same fiber is an
+    /// infinite loop; another fiber waits for it.
+    Blackholed {
+        /// The fiber evaluating it.
+        fiber: u32,
+        /// The code being evaluated (its place, for messages).
+        code: CodeId,
+    },
+    /// Evaluated: its weak head normal form (counted).
+    Done(Val),
+    /// Its evaluation failed with this error (an index into the machine's table of
+    /// failures): needing it again raises the same error.
+    Failed(u32),
+}
+
+/// A value that may not be computed yet.
 #[derive(Debug)]
-pub struct Ctxt<'p> {
-    /// The right-hand side and its state.
-    pub cell: Cell<'p>,
-    /// The enclosing entry (counted), or `NIL`.
-    pub next: CtxtId,
-    /// References to this entry.
+pub struct ThunkObj {
+    /// References to it.
     pub rc: u32,
-    /// Whether the context pointer inside this entry's own cell points back at the
-    /// entry and is not counted (see the module documentation).
-    pub self_ref: bool,
-    /// The binder (name, plicity and type annotation); `None` for anonymous cells
-    /// such as constructor fields.
-    pub binder: Option<&'p Binder>,
+    /// Whether fibers wait for its value (the scheduler wakes them when it is
+    /// written).
+    pub waiters: bool,
+    /// Where it stands.
+    pub state: ThunkState,
 }
 
-/// The state of a context entry's right-hand side.
+/// One flat context segment (see the module documentation).
 #[derive(Debug)]
-pub enum Cell<'p> {
-    /// An open binder: no right-hand side (a weak head normal form when needed).
-    Open,
-    /// Not yet evaluated: code and the entry where its context ends (counted unless
-    /// it is the entry itself, see [`Ctxt::self_ref`]).
-    Suspended(&'p RcTerm, CtxtId),
-    /// Not yet evaluated, wound into a stack (owned).
-    Wound(StackId),
-    /// Being evaluated, by this fiber ([`crate::machine::oldsched`]; always 0 without a scheduler):
-    /// the same fiber needing it again before it is done is an infinite loop.
-    Blackholed(u32),
-    /// Evaluated.
-    Value(Value<'p>),
-    /// The same as another entry (counted).
-    Ind(CtxtId),
-    /// A freed slot.
-    Free,
-}
-
-/// The explicit fields of a constructor value, or the arguments of a partial
-/// application: context entries (each counted), shared by every copy of the value.
-#[derive(Debug, Default)]
-pub struct Block {
-    /// References to this block.
+pub struct RecObj {
+    /// References to it.
     pub rc: u32,
-    len: u32,
-    inline: [CtxtId; 2],
-    spill: Vec<CtxtId>,
+    /// The enclosing record (counted), or `NIL`.
+    pub parent: Ref,
+    /// What its slots are: their binders.
+    pub layout: LayoutId,
+    /// The bound values (each counted; `Val::Erased` for erased binders and slots
+    /// not written yet).
+    pub slots: Run,
 }
 
-impl Block {
-    /// The entries, in order.
-    pub fn cells(&self) -> &[CtxtId] {
-        if self.len as usize <= self.inline.len() {
-            &self.inline[..self.len as usize]
-        } else {
-            &self.spill
-        }
-    }
+/// A constructor value with its explicit fields.
+#[derive(Debug)]
+pub struct ConObj {
+    /// References to it.
+    pub rc: u32,
+    /// Which constructor.
+    pub con: ConId,
+    /// The fields (each counted).
+    pub fields: Run,
+}
+
+/// A string.
+#[derive(Debug)]
+pub struct StrObj {
+    /// References to it.
+    pub rc: u32,
+    /// The text.
+    pub text: Rc<str>,
+}
+
+/// A function: code closed over a record.
+#[derive(Debug)]
+pub struct FunObj {
+    /// References to it.
+    pub rc: u32,
+    /// The function's code ([`super::code::Fun`]).
+    pub fun: u32,
+    /// Its context (counted), or `NIL` for closed code.
+    pub env: Ref,
+}
+
+/// The head of a partial application.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PapHead {
+    /// A function value (counted).
+    Fun(Ref),
+    /// A top-level function.
+    Def(DefId),
+    /// A constructor waiting for more fields.
+    Con(ConId),
+    /// A primitive waiting for more arguments.
+    Prim(Prim, Span),
+    /// An external waiting for more arguments.
+    Extern(ExternId, Site),
+    /// A type constructor applied to its parameters: a normal form.
+    Data(DataId),
+    /// An open variable of type-level evaluation (the checker's context, by level)
+    /// applied to arguments: a neutral normal form.
+    Open(u32),
+    /// A hole or metavariable (its code node) applied to arguments: neutral.
+    Hole(CodeId),
+}
+
+/// A head and the arguments it has received.
+#[derive(Debug)]
+pub struct PapObj {
+    /// References to it.
+    pub rc: u32,
+    /// The head.
+    pub head: PapHead,
+    /// How many parameters of the head the arguments cover (erased ones included).
+    pub taken: u32,
+    /// The arguments received, each counted (erased ones are not kept).
+    pub args: Run,
+}
+
+/// A dependent function type in a context (type-level evaluation).
+#[derive(Debug)]
+pub struct PiObj {
+    /// References to it.
+    pub rc: u32,
+    /// The `Pi` node's code.
+    pub code: CodeId,
+    /// Its context (counted), or `NIL`.
+    pub env: Ref,
+}
+
+/// A `match` stuck on a neutral scrutinee (type-level evaluation).
+#[derive(Debug)]
+pub struct StuckObj {
+    /// References to it.
+    pub rc: u32,
+    /// The `match` node's code.
+    pub code: CodeId,
+    /// Its context (counted), or `NIL`.
+    pub env: Ref,
+    /// The scrutinee's value (counted).
+    pub scrut: Val,
 }
 
 /// Something whose count reached zero, waiting to be destroyed.
 #[derive(Debug, Clone, Copy)]
 enum Garbage {
-    Ctxt(CtxtId),
-    Block(BlockId),
-    Stack(StackId),
+    Val(Val),
+    Rec(Ref),
 }
 
 /// The machine's heap.
 #[derive(Debug, Default)]
-pub struct Heap<'p> {
-    /// Context entries.
-    pub ctxts: Arena<Ctxt<'p>>,
-    /// Field and argument blocks.
-    pub blocks: Arena<Block>,
-    /// Wound stacks.
-    pub stacks: Arena<Stack<'p>>,
+pub struct Heap {
+    /// Thunks.
+    pub thunks: Arena<ThunkObj>,
+    /// Records.
+    pub recs: Arena<RecObj>,
+    /// Constructor values.
+    pub cons: Arena<ConObj>,
+    /// Strings.
+    pub strs: Arena<StrObj>,
+    /// Functions.
+    pub funs: Arena<FunObj>,
+    /// Partial applications and neutral heads.
+    pub paps: Arena<PapObj>,
+    /// Dependent function types.
+    pub pis: Arena<PiObj>,
+    /// Stuck matches.
+    pub stucks: Arena<StuckObj>,
+    /// Fields, slots and arguments.
+    pub words: Words,
     garbage: Vec<Garbage>,
+    /// Bytes of string text live now (for `--max-memory`).
+    pub string_bytes: usize,
 }
 
-impl<'p> Heap<'p> {
-    /// Allocates an entry with one reference (the caller's).
-    #[inline]
-    pub fn new_ctxt(&mut self, cell: Cell<'p>, next: CtxtId, binder: Option<&'p Binder>) -> CtxtId {
-        self.ctxts.alloc(Ctxt {
-            cell,
-            next,
+impl Heap {
+    // ----- allocation -------------------------------------------------------------
+
+    /// A new thunk, with one reference (the caller's).
+    #[inline(always)]
+    pub fn thunk(&mut self, code: CodeId, env: Ref) -> Ref {
+        self.thunks.alloc(ThunkObj {
             rc: 1,
-            self_ref: false,
-            binder,
+            waiters: false,
+            state: ThunkState::Suspended { code, env },
         })
     }
 
-    /// The entry behind a handle.
-    #[inline]
-    pub fn ctxt(&self, c: CtxtId) -> &Ctxt<'p> {
-        self.ctxts.get(c)
-    }
-
-    /// The entry behind a handle, mutably.
-    #[inline]
-    pub fn ctxt_mut(&mut self, c: CtxtId) -> &mut Ctxt<'p> {
-        self.ctxts.get_mut(c)
-    }
-
-    /// Follows [`Cell::Ind`] links to the entry that holds the right-hand side.
-    #[inline]
-    pub fn resolve(&self, mut c: CtxtId) -> CtxtId {
-        while let Cell::Ind(t) = self.ctxts.get(c).cell {
-            c = t;
-        }
-        c
-    }
-
-    /// The entry `ix` links up the chain from `c`.
-    #[inline]
-    pub fn walk(&self, mut c: CtxtId, ix: u32) -> CtxtId {
-        for _ in 0..ix {
-            c = self.ctxts.get(c).next;
-        }
-        c
-    }
-
-    /// Takes one more reference to an entry.
-    #[inline]
-    pub fn retain(&mut self, c: CtxtId) {
-        if c != NIL {
-            self.ctxts.get_mut(c).rc += 1;
-        }
-    }
-
-    /// Drops one reference to an entry, destroying it (and what only it held) when
-    /// none remain.
-    #[inline]
-    pub fn release(&mut self, c: CtxtId) {
-        if c != NIL {
-            let e = self.ctxts.get_mut(c);
-            e.rc -= 1;
-            if e.rc == 0 {
-                self.collect(Garbage::Ctxt(c));
-            }
-        }
-    }
-
-    /// Allocates a block holding `cells` (their references move into the block).
-    pub fn new_block(&mut self, cells: &[CtxtId]) -> BlockId {
-        if cells.is_empty() {
-            return NIL;
-        }
-        let mut b = Block {
+    /// A new record with `len` slots (all `Erased`), one reference.
+    #[inline(always)]
+    pub fn record(&mut self, parent: Ref, layout: LayoutId, len: u32) -> Ref {
+        let slots = self.words.alloc(len);
+        self.recs.alloc(RecObj {
             rc: 1,
-            len: cells.len() as u32,
-            ..Block::default()
+            parent,
+            layout,
+            slots,
+        })
+    }
+
+    /// A new constructor value whose fields are given (their references move in).
+    #[inline(always)]
+    pub fn con(&mut self, con: ConId, fields: &[Val]) -> Val {
+        let run = self.words.alloc(fields.len() as u32);
+        self.words.get_mut(run).copy_from_slice(fields);
+        Val::Con(self.cons.alloc(ConObj {
+            rc: 1,
+            con,
+            fields: run,
+        }))
+    }
+
+    /// A new string value.
+    #[inline]
+    pub fn string(&mut self, text: Rc<str>) -> Val {
+        self.string_bytes += text.len();
+        Val::Str(self.strs.alloc(StrObj { rc: 1, text }))
+    }
+
+    /// A new function value (the reference to `env` moves in).
+    #[inline(always)]
+    pub fn fun(&mut self, fun: u32, env: Ref) -> Val {
+        Val::Fun(self.funs.alloc(FunObj { rc: 1, fun, env }))
+    }
+
+    /// A new partial application (the references of `head` and `args` move in).
+    pub fn pap(&mut self, head: PapHead, taken: u32, args: &[Val]) -> Val {
+        let run = self.words.alloc(args.len() as u32);
+        self.words.get_mut(run).copy_from_slice(args);
+        Val::Pap(self.paps.alloc(PapObj {
+            rc: 1,
+            head,
+            taken,
+            args: run,
+        }))
+    }
+
+    // ----- access -----------------------------------------------------------------
+
+    /// The text of a string value.
+    #[inline(always)]
+    pub fn text(&self, r: Ref) -> &Rc<str> {
+        &self.strs.get(r).text
+    }
+
+    /// A record's slot `i`.
+    #[inline(always)]
+    pub fn slot(&self, rec: Ref, i: u32) -> Val {
+        self.words.at(self.recs.get(rec).slots, i)
+    }
+
+    /// Writes a record's slot `i` (the reference moves in; the old word is not
+    /// released).
+    #[inline(always)]
+    pub fn set_slot(&mut self, rec: Ref, i: u32, v: Val) {
+        let run = self.recs.get(rec).slots;
+        self.words.set(run, i, v);
+    }
+
+    /// The record `hops` parents up from `rec`.
+    #[inline(always)]
+    pub fn up(&self, mut rec: Ref, hops: u32) -> Ref {
+        for _ in 0..hops {
+            rec = self.recs.get(rec).parent;
+        }
+        rec
+    }
+
+    /// A constructor value's fields.
+    #[inline(always)]
+    pub fn fields(&self, r: Ref) -> &[Val] {
+        self.words.get(self.cons.get(r).fields)
+    }
+
+    /// What a thunk holds if it is evaluated (not counted).
+    #[inline(always)]
+    pub fn forced(&self, v: Val) -> Val {
+        match v {
+            Val::Thunk(t) => match self.thunks.get(t).state {
+                ThunkState::Done(x) => x,
+                _ => v,
+            },
+            _ => v,
+        }
+    }
+
+    // ----- counting ---------------------------------------------------------------
+
+    /// Counts one more reference to what `v` points at.
+    #[inline(always)]
+    pub fn retain(&mut self, v: Val) {
+        match v {
+            Val::Thunk(r) => self.thunks.get_mut(r).rc += 1,
+            Val::Con(r) => self.cons.get_mut(r).rc += 1,
+            Val::Str(r) => self.strs.get_mut(r).rc += 1,
+            Val::Fun(r) => self.funs.get_mut(r).rc += 1,
+            Val::Pap(r) => self.paps.get_mut(r).rc += 1,
+            Val::Pi(r) => self.pis.get_mut(r).rc += 1,
+            Val::Stuck(r) => self.stucks.get_mut(r).rc += 1,
+            Val::Int(_)
+            | Val::Float(_)
+            | Val::Atom(_)
+            | Val::Erased
+            | Val::Universe(_)
+            | Val::PrimType(_) => {}
+        }
+    }
+
+    /// Counts one more reference to a record (`NIL` is allowed).
+    #[inline(always)]
+    pub fn retain_rec(&mut self, r: Ref) {
+        if r != NIL {
+            self.recs.get_mut(r).rc += 1;
+        }
+    }
+
+    /// Drops one reference to what `v` points at, destroying what is no longer used.
+    #[inline(always)]
+    pub fn release(&mut self, v: Val) {
+        let rc = match v {
+            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+            Val::Con(r) => &mut self.cons.get_mut(r).rc,
+            Val::Str(r) => &mut self.strs.get_mut(r).rc,
+            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
+            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
+            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
+            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
+            _ => return,
         };
-        if cells.len() <= b.inline.len() {
-            b.inline[..cells.len()].copy_from_slice(cells);
-        } else {
-            b.spill = cells.to_vec();
-        }
-        self.blocks.alloc(b)
-    }
-
-    /// The entries of a block (`NIL` is the empty block).
-    #[inline]
-    pub fn block(&self, b: BlockId) -> &[CtxtId] {
-        if b == NIL {
-            &[]
-        } else {
-            self.blocks.get(b).cells()
+        debug_assert!(*rc > 0, "release of a dead object");
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Val(v));
+            self.collect();
         }
     }
 
-    /// Drops one reference to a block.
-    #[inline]
-    pub fn release_block(&mut self, b: BlockId) {
-        if b != NIL {
-            let blk = self.blocks.get_mut(b);
-            blk.rc -= 1;
-            if blk.rc == 0 {
-                self.collect(Garbage::Block(b));
-            }
+    /// Drops one reference to a record (`NIL` is allowed).
+    #[inline(always)]
+    pub fn release_rec(&mut self, r: Ref) {
+        if r == NIL {
+            return;
+        }
+        let rc = &mut self.recs.get_mut(r).rc;
+        debug_assert!(*rc > 0, "release of a dead record");
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Rec(r));
+            self.collect();
         }
     }
 
-    /// Takes the references a copy of `v` needs.
-    #[inline]
-    pub fn retain_value(&mut self, v: &Value<'p>) {
-        match *v {
-            Value::Con(_, b) if b != NIL => {
-                self.blocks.get_mut(b).rc += 1;
-            }
-            Value::Fun(_, env) | Value::Pi(_, env) | Value::Stuck(_, env) => self.retain(env),
-            Value::Partial(h, b) => {
-                if let PartialHead::Open(o) = h {
-                    self.retain(o);
-                }
-                if b != NIL {
-                    self.blocks.get_mut(b).rc += 1;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Drops the references held by a value.
-    #[inline]
-    pub fn release_value(&mut self, v: Value<'p>) {
-        match v {
-            Value::Con(_, b) => self.release_block(b),
-            Value::Fun(_, env) | Value::Pi(_, env) | Value::Stuck(_, env) => self.release(env),
-            Value::Partial(h, b) => {
-                if let PartialHead::Open(o) = h {
-                    self.release(o);
-                }
-                self.release_block(b);
-            }
-            _ => {}
-        }
-    }
-
-    /// A counted copy of an evaluated value.
-    #[inline]
-    pub fn copy_value(&mut self, v: &Value<'p>) -> Value<'p> {
-        self.retain_value(v);
-        v.clone()
-    }
-
-    /// Destroys a wound stack and everything only it holds.
-    pub fn release_stack(&mut self, s: StackId) {
-        if s != NIL {
-            self.collect(Garbage::Stack(s));
-        }
-    }
-
-    #[inline]
-    fn drop_ref(&mut self, c: CtxtId) {
-        if c != NIL {
-            let e = self.ctxts.get_mut(c);
-            e.rc -= 1;
-            if e.rc == 0 {
-                self.garbage.push(Garbage::Ctxt(c));
-            }
-        }
-    }
-
-    #[inline]
-    fn drop_block(&mut self, b: BlockId) {
-        if b != NIL {
-            let blk = self.blocks.get_mut(b);
-            blk.rc -= 1;
-            if blk.rc == 0 {
-                self.garbage.push(Garbage::Block(b));
-            }
-        }
-    }
-
-    /// Drops what a value held, from inside the collector (`owner` is the entry the
-    /// value was stored in, for the uncounted self reference).
-    fn drop_value(&mut self, v: Value<'p>, owner: CtxtId, self_ref: bool) {
-        match v {
-            Value::Con(_, b) => self.drop_block(b),
-            Value::Fun(_, env) | Value::Pi(_, env) if !(self_ref && env == owner) => {
-                self.drop_ref(env)
-            }
-            Value::Stuck(_, x) => self.drop_ref(x),
-            Value::Partial(h, b) => {
-                if let PartialHead::Open(o) = h {
-                    self.drop_ref(o);
-                }
-                self.drop_block(b);
-            }
-            _ => {}
-        }
-    }
-
-    /// The destructor: frees `first` and, transitively, everything whose count drops
-    /// to zero, with an explicit worklist.
-    fn collect(&mut self, first: Garbage) {
-        self.garbage.push(first);
+    /// Destroys everything on the garbage list, and what that frees in turn.
+    #[inline(never)]
+    fn collect(&mut self) {
         while let Some(g) = self.garbage.pop() {
             match g {
-                Garbage::Ctxt(c) => {
-                    let e = self.ctxts.get_mut(c);
-                    let cell = std::mem::replace(&mut e.cell, Cell::Free);
-                    let next = e.next;
-                    let self_ref = e.self_ref;
-                    e.binder = None;
-                    self.ctxts.release(c);
-                    self.drop_ref(next);
-                    match cell {
-                        Cell::Suspended(_, env) => {
-                            if !(self_ref && env == c) {
-                                self.drop_ref(env)
-                            }
+                Garbage::Rec(r) => {
+                    let o = self.recs.get(r);
+                    let (parent, slots) = (o.parent, o.slots);
+                    self.recs.free(r);
+                    self.drop_run(slots);
+                    self.dec_rec(parent);
+                }
+                Garbage::Val(v) => match v {
+                    Val::Thunk(r) => {
+                        let st = self.thunks.get(r).state;
+                        self.thunks.free(r);
+                        match st {
+                            ThunkState::Suspended { env, .. } => self.dec_rec(env),
+                            ThunkState::Done(x) => self.dec(x),
+                            ThunkState::Blackholed { .. } | ThunkState::Failed(_) => {}
                         }
-                        Cell::Value(v) => self.drop_value(v, c, self_ref),
-                        Cell::Ind(t) => self.drop_ref(t),
-                        Cell::Wound(s) if s != NIL => self.garbage.push(Garbage::Stack(s)),
-                        Cell::Wound(_) | Cell::Open | Cell::Blackholed(_) | Cell::Free => {}
                     }
-                }
-                Garbage::Block(b) => {
-                    let blk = std::mem::take(self.blocks.get_mut(b));
-                    self.blocks.release(b);
-                    for &c in blk.cells() {
-                        self.drop_ref(c);
+                    Val::Con(r) => {
+                        let run = self.cons.get(r).fields;
+                        self.cons.free(r);
+                        self.drop_run(run);
                     }
-                }
-                Garbage::Stack(s) => {
-                    let st = self.stacks.get_mut(s);
-                    let head = std::mem::replace(&mut st.head, Head::Free);
-                    let (ctx, apps) = (st.ctx, st.apps);
-                    self.stacks.release(s);
-                    match head {
-                        Head::Var(c) => self.drop_ref(c),
-                        Head::Match(_, scrut) if scrut != NIL => {
-                            self.garbage.push(Garbage::Stack(scrut))
+                    Val::Str(r) => {
+                        let text = std::mem::replace(&mut self.strs.get_mut(r).text, Rc::from(""));
+                        self.string_bytes -= text.len();
+                        self.strs.free(r);
+                    }
+                    Val::Fun(r) => {
+                        let env = self.funs.get(r).env;
+                        self.funs.free(r);
+                        self.dec_rec(env);
+                    }
+                    Val::Pap(r) => {
+                        let o = self.paps.get(r);
+                        let (head, run) = (o.head, o.args);
+                        self.paps.free(r);
+                        self.drop_run(run);
+                        if let PapHead::Fun(f) = head {
+                            self.dec(Val::Fun(f));
                         }
-                        Head::Value(v) => self.drop_value(v, NIL, false),
-                        _ => {}
                     }
-                    let mut a = apps;
-                    while a != NIL {
-                        let next = self.stacks.get(a).sib;
-                        self.garbage.push(Garbage::Stack(a));
-                        a = next;
+                    Val::Pi(r) => {
+                        let env = self.pis.get(r).env;
+                        self.pis.free(r);
+                        self.dec_rec(env);
                     }
-                    self.drop_ref(ctx);
-                }
+                    Val::Stuck(r) => {
+                        let o = self.stucks.get(r);
+                        let (env, scrut) = (o.env, o.scrut);
+                        self.stucks.free(r);
+                        self.dec_rec(env);
+                        self.dec(scrut);
+                    }
+                    _ => {}
+                },
             }
         }
+    }
+
+    /// Releases every word of a run and frees the run (inside [`Heap::collect`]).
+    fn drop_run(&mut self, run: Run) {
+        for i in 0..run.len {
+            let w = self.words.at(run, i);
+            self.dec(w);
+        }
+        self.words.free(run);
+    }
+
+    /// Drops a reference without collecting (inside [`Heap::collect`]).
+    #[inline]
+    fn dec(&mut self, v: Val) {
+        let rc = match v {
+            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+            Val::Con(r) => &mut self.cons.get_mut(r).rc,
+            Val::Str(r) => &mut self.strs.get_mut(r).rc,
+            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
+            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
+            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
+            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
+            _ => return,
+        };
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Val(v));
+        }
+    }
+
+    /// Drops a record reference without collecting (inside [`Heap::collect`]).
+    #[inline]
+    fn dec_rec(&mut self, r: Ref) {
+        if r == NIL {
+            return;
+        }
+        let rc = &mut self.recs.get_mut(r).rc;
+        *rc -= 1;
+        if *rc == 0 {
+            self.garbage.push(Garbage::Rec(r));
+        }
+    }
+
+    /// How many objects of every kind are live (records included).
+    pub fn live_objects(&self) -> usize {
+        self.thunks.live()
+            + self.recs.live()
+            + self.cons.live()
+            + self.strs.live()
+            + self.funs.live()
+            + self.paps.live()
+            + self.pis.live()
+            + self.stucks.live()
+    }
+
+    /// Approximate bytes in use, for `--max-memory`: objects, words and text.
+    pub fn bytes_in_use(&self) -> usize {
+        self.live_objects() * 24 + self.words.live() * 16 + self.string_bytes
     }
 }

@@ -1,326 +1,431 @@
-//! The by-need stack machine (DESIGN.md section 2; Rogers, "Towards a direct, by-need
-//! evaluator for dependently typed languages", sections 2-4).
+//! The by-need machine (DESIGN.md section 2; Rogers, "Towards a direct, by-need
+//! evaluator for dependently typed languages", sections 2-4), in the form that runs.
 //!
-//! # The stack form
+//! # State
 //!
-//! A term is **wound** into a spine: walking down the left branch of applications,
-//! each argument becomes a *pending application* (a sub-stack whose context ends where
-//! it branched off), each lambda that meets a pending application becomes a *context
-//! entry* `x : A = arg`, each `let` an entry `x : A = rhs` whose right-hand side's
-//! context ends at the entry itself, until a *head* is reached. Context entries
-//! ([`heap::Ctxt`]) link to their enclosing entry, so a variable is a pointer to its
-//! entry, never an index; each entry keeps its binder's type annotation. Wound stacks
-//! ([`stack::Stack`]) and entries live in index arenas ([`arena::Arena`], `u32`
-//! handles, free lists).
+//! - **Code** ([`code`]): each definition compiled once, on first use, from its core
+//!   term ([`compile`]), after the analyses of relevance and strictness
+//!   ([`analysis`]).
+//! - **Heap** ([`heap`]): records (flat context segments that link outward: Rogers'
+//!   contexts with end pointers, each slot annotated by its binder through the
+//!   record's layout), thunks (`Suspended`, `Blackholed`, `Done`, `Failed`), and values,
+//!   all reference-counted, with a backup cycle collector ([`cycles`]).
+//! - **Frames** ([`frame`]): the typed continuation stack, plus side stacks for
+//!   arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
+//!   structural comparisons (`eq_work`).
+//! - **Control** ([`frame::Ctl`]): run code in a record, need a thunk, or return a
+//!   weak head normal form to the top frame.
 //!
-//! # Thunk states
+//! # Transitions ([`eval`])
 //!
-//! An entry's right-hand side ([`heap::Cell`]) is `Suspended` (code and the entry
-//! where its context ends: a spine not wound yet), `Wound` (a wound stack),
-//! `Blackholed` (being evaluated), `Value` (evaluated), `Open` (an open binder), or
-//! `Ind` (the same as another entry). Needing a `Suspended` or `Wound` entry
-//! black-holes it and pushes an update frame; the value is written back when it
-//! returns, so each binding is evaluated at most once and shared; needing a
-//! black-holed entry is the runtime error `infinite loop`.
+//! - `Eval(Local s, r)`: the slot's word; a thunk is needed (`Force`), anything else
+//!   returns. `Outer` follows parent links first.
+//! - `Force(t)`: `Done v` returns `v`; `Suspended (c, r)` becomes `Blackholed` and
+//!   pushes `Update t`, then runs `c` in `r`; `Blackholed` by the same fiber is the
+//!   error `infinite loop`, by another fiber the current one parks; `Failed e`
+//!   raises `e` again.
+//! - `Ret v` to `Update t`: `t` becomes `Done v` (shared from now on).
+//! - `Eval(Apply f args, r)`: each argument becomes a word (a thunk of its code in
+//!   `r`, or its value when that is at hand) in an `Arg` frame; then `f` runs.
+//!   `Ret (Fun ...)` meeting `Arg` frames takes as many as the function has
+//!   parameters into a new record and runs the body there; fewer make a partial
+//!   application.
+//! - `Eval(CallDef d args, r)`: strict arguments are evaluated first (`CallArgs`),
+//!   lazy ones become thunks; then the body of `d` runs in one new record.
+//! - `Eval(Match, r)` pushes `Case`; `Ret v` to `Case` picks the arm, binds its
+//!   fields in one new record and runs the arm.
+//! - `Eval(Let, r)`: a record of one slot holding the right-hand side's thunk (or
+//!   its value, for a strict `let`), then the body.
+//! - Primitives and externals evaluate their strict arguments (`Strict`), externals
+//!   to normal form (`Deep`), then run.
 //!
-//! # The evaluation loop
+//! The loop never recurses natively: a million-deep `foldr` is a million frames.
 //!
-//! [`need`]: an explicit loop whose control ([`need::Ctl`]) is "wind this code in
-//! this context", "need this entry", "enter this wound stack" or "return this value to
-//! the top frame". The frames ([`frame::Frame`]) are typed: pending applications,
-//! update frames (a black-holed entry waiting for its value), destructors waiting for
-//! a scrutinee, primitives and externals waiting for their strict arguments,
-//! structural comparisons and `join` walks in progress. Read from the top down to an
-//! update frame, the frames are the current spine's pending applications; below are
-//! the spines that needed it. Nothing recurses natively: a million-deep `foldr` is a
-//! million frames on the heap.
+//! # Readback and folds
 //!
-//! Winding is lazy: a pending application is kept as a suspended spine (code and the
-//! entry where its context ends) and wound only when needed, which is what makes the
-//! machine fast; [`wind`] winds a whole term eagerly when a full stack is wanted (the
-//! `:stack` view, the invariant checker, round-trip tests), and the loop can enter
-//! such a stack too. Fast paths that skip frames but not semantics: a spine whose
-//! head is a function already evaluated pairs its lambdas with the arguments directly;
-//! a saturated binary primitive goes straight to its arguments; an operator on two
-//! numbers at hand (and a condition made of one) is computed in place.
-//!
-//! Evaluation state is all data (frames, arenas, explicit thunk states), so several
-//! fibers run over one heap ([`crate::machine::oldsched`]): a black hole records the fiber
-//! evaluating it, a fiber that needs another's parks on it, and external calls
-//! ([`external`]) go to a worker pool. Without a scheduler (`--sequential`, the REPL,
-//! type-level evaluation) there is one fiber and externals run when needed, on this
-//! thread. [`state`] reads a stopped evaluation back as one term.
-//!
-//! # Memory
-//!
-//! Reference-counted binders, no tracing collector ([`heap`]): an entry counts the
-//! pointers to it and is destroyed, with everything only it holds, when the count
-//! reaches zero, by an explicit worklist. Two rules keep loops and pipelines in
-//! constant memory: closed code (no free local variables, [`closed`]) is built without
-//! a context, and a variable whose entry is evaluated is shared by value, so neither
-//! keeps an old context chain alive. [`audit`] recounts every reference from the roots
-//! (tests run it at every step).
-//!
-//! # Folds
-//!
-//! Every traversal of a wound stack is one generic [`unwind::unwind`] over a
-//! [`unwind::Fold`] (`val`, `let_l`, `let_a`, `apply`): readback to a core term
-//! ([`readback`]), by-need evaluation to normal form ([`nf`]: the `need` fold, whose
-//! `val` runs the evaluation loop on the head and rewrites the stack into normal-form
-//! shape, a constructor head with its fields as pending applications), destruction
-//! ([`dtor`]), printing of normal forms ([`mod@print`]) and statistics ([`census`]).
-//! [`invariants`] checks the seven properties of Rogers section 3 on wound stacks. The
-//! command line prints with a streaming printer ([`mod@print`]) that needs each field
-//! as it goes (tests check that it agrees with the fold).
+//! Every traversal of a machine state goes through one generic walk ([`unwind`]):
+//! readback to core terms ([`readback`]), printing ([`print`]), the reference-count
+//! and reachability audits ([`audit`]), statistics, and the scheduler's search for
+//! work are folds over it.
 
+pub mod analysis;
 pub mod arena;
-pub mod audit;
-pub mod census;
-pub mod closed;
-pub mod dtor;
+pub mod code;
+pub mod compile;
+pub mod cycles;
 pub mod error;
+pub mod eval;
 pub mod external;
 pub mod frame;
 pub mod heap;
-pub mod invariants;
-pub mod need;
-pub mod nf;
-pub mod oldsched;
-pub mod primop;
+pub mod host;
+pub mod prims;
 pub mod print;
 pub mod readback;
-pub mod stack;
 pub mod state;
 pub mod stats;
 pub mod typeval;
 pub mod unwind;
 pub mod value;
-pub mod wind;
+pub mod view;
 
 use crate::core::program::Program;
-use crate::core::term::{DefId, RcTerm};
-use arena::NIL;
-use error::Result;
-use frame::{Arg, Frame};
-use heap::{Cell, Heap};
-use need::Ctl;
-use stats::Stats;
+use crate::core::term::DefId;
+use analysis::Facts;
+use code::{CodeStore, FunId};
+use compile::DefCode;
+use error::{Result, RuntimeError};
+use frame::{Ctl, Frame};
+use heap::{Heap, ThunkState};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use value::{CtxtId, Value};
+use value::{NIL, Ref, Val};
 
-/// The machine: a program, a heap and a stack of frames.
+/// The machine: a program's code, a heap, and the frames of the running fiber.
 pub struct Machine<'p> {
     /// The program being run.
     pub prog: &'p Program,
-    /// Context entries, blocks and wound stacks.
-    pub heap: Heap<'p>,
-    pub(crate) frames: Vec<Frame<'p>>,
-    /// Arguments of running primitives not evaluated yet (top = next).
-    pub(crate) pargs: Vec<Arg<'p>>,
-    /// Evaluated arguments of running primitives.
-    pub(crate) pvals: Vec<Value<'p>>,
-    /// Pairs still to compare by running structural comparisons.
-    pub(crate) eq_work: Vec<(CtxtId, CtxtId)>,
-    scratch: Vec<u32>,
-    /// One pinned entry per top-level definition (a CAF: evaluated at most once).
-    defs: Vec<CtxtId>,
-    con_arity: Vec<Vec<u32>>,
-    /// The prelude's `append`, which list `++` uses.
-    append: Option<DefId>,
-    /// Code with no free local variables (by address): built without a context.
-    closed: closed::ClosedSet,
-    pub(crate) steps: u64,
+    /// Objects.
+    pub heap: Heap,
+    /// Compiled code.
+    pub code: CodeStore<'p>,
+    /// Relevance and strictness facts, or `None` for type-level evaluation (no
+    /// erasure: types need everything).
+    facts: Option<Facts>,
+    defs: Vec<DefCode>,
+    /// Each definition's pinned value: a function, or a thunk for a CAF (`Erased`
+    /// until first used).
+    def_vals: Vec<Val>,
+    pub(crate) frames: Vec<Frame>,
+    /// Evaluated arguments of calls and primitives in progress.
+    pub(crate) vals: Vec<Val>,
+    /// Arguments of primitives and externals not evaluated yet (next on top).
+    pub(crate) pending: Vec<Val>,
+    /// Values still to need in normal-form walks.
+    pub(crate) deep: Vec<Val>,
+    /// Pairs still to compare in structural comparisons.
+    pub(crate) eq_work: Vec<(Val, Val)>,
+    /// Errors that thunks failed with ([`ThunkState::Failed`]).
+    pub(crate) failures: Vec<RuntimeError>,
+    /// Machine steps so far.
+    pub steps: u64,
     frames_peak: usize,
-    externals_dispatched: u64,
-    /// When not zero, the reference counts are audited every this many steps (tests).
-    pub audit_every: u64,
-    /// When not zero, evaluation stops with an error after this many steps (type-level
-    /// evaluation, which must not loop forever).
+    /// When not zero, evaluation stops with an error after this many steps
+    /// (type-level evaluation must not loop forever).
     pub step_limit: u64,
     /// Whether externals may be called (never during type checking).
     pub externals_allowed: bool,
-    /// Whether a `match` on a neutral value is stuck (a value, [`Value::Stuck`]) rather
-    /// than an error: type-level evaluation of open terms.
+    /// Whether a `match` on a neutral value is stuck (a value) rather than an error:
+    /// type-level evaluation of open terms.
     pub neutral_matches: bool,
-    /// When set, evaluation stops with the error `interrupted` soon after the flag
-    /// becomes true (the REPL's Ctrl-C); checked every [`need::INTERRUPT_EVERY`] steps.
+    /// When set, evaluation stops with `interrupted` soon after it becomes true.
     pub interrupt: Option<Arc<AtomicBool>>,
-    /// When not zero, evaluation stops after this many steps (in all), keeping its
-    /// state: the loop's control goes to [`Machine::paused`], the frames stay, and the
-    /// state can be read back as a term ([`state`]).
-    pub pause_after: u64,
-    /// The control of an evaluation stopped by [`Machine::pause_after`].
-    paused: Option<Ctl<'p>>,
-    /// Fibers and external calls in parallel ([`crate::machine::oldsched`]); none runs everything
-    /// in one fiber, externals on this thread (`--sequential`).
-    pub(crate) sched: Option<Box<crate::machine::oldsched::Scheduler<'p>>>,
     /// The running fiber (0 without a scheduler).
     pub(crate) fiber: u32,
-    /// When the running speculative fiber's slice ends (`u64::MAX` when none).
-    pub(crate) preempt_at: u64,
-    /// What the printer holds while it needs an entry (for the audit).
-    pub(crate) printing: print::Held<'p>,
-    /// The external calls made in this run, by place and arguments.
-    pub(crate) calls: std::collections::HashMap<
-        (external::CallSite, crate::external::host::Call),
-        external::CallMemo,
-    >,
+    /// When not zero, evaluation stops before this step ([`state`]).
+    pub(crate) pause_after: u64,
+    /// The control of an evaluation stopped by `pause_after`.
+    pub(crate) paused: Option<Ctl>,
+    /// Where the printer writes.
+    pub(crate) out: Option<print::Output>,
+    /// What the printer holds while it needs a value (for the audits).
+    pub(crate) printing: Vec<print::Task>,
+    /// The scheduler, when fibers run in parallel ([`host`]).
+    pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
+    /// The external calls made in this run that finished, by place and arguments
+    /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
+    pub(crate) calls: std::collections::HashMap<external::CallKey, external::CallAnswer>,
+    /// External calls made.
+    pub externals_dispatched: u64,
+    /// Live objects past which the cycle collector runs ([`cycles`]).
+    pub(crate) gc_threshold: usize,
+    /// Objects the cycle collector freed.
+    pub cycles_collected: u64,
+    /// When not zero, the reference counts are audited every this many steps (tests).
+    pub audit_every: u64,
+    /// The top-level values each definition may need (for unpinning, [`cycles`]).
+    pub(crate) caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
 }
 
+/// How many steps apart the loop looks at limits and interrupts.
+pub const CHECK_EVERY: u64 = 4096;
+
 impl<'p> Machine<'p> {
-    /// A machine for type-level evaluation: no externals, a step limit, and none of
-    /// the whole-program analysis that pays off only on long runs.
+    /// A machine for a program (erasure and strictness on); nothing is evaluated yet.
+    pub fn new(prog: &'p Program) -> Machine<'p> {
+        Machine::build(prog, Some(analysis::analyse(prog)))
+    }
+
+    /// A machine for type-level evaluation: no externals, a step limit, nothing
+    /// erased, matches on open terms stuck.
     pub fn for_type_level(prog: &'p Program, step_limit: u64) -> Machine<'p> {
-        let mut m = Machine::build(prog, closed::ClosedSet::default());
+        let mut m = Machine::build(prog, None);
         m.step_limit = step_limit;
         m.externals_allowed = false;
         m.neutral_matches = true;
         m
     }
 
-    /// A machine for a program; nothing is evaluated yet.
-    pub fn new(prog: &'p Program) -> Machine<'p> {
-        Machine::build(prog, closed::closed_terms(prog))
-    }
-
-    fn build(prog: &'p Program, closed: closed::ClosedSet) -> Machine<'p> {
-        let mut heap = Heap::default();
-        let defs = prog
-            .defs
-            .iter()
-            .map(|d| heap.new_ctxt(Cell::Suspended(&d.body, NIL), NIL, None))
-            .collect();
-        let con_arity = prog
-            .datas
-            .iter()
-            .map(|d| d.ctors.iter().map(|c| c.fields.len() as u32).collect())
-            .collect();
-        let append = prog
-            .defs
-            .iter()
-            .position(|d| &*d.name == "append")
-            .map(|i| DefId(i as u32));
+    fn build(prog: &'p Program, facts: Option<Facts>) -> Machine<'p> {
         Machine {
             prog,
-            heap,
+            heap: Heap::default(),
+            code: CodeStore::default(),
+            facts,
+            defs: Vec::new(),
+            def_vals: Vec::new(),
             frames: Vec::new(),
-            pargs: Vec::new(),
-            pvals: Vec::new(),
+            vals: Vec::new(),
+            pending: Vec::new(),
+            deep: Vec::new(),
             eq_work: Vec::new(),
-            scratch: Vec::new(),
-            defs,
-            con_arity,
-            append,
-            closed,
+            failures: Vec::new(),
             steps: 0,
             frames_peak: 0,
-            externals_dispatched: 0,
-            audit_every: 0,
             step_limit: 0,
             externals_allowed: true,
             neutral_matches: false,
             interrupt: None,
+            fiber: 0,
             pause_after: 0,
             paused: None,
-            sched: None,
-            fiber: 0,
-            preempt_at: u64::MAX,
-            printing: print::Held::default(),
+            out: None,
+            printing: Vec::new(),
+            host: None,
             calls: std::collections::HashMap::new(),
+            externals_dispatched: 0,
+            gc_threshold: cycles::MIN_THRESHOLD,
+            cycles_collected: 0,
+            audit_every: 0,
+            caf_memo: std::collections::HashMap::new(),
         }
     }
 
-    /// The pinned entry of a top-level definition.
-    pub fn def_entry(&self, d: DefId) -> CtxtId {
-        self.defs[d.0 as usize]
+    /// The facts the machine compiles with (none at type level).
+    pub fn facts(&self) -> Option<&Facts> {
+        self.facts.as_ref()
     }
 
-    /// Evaluates a top-level definition to weak head normal form.
-    pub fn whnf_def(&mut self, d: DefId) -> Result<Value<'p>> {
-        let c = self.defs[d.0 as usize];
-        if let Some(s) = self.sched.as_mut() {
-            s.roots.push(c);
+    /// What definition `d` compiles to (compiling it on first use).
+    #[inline]
+    pub(crate) fn def_code(&mut self, d: DefId) -> DefCode {
+        if d.0 as usize >= self.defs.len() {
+            self.defs.resize(self.prog.defs.len(), DefCode::Pending);
+            self.def_vals.resize(self.prog.defs.len(), Val::Erased);
         }
-        self.heap.retain(c);
-        self.run(Ctl::Enter(c))
-    }
-
-    /// Evaluates a closed term to weak head normal form.
-    pub fn whnf_term(&mut self, t: &'p RcTerm) -> Result<Value<'p>> {
-        self.run(Ctl::Eval(t, NIL))
-    }
-
-    /// Evaluates a context entry to weak head normal form (the reference is the
-    /// caller's and stays so).
-    pub fn whnf_entry(&mut self, c: CtxtId) -> Result<Value<'p>> {
-        self.heap.retain(c);
-        self.run(Ctl::Enter(c))
-    }
-
-    /// Drops whatever an interrupted evaluation left on the frame stack (after a
-    /// runtime error), so the machine can be used again.
-    pub fn reset(&mut self) {
-        match self.paused.take() {
-            Some(Ctl::Eval(_, env)) => self.heap.release(env),
-            Some(Ctl::Enter(c)) => self.heap.release(c),
-            Some(Ctl::Stack(s)) => self.heap.release_stack(s),
-            Some(Ctl::Ret(v)) => self.heap.release_value(v),
-            Some(Ctl::Park) | None => {}
-        }
-        while let Some(f) = self.frames.pop() {
-            match f {
-                Frame::Arg(a, _) => self.drop_arg(a),
-                Frame::Update(c) => {
-                    // The entry stays black-holed: its evaluation failed.
-                    self.heap.release(c)
-                }
-                Frame::Case(_, env) => self.heap.release(env),
-                Frame::EqLeft(c) => self.heap.release(c),
-                Frame::EqRight(v) => self.heap.release_value(v),
-                Frame::BinL { b, .. } => self.drop_arg(b),
-                Frame::BinR { a, .. } => self.heap.release_value(a),
-                Frame::JoinElem(c) => self.heap.release(c),
-                Frame::Prim { .. }
-                | Frame::Eq { .. }
-                | Frame::JoinList { .. }
-                | Frame::Ext { .. }
-                | Frame::ExtRunArgs { .. } => {}
+        match self.defs[d.0 as usize] {
+            DefCode::Pending => {
+                let c = compile::compile_def(self.prog, &mut self.code, self.facts.as_ref(), d);
+                self.defs[d.0 as usize] = c;
+                c
             }
-        }
-        while let Some(a) = self.pargs.pop() {
-            self.drop_arg(a);
-        }
-        while let Some(v) = self.pvals.pop() {
-            self.heap.release_value(v);
-        }
-        while let Some((x, y)) = self.eq_work.pop() {
-            self.heap.release(x);
-            self.heap.release(y);
+            c => c,
         }
     }
 
-    /// Whether the last evaluation stopped at [`Machine::pause_after`] (rather than
-    /// failing).
-    pub fn is_paused(&self) -> bool {
-        self.paused.is_some()
+    /// The code of a CAF definition, or `None` for a function.
+    pub(crate) fn def_caf_code(&mut self, d: DefId) -> Option<code::CodeId> {
+        match self.def_code(d) {
+            DefCode::Caf(c) => Some(c),
+            _ => None,
+        }
     }
 
-    /// Statistics so far (`wall_ms` is the caller's to fill in).
-    pub fn stats(&self) -> Stats {
-        Stats {
-            steps: self.steps,
-            contexts_allocated: self.heap.ctxts.allocated(),
-            contexts_peak: self.heap.ctxts.peak() as u64,
-            contexts_live: self.heap.ctxts.live() as u64,
-            stacks_peak: (self.frames_peak + self.heap.stacks.peak()) as u64,
-            frames_peak: self.frames_peak as u64,
-            externals_dispatched: self.externals_dispatched,
-            externals_peak_in_flight: match &self.sched {
-                Some(s) => s.peak_in_flight as u64,
-                None => self.externals_dispatched.min(1),
-            },
-            wall_ms: 0,
+    /// The function of a function definition.
+    #[inline]
+    pub(crate) fn def_fun(&mut self, d: DefId) -> FunId {
+        match self.def_code(d) {
+            DefCode::Fun(f) => f,
+            _ => unreachable!("def_fun on a definition that is not a function"),
         }
+    }
+
+    /// Definition `d`'s value: a function, or the thunk of a CAF (a new reference).
+    #[inline]
+    pub(crate) fn def_value(&mut self, d: DefId) -> Val {
+        let v = self
+            .def_vals
+            .get(d.0 as usize)
+            .copied()
+            .unwrap_or(Val::Erased);
+        if v != Val::Erased {
+            self.heap.retain(v);
+            return v;
+        }
+        let v = match self.def_code(d) {
+            DefCode::Fun(f) => self.heap.fun(f, NIL),
+            DefCode::Caf(c) => Val::Thunk(self.heap.thunk(c, NIL)),
+            DefCode::Pending => unreachable!(),
+        };
+        // The table's reference pins it for the run.
+        self.def_vals[d.0 as usize] = v;
+        self.heap.retain(v);
+        v
+    }
+
+    /// A definition's pinned value (not counted: the table keeps it), made if needed.
+    pub fn def_value_pinned(&mut self, d: DefId) -> Val {
+        let v = self.def_value(d);
+        self.heap.release(v);
+        v
+    }
+
+    /// Evaluates a top-level definition to weak head normal form (a new reference).
+    pub fn whnf_def(&mut self, d: DefId) -> Result<Val> {
+        let v = self.def_value(d);
+        self.whnf(v)
+    }
+
+    /// Evaluates a word to weak head normal form; the reference moves in and the
+    /// result is a new reference.
+    pub fn whnf(&mut self, v: Val) -> Result<Val> {
+        match v {
+            Val::Thunk(t) => self.run(Ctl::Force(t)),
+            v => Ok(v),
+        }
+    }
+
+    /// Drops whatever an interrupted evaluation left on the stacks (after a runtime
+    /// error), so that the machine can be used again. Thunks whose evaluation was cut
+    /// short keep the error they failed with.
+    pub fn reset(&mut self) {
+        if let Some(c) = self.paused.take() {
+            self.drop_ctl(c);
+        }
+        let err = RuntimeError::new("evaluation was abandoned");
+        self.unwind_to(0, &err);
+    }
+
+    /// Pops frames down to height `base`, releasing what they hold; a thunk whose
+    /// evaluation is abandoned fails with `err` from now on.
+    pub(crate) fn unwind_to(&mut self, base: usize, err: &RuntimeError) {
+        let mut failed = None;
+        while self.frames.len() > base {
+            let f = self.frames.pop().expect("frame");
+            self.drop_frame(f, &mut failed, err);
+        }
+    }
+
+    fn drop_frame(&mut self, f: Frame, failed: &mut Option<u32>, err: &RuntimeError) {
+        match f {
+            Frame::Update(t) => {
+                let id = *failed.get_or_insert_with(|| {
+                    self.failures.push(err.clone());
+                    (self.failures.len() - 1) as u32
+                });
+                let o = self.heap.thunks.get_mut(t);
+                o.state = ThunkState::Failed(id);
+                if o.waiters && self.host.is_some() {
+                    o.waiters = false;
+                    self.with_host(|h, m| h.wake(m, t));
+                }
+                self.heap.release(Val::Thunk(t));
+            }
+            Frame::Arg(v, _) | Frame::BinR { a: v, .. } | Frame::ConcatR { a: v } => {
+                self.heap.release(v)
+            }
+            Frame::ConcatL { b, .. }
+            | Frame::BinLv { b, .. }
+            | Frame::EqLeft(b)
+            | Frame::EqRight(b)
+            | Frame::After(b) => self.heap.release(b),
+            Frame::Case { env, .. }
+            | Frame::BinL { env, .. }
+            | Frame::LetStrict { env, .. }
+            | Frame::SeqB { env, .. } => self.heap.release_rec(env),
+            Frame::CallArgs { env, base, .. } => {
+                self.heap.release_rec(env);
+                while self.vals.len() > base as usize {
+                    let v = self.vals.pop().expect("value");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Strict { n, done, .. } => {
+                for _ in 0..done {
+                    let v = self.vals.pop().expect("value");
+                    self.heap.release(v);
+                }
+                // The argument being evaluated is neither done nor pending.
+                for _ in 0..(n - done).saturating_sub(1) {
+                    let v = self.pending.pop().expect("pending");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Deep { root, base } => {
+                self.heap.release(root);
+                while self.deep.len() > base as usize {
+                    let v = self.deep.pop().expect("deep");
+                    self.heap.release(v);
+                }
+            }
+            Frame::Eq { base, .. } => {
+                while self.eq_work.len() > base as usize {
+                    let (a, b) = self.eq_work.pop().expect("pair");
+                    self.heap.release(a);
+                    self.heap.release(b);
+                }
+            }
+            Frame::Try | Frame::Stream => {}
+        }
+    }
+
+    /// Releases what a control holds.
+    pub(crate) fn drop_ctl(&mut self, ctl: Ctl) {
+        match ctl {
+            Ctl::Eval(_, env) => self.heap.release_rec(env),
+            Ctl::Force(t) => self.heap.release(Val::Thunk(t)),
+            Ctl::Ret(v) => self.heap.release(v),
+            Ctl::Park => {}
+        }
+    }
+
+    /// Calls `f` with the host taken out of the machine (so that it can use the
+    /// machine).
+    pub(crate) fn with_host<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn host::Host<'p>, &mut Machine<'p>) -> R,
+    ) -> R {
+        let mut h = self.host.take().expect("a host");
+        let r = f(&mut *h, self);
+        self.host = Some(h);
+        r
+    }
+
+    /// Installs a scheduler.
+    pub fn set_host(&mut self, h: Box<dyn host::Host<'p> + 'p>) {
+        self.host = Some(h);
+    }
+
+    /// Ends a parallel run: stops what still runs, drops every other fiber.
+    pub fn shutdown(&mut self) {
+        if self.host.is_some() {
+            self.with_host(|h, m| h.shutdown(m));
+        }
+    }
+
+    /// The running fiber.
+    pub fn fiber(&self) -> u32 {
+        self.fiber
+    }
+
+    /// Most frames on the stack at once.
+    pub fn frames_peak(&self) -> usize {
+        self.frames_peak
+    }
+
+    /// Releases a reference the caller holds.
+    pub fn release(&mut self, v: Val) {
+        self.heap.release(v);
+    }
+
+    /// The definitions' pinned values made so far (roots of the audits).
+    pub(crate) fn def_vals(&self) -> impl Iterator<Item = Val> + '_ {
+        self.def_vals.iter().copied().filter(|v| *v != Val::Erased)
+    }
+
+    /// The record references of a pinned value are the heap's; nothing to add.
+    #[allow(dead_code)]
+    fn _nil(&self) -> Ref {
+        NIL
     }
 }

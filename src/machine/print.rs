@@ -1,120 +1,310 @@
-//! Printing values (LANGUAGE.md section 9): `main` is needed to full normal form as it
-//! is printed, field by field, with an explicit worklist (a million-element list
-//! prints without native recursion).
+//! Printing values (LANGUAGE.md section 9), streamed: `main` is needed to full normal
+//! form as it is printed, field by field, with an explicit worklist (a
+//! million-element list prints without native recursion), and each part is written
+//! as soon as it is known. A `String` result prints raw; when it is built by `join`
+//! (`unlines`, `concatStrings`) or `++`, its pieces print as they are computed.
 //!
-//! `Int` in decimal; `Float` in shortest round-trip form with a `.` or an exponent;
-//! `String` quoted with escapes (raw when it is the whole result); `()`; tuples flat
-//! (`(1, (2, 3))` prints `(1, 2, 3)`); lists in brackets; other constructors in prefix
-//! form with applications and negative numbers in parentheses.
+//! `Int` in decimal; `Float` in shortest round-trip form; `String` quoted; `()`;
+//! tuples flat (`(1, (2, 3))` prints `(1, 2, 3)`); lists in brackets; other
+//! constructors in prefix form with applications and negative numbers in
+//! parentheses; functions as lambda terms.
 
 use super::Machine;
-use super::arena::NIL;
 use super::error::Result;
-use super::value::{CtxtId, PartialHead, Value};
-use crate::core::term::{ConId, PrimType};
-use crate::prim;
-use std::fmt::Write;
+use super::frame::{Ctl, Frame};
+use super::heap::PapHead;
+use super::value::{NIL, Val};
+use crate::core::term::PrimType;
+use crate::prim::{self, Prim};
+use std::io::Write;
+use std::time::{Duration, Instant};
 
-/// What is left to print.
-pub(crate) enum Task<'p> {
-    /// Literal text.
-    Text(&'static str),
-    /// A value; `atom` asks for parentheses around applications and negative numbers.
-    Val(Value<'p>, bool),
-    /// An entry to need, then print (counted).
-    Entry(CtxtId, bool),
-    /// The rest of a tuple after its first component (counted entry).
-    PairRest(CtxtId),
-    /// The rest of a list after an element (counted entry).
-    ListRest(CtxtId),
-    /// Releases a value's references once its fields are printed.
-    Release(Value<'p>),
+/// How long printed text may wait in the buffer while evaluation goes on.
+const FLUSH_AFTER: Duration = Duration::from_millis(20);
+
+/// Where printed text goes.
+pub struct Output {
+    buf: String,
+    sink: Option<Box<dyn Write>>,
+    last_flush: Instant,
+    /// Whether writing failed (a closed pipe): printing stops quietly.
+    pub broken: bool,
 }
 
-/// Quotes a string with the escapes of section 9 (the same rules as source literals).
-pub fn quote(s: &str, out: &mut String) {
-    crate::core::pretty::quote_into(out, s);
-}
-
-/// The references the printer holds while it needs an entry: what is left to print and
-/// the entry itself (kept in the machine so that the audit sees them).
-#[derive(Default)]
-pub(crate) struct Held<'p> {
-    pub(crate) tasks: Vec<Task<'p>>,
-    pub(crate) current: Option<CtxtId>,
-}
-
-impl<'p> Held<'p> {
-    /// Calls `entry` and `value` on each reference held.
-    pub(crate) fn each<'a>(
-        &'a self,
-        mut entry: impl FnMut(CtxtId),
-        mut value: impl FnMut(&'a Value<'p>),
-    ) {
-        if let Some(c) = self.current {
-            entry(c);
-        }
-        for t in &self.tasks {
-            match t {
-                Task::Val(v, _) | Task::Release(v) => value(v),
-                Task::Entry(c, _) | Task::PairRest(c) | Task::ListRest(c) => entry(*c),
-                Task::Text(_) => {}
-            }
+impl Output {
+    /// Text collected in memory (the REPL, tests).
+    pub fn collect() -> Output {
+        Output {
+            buf: String::new(),
+            sink: None,
+            last_flush: Instant::now(),
+            broken: false,
         }
     }
+
+    /// Text streamed to a writer (standard output).
+    pub fn stream(w: Box<dyn Write>) -> Output {
+        Output {
+            buf: String::new(),
+            sink: Some(w),
+            last_flush: Instant::now(),
+            broken: false,
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.buf.push_str(s);
+        if self.sink.is_some() && self.buf.len() > 1 << 16 {
+            self.flush();
+        }
+    }
+
+    /// Writes out what is buffered (streaming only).
+    pub fn flush(&mut self) {
+        if let Some(w) = &mut self.sink {
+            if !self.buf.is_empty()
+                && !self.broken
+                && w.write_all(self.buf.as_bytes())
+                    .and_then(|_| w.flush())
+                    .is_err()
+            {
+                self.broken = true;
+            }
+            self.buf.clear();
+            self.last_flush = Instant::now();
+        }
+    }
+
+    /// Ends the printed value with a newline and writes everything out.
+    pub fn push_line_end(&mut self) {
+        self.push("\n");
+        self.flush();
+    }
+
+    /// Flushes if text has waited long enough (called while evaluation goes on).
+    pub fn flush_if_due(&mut self) {
+        if !self.buf.is_empty() && self.last_flush.elapsed() >= FLUSH_AFTER {
+            self.flush();
+        }
+    }
+
+    /// The collected text.
+    pub fn take(&mut self) -> String {
+        std::mem::take(&mut self.buf)
+    }
+}
+
+/// What is left to print (each word counted).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Task {
+    /// Literal text.
+    Text(&'static str),
+    /// A word to need and print; `atom` asks for parentheses around applications and
+    /// negative numbers.
+    Val(Val, bool),
+    /// The rest of a tuple after a component.
+    PairRest(Val),
+    /// The rest of a list after an element.
+    ListRest(Val),
+    /// A string to print raw, streamed where it is built by `join` or `++`.
+    Raw(Val),
+    /// The rest of a raw `join`: the separator, the list still to go, and whether no
+    /// element was printed yet.
+    JoinRest(Val, Val, bool),
+    /// Releases a word once its parts are printed.
+    Release(Val),
 }
 
 impl<'p> Machine<'p> {
-    /// Needs entry `c` (the printer's counted reference) to weak head normal form.
-    fn print_need(&mut self, c: CtxtId, tasks: &mut Vec<Task<'p>>) -> Result<Value<'p>> {
-        self.printing.tasks = std::mem::take(tasks);
-        self.printing.current = Some(c);
-        let r = self.whnf_entry(c);
-        *tasks = std::mem::take(&mut self.printing.tasks);
-        self.printing.current = None;
-        r
-    }
-
-    fn con_name(&self, c: ConId) -> &'p str {
-        &self.prog.con(c).name
-    }
-
-    /// Needs `v` to normal form and prints it; a `String` result prints raw.
-    pub fn print_value(&mut self, v: Value<'p>) -> Result<String> {
-        if let Value::Str(s) = &v {
-            return Ok(s.to_string());
+    /// Needs a word (owned) to weak head normal form for the printer.
+    fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
+        if let Val::Thunk(_) = self.heap.forced(v) {
+            if let Some(o) = &mut self.out {
+                o.flush_if_due();
+            }
+            self.printing = std::mem::take(tasks);
+            let r = self.whnf(v);
+            *tasks = std::mem::take(&mut self.printing);
+            if r.is_err() {
+                for t in tasks.drain(..) {
+                    self.release_task(t);
+                }
+            }
+            return r;
         }
-        let mut out = String::new();
-        let mut tasks = vec![Task::Val(v, false)];
+        let w = self.heap.forced(v);
+        self.heap.retain(w);
+        self.heap.release(v);
+        Ok(w)
+    }
+
+    /// The references a printer task holds (for the audits).
+    pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(super::host::HeldRef)) {
+        use super::host::HeldRef::Val as V;
+        match *t {
+            Task::Val(v, _)
+            | Task::PairRest(v)
+            | Task::ListRest(v)
+            | Task::Raw(v)
+            | Task::Release(v) => f(V(v)),
+            Task::JoinRest(a, b, _) => {
+                f(V(a));
+                f(V(b));
+            }
+            Task::Text(_) => {}
+        }
+    }
+
+    fn release_task(&mut self, t: Task) {
+        match t {
+            Task::Val(v, _)
+            | Task::PairRest(v)
+            | Task::ListRest(v)
+            | Task::Raw(v)
+            | Task::Release(v) => self.heap.release(v),
+            Task::JoinRest(a, b, _) => {
+                self.heap.release(a);
+                self.heap.release(b);
+            }
+            Task::Text(_) => {}
+        }
+    }
+
+    /// Evaluates definition `d` and prints its value to `out`: a `String` raw unless
+    /// `quote_string`. Text is written as it is known.
+    pub fn print_def(
+        &mut self,
+        d: crate::core::term::DefId,
+        quote_string: bool,
+        out: Output,
+    ) -> (Result<()>, Output) {
+        self.out = Some(out);
+        let r = self.print_def_inner(d, quote_string);
+        let mut out = self.out.take().expect("output");
+        out.flush();
+        (r, out)
+    }
+
+    fn print_def_inner(&mut self, d: crate::core::term::DefId, quote_string: bool) -> Result<()> {
+        let v = match self.def_caf_code(d) {
+            // A CAF's code runs under a `Stream` frame, so that a `String` built by
+            // `join` or `++` comes back in pieces.
+            Some(c) if !quote_string => self.run_streamed(Ctl::Eval(c, NIL))?,
+            _ => self.whnf_def(d)?,
+        };
+        let task = match v {
+            Val::Str(_) if !quote_string => Task::Raw(v),
+            Val::Pap(p) if self.is_stream_piece(p) => Task::Raw(v),
+            _ => Task::Val(v, false),
+        };
+        self.print_tasks(vec![task])
+    }
+
+    /// Whether a partial application is a piece of a streamed string (`join` or `++`
+    /// with all its arguments, handed back by a `Stream` frame).
+    fn is_stream_piece(&self, p: super::value::Ref) -> bool {
+        let o = self.heap.paps.get(p);
+        matches!(o.head, PapHead::Prim(Prim::Join | Prim::Concat, _)) && o.args.len == 2
+    }
+
+    /// Prints a value (owned) to a string (no streaming): the REPL and tests.
+    pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
+        self.out = Some(Output::collect());
+        let task = match v {
+            Val::Str(_) if !quote_string => Task::Raw(v),
+            _ => Task::Val(v, false),
+        };
+        let r = self.print_tasks(vec![task]);
+        let mut out = self.out.take().expect("output");
+        r.map(|_| out.take())
+    }
+
+    fn emit(&mut self, s: &str) {
+        if let Some(o) = &mut self.out {
+            o.push(s);
+        }
+    }
+
+    fn print_tasks(&mut self, mut tasks: Vec<Task>) -> Result<()> {
         let bi = self.prog.builtins;
         while let Some(task) = tasks.pop() {
+            if self.out.as_ref().is_some_and(|o| o.broken) {
+                self.release_task(task);
+                continue;
+            }
             let (v, atom) = match task {
                 Task::Text(t) => {
-                    out.push_str(t);
+                    self.emit(t);
                     continue;
                 }
                 Task::Release(v) => {
-                    self.heap.release_value(v);
+                    self.heap.release(v);
                     continue;
                 }
-                Task::Val(v, atom) => (v, atom),
-                Task::Entry(c, atom) => {
-                    let v = self.print_need(c, &mut tasks)?;
-                    self.heap.release(c);
-                    (v, atom)
+                Task::Raw(v) => {
+                    let v = self.print_need_raw(v, &mut tasks)?;
+                    match v {
+                        Val::Str(r) => {
+                            let t = self.heap.text(r).clone();
+                            self.emit(&t);
+                            self.heap.release(v);
+                        }
+                        Val::Pap(p) if self.is_stream_piece(p) => {
+                            let o = self.heap.paps.get(p);
+                            let (head, run) = (o.head, o.args);
+                            let (a, b) = (self.heap.words.at(run, 0), self.heap.words.at(run, 1));
+                            self.heap.retain(a);
+                            self.heap.retain(b);
+                            self.heap.release(v);
+                            if let PapHead::Prim(Prim::Join, _) = head {
+                                tasks.push(Task::JoinRest(a, b, true));
+                            } else {
+                                tasks.push(Task::Raw(b));
+                                tasks.push(Task::Raw(a));
+                            }
+                        }
+                        other => {
+                            tasks.push(Task::Val(other, false));
+                        }
+                    }
+                    continue;
                 }
+                Task::JoinRest(sep, list, first) => {
+                    let sep = self.print_need(sep, &mut tasks)?;
+                    let l = self.print_need(list, &mut tasks)?;
+                    match l {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                            let f = self.heap.fields(r);
+                            let (h, t) = (f[0], f[1]);
+                            self.heap.retain(h);
+                            self.heap.retain(t);
+                            self.heap.release(l);
+                            if !first && let Val::Str(sr) = sep {
+                                let text = self.heap.text(sr).clone();
+                                self.emit(&text);
+                            }
+                            tasks.push(Task::JoinRest(sep, t, false));
+                            tasks.push(Task::Raw(h));
+                        }
+                        other => {
+                            self.heap.release(other);
+                            self.heap.release(sep);
+                        }
+                    }
+                    continue;
+                }
+                Task::Val(v, atom) => (self.print_need(v, &mut tasks)?, atom),
                 Task::PairRest(c) => {
                     let v = self.print_need(c, &mut tasks)?;
-                    self.heap.release(c);
-                    match &v {
-                        Value::Con(k, b) if *k == bi.mk_pair => {
-                            let f = self.heap.block(*b).to_vec();
-                            for &x in &f {
-                                self.heap.retain(x);
-                            }
+                    match v {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.mk_pair => {
+                            let f = self.heap.fields(r);
+                            let (x, y) = (f[0], f[1]);
+                            self.heap.retain(x);
+                            self.heap.retain(y);
                             tasks.push(Task::Release(v));
-                            tasks.push(Task::PairRest(f[1]));
-                            tasks.push(Task::Entry(f[0], false));
+                            tasks.push(Task::PairRest(y));
+                            tasks.push(Task::Val(x, false));
                             tasks.push(Task::Text(", "));
                         }
                         _ => {
@@ -126,308 +316,190 @@ impl<'p> Machine<'p> {
                 }
                 Task::ListRest(c) => {
                     let v = self.print_need(c, &mut tasks)?;
-                    self.heap.release(c);
-                    if let Value::Con(k, b) = &v
-                        && *k == bi.cons
+                    if let Val::Con(r) = v
+                        && self.heap.cons.get(r).con == bi.cons
                     {
-                        let f = self.heap.block(*b).to_vec();
-                        for &x in &f {
-                            self.heap.retain(x);
-                        }
+                        let f = self.heap.fields(r);
+                        let (x, y) = (f[0], f[1]);
+                        self.heap.retain(x);
+                        self.heap.retain(y);
                         tasks.push(Task::Release(v));
-                        tasks.push(Task::ListRest(f[1]));
-                        tasks.push(Task::Entry(f[0], false));
+                        tasks.push(Task::ListRest(y));
+                        tasks.push(Task::Val(x, false));
                         tasks.push(Task::Text(", "));
                         continue;
                     }
-                    self.heap.release_value(v);
+                    self.heap.release(v);
                     continue;
                 }
             };
-            match &v {
-                Value::Int(n) => {
-                    if atom && *n < 0 {
-                        let _ = write!(out, "({n})");
-                    } else {
-                        let _ = write!(out, "{n}");
-                    }
-                }
-                Value::Float(x) => {
-                    let s = prim::float::show(*x);
-                    if atom && s.starts_with('-') {
-                        let _ = write!(out, "({s})");
-                    } else {
-                        out.push_str(&s);
-                    }
-                }
-                Value::Str(s) => quote(s, &mut out),
-                Value::Con(k, b) => {
-                    let fields = self.heap.block(*b).to_vec();
-                    for &x in &fields {
-                        self.heap.retain(x);
-                    }
-                    let k = *k;
-                    tasks.push(Task::Release(v.clone()));
-                    if k == bi.unit_con {
-                        out.push_str("()");
-                    } else if k == bi.mk_pair && fields.len() == 2 {
-                        out.push('(');
-                        tasks.push(Task::Text(")"));
-                        tasks.push(Task::PairRest(fields[1]));
-                        tasks.push(Task::Entry(fields[0], false));
-                    } else if k == bi.cons && fields.len() == 2 {
-                        out.push('[');
-                        tasks.push(Task::Text("]"));
-                        tasks.push(Task::ListRest(fields[1]));
-                        tasks.push(Task::Entry(fields[0], false));
-                    } else if k == bi.nil {
-                        out.push_str("[]");
-                    } else if fields.is_empty() {
-                        out.push_str(self.con_name(k));
-                    } else {
-                        if atom {
-                            out.push('(');
-                            tasks.push(Task::Text(")"));
-                        }
-                        out.push_str(self.con_name(k));
-                        for &x in fields.iter().rev() {
-                            tasks.push(Task::Entry(x, true));
-                            tasks.push(Task::Text(" "));
-                        }
-                    }
-                    continue;
-                }
-                Value::Fun(..) => {
-                    let f = self.show_function(&v);
-                    if atom {
-                        let _ = write!(out, "({f})");
-                    } else {
-                        out.push_str(&f);
-                    }
-                }
-                Value::Partial(h, b) => {
-                    let name = match h {
-                        PartialHead::Prim(p, _) => p.name().to_string(),
-                        PartialHead::Con(c) => self.con_name(*c).to_string(),
-                        PartialHead::Data(d) => self.prog.data(*d).name.to_string(),
-                        PartialHead::Open(_) => "?".to_string(),
-                        PartialHead::Extern(e, _) => self.prog.external(*e).name.to_string(),
-                    };
-                    let args = self.heap.block(*b).to_vec();
-                    if args.is_empty() {
-                        out.push_str(&name);
-                    } else {
-                        for &x in &args {
-                            self.heap.retain(x);
-                        }
-                        tasks.push(Task::Release(v.clone()));
-                        if atom {
-                            out.push('(');
-                            tasks.push(Task::Text(")"));
-                        }
-                        out.push_str(&name);
-                        for &x in args.iter().rev() {
-                            tasks.push(Task::Entry(x, true));
-                            tasks.push(Task::Text(" "));
-                        }
-                        continue;
-                    }
-                }
-                Value::Universe(0) => out.push_str("Type"),
-                Value::Universe(n) => {
-                    let _ = write!(out, "Type {n}");
-                }
-                Value::PrimType(p) => out.push_str(match p {
-                    PrimType::Int => "Int",
-                    PrimType::Float => "Float",
-                    PrimType::String => "String",
-                }),
-                Value::Pi(..) => out.push_str(&self.show_function(&v)),
-                Value::Unknown | Value::Stuck(..) => out.push('_'),
-            }
-            self.heap.release_value(v);
+            self.print_whnf(v, atom, &mut tasks);
         }
-        let _ = NIL;
-        Ok(out)
+        Ok(())
     }
 
-    /// A function value as Spindle source (its lambda, read back in its context).
-    fn show_function(&mut self, v: &Value<'p>) -> String {
+    /// Needs a word of a raw string: a piece of a streamed string comes back as a
+    /// `join` or `++` with its arguments, when the word is code under a `Stream`
+    /// frame.
+    fn print_need_raw(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
+        if let Val::Thunk(t) = v
+            && let super::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
+            && self.heap.thunks.get(t).rc == 1
+        {
+            // Nobody else holds this thunk: its code may run without an update.
+            self.heap.retain_rec(env);
+            self.heap.release(v);
+            if let Some(o) = &mut self.out {
+                o.flush_if_due();
+            }
+            self.printing = std::mem::take(tasks);
+            let r = self.run_streamed(Ctl::Eval(code, env));
+            *tasks = std::mem::take(&mut self.printing);
+            if r.is_err() {
+                for t in tasks.drain(..) {
+                    self.release_task(t);
+                }
+            }
+            return r;
+        }
+        self.print_need(v, tasks)
+    }
+
+    /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
+    /// straight to it comes back as a partial application with its two arguments.
+    fn run_streamed(&mut self, ctl: Ctl) -> Result<Val> {
+        self.frames.push(Frame::Stream);
+        let r = self.run(ctl);
+        let top = self.frames.pop();
+        debug_assert_eq!(top, Some(Frame::Stream));
+        r
+    }
+
+    /// Prints one weak head normal form (owned); its fields go on the task list.
+    fn print_whnf(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) {
+        let bi = self.prog.builtins;
         match v {
-            Value::Fun(t, env) | Value::Pi(t, env) => self.show_closure(t, *env),
-            _ => String::new(),
-        }
-    }
-}
-
-/// A printed part of a normal form, before it is placed in its context.
-#[derive(Debug)]
-pub enum Doc {
-    /// Text that never needs parentheses.
-    Atom(String),
-    /// Text that needs parentheses as an argument (an application, a negative number).
-    Compound(String),
-    /// A tuple's components, in order.
-    Tuple(Vec<String>),
-    /// A list's elements, last first (so that consing is a push).
-    List(Vec<String>),
-    /// A constructor with the fields seen so far.
-    Con(ConId, Vec<Doc>),
-}
-
-/// Printing as a fold over a normal form stack (see [`nf`](super::nf)): the head gives
-/// the constructor or atom, each pending application a field.
-pub struct PrintFold<'p> {
-    prog: &'p crate::core::program::Program,
-}
-
-impl<'p> PrintFold<'p> {
-    /// A printer for normal forms of `prog`'s values.
-    pub fn new(prog: &'p crate::core::program::Program) -> PrintFold<'p> {
-        PrintFold { prog }
-    }
-
-    /// Completes a part: constructors take their final shape.
-    fn finish(&self, d: Doc) -> Doc {
-        let bi = &self.prog.builtins;
-        match d {
-            Doc::Con(c, mut args) => {
-                if c == bi.unit_con {
-                    Doc::Atom("()".into())
-                } else if c == bi.nil {
-                    Doc::List(Vec::new())
-                } else if c == bi.mk_pair && args.len() == 2 {
-                    let rest = args.pop().expect("second");
-                    let first = self.text(args.pop().expect("first"), false);
-                    match self.finish(rest) {
-                        Doc::Tuple(mut items) => {
-                            items.insert(0, first);
-                            Doc::Tuple(items)
-                        }
-                        other => Doc::Tuple(vec![first, self.text(other, false)]),
-                    }
-                } else if c == bi.cons && args.len() == 2 {
-                    let rest = args.pop().expect("tail");
-                    let head = self.text(args.pop().expect("head"), false);
-                    match self.finish(rest) {
-                        Doc::List(mut items) => {
-                            items.push(head);
-                            Doc::List(items)
-                        }
-                        other => Doc::Compound(format!("Cons {head} {}", self.text(other, true))),
-                    }
-                } else if args.is_empty() {
-                    Doc::Atom(self.prog.con(c).name.to_string())
+            Val::Int(n) => {
+                let s = if atom && n < 0 {
+                    format!("({n})")
                 } else {
-                    let mut s = self.prog.con(c).name.to_string();
-                    for a in args {
-                        s.push(' ');
-                        s.push_str(&self.text(a, true));
-                    }
-                    Doc::Compound(s)
-                }
+                    n.to_string()
+                };
+                self.emit(&s);
             }
-            other => other,
-        }
-    }
-
-    /// The text of a part; `atom` asks for parentheses around compound text.
-    pub fn text(&self, d: Doc, atom: bool) -> String {
-        match self.finish(d) {
-            Doc::Atom(s) => s,
-            Doc::Compound(s) => {
-                if atom {
+            Val::Float(x) => {
+                let s = prim::float::show(x);
+                let s = if atom && s.starts_with('-') {
                     format!("({s})")
                 } else {
                     s
-                }
+                };
+                self.emit(&s);
             }
-            Doc::Tuple(items) => format!("({})", items.join(", ")),
-            Doc::List(mut items) => {
-                items.reverse();
-                format!("[{}]", items.join(", "))
+            Val::Str(r) => {
+                let mut s = String::new();
+                crate::core::pretty::quote_into(&mut s, self.heap.text(r));
+                self.emit(&s);
             }
-            Doc::Con(..) => unreachable!("finished"),
-        }
-    }
-}
-
-impl<'p> super::unwind::Fold<'p> for PrintFold<'p> {
-    type Out = Doc;
-
-    fn val(&mut self, heap: &mut super::heap::Heap<'p>, s: u32, _scrut: Option<Doc>) -> Doc {
-        use super::stack::Head;
-        match &heap.stacks.get(s).head {
-            Head::Con(c) => Doc::Con(*c, Vec::new()),
-            Head::Value(Value::Int(n)) if *n < 0 => Doc::Compound(n.to_string()),
-            Head::Value(Value::Int(n)) => Doc::Atom(n.to_string()),
-            Head::Value(Value::Float(x)) => {
-                let s = prim::float::show(*x);
-                if s.starts_with('-') {
-                    Doc::Compound(s)
+            Val::Atom(k) => {
+                if k == bi.unit_con {
+                    self.emit("()");
+                } else if k == bi.nil {
+                    self.emit("[]");
                 } else {
-                    Doc::Atom(s)
+                    let name = self.prog.con(k).name.clone();
+                    self.emit(&name);
                 }
             }
-            Head::Value(Value::Str(s)) => {
-                let mut out = String::new();
-                quote(s, &mut out);
-                Doc::Atom(out)
+            Val::Con(r) => {
+                let k = self.heap.cons.get(r).con;
+                let fields: Vec<Val> = self.heap.fields(r).to_vec();
+                for &x in &fields {
+                    self.heap.retain(x);
+                }
+                tasks.push(Task::Release(v));
+                if k == bi.mk_pair && fields.len() == 2 {
+                    self.emit("(");
+                    tasks.push(Task::Text(")"));
+                    tasks.push(Task::PairRest(fields[1]));
+                    tasks.push(Task::Val(fields[0], false));
+                } else if k == bi.cons && fields.len() == 2 {
+                    self.emit("[");
+                    tasks.push(Task::Text("]"));
+                    tasks.push(Task::ListRest(fields[1]));
+                    tasks.push(Task::Val(fields[0], false));
+                } else {
+                    if atom {
+                        self.emit("(");
+                        tasks.push(Task::Text(")"));
+                    }
+                    let name = self.prog.con(k).name.clone();
+                    self.emit(&name);
+                    for &x in fields.iter().rev() {
+                        tasks.push(Task::Val(x, true));
+                        tasks.push(Task::Text(" "));
+                    }
+                }
+                return;
             }
-            Head::Value(Value::Con(c, _)) => Doc::Con(*c, Vec::new()),
-            _ => Doc::Atom("_".into()),
-        }
-    }
-
-    fn let_l(
-        &mut self,
-        _h: &mut super::heap::Heap<'p>,
-        _c: u32,
-        _e: super::unwind::Entry<Doc>,
-        body: Doc,
-    ) -> Doc {
-        body
-    }
-
-    fn let_a(
-        &mut self,
-        _h: &mut super::heap::Heap<'p>,
-        _c: u32,
-        fun: Doc,
-        _arg: Option<Doc>,
-    ) -> Doc {
-        fun
-    }
-
-    fn apply(
-        &mut self,
-        _h: &mut super::heap::Heap<'p>,
-        fun: Doc,
-        arg: Doc,
-        _pl: crate::core::term::Plicity,
-    ) -> Doc {
-        match fun {
-            Doc::Con(c, mut args) => {
-                // Each field is finished as it is consumed, so finishing never goes
-                // deeper than one level (a long list prints without recursion).
-                args.push(self.finish(arg));
-                Doc::Con(c, args)
+            Val::Pap(p) => {
+                let o = self.heap.paps.get(p);
+                let (head, run) = (o.head, o.args);
+                let name = match head {
+                    PapHead::Prim(p, _) => Some(p.name().to_string()),
+                    PapHead::Con(c) => Some(self.prog.con(c).name.to_string()),
+                    PapHead::Data(d) => Some(self.prog.data(d).name.to_string()),
+                    PapHead::Extern(e, _) => Some(self.prog.external(e).name.to_string()),
+                    PapHead::Open(_) | PapHead::Hole(_) => Some("_".to_string()),
+                    PapHead::Fun(_) | PapHead::Def(_) => None,
+                };
+                match name {
+                    Some(name) => {
+                        let args: Vec<Val> = self.heap.words.get(run).to_vec();
+                        if args.is_empty() {
+                            self.emit(&name);
+                        } else {
+                            for &x in &args {
+                                self.heap.retain(x);
+                            }
+                            tasks.push(Task::Release(v));
+                            if atom {
+                                self.emit("(");
+                                tasks.push(Task::Text(")"));
+                            }
+                            self.emit(&name);
+                            for &x in args.iter().rev() {
+                                tasks.push(Task::Val(x, true));
+                                tasks.push(Task::Text(" "));
+                            }
+                            return;
+                        }
+                    }
+                    None => {
+                        let s = self.show_function(v);
+                        let s = if atom { format!("({s})") } else { s };
+                        self.emit(&s);
+                    }
+                }
             }
-            other => other,
+            Val::Fun(_) | Val::Pi(_) => {
+                let s = self.show_function(v);
+                let s = if atom && matches!(v, Val::Fun(_)) {
+                    format!("({s})")
+                } else {
+                    s
+                };
+                self.emit(&s);
+            }
+            Val::Universe(0) => self.emit("Type"),
+            Val::Universe(n) => self.emit(&format!("Type {n}")),
+            Val::PrimType(p) => self.emit(match p {
+                PrimType::Int => "Int",
+                PrimType::Float => "Float",
+                PrimType::String => "String",
+            }),
+            Val::Erased | Val::Stuck(_) | Val::Thunk(_) => self.emit("_"),
         }
+        self.heap.release(v);
     }
-}
-
-/// Prints a normal form stack (a `String` at the top prints raw, as `main` does).
-pub fn print_nf<'p>(
-    heap: &mut super::heap::Heap<'p>,
-    prog: &'p crate::core::program::Program,
-    s: u32,
-) -> String {
-    if let super::stack::Head::Value(Value::Str(text)) = &heap.stacks.get(s).head {
-        return text.to_string();
-    }
-    let mut f = PrintFold::new(prog);
-    let d = super::unwind::unwind(heap, &mut f, s);
-    f.text(d, false)
 }

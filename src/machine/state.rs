@@ -1,889 +1,618 @@
-//! Readback of a paused evaluation: the whole machine state as one closed core term.
+//! Readback of a paused evaluation: the whole machine state as one closed core term
+//! (Rogers' point: every intermediate state of the machine is a term), so that an
+//! evaluation can be stopped, encoded, stored, moved and resumed.
 //!
-//! Rogers' point (section 3): every intermediate state of the machine is a term. When
-//! an evaluation stops after a number of steps ([`Machine::pause_after`]),
-//! [`Machine::read_back_state`] turns what the machine holds into a closed core term
-//! whose value is the value of a chosen entry (the definition being evaluated), so
-//! that the evaluation can be encoded, stored, moved, and resumed by evaluating the
-//! term: work already done stays done (evaluated entries read back as their values),
-//! work in progress continues where it stopped.
+//! # Bindings
 //!
-//! # Entries
+//! Every thunk the root reaches, and every other heap object referenced more than
+//! once, becomes one binding; everything else reads back inline. A binding's
+//! right-hand side is its content: an evaluated thunk's value, a suspended thunk's
+//! code with its free variables replaced by what its record chain holds, a failed
+//! thunk's `error`, and a black-holed thunk's *segment* of the frame stack (below).
+//! References between bindings are placeholders while they are read
+//! ([`super::readback::PLACE`]) and become variables once the bindings are ordered.
 //!
-//! The heap is a graph of context entries. Each entry the root reaches becomes one
-//! binding, its right-hand side read back by the entry's state:
-//!
-//! - suspended code: the code, its free variables replaced by references to the
-//!   entries its context chain holds for them;
-//! - a value: a literal; a constructor, primitive, external or type applied to
-//!   references to its field entries; a function's code closed as above;
-//! - a wound stack: its head applied to its pending applications;
-//! - black-holed (being evaluated): the *segment* of the frame stack that computes it
-//!   (below).
-//!
-//! Aliases ([`Cell::Ind`]) are followed, atoms (numbers, strings, nullary
-//! constructors) are inlined, and a definition whose evaluation has not started is the
-//! definition itself.
-//!
-//! Bindings refer to one another in cycles (a recursive `let`; a black-holed entry and
-//! the arguments that mention it; data that refers to itself). The core `let` is
+//! Bindings refer to one another in cycles (a recursive `let`, a black-holed thunk and
+//! the arguments that mention it, data that refers to itself). The core `let` is
 //! recursive in one binder, so the bindings are ordered by their strongly connected
-//! components, dependencies first, into a chain of `let`s: a component of one entry is
-//! one `let`; a component of several is one `let` of a balanced tree of pairs
-//! (`MkPair`) of their right-hand sides, each member a projection (a `match`) of it.
-//! Pair fields are lazy, so the members stay suspended and shared as they were.
+//! components, dependencies first, into a chain of `let`s: a component of one binding
+//! is one `let`; a component of several is one `let` of a balanced tree of pairs of
+//! their right-hand sides, each member a projection of it (pair fields are lazy, so the
+//! members stay suspended and shared as they were).
 //!
 //! # Frames
 //!
 //! Read from the top down, the frame stack is a term context around the loop's
-//! control. Each frame plugs the term so far, `t`, into a larger term:
-//!
-//! - a pending application: `t a`;
-//! - a destructor: `match t with ...`, its arms closed over its context;
-//! - a primitive or an external evaluating its strict arguments: its head applied to
-//!   the values it has, `t`, and the arguments it has not evaluated yet (the machine's
-//!   value and argument stacks hold them, frame by frame);
-//! - a binary primitive: `p t b`, or `p a t` once the left value is known;
-//! - a structural comparison: `t == y` (or `x == t`), then each pair still to compare,
-//!   joined with a `match` on `Bool` that stops at the first difference, negated for
-//!   `!=`;
-//! - `join`: the text so far, `++` `t`, `++` the separator and the rest when there is a
-//!   rest; `run`'s walk over its argument list: the list so far, then `t`;
-//! - an update frame ends a segment: the term so far is the right-hand side of the
-//!   black-holed entry it updates, and the segment below goes on from a reference to
-//!   that entry.
-//!
-//! The segment below the lowest update frame is the value the native caller of the
-//! loop waits for. The callers that can pause (evaluating a definition, the printer)
-//! evaluate entries the root reaches, so that value is already part of the term and
-//! the bottom segment is left out.
+//! control: each frame plugs the term so far, `t`, into a larger one (`t a` for a
+//! pending argument, `match t with ...` for a `Case`, the primitive applied to the
+//! values it has, `t` and the arguments still to evaluate, a structural comparison
+//! joined with `match`es on `Bool`, ...). An update frame ends a segment: the term so
+//! far is the right-hand side of the thunk it updates, and the segment below goes on
+//! from a reference to that thunk. The segment below the lowest update frame is what
+//! the native caller waits for; the callers that can pause evaluate the root, so that
+//! value is already part of the term.
 
 use super::Machine;
-use super::arena::NIL;
-use super::frame::{Arg, Frame};
-use super::heap::Cell;
-use super::need::Ctl;
-use super::stack::Head;
-use super::value::{BlockId, CtxtId, PartialHead, StackId, Value};
-use crate::core::program::Builtins;
+use super::code::{Code, NO_SCOPE};
+use super::frame::{Ctl, Frame, StrictOp};
+use super::heap::{PapHead, ThunkState};
+use super::readback::{PLACE, Reader, hole};
+use super::value::{NIL, Ref, Val};
 use crate::core::subst::{map_match, rewrite};
-use crate::core::term::{
-    Binder, CaseArm, CasePat, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term,
-};
+use crate::core::term::{Binder, CaseArm, CasePat, DefId, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
 use std::fmt;
-use std::rc::Rc;
 
-/// Why a machine state cannot be read back (a state the machine never makes when it
-/// pauses; reported rather than trusted).
+/// Why a state cannot be read back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateError(pub String);
 
 impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot read the machine state back: {}", self.0)
+        f.write_str(&self.0)
     }
 }
 
 impl std::error::Error for StateError {}
 
-/// The span of the terms readback builds (they stand for no source text).
-const NO_SPAN: Span = Span {
-    file: FileId(0),
-    start: 0,
-    end: 0,
-};
-
-/// The name of a binding whose entry has no binder (a field, an argument).
-const ANONYMOUS: &str = "v";
-
-/// The name of the binding of a component of several entries.
-const GROUP: &str = "group";
-
-/// One binding of the result: an entry the root reaches.
-struct Node {
-    /// The entry.
-    entry: CtxtId,
-    /// Its binder (name and type), once read.
-    binder: Option<Binder>,
-    /// Its right-hand side, references to other bindings as placeholders.
-    rhs: Option<RcTerm>,
-    /// The bindings it refers to.
-    edges: Vec<u32>,
+fn nowhere() -> Span {
+    Span::new(FileId(0), 0, 0)
 }
 
-/// The reader: bindings found so far and the ones still to read.
-struct Reader<'a, 'p> {
-    m: &'a Machine<'p>,
-    /// Definitions' pinned entries.
-    def_of: HashMap<CtxtId, DefId>,
-    /// Entry to binding.
-    ids: HashMap<CtxtId, u32>,
-    nodes: Vec<Node>,
-    /// Bindings whose right-hand side is still to read.
-    todo: Vec<u32>,
-    /// The references made by the term being built.
-    edges: Vec<u32>,
-    /// Right-hand sides of black-holed entries: the segments of the frame stack.
-    segments: HashMap<u32, (RcTerm, Vec<u32>)>,
-    error: Option<String>,
-}
-
-fn hole() -> RcTerm {
-    Term::Hole(HoleKind::Infer, NO_SPAN).rc()
-}
-
-/// A reference to binding `id`, resolved once the bindings are ordered.
-fn placeholder(id: u32) -> RcTerm {
-    Term::Hole(HoleKind::Meta(id), NO_SPAN).rc()
-}
-
-fn app(f: RcTerm, plicity: Plicity, a: RcTerm) -> RcTerm {
-    Term::App(f, plicity, a).rc()
-}
-
-fn apps(f: RcTerm, args: impl IntoIterator<Item = RcTerm>) -> RcTerm {
-    args.into_iter()
-        .fold(f, |f, a| app(f, Plicity::Explicit, a))
-}
-
-fn lit_str(s: &str) -> RcTerm {
-    Term::Lit(Lit::Str(Rc::from(s))).rc()
-}
-
-fn prim(p: Prim) -> RcTerm {
-    Term::Prim(p, NO_SPAN).rc()
-}
-
-fn unnamed(name: &str) -> Binder {
-    Binder {
-        name: Rc::from(name),
-        plicity: Plicity::Explicit,
-        ty: hole(),
-    }
-}
-
-/// `match b with True -> yes | False -> no`.
-fn if_bool(bi: &Builtins, b: RcTerm, yes: RcTerm, no: RcTerm) -> RcTerm {
-    Term::Match(Box::new(Match {
-        scrut: b,
-        arms: vec![
-            CaseArm {
-                pat: CasePat::Con(bi.true_, Vec::new()),
-                body: yes,
-            },
-            CaseArm {
-                pat: CasePat::Con(bi.false_, Vec::new()),
-                body: no,
-            },
-        ],
-        default: None,
-        span: NO_SPAN,
-    }))
-    .rc()
-}
-
-/// The component of a pair: `match t with MkPair a b -> a` (or `b`).
-fn project(bi: &Builtins, t: RcTerm, second: bool) -> RcTerm {
-    Term::Match(Box::new(Match {
-        scrut: t,
-        arms: vec![CaseArm {
-            pat: CasePat::Con(bi.mk_pair, vec![unnamed("a"), unnamed("b")]),
-            body: Term::Var(Ix(if second { 0 } else { 1 })).rc(),
-        }],
-        default: None,
-        span: NO_SPAN,
-    }))
-    .rc()
-}
-
-/// A value that needs no binding of its own.
-fn atom(v: &Value<'_>) -> Option<RcTerm> {
-    Some(match v {
-        Value::Int(n) => Term::Lit(Lit::Int(*n)).rc(),
-        Value::Float(x) => Term::Lit(Lit::Float(*x)).rc(),
-        Value::Str(s) => Term::Lit(Lit::Str(s.clone())).rc(),
-        Value::Con(c, NIL) => Term::Con(*c).rc(),
-        Value::Partial(PartialHead::Data(d), NIL) => Term::Data(*d).rc(),
-        Value::Partial(PartialHead::Prim(p, span), NIL) => Term::Prim(*p, *span).rc(),
-        Value::Partial(PartialHead::Con(c), NIL) => Term::Con(*c).rc(),
-        Value::Partial(PartialHead::Extern(e, _), NIL) => Term::Extern(*e).rc(),
-        Value::Universe(n) => Term::Universe(*n).rc(),
-        Value::PrimType(p) => Term::PrimType(*p).rc(),
-        Value::Unknown => hole(),
-        _ => return None,
-    })
+fn app(f: RcTerm, a: RcTerm) -> RcTerm {
+    Term::App(f, Plicity::Explicit, a).rc()
 }
 
 impl<'p> Machine<'p> {
-    /// The machine's state as a closed term (of this machine's program) whose value is
-    /// the value of entry `root`: after a pause ([`Machine::pause_after`]), the
-    /// evaluation in progress with its frames; otherwise what the heap holds. See the
-    /// module documentation.
-    pub fn read_back_state(&self, root: CtxtId) -> Result<RcTerm, StateError> {
-        let mut r = Reader {
-            m: self,
-            def_of: self
-                .defs
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| (c, DefId(i as u32)))
-                .collect(),
-            ids: HashMap::new(),
-            nodes: Vec::new(),
-            todo: Vec::new(),
-            edges: Vec::new(),
-            segments: HashMap::new(),
-            error: None,
-        };
-        if self.sched.as_ref().is_some_and(|s| s.has_other_fibers()) {
+    /// Pauses evaluation after `n` steps in all (0: never): the loop stops before
+    /// step `n + 1` and keeps its state for [`Machine::read_back_state`].
+    pub fn set_pause_after(&mut self, n: u64) {
+        self.pause_after = n;
+    }
+
+    /// Whether the last evaluation stopped at its pause rather than ending.
+    pub fn is_paused(&self) -> bool {
+        self.paused.is_some()
+    }
+
+    /// The whole paused state as one closed term whose value is the value of `root`
+    /// (a word the paused evaluation was computing, usually a definition's thunk).
+    pub fn read_back_state(&self, root: Val) -> Result<RcTerm, StateError> {
+        if self.host.is_some() {
             return Err(StateError(
-                "several fibers are running (states are read back from sequential runs)".into(),
+                "a state with several fibers is not read back (pause sequential runs)".into(),
             ));
         }
-        match &self.paused {
-            Some(ctl) => r.frames(ctl)?,
-            None if !self.frames.is_empty() => {
-                return Err(StateError(
-                    "the machine is in the middle of an evaluation that did not pause".into(),
-                ));
-            }
-            None => {}
+        let ctl = self.paused.unwrap_or(Ctl::Ret(root));
+        let mut r = Reader::new(self);
+        // 1. Every object the state reaches that becomes a binding.
+        let order = self.state_objects(root, &ctl);
+        for (i, k) in order.iter().enumerate() {
+            r.places.insert(*k, i as u32);
         }
-        let body = r.root_term(root);
-        let root_edges = std::mem::take(&mut r.edges);
-        while let Some(id) = r.todo.pop() {
-            r.read_node(id);
-        }
-        if let Some(e) = r.error {
-            return Err(StateError(e));
-        }
-        Ok(r.assemble(body, root_edges))
-    }
-}
-
-impl<'p> Reader<'_, 'p> {
-    fn fail(&mut self, message: impl Into<String>) -> RcTerm {
-        if self.error.is_none() {
-            self.error = Some(message.into());
-        }
-        hole()
-    }
-
-    /// The binding of an entry, made (and queued for reading) on first sight.
-    fn node(&mut self, c: CtxtId) -> u32 {
-        if let Some(&id) = self.ids.get(&c) {
-            return id;
-        }
-        let id = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            entry: c,
-            binder: None,
-            rhs: None,
-            edges: Vec::new(),
-        });
-        self.ids.insert(c, id);
-        self.todo.push(id);
-        id
-    }
-
-    /// A reference to what entry `c` holds.
-    fn entry_ref(&mut self, c: CtxtId) -> RcTerm {
-        let heap = &self.m.heap;
-        if c == NIL {
-            return self.fail("a reference to no entry");
-        }
-        let c = heap.resolve(c);
-        match &heap.ctxt(c).cell {
-            Cell::Value(v) => {
-                if let Some(t) = atom(v) {
-                    return t;
-                }
-                if let (Value::Fun(_, NIL), Some(&d)) = (v, self.def_of.get(&c)) {
-                    return Term::Def(d).rc();
-                }
-            }
-            Cell::Suspended(..) => {
-                if let Some(&d) = self.def_of.get(&c) {
-                    return Term::Def(d).rc();
-                }
-            }
-            Cell::Free => return self.fail("a reference to a freed entry"),
-            _ => {}
-        }
-        let id = self.node(c);
-        self.edges.push(id);
-        placeholder(id)
-    }
-
-    /// What the root holds. A definition's entry is read as its contents, never as
-    /// the definition itself (the state replaces that definition's body).
-    fn root_term(&mut self, root: CtxtId) -> RcTerm {
-        let m = self.m;
-        let c = m.heap.resolve(root);
-        if root == NIL || !self.def_of.contains_key(&c) {
-            return self.entry_ref(root);
-        }
-        match &m.heap.ctxt(c).cell {
-            Cell::Suspended(code, env) => self.closure(code, *env, 0),
-            Cell::Value(v) => self.value_term(v),
-            _ => self.entry_ref(root),
-        }
-    }
-
-    /// Reads the right-hand side and binder of a binding.
-    fn read_node(&mut self, id: u32) {
-        let m = self.m;
-        let c = self.nodes[id as usize].entry;
-        let entry = m.heap.ctxt(c);
-        let binder = match entry.binder {
-            Some(b) => Binder {
-                name: b.name.clone(),
-                plicity: Plicity::Explicit,
-                ty: self.closure(&b.ty, entry.next, 0),
-            },
-            None => unnamed(ANONYMOUS),
+        let n = order.len();
+        let mut rhs: Vec<Option<RcTerm>> = vec![None; n];
+        // 2. The frames: segments for black-holed thunks.
+        let mut t = match ctl {
+            Ctl::Eval(c, env) => r.code(c, env, 0),
+            Ctl::Force(th) => r.word(Val::Thunk(th), 0),
+            Ctl::Ret(v) => r.word(v, 0),
+            Ctl::Park => hole(),
         };
-        let rhs = match &entry.cell {
-            Cell::Suspended(code, env) => self.closure(code, *env, 0),
-            Cell::Value(v) => self.value_term(v),
-            Cell::Wound(s) => self.stack_term(*s),
-            Cell::Blackholed(_) => match self.segments.remove(&id) {
-                Some((t, edges)) => {
-                    self.edges.extend(edges);
-                    t
+        let (mut vals_top, mut pending_top, mut deep_top, mut eq_top) = (
+            self.vals.len(),
+            self.pending.len(),
+            self.deep.len(),
+            self.eq_work.len(),
+        );
+        for f in self.frames.iter().rev() {
+            t = match *f {
+                Frame::Update(th) => {
+                    let id = r.places[&(1, th)] as usize;
+                    rhs[id] = Some(t);
+                    Term::Def(DefId(PLACE + id as u32)).rc()
                 }
-                None => self.fail("an entry is being evaluated but no frame updates it"),
-            },
-            Cell::Open => {
-                self.fail("an open binder (states of type-level evaluation are not read back)")
-            }
-            Cell::Ind(_) | Cell::Free => self.fail("an alias or a freed entry as a binding"),
-        };
-        let node = &mut self.nodes[id as usize];
-        node.binder = Some(binder);
-        node.rhs = Some(rhs);
-        node.edges = std::mem::take(&mut self.edges);
-    }
-
-    /// Code closed over a context chain, under `skip` binders of its own (a match
-    /// arm's fields): its free variables replaced by references to the chain's entries.
-    fn closure(&mut self, code: &RcTerm, env: CtxtId, skip: u32) -> RcTerm {
-        let m = self.m;
-        rewrite(code, &mut |node, d| match &**node {
-            Term::Var(Ix(i)) if *i >= d + skip => {
-                let mut e = env;
-                for _ in 0..i - d - skip {
-                    if e == NIL {
-                        break;
+                Frame::Arg(v, implicit) => {
+                    let pl = if implicit {
+                        Plicity::Implicit
+                    } else {
+                        Plicity::Explicit
+                    };
+                    Term::App(t, pl, r.word(v, 0)).rc()
+                }
+                Frame::Case { m, env } => {
+                    let mc = &self.code.matches[m as usize];
+                    let meta = &self.code.meta[mc.node as usize];
+                    let (scope, depth) = (meta.scope, meta.depth);
+                    map_match(mc.core, t, &mut |code, k| {
+                        r.term_in(code, scope, depth, env, k, 0)
+                    })
+                }
+                Frame::BinL { prim, b, env, span } => {
+                    app(app(Term::Prim(prim, span).rc(), t), r.code(b, env, 0))
+                }
+                Frame::BinLv { prim, b, span } => {
+                    app(app(Term::Prim(prim, span).rc(), t), r.word(b, 0))
+                }
+                Frame::BinR { prim, a, span } => {
+                    app(app(Term::Prim(prim, span).rc(), r.word(a, 0)), t)
+                }
+                Frame::CallArgs {
+                    code,
+                    env,
+                    next,
+                    base,
+                } => {
+                    let vals = &self.vals[base as usize..vals_top];
+                    vals_top = base as usize;
+                    self.call_args_term(&mut r, code, env, next, vals, t)
+                }
+                Frame::Strict { op, n, done, .. } => {
+                    let done = done as usize;
+                    let rest = (n as usize).saturating_sub(done + 1);
+                    let have = &self.vals[vals_top - done..vals_top];
+                    vals_top -= done;
+                    let later = &self.pending[pending_top - rest..pending_top];
+                    pending_top -= rest;
+                    let head = match op {
+                        StrictOp::Prim(p, span) => Term::Prim(p, span).rc(),
+                        StrictOp::Extern(e, _) => Term::Extern(e).rc(),
+                    };
+                    let mut term = head;
+                    for &v in have {
+                        term = app(term, r.word(v, 0));
                     }
-                    e = m.heap.ctxt(e).next;
+                    term = app(term, t);
+                    // The pending stack holds the next argument on top.
+                    for &v in later.iter().rev() {
+                        term = app(term, r.word(v, 0));
+                    }
+                    term
                 }
-                if e == NIL {
-                    return Some(self.fail("a variable its context does not bind"));
+                Frame::LetStrict { layout, body, env } => {
+                    let meta = &self.code.meta[body as usize];
+                    let outer = if meta.scope == NO_SCOPE {
+                        NO_SCOPE
+                    } else {
+                        self.code.scopes[meta.scope as usize].next
+                    };
+                    let b = self.code.slot_binder(layout, 0).cloned().unwrap_or(Binder {
+                        name: "x".into(),
+                        plicity: Plicity::Explicit,
+                        ty: hole(),
+                    });
+                    let body_t = r.term_in(meta.core, outer, meta.depth - 1, env, 1, 0);
+                    let binder = Binder {
+                        name: b.name.clone(),
+                        plicity: b.plicity,
+                        ty: hole(),
+                    };
+                    // The right-hand side is under the (recursive) binder: nothing in
+                    // it refers to the binding, and placeholders do not shift.
+                    Term::Let(binder, t, body_t).rc()
                 }
-                Some(self.entry_ref(e))
+                Frame::SeqB { b, env } => app(
+                    app(Term::Prim(Prim::Seq, nowhere()).rc(), t),
+                    r.code(b, env, 0),
+                ),
+                Frame::ConcatL { b, span } => {
+                    app(app(Term::Prim(Prim::Concat, span).rc(), t), r.word(b, 0))
+                }
+                Frame::ConcatR { a } => app(
+                    app(Term::Prim(Prim::Concat, nowhere()).rc(), r.word(a, 0)),
+                    t,
+                ),
+                Frame::Deep { root, base } => {
+                    deep_top = deep_top.min(base as usize);
+                    let _ = deep_top;
+                    r.word(root, 0)
+                }
+                Frame::EqLeft(right) => self.eq_term(t, r.word(right, 0)),
+                Frame::EqRight(left) => self.eq_term(r.word(left, 0), t),
+                Frame::Eq { base, negate, .. } => {
+                    let pairs = &self.eq_work[base as usize..eq_top];
+                    eq_top = base as usize;
+                    let mut all = t;
+                    for &(a, b) in pairs.iter().rev() {
+                        let e = self.eq_term(r.word(a, 0), r.word(b, 0));
+                        all = self.and_term(all, e);
+                    }
+                    if negate { self.not_term(all) } else { all }
+                }
+                Frame::Try | Frame::After(_) | Frame::Stream => {
+                    return Err(StateError(
+                        "a paused `try`, `after` or printer stream is not read back".into(),
+                    ));
+                }
+            };
+        }
+        // 3. The other bindings' right-hand sides.
+        for (i, &(kind, obj)) in order.iter().enumerate() {
+            if rhs[i].is_some() {
+                continue;
+            }
+            let v = key_val(kind, obj);
+            r.top = Some((kind, obj));
+            rhs[i] = Some(match v {
+                Val::Thunk(th) => match self.heap.thunks.get(th).state {
+                    ThunkState::Done(x) => r.word(x, 0),
+                    ThunkState::Suspended { code, env } => r.code(code, env, 0),
+                    ThunkState::Failed(e) => {
+                        let msg = self.failures[e as usize].message.clone();
+                        app(
+                            Term::Prim(Prim::Error, nowhere()).rc(),
+                            Term::Lit(Lit::Str(msg.into())).rc(),
+                        )
+                    }
+                    ThunkState::Blackholed { .. } => {
+                        return Err(StateError(
+                            "a thunk is being evaluated by no frame of this fiber".into(),
+                        ));
+                    }
+                },
+                other => r.word(other, 0),
+            });
+            r.top = None;
+        }
+        let root_t = r.word(root, 0);
+        drop(r);
+        let rhs: Vec<RcTerm> = rhs.into_iter().map(|t| t.unwrap_or_else(hole)).collect();
+        Ok(self.bind_all(rhs, root_t))
+    }
+
+    /// The objects of a paused state that become bindings, in discovery order.
+    fn state_objects(&self, root: Val, ctl: &Ctl) -> Vec<(u8, Ref)> {
+        let mut seen: HashMap<(u8, Ref), ()> = HashMap::new();
+        let mut seen_recs: HashMap<Ref, ()> = HashMap::new();
+        let mut order = Vec::new();
+        let mut work: Vec<Val> = vec![root];
+        let mut recs: Vec<Ref> = Vec::new();
+        let push_held = |h: super::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h
+        {
+            super::host::HeldRef::Val(v) => work.push(v),
+            super::host::HeldRef::Rec(r) => recs.push(r),
+        };
+        super::frame::stack_refs(
+            &self.frames,
+            &self.vals,
+            &self.pending,
+            &self.deep,
+            &self.eq_work,
+            Some(ctl),
+            &mut |h| push_held(h, &mut work, &mut recs),
+        );
+        loop {
+            if let Some(r) = recs.pop() {
+                if r == NIL || seen_recs.insert(r, ()).is_some() {
+                    continue;
+                }
+                let o = self.heap.recs.get(r);
+                work.extend_from_slice(self.heap.words.get(o.slots));
+                recs.push(o.parent);
+                continue;
+            }
+            let Some(v) = work.pop() else { break };
+            let Some(k) = Reader::object_key(v) else {
+                continue;
+            };
+            if seen.insert(k, ()).is_some() {
+                continue;
+            }
+            let shared = match v {
+                Val::Thunk(_) => true,
+                Val::Con(r) => self.heap.cons.get(r).rc > 1,
+                Val::Fun(r) => self.heap.funs.get(r).rc > 1,
+                Val::Pap(r) => self.heap.paps.get(r).rc > 1,
+                _ => false,
+            };
+            if shared {
+                order.push(k);
+            }
+            match v {
+                Val::Thunk(t) => match self.heap.thunks.get(t).state {
+                    ThunkState::Done(x) => work.push(x),
+                    ThunkState::Suspended { env, .. } => recs.push(env),
+                    _ => {}
+                },
+                Val::Con(r) => work.extend_from_slice(self.heap.fields(r)),
+                Val::Fun(r) => recs.push(self.heap.funs.get(r).env),
+                Val::Pap(r) => {
+                    let o = self.heap.paps.get(r);
+                    work.extend_from_slice(self.heap.words.get(o.args));
+                    if let PapHead::Fun(f) = o.head {
+                        work.push(Val::Fun(f));
+                    }
+                }
+                Val::Pi(r) => recs.push(self.heap.pis.get(r).env),
+                Val::Stuck(r) => {
+                    let o = self.heap.stucks.get(r);
+                    recs.push(o.env);
+                    work.push(o.scrut);
+                }
+                _ => {}
+            }
+        }
+        order
+    }
+
+    /// A known call being made: its strict arguments before `next` are values, the
+    /// one at `next` is `t`, the rest are code in `env`.
+    fn call_args_term(
+        &self,
+        r: &mut Reader<'_, 'p>,
+        code: u32,
+        env: Ref,
+        next: u32,
+        vals: &[Val],
+        t: RcTerm,
+    ) -> RcTerm {
+        let Code::CallDef { def, args } = self.code.nodes[code as usize] else {
+            return t;
+        };
+        let Some(super::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied() else {
+            return t;
+        };
+        let meta = &self.code.meta[code as usize];
+        let (scope, depth) = (meta.scope, meta.depth);
+        // The core arguments of the call, in order.
+        let mut core_args = Vec::new();
+        let mut head = meta.core;
+        while let Term::App(g, pl, a) = &**head {
+            core_args.push((*pl, a));
+            head = g;
+        }
+        core_args.reverse();
+        let params = &self.code.funs[f as usize].params;
+        let mut term = Term::Def(def).rc();
+        let mut k = 0;
+        for (i, p) in params.iter().enumerate() {
+            let (pl, a) = core_args[i];
+            let arg = if p.slot.is_some() && p.strict && (i as u32) < next {
+                let v = vals[k];
+                k += 1;
+                r.word(v, 0)
+            } else if p.slot.is_some() && p.strict && i as u32 == next {
+                t.clone()
+            } else {
+                r.term_in(a, scope, depth, env, 0, 0)
+            };
+            term = Term::App(term, pl, arg).rc();
+        }
+        let _ = args;
+        term
+    }
+
+    fn bool_con(&self, b: bool) -> RcTerm {
+        let bi = self.prog.builtins;
+        Term::Con(if b { bi.true_ } else { bi.false_ }).rc()
+    }
+
+    fn eq_term(&self, a: RcTerm, b: RcTerm) -> RcTerm {
+        app(app(Term::Prim(Prim::Eq, nowhere()).rc(), a), b)
+    }
+
+    /// `a && b` as a match on `Bool`.
+    fn and_term(&self, a: RcTerm, b: RcTerm) -> RcTerm {
+        let bi = self.prog.builtins;
+        Term::Match(Box::new(Match {
+            scrut: a,
+            arms: vec![
+                CaseArm {
+                    pat: CasePat::Con(bi.true_, vec![]),
+                    body: b,
+                },
+                CaseArm {
+                    pat: CasePat::Con(bi.false_, vec![]),
+                    body: self.bool_con(false),
+                },
+            ],
+            default: None,
+            span: nowhere(),
+        }))
+        .rc()
+    }
+
+    fn not_term(&self, a: RcTerm) -> RcTerm {
+        let bi = self.prog.builtins;
+        Term::Match(Box::new(Match {
+            scrut: a,
+            arms: vec![
+                CaseArm {
+                    pat: CasePat::Con(bi.true_, vec![]),
+                    body: self.bool_con(false),
+                },
+                CaseArm {
+                    pat: CasePat::Con(bi.false_, vec![]),
+                    body: self.bool_con(true),
+                },
+            ],
+            default: None,
+            span: nowhere(),
+        }))
+        .rc()
+    }
+
+    /// Orders the bindings by strongly connected components, dependencies first, and
+    /// builds the chain of `let`s ending in `body`, with every placeholder a variable.
+    fn bind_all(&self, rhs: Vec<RcTerm>, body: RcTerm) -> RcTerm {
+        let n = rhs.len();
+        let deps: Vec<Vec<u32>> = rhs.iter().map(placeholders).collect();
+        let comps = tarjan(n, &deps);
+        // Where each binding ends up: its component's position in the chain, and its
+        // path in the component's pair tree.
+        let mut pos = vec![(0u32, 0u32, 0u32); n]; // (chain position, index in comp, comp size)
+        for (ci, comp) in comps.iter().enumerate() {
+            for (j, &b) in comp.iter().enumerate() {
+                pos[b as usize] = (ci as u32, j as u32, comp.len() as u32);
+            }
+        }
+        let mut chain: Vec<(Binder, RcTerm)> = Vec::with_capacity(comps.len());
+        for (ci, comp) in comps.iter().enumerate() {
+            let members: Vec<RcTerm> = comp
+                .iter()
+                .map(|&b| self.resolve(&rhs[b as usize], ci as u32, true, &pos))
+                .collect();
+            let name = if comp.len() == 1 {
+                format!("s{}", comp[0])
+            } else {
+                format!("g{ci}")
+            };
+            chain.push((
+                Binder {
+                    name: name.into(),
+                    plicity: Plicity::Explicit,
+                    ty: hole(),
+                },
+                self.pair_tree(&members),
+            ));
+        }
+        let mut t = self.resolve(&body, comps.len() as u32, false, &pos);
+        for (b, r) in chain.into_iter().rev() {
+            t = Term::Let(b, r, t).rc();
+        }
+        t
+    }
+
+    /// Replaces placeholders in a term that sits in the right-hand side of chain
+    /// position `at` (`inside`) or after the whole chain of `at` bindings.
+    fn resolve(&self, t: &RcTerm, at: u32, inside: bool, pos: &[(u32, u32, u32)]) -> RcTerm {
+        rewrite(t, &mut |node, d| match &**node {
+            Term::Def(DefId(x)) if *x >= PLACE => {
+                let (ci, j, size) = pos[(*x - PLACE) as usize];
+                // Chain position `ci` is bound by the `ci`-th let; seen from position
+                // `at`, it is `at - ci` lets out (inside a right-hand side, its own let
+                // is already in scope).
+                let lets_between = if inside { at - ci } else { at - ci - 1 };
+                let var = Term::Var(Ix(d + lets_between)).rc();
+                Some(self.project(var, j, size))
             }
             _ => None,
         })
     }
 
-    /// A value as a term.
-    fn value_term(&mut self, v: &Value<'p>) -> RcTerm {
-        if let Some(t) = atom(v) {
-            return t;
+    /// A balanced tree of pairs of `members` (one member: itself).
+    fn pair_tree(&self, members: &[RcTerm]) -> RcTerm {
+        if members.len() == 1 {
+            return members[0].clone();
         }
-        match v {
-            Value::Con(c, b) => self.applied(Term::Con(*c).rc(), *b),
-            Value::Partial(h, b) => {
-                let head = match h {
-                    PartialHead::Prim(p, span) => Term::Prim(*p, *span).rc(),
-                    PartialHead::Con(c) => Term::Con(*c).rc(),
-                    PartialHead::Data(d) => Term::Data(*d).rc(),
-                    PartialHead::Extern(e, _) => Term::Extern(*e).rc(),
-                    PartialHead::Open(o) => self.entry_ref(*o),
-                };
-                self.applied(head, *b)
-            }
-            Value::Fun(code, env) | Value::Pi(code, env) => self.closure(code, *env, 0),
-            Value::Stuck(mt, x) => {
-                let entry = self.m.heap.ctxt(*x);
-                let next = entry.next;
-                let scrut = match &entry.cell {
-                    Cell::Value(v) => self.value_term(v),
-                    _ => self.fail("a stuck match without its scrutinee"),
-                };
-                self.match_term(mt, scrut, next)
-            }
-            _ => unreachable!("atoms are handled above"),
-        }
+        let mid = members.len() / 2;
+        let bi = self.prog.builtins;
+        let l = self.pair_tree(&members[..mid]);
+        let rr = self.pair_tree(&members[mid..]);
+        app(app(Term::Con(bi.mk_pair).rc(), l), rr)
     }
 
-    /// `head` applied to references to the entries of a block.
-    fn applied(&mut self, head: RcTerm, b: BlockId) -> RcTerm {
-        let cells = self.m.heap.block(b);
-        let args: Vec<RcTerm> = cells.iter().map(|&c| self.entry_ref(c)).collect();
-        apps(head, args)
-    }
-
-    /// A match on `scrut` whose arms are code in context `env`.
-    fn match_term(&mut self, m: &Match, scrut: RcTerm, env: CtxtId) -> RcTerm {
-        map_match(m, scrut, &mut |code, k| self.closure(code, env, k))
-    }
-
-    /// A wound stack: its head applied to its pending applications (its own context
-    /// entries are bindings like any other).
-    fn stack_term(&mut self, s: StackId) -> RcTerm {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.stack_term_inner(s))
-    }
-
-    fn stack_term_inner(&mut self, s: StackId) -> RcTerm {
-        let m = self.m;
-        let st = m.heap.stacks.get(s);
-        let ctx = st.ctx;
-        let mut t = match st.head.closed_term() {
-            Some(t) => t,
-            None => match &st.head {
-                Head::Var(c) => self.entry_ref(*c),
-                Head::Code(code) => self.closure(code, ctx, 0),
-                Head::Match(mt, scrut) => {
-                    let scrut = self.stack_term(*scrut);
-                    self.match_term(mt, scrut, ctx)
-                }
-                Head::Value(v) => self.value_term(v),
-                _ => return self.fail("a freed stack"),
-            },
-        };
-        let mut a = st.apps;
-        while a != NIL {
-            let sub = m.heap.stacks.get(a);
-            let (pl, next) = (sub.plicity, sub.sib);
-            let arg = self.stack_term(a);
-            t = app(t, pl, arg);
-            a = next;
+    /// Member `j` of a pair tree of `size` members held by `var`.
+    fn project(&self, var: RcTerm, j: u32, size: u32) -> RcTerm {
+        if size <= 1 {
+            return var;
         }
-        t
-    }
-
-    fn arg_term(&mut self, a: &Arg<'p>) -> RcTerm {
-        match a {
-            Arg::Code(t, env) => self.closure(t, *env, 0),
-            Arg::Cell(c) => self.entry_ref(*c),
-            Arg::Val(v) => self.value_term(v),
-            Arg::Stack(s) => self.stack_term(*s),
-        }
-    }
-
-    fn ctl_term(&mut self, ctl: &Ctl<'p>) -> RcTerm {
-        match ctl {
-            Ctl::Eval(t, env) => self.closure(t, *env, 0),
-            Ctl::Enter(c) => self.entry_ref(*c),
-            Ctl::Stack(s) => self.stack_term(*s),
-            Ctl::Ret(v) => self.value_term(v),
-            Ctl::Park => self.fail("a parked fiber"),
-        }
-    }
-
-    /// Reads the frame stack around the paused control, segment by segment.
-    fn frames(&mut self, ctl: &Ctl<'p>) -> Result<(), StateError> {
-        let m = self.m;
-        let bi = m.prog.builtins;
-        let broken = |what: &str| StateError(format!("the frames do not match the {what}"));
-        let mut t = self.ctl_term(ctl);
-        // How much of the machine's side stacks the frames below still own.
-        let mut pargs = m.pargs.len();
-        let mut pvals = m.pvals.len();
-        let mut pairs = m.eq_work.len();
-        let frames = &m.frames;
-        // Whether `t` is `run`'s argument list, read back from the `join` walk over it.
-        let mut run_list = false;
-        let mut i = frames.len();
-        while i > 0 {
-            i -= 1;
-            let below_is_run = i > 0 && matches!(frames[i - 1], Frame::ExtRunArgs { .. });
-            t = match &frames[i] {
-                Frame::Arg(a, pl) => {
-                    let a = self.arg_term(a);
-                    app(t, *pl, a)
-                }
-                Frame::Update(c) => {
-                    if !matches!(m.heap.ctxt(*c).cell, Cell::Blackholed(_)) {
-                        return Err(broken("entries being evaluated"));
-                    }
-                    let id = self.node(*c);
-                    let edges = std::mem::take(&mut self.edges);
-                    self.segments.insert(id, (t, edges));
-                    self.entry_ref(*c)
-                }
-                Frame::Case(mt, env) => self.match_term(mt, t, *env),
-                Frame::Prim {
-                    prim: p,
-                    span,
-                    got,
-                    arity,
-                    ..
-                } => {
-                    let head = Term::Prim(*p, *span).rc();
-                    self.strict_call(head, *got, *arity, t, &mut pargs, &mut pvals)
-                        .ok_or_else(|| broken("primitives' arguments"))?
-                }
-                Frame::Ext { op, ext, got, .. } => {
-                    let head = Term::Extern(*ext).rc();
-                    let arity = op.arity().0 as u8;
-                    self.strict_call(head, *got, arity, t, &mut pargs, &mut pvals)
-                        .ok_or_else(|| broken("externals' arguments"))?
-                }
-                Frame::BinL { prim: p, span, b } => {
-                    let b = self.arg_term(b);
-                    apps(Term::Prim(*p, *span).rc(), [t, b])
-                }
-                Frame::BinR { prim: p, span, a } => {
-                    let a = self.value_term(a);
-                    apps(Term::Prim(*p, *span).rc(), [a, t])
-                }
-                Frame::EqLeft(y) => {
-                    let y = self.entry_ref(*y);
-                    apps(prim(Prim::Eq), [t, y])
-                }
-                Frame::EqRight(x) => {
-                    let x = self.value_term(x);
-                    apps(prim(Prim::Eq), [x, t])
-                }
-                Frame::Eq { base, negate, span } => {
-                    let base = *base as usize;
-                    if base > pairs {
-                        return Err(broken("comparisons' pairs"));
-                    }
-                    // The worklist pops from its top: the nearest pair comes first.
-                    let rest: Vec<RcTerm> = m.eq_work[base..pairs]
-                        .iter()
-                        .rev()
-                        .map(|&(x, y)| {
-                            let (x, y) = (self.entry_ref(x), self.entry_ref(y));
-                            apps(Term::Prim(Prim::Eq, *span).rc(), [x, y])
-                        })
-                        .collect();
-                    pairs = base;
-                    let no = || Term::Con(bi.false_).rc();
-                    let all = rest
-                        .into_iter()
-                        .rev()
-                        .fold(None, |later: Option<RcTerm>, pair| {
-                            Some(match later {
-                                None => pair,
-                                Some(later) => if_bool(&bi, pair, later, no()),
-                            })
-                        });
-                    let all = match all {
-                        None => t,
-                        Some(later) => if_bool(&bi, t, later, no()),
-                    };
-                    if *negate {
-                        if_bool(&bi, all, no(), Term::Con(bi.true_).rc())
-                    } else {
-                        all
-                    }
-                }
-                Frame::JoinElem(rest) => {
-                    // Always right above the walk it belongs to.
-                    let Some(Frame::JoinList { sep, acc, .. }) =
-                        i.checked_sub(1).map(|k| &frames[k])
-                    else {
-                        return Err(broken("`join` walk"));
-                    };
-                    let rest = self.entry_ref(*rest);
-                    i -= 1;
-                    if i > 0 && matches!(frames[i - 1], Frame::ExtRunArgs { .. }) {
-                        // The text so far ends with the separator before `t`.
-                        run_list = true;
-                        let list = apps(Term::Con(bi.cons).rc(), [t, rest]);
-                        run_args(&bi, acc.strip_suffix('\0').unwrap_or(acc), list)
-                    } else {
-                        let tail = join_tail(&bi, sep, rest);
-                        apps(
-                            prim(Prim::Concat),
-                            [lit_str(acc), apps(prim(Prim::Concat), [t, tail])],
-                        )
-                    }
-                }
-                Frame::JoinList { sep, acc, first } => {
-                    if below_is_run {
-                        run_list = true;
-                        run_args(&bi, acc, t)
-                    } else {
-                        let tail = if *first {
-                            apps(prim(Prim::Join), [lit_str(sep), t])
-                        } else {
-                            join_tail(&bi, sep, t)
-                        };
-                        apps(prim(Prim::Concat), [lit_str(acc), tail])
-                    }
-                }
-                Frame::ExtRunArgs { ext, prog, .. } => {
-                    // After the walk over the list has finished, `t` is its text.
-                    let list = match &*t {
-                        _ if run_list => t,
-                        Term::Lit(Lit::Str(joined)) => run_args(&bi, joined, nil(&bi)),
-                        _ => return Err(broken("`run` arguments")),
-                    };
-                    run_list = false;
-                    apps(Term::Extern(*ext).rc(), [lit_str(prog), list])
-                }
-            };
-        }
-        if pargs != 0 || pvals != 0 || pairs != 0 {
-            return Err(broken("machine's side stacks"));
-        }
-        // The bottom segment is the caller's (see the module documentation).
-        self.edges.clear();
-        Ok(())
-    }
-
-    /// A primitive or external that has `got` of its strict arguments, evaluating the
-    /// next one (`t`): its head applied to the values, `t`, and the arguments left.
-    /// `None` when the side stacks hold too little.
-    fn strict_call(
-        &mut self,
-        head: RcTerm,
-        got: u8,
-        arity: u8,
-        t: RcTerm,
-        pargs: &mut usize,
-        pvals: &mut usize,
-    ) -> Option<RcTerm> {
-        let m = self.m;
-        let got = got as usize;
-        let left = (arity as usize).checked_sub(got + 1)?;
-        let vals_from = pvals.checked_sub(got)?;
-        let args_from = pargs.checked_sub(left)?;
-        let mut out: Vec<RcTerm> = m.pvals[vals_from..*pvals]
-            .iter()
-            .map(|v| self.value_term(v))
-            .collect();
-        out.push(t);
-        // The argument stack's top is the next argument.
-        for a in m.pargs[args_from..*pargs].iter().rev() {
-            out.push(self.arg_term(a));
-        }
-        *pvals = vals_from;
-        *pargs = args_from;
-        Some(apps(head, out))
-    }
-
-    /// Orders the bindings and builds the chain of `let`s around `body`.
-    fn assemble(self, body: RcTerm, root_edges: Vec<u32>) -> RcTerm {
-        let bi = self.m.prog.builtins;
-        let mut nodes = self.nodes;
-        let groups = components(&nodes, &root_edges);
-        // Where each binding ends up: its `let`'s level and, in a group, the path of
-        // projections to it (`true` for a pair's second component).
-        let mut place: HashMap<u32, (u32, Vec<bool>)> = HashMap::new();
-        for (level, group) in groups.iter().enumerate() {
-            for (k, &id) in group.iter().enumerate() {
-                place.insert(id, (level as u32, pair_path(k, group.len())));
-            }
-        }
-        let fix = |t: &RcTerm, scope: u32| {
-            rewrite(t, &mut |node, d| match &**node {
-                Term::Hole(HoleKind::Meta(id), _) => {
-                    let (level, path) = &place[id];
-                    let mut r = Term::Var(Ix(d + scope - 1 - level)).rc();
-                    for &second in path {
-                        r = project(&bi, r, second);
-                    }
-                    Some(r)
-                }
-                _ => None,
-            })
-        };
-        let mut bindings: Vec<(Binder, RcTerm)> = Vec::with_capacity(groups.len());
-        for (level, group) in groups.iter().enumerate() {
-            let scope = level as u32 + 1;
-            if let [id] = group[..] {
-                let node = &mut nodes[id as usize];
-                let b = node.binder.take().unwrap_or_else(|| unnamed(ANONYMOUS));
-                let rhs = node.rhs.take().unwrap_or_else(hole);
-                let binder = Binder {
-                    ty: fix(&b.ty, scope - 1),
-                    ..b
-                };
-                bindings.push((binder, fix(&rhs, scope)));
-            } else {
-                let rhss: Vec<RcTerm> = group
-                    .iter()
-                    .map(|&id| {
-                        let rhs = nodes[id as usize].rhs.take().unwrap_or_else(hole);
-                        fix(&rhs, scope)
-                    })
-                    .collect();
-                bindings.push((unnamed(GROUP), pair_tree(&bi, &rhss)));
-            }
-        }
-        let mut t = fix(&body, groups.len() as u32);
-        while let Some((b, rhs)) = bindings.pop() {
-            t = Term::Let(b, rhs, t).rc();
-        }
-        t
-    }
-}
-
-/// `match t with Nil -> "" | r -> sep ++ join sep r`: the rest of a `join` after an
-/// element.
-fn join_tail(bi: &Builtins, sep: &str, t: RcTerm) -> RcTerm {
-    let rest = Term::Var(Ix(0)).rc();
-    let more = apps(
-        prim(Prim::Concat),
-        [lit_str(sep), apps(prim(Prim::Join), [lit_str(sep), rest])],
-    );
-    Term::Match(Box::new(Match {
-        scrut: t,
-        arms: vec![CaseArm {
-            pat: CasePat::Con(bi.nil, Vec::new()),
-            body: lit_str(""),
-        }],
-        default: Some((unnamed("rest"), more)),
-        span: NO_SPAN,
-    }))
-    .rc()
-}
-
-fn nil(bi: &Builtins) -> RcTerm {
-    Term::Con(bi.nil).rc()
-}
-
-/// `run`'s argument list: the arguments walked so far (the text `joined`, each one
-/// after a NUL), then `tail`.
-fn run_args(bi: &Builtins, joined: &str, tail: RcTerm) -> RcTerm {
-    let done: Vec<&str> = joined.split('\0').skip(1).collect();
-    done.iter().rev().fold(tail, |list, s| {
-        apps(Term::Con(bi.cons).rc(), [lit_str(s), list])
-    })
-}
-
-/// The path to member `k` of `n` in a balanced tree of pairs.
-fn pair_path(k: usize, n: usize) -> Vec<bool> {
-    let (mut lo, mut hi) = (0, n);
-    let mut path = Vec::new();
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        path.push(k >= mid);
-        if k >= mid {
-            lo = mid;
+        let mid = size / 2;
+        let bi = self.prog.builtins;
+        let (left, idx, sub) = if j < mid {
+            (true, j, mid)
         } else {
-            hi = mid;
-        }
+            (false, j - mid, size - mid)
+        };
+        let field = |name: &str| Binder {
+            name: name.into(),
+            plicity: Plicity::Explicit,
+            ty: hole(),
+        };
+        let proj = Term::Match(Box::new(Match {
+            scrut: var,
+            arms: vec![CaseArm {
+                pat: CasePat::Con(bi.mk_pair, vec![field("l"), field("r")]),
+                body: Term::Var(Ix(if left { 1 } else { 0 })).rc(),
+            }],
+            default: None,
+            span: nowhere(),
+        }))
+        .rc();
+        self.project(proj, idx, sub)
     }
-    path
 }
 
-/// A balanced tree of pairs of the terms (at least one).
-fn pair_tree(bi: &Builtins, ts: &[RcTerm]) -> RcTerm {
-    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
-        if let [t] = ts {
-            return t.clone();
+/// The word of an object key.
+fn key_val(kind: u8, r: Ref) -> Val {
+    match kind {
+        0 => Val::Con(r),
+        1 => Val::Thunk(r),
+        2 => Val::Fun(r),
+        3 => Val::Pap(r),
+        4 => Val::Pi(r),
+        _ => Val::Stuck(r),
+    }
+}
+
+/// The bindings a term refers to.
+fn placeholders(t: &RcTerm) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut work = vec![t];
+    while let Some(t) = work.pop() {
+        if let Term::Def(DefId(x)) = &**t
+            && *x >= PLACE
+        {
+            out.push(*x - PLACE);
         }
-        let mid = ts.len() / 2;
-        let (a, b) = (pair_tree(bi, &ts[..mid]), pair_tree(bi, &ts[mid..]));
-        apps(Term::Con(bi.mk_pair).rc(), [a, b])
-    })
+        t.for_each_child(|c, _| work.push(c));
+    }
+    out
 }
 
-/// The strongly connected components of the bindings `roots` reach, dependencies
-/// first (Tarjan's algorithm, with an explicit stack); members in binding order.
-fn components(nodes: &[Node], roots: &[u32]) -> Vec<Vec<u32>> {
-    const UNSEEN: u32 = u32::MAX;
-    let n = nodes.len();
-    let mut index = vec![UNSEEN; n];
+/// Strongly connected components of a graph (iterative Tarjan), dependencies first.
+fn tarjan(n: usize, deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let mut index = vec![u32::MAX; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<u32> = Vec::new();
-    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut comps = Vec::new();
     let mut next = 0u32;
-    for &root in roots {
-        if index[root as usize] != UNSEEN {
+    for start in 0..n as u32 {
+        if index[start as usize] != u32::MAX {
             continue;
         }
-        let mut calls: Vec<(u32, usize)> = vec![(root, 0)];
-        index[root as usize] = next;
-        low[root as usize] = next;
+        let mut call: Vec<(u32, usize)> = vec![(start, 0)];
+        index[start as usize] = next;
+        low[start as usize] = next;
         next += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        while let Some(&mut (v, ref mut i)) = calls.last_mut() {
-            let edges = &nodes[v as usize].edges;
-            if *i < edges.len() {
-                let w = edges[*i];
+        stack.push(start);
+        on_stack[start as usize] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i < deps[v as usize].len() {
+                let w = deps[v as usize][*i];
                 *i += 1;
-                if index[w as usize] == UNSEEN {
+                if index[w as usize] == u32::MAX {
                     index[w as usize] = next;
                     low[w as usize] = next;
                     next += 1;
                     stack.push(w);
                     on_stack[w as usize] = true;
-                    calls.push((w, 0));
+                    call.push((w, 0));
                 } else if on_stack[w as usize] {
                     low[v as usize] = low[v as usize].min(index[w as usize]);
                 }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(u, _)) = calls.last() {
-                low[u as usize] = low[u as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                let mut group = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w as usize] = false;
-                    group.push(w);
-                    if w == v {
-                        break;
-                    }
+            } else {
+                call.pop();
+                if let Some(&(u, _)) = call.last() {
+                    low[u as usize] = low[u as usize].min(low[v as usize]);
                 }
-                group.sort_unstable();
-                out.push(group);
+                if low[v as usize] == index[v as usize] {
+                    let mut comp = Vec::new();
+                    loop {
+                        let w = stack.pop().expect("tarjan stack");
+                        on_stack[w as usize] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    comps.push(comp);
+                }
             }
         }
     }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn node(edges: &[u32]) -> Node {
-        Node {
-            entry: NIL,
-            binder: None,
-            rhs: None,
-            edges: edges.to_vec(),
-        }
-    }
-
-    #[test]
-    fn components_come_dependencies_first() {
-        // 0 -> 1 -> 2 -> 1, 0 -> 3, 3 -> 3; 4 is unreachable.
-        let nodes = vec![
-            node(&[1, 3]),
-            node(&[2]),
-            node(&[1]),
-            node(&[3]),
-            node(&[0]),
-        ];
-        let groups = components(&nodes, &[0]);
-        assert_eq!(groups, vec![vec![1, 2], vec![3], vec![0]]);
-    }
-
-    #[test]
-    fn pair_paths_address_every_member_once() {
-        for n in 1..9 {
-            let paths: Vec<Vec<bool>> = (0..n).map(|k| pair_path(k, n)).collect();
-            for (k, p) in paths.iter().enumerate() {
-                assert!(p.len() <= 4, "balanced: {n} members, path {p:?}");
-                assert!(!paths[..k].contains(p), "member {k} of {n} shares a path");
-            }
-        }
-    }
+    comps
 }

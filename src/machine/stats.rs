@@ -1,7 +1,6 @@
-//! Evaluation statistics (`spindle run --stats`, LANGUAGE.md section 10), in the
-//! spirit of Rogers' figures: contexts allocated, and the high-water marks of contexts
-//! and stacks.
+//! Evaluation statistics (`spindle run --stats`, LANGUAGE.md section 10).
 
+use super::Machine;
 use std::fmt::Write;
 
 /// Counters kept by the machine.
@@ -9,17 +8,20 @@ use std::fmt::Write;
 pub struct Stats {
     /// Machine steps (one per transition of the evaluation loop).
     pub steps: u64,
-    /// Context entries ever allocated.
+    /// Records (context segments) ever allocated.
     pub contexts_allocated: u64,
-    /// Most context entries live at once.
+    /// Most records live at once.
     pub contexts_peak: u64,
-    /// Most spines live at once: frames of the machine stack (pending applications
-    /// and waiting continuations) plus wound stack records.
-    pub stacks_peak: u64,
-    /// Most frames on the machine stack at once.
-    pub frames_peak: u64,
-    /// Context entries live at the end.
+    /// Records live at the end.
     pub contexts_live: u64,
+    /// Thunks ever allocated.
+    pub thunks_allocated: u64,
+    /// Most heap objects of all kinds live at once (sum of each kind's peak).
+    pub objects_peak: u64,
+    /// Heap objects live at the end.
+    pub objects_live: u64,
+    /// Most frames on the machine stack at once (frames are the stacks).
+    pub stacks_peak: u64,
     /// External calls made.
     pub externals_dispatched: u64,
     /// Most external calls running at once (1 with `--sequential` once any ran).
@@ -32,13 +34,15 @@ impl Stats {
     /// The `key: value` lines printed by `--stats`.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let rows: [(&str, u64); 9] = [
+        let rows: [(&str, u64); 11] = [
             ("steps", self.steps),
             ("contexts_allocated", self.contexts_allocated),
             ("contexts_peak", self.contexts_peak),
             ("contexts_live", self.contexts_live),
+            ("thunks_allocated", self.thunks_allocated),
+            ("objects_peak", self.objects_peak),
+            ("objects_live", self.objects_live),
             ("stacks_peak", self.stacks_peak),
-            ("frames_peak", self.frames_peak),
             ("externals_dispatched", self.externals_dispatched),
             ("externals_peak_in_flight", self.externals_peak_in_flight),
             ("wall_ms", self.wall_ms),
@@ -47,5 +51,34 @@ impl Stats {
             let _ = writeln!(s, "{k}: {v}");
         }
         s
+    }
+}
+
+impl<'p> Machine<'p> {
+    /// Statistics so far (`wall_ms` is the caller's to fill in).
+    pub fn stats(&self) -> Stats {
+        let h = &self.heap;
+        let (dispatched, peak) = match &self.host {
+            Some(host) => host.counters(),
+            None => (self.externals_dispatched, self.externals_dispatched.min(1)),
+        };
+        Stats {
+            steps: self.steps,
+            contexts_allocated: h.recs.allocated(),
+            contexts_peak: h.recs.peak() as u64,
+            contexts_live: h.recs.live() as u64,
+            thunks_allocated: h.thunks.allocated(),
+            objects_peak: (h.thunks.peak()
+                + h.recs.peak()
+                + h.cons.peak()
+                + h.strs.peak()
+                + h.funs.peak()
+                + h.paps.peak()) as u64,
+            objects_live: h.live_objects() as u64,
+            stacks_peak: self.frames_peak().max(self.frames.len()) as u64,
+            externals_dispatched: dispatched,
+            externals_peak_in_flight: peak,
+            wall_ms: 0,
+        }
     }
 }

@@ -1,255 +1,293 @@
-//! The generic fold over a wound stack (Rogers' Fig. 4, `unwind`), iterative.
+//! One generic walk over a machine state, and the folds that are walks of it
+//! (DESIGN.md section 2): the reference-count audit, the reachability audit and a
+//! census of live objects.
 //!
-//! Unwinding a stack starts from its head ([`Fold::val`]), then walks its context from
-//! the innermost entry to the stack's end, wrapping the result: each entry is a binder
-//! ([`Fold::let_l`]); a binder paired with an argument is applied to it once the walk
-//! reaches the entry where the argument's context ends ([`Fold::let_a`]); a pending
-//! application is applied when the walk reaches its end ([`Fold::apply`]). The end
-//! pointers alone recover which lambda was paired with which application (Rogers'
-//! properties 4-6): a stack's context read from start to end is a parenthesized
-//! expression read backwards.
-//!
-//! Sub-stacks (arguments, right-hand sides, a destructor's scrutinee) are unwound
-//! before the callback that consumes their result, from an explicit stack of
-//! suspended walks: unwinding never recurses natively, whatever the depth of the term.
-//! [`unwind`] is generic over the fold, so each fold is monomorphized and inlined.
+//! [`unwind`] starts from every root the machine holds (the running fiber's control,
+//! frames and side stacks; the parked fibers' through the scheduler; the printer's
+//! pending parts; the definitions' pinned values) and follows every counted reference
+//! between heap objects ([`children`]), calling the [`Fold`] on each edge; a fold says
+//! whether to go into an object the first time it is reached. It never recurses
+//! natively. Readback ([`super::readback`]) and the cycle collector
+//! ([`super::cycles`]) follow the same edges through [`children`].
 
-use super::arena::NIL;
-use super::heap::{Cell, Heap};
-use super::stack::Head;
-use super::value::{CtxtId, StackId};
-use crate::core::term::Plicity;
+use super::Machine;
+use super::frame::Ctl;
+use super::heap::{Heap, PapHead, ThunkState};
+use super::host::HeldRef;
+use super::value::{NIL, Ref, Val};
 
-/// How a context entry relates to the rest of the term.
-#[derive(Debug)]
-pub enum Entry<O> {
-    /// An open binder (an unpaired lambda).
-    Open,
-    /// A lambda paired with an argument: [`Fold::let_a`] applies it later.
-    Paired,
-    /// A recursive `let` (its right-hand side's context ends at the entry itself), with
-    /// the unwound right-hand side when it is a wound stack.
-    Letrec(Option<O>),
+/// A heap object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Obj {
+    /// A thunk.
+    Thunk(Ref),
+    /// A record.
+    Rec(Ref),
+    /// A constructor value.
+    Con(Ref),
+    /// A string.
+    Str(Ref),
+    /// A function.
+    Fun(Ref),
+    /// A partial application.
+    Pap(Ref),
+    /// A dependent function type.
+    Pi(Ref),
+    /// A stuck match.
+    Stuck(Ref),
 }
 
-/// One traversal of the stack form.
-pub trait Fold<'p> {
-    /// What the fold computes for each stack.
-    type Out;
-
-    /// Whether wound right-hand sides of context entries are unwound too (a
-    /// destructor leaves them to the entries' reference counts).
-    const RHS: bool = true;
-
-    /// Whether a destructor head's scrutinee is unwound before [`Fold::val`] (the
-    /// `need` fold evaluates the whole stack in `val` instead).
-    const SCRUT: bool = true;
-
-    /// The head of stack `s`, given the result for its scrutinee sub-stack if it is a
-    /// destructor. `val` may rewrite the stack (the `need` fold evaluates it): its
-    /// context and pending applications are read after `val` returns.
-    fn val(&mut self, heap: &mut Heap<'p>, s: StackId, scrut: Option<Self::Out>) -> Self::Out;
-
-    /// A context entry `c` wrapped around `body`.
-    fn let_l(
-        &mut self,
-        heap: &mut Heap<'p>,
-        c: CtxtId,
-        entry: Entry<Self::Out>,
-        body: Self::Out,
-    ) -> Self::Out;
-
-    /// The paired binder `c` (already wrapped by `let_l`) applied to its argument (the
-    /// unwound right-hand side when it is a wound stack).
-    fn let_a(
-        &mut self,
-        heap: &mut Heap<'p>,
-        c: CtxtId,
-        fun: Self::Out,
-        arg: Option<Self::Out>,
-    ) -> Self::Out;
-
-    /// A pending application.
-    fn apply(
-        &mut self,
-        heap: &mut Heap<'p>,
-        fun: Self::Out,
-        arg: Self::Out,
-        plicity: Plicity,
-    ) -> Self::Out;
-
-    /// Stack `s` is finished (a destructor frees it here).
-    fn done(&mut self, _heap: &mut Heap<'p>, _s: StackId) {}
-}
-
-/// Where a suspended walk resumes.
-enum State {
-    Start,
-    AfterScrut,
-    Walk,
-    AfterRhs(CtxtId, CtxtId),
-    AfterApp(StackId),
-}
-
-/// A walk in progress over one stack.
-struct Walk<O> {
-    s: StackId,
-    end: CtxtId,
-    c: CtxtId,
-    app: StackId,
-    la_base: usize,
-    acc: Option<O>,
-    state: State,
-}
-
-/// The entry where the right-hand side of `c` has its context end (`c` itself for a
-/// recursive binding or an entry without a right-hand side).
-fn rhs_end(heap: &Heap<'_>, c: CtxtId) -> CtxtId {
-    match heap.ctxt(c).cell {
-        Cell::Wound(r) => heap.stacks.get(r).end,
-        Cell::Suspended(_, env) => env,
-        _ => c,
+impl Obj {
+    /// The object a word points at, if it points at one.
+    pub fn of(v: Val) -> Option<Obj> {
+        Some(match v {
+            Val::Thunk(r) => Obj::Thunk(r),
+            Val::Con(r) => Obj::Con(r),
+            Val::Str(r) => Obj::Str(r),
+            Val::Fun(r) => Obj::Fun(r),
+            Val::Pap(r) => Obj::Pap(r),
+            Val::Pi(r) => Obj::Pi(r),
+            Val::Stuck(r) => Obj::Stuck(r),
+            _ => return None,
+        })
     }
-}
 
-/// What the walk on top asks for next.
-enum Next {
-    /// Unwind this sub-stack first.
-    Sub(StackId),
-    /// The walk is finished.
-    Done,
-}
-
-/// Folds `f` over stack `s`.
-pub fn unwind<'p, F: Fold<'p>>(heap: &mut Heap<'p>, f: &mut F, s: StackId) -> F::Out {
-    let mut walks: Vec<Walk<F::Out>> = vec![new_walk(heap, s, 0)];
-    // Paired binders waiting for their argument: (where it ends, argument, binder).
-    let mut la: Vec<(CtxtId, Option<F::Out>, CtxtId)> = Vec::new();
-    let mut result: Option<F::Out> = None;
-    loop {
-        let w = walks.last_mut().expect("walk");
-        let next = resume(heap, f, w, &mut la, &mut result);
-        match next {
-            Next::Sub(sub) => {
-                // The sub-stack's walk must not fire the binders pending here.
-                let lb = la.len();
-                walks.push(new_walk(heap, sub, lb));
-            }
-            Next::Done => {
-                let w = walks.pop().expect("walk");
-                f.done(heap, w.s);
-                result = w.acc;
-                if walks.is_empty() {
-                    return result.expect("unwind result");
-                }
-            }
+    /// The object a held reference points at.
+    pub fn of_held(h: HeldRef) -> Option<Obj> {
+        match h {
+            HeldRef::Val(v) => Obj::of(v),
+            HeldRef::Rec(r) if r != NIL => Some(Obj::Rec(r)),
+            HeldRef::Rec(_) => None,
         }
     }
 }
 
-/// Resumes the walk `w` until it needs a sub-stack or is finished.
-fn resume<'p, F: Fold<'p>>(
-    heap: &mut Heap<'p>,
-    f: &mut F,
-    w: &mut Walk<F::Out>,
-    la: &mut Vec<(CtxtId, Option<F::Out>, CtxtId)>,
-    result: &mut Option<F::Out>,
-) -> Next {
-    match std::mem::replace(&mut w.state, State::Walk) {
-        State::Start => {
-            if F::SCRUT
-                && let Head::Match(_, scrut) = heap.stacks.get(w.s).head
-            {
-                w.state = State::AfterScrut;
-                return Next::Sub(scrut);
+/// Calls `f` on every counted reference object `o` holds.
+pub fn children(heap: &Heap, o: Obj, f: &mut impl FnMut(Obj)) {
+    let val = |v: Val, f: &mut dyn FnMut(Obj)| {
+        if let Some(x) = Obj::of(v) {
+            f(x)
+        }
+    };
+    let rec = |r: Ref, f: &mut dyn FnMut(Obj)| {
+        if r != NIL {
+            f(Obj::Rec(r))
+        }
+    };
+    match o {
+        Obj::Thunk(r) => match heap.thunks.get(r).state {
+            ThunkState::Suspended { env, .. } => rec(env, f),
+            ThunkState::Done(v) => val(v, f),
+            ThunkState::Blackholed { .. } | ThunkState::Failed(_) => {}
+        },
+        Obj::Rec(r) => {
+            let o = heap.recs.get(r);
+            rec(o.parent, f);
+            for &w in heap.words.get(o.slots) {
+                val(w, f);
             }
-            w.acc = Some(f.val(heap, w.s, None));
-            reread(heap, w);
         }
-        State::AfterScrut => {
-            w.acc = Some(f.val(heap, w.s, result.take()));
-            reread(heap, w);
+        Obj::Con(r) => {
+            for &w in heap.fields(r) {
+                val(w, f);
+            }
         }
-        State::AfterRhs(c, bend) => {
-            let out = result.take();
-            entry(heap, f, w, la, c, bend, out);
+        Obj::Str(_) => {}
+        Obj::Fun(r) => rec(heap.funs.get(r).env, f),
+        Obj::Pap(r) => {
+            let o = heap.paps.get(r);
+            if let PapHead::Fun(x) = o.head {
+                f(Obj::Fun(x));
+            }
+            for &w in heap.words.get(o.args) {
+                val(w, f);
+            }
         }
-        State::AfterApp(a) => {
-            let arg = result.take().expect("argument result");
-            let pl = heap.stacks.get(a).plicity;
-            let next = heap.stacks.get(a).sib;
-            let acc = w.acc.take().expect("accumulator");
-            w.acc = Some(f.apply(heap, acc, arg, pl));
-            w.app = next;
+        Obj::Pi(r) => rec(heap.pis.get(r).env, f),
+        Obj::Stuck(r) => {
+            let o = heap.stucks.get(r);
+            rec(o.env, f);
+            val(o.scrut, f);
         }
-        State::Walk => {}
     }
-    loop {
-        while la.len() > w.la_base && la.last().map(|l| l.0) == Some(w.c) {
-            let (_, arg, x) = la.pop().expect("pending let_a");
-            let acc = w.acc.take().expect("accumulator");
-            w.acc = Some(f.let_a(heap, x, acc, arg));
+}
+
+/// The reference count of a live object.
+pub fn count(heap: &Heap, o: Obj) -> u32 {
+    match o {
+        Obj::Thunk(r) => heap.thunks.get(r).rc,
+        Obj::Rec(r) => heap.recs.get(r).rc,
+        Obj::Con(r) => heap.cons.get(r).rc,
+        Obj::Str(r) => heap.strs.get(r).rc,
+        Obj::Fun(r) => heap.funs.get(r).rc,
+        Obj::Pap(r) => heap.paps.get(r).rc,
+        Obj::Pi(r) => heap.pis.get(r).rc,
+        Obj::Stuck(r) => heap.stucks.get(r).rc,
+    }
+}
+
+/// Whether an object is live (not freed).
+pub fn is_live(heap: &Heap, o: Obj) -> bool {
+    match o {
+        Obj::Thunk(r) => heap.thunks.is_live(r),
+        Obj::Rec(r) => heap.recs.is_live(r),
+        Obj::Con(r) => heap.cons.is_live(r),
+        Obj::Str(r) => heap.strs.is_live(r),
+        Obj::Fun(r) => heap.funs.is_live(r),
+        Obj::Pap(r) => heap.paps.is_live(r),
+        Obj::Pi(r) => heap.pis.is_live(r),
+        Obj::Stuck(r) => heap.stucks.is_live(r),
+    }
+}
+
+/// Every live object of the heap.
+pub fn live_objects(heap: &Heap) -> Vec<Obj> {
+    let mut out = Vec::with_capacity(heap.live_objects());
+    out.extend(heap.thunks.live_handles().map(Obj::Thunk));
+    out.extend(heap.recs.live_handles().map(Obj::Rec));
+    out.extend(heap.cons.live_handles().map(Obj::Con));
+    out.extend(heap.strs.live_handles().map(Obj::Str));
+    out.extend(heap.funs.live_handles().map(Obj::Fun));
+    out.extend(heap.paps.live_handles().map(Obj::Pap));
+    out.extend(heap.pis.live_handles().map(Obj::Pi));
+    out.extend(heap.stucks.live_handles().map(Obj::Stuck));
+    out
+}
+
+/// A traversal of the machine state.
+pub trait Fold {
+    /// A reference held from outside the heap (a root).
+    fn root(&mut self, o: Obj) -> bool {
+        self.edge(o)
+    }
+    /// A counted reference to `o`; whether to go into `o` (its first visit).
+    fn edge(&mut self, o: Obj) -> bool;
+}
+
+impl<'p> Machine<'p> {
+    /// Calls `f` on every reference the machine holds from outside the heap: the
+    /// running fiber (with `ctl`, its control, if the caller has it), the parked
+    /// fibers, the printer, the pinned definitions, the paused control.
+    pub fn roots(&self, ctl: Option<&Ctl>, f: &mut dyn FnMut(HeldRef)) {
+        super::frame::stack_refs(
+            &self.frames,
+            &self.vals,
+            &self.pending,
+            &self.deep,
+            &self.eq_work,
+            ctl,
+            f,
+        );
+        if let Some(p) = &self.paused {
+            super::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
         }
-        if w.app != NIL && heap.stacks.get(w.app).end == w.c {
-            w.state = State::AfterApp(w.app);
-            return Next::Sub(w.app);
+        if let Some(h) = &self.host {
+            h.held(f);
         }
-        if w.c == w.end || w.c == NIL {
-            return Next::Done;
+        for t in &self.printing {
+            self.task_refs(t, f);
         }
-        let c = w.c;
-        if F::RHS
-            && let Cell::Wound(r) = heap.ctxt(c).cell
+        for v in self.def_vals() {
+            f(HeldRef::Val(v));
+        }
+    }
+}
+
+/// Walks the machine state from its roots, calling the fold on every edge.
+pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Ctl>, f: &mut F) {
+    let mut work: Vec<Obj> = Vec::new();
+    m.roots(ctl, &mut |h| {
+        if let Some(o) = Obj::of_held(h)
+            && f.root(o)
         {
-            w.state = State::AfterRhs(c, heap.stacks.get(r).end);
-            return Next::Sub(r);
+            work.push(o);
         }
-        let bend = rhs_end(heap, c);
-        entry(heap, f, w, la, c, bend, None);
-    }
-}
-
-/// Reads the stack's context and pending applications again after `val`.
-fn reread<O>(heap: &Heap<'_>, w: &mut Walk<O>) {
-    let st = heap.stacks.get(w.s);
-    w.c = st.ctx;
-    w.end = st.end;
-    w.app = st.apps;
-}
-
-fn new_walk<O>(heap: &Heap<'_>, s: StackId, la_base: usize) -> Walk<O> {
-    let st = heap.stacks.get(s);
-    Walk {
-        s,
-        end: st.end,
-        c: st.ctx,
-        app: st.apps,
-        la_base,
-        acc: None,
-        state: State::Start,
-    }
-}
-
-/// Passes entry `c` (its unwound right-hand side in `rhs`, if any).
-fn entry<'p, F: Fold<'p>>(
-    heap: &mut Heap<'p>,
-    f: &mut F,
-    w: &mut Walk<F::Out>,
-    la: &mut Vec<(CtxtId, Option<F::Out>, CtxtId)>,
-    c: CtxtId,
-    bend: CtxtId,
-    rhs: Option<F::Out>,
-) {
-    let next = heap.ctxt(c).next;
-    let acc = w.acc.take().expect("accumulator");
-    let open = matches!(heap.ctxt(c).cell, Cell::Open);
-    w.acc = Some(if open {
-        f.let_l(heap, c, Entry::Open, acc)
-    } else if bend == c {
-        f.let_l(heap, c, Entry::Letrec(rhs), acc)
-    } else {
-        la.push((bend, rhs, c));
-        f.let_l(heap, c, Entry::Paired, acc)
     });
-    w.c = next;
+    while let Some(o) = work.pop() {
+        children(&m.heap, o, &mut |c| {
+            if f.edge(c) {
+                work.push(c);
+            }
+        });
+    }
+}
+
+/// The reference-count audit: every live object's count equals the references the
+/// walk finds to it, and every live object is reached (nothing unreachable stays
+/// alive). `cycles_ok` tolerates unreachable objects (cyclic garbage the cycle
+/// collector has not taken yet).
+struct Audit {
+    counts: std::collections::HashMap<Obj, u32>,
+}
+
+impl Fold for Audit {
+    fn edge(&mut self, o: Obj) -> bool {
+        let c = self.counts.entry(o).or_insert(0);
+        *c += 1;
+        *c == 1
+    }
+}
+
+impl<'p> Machine<'p> {
+    /// Checks that reference counts are exact and (unless `cycles_ok`) that nothing
+    /// unreachable is alive; `ctl` is the control the caller holds, if any.
+    pub fn audit(&self, ctl: Option<&Ctl>, cycles_ok: bool) -> Result<(), String> {
+        let mut a = Audit {
+            counts: std::collections::HashMap::new(),
+        };
+        unwind(self, ctl, &mut a);
+        let mut problems = Vec::new();
+        for (&o, &n) in &a.counts {
+            if !is_live(&self.heap, o) {
+                problems.push(format!("{o:?} is referenced {n} times but freed"));
+                continue;
+            }
+            let rc = count(&self.heap, o);
+            if rc != n && !(cycles_ok && rc > n) {
+                problems.push(format!("{o:?} has count {rc} but {n} references"));
+            }
+        }
+        for o in live_objects(&self.heap) {
+            if !a.counts.contains_key(&o) && !cycles_ok {
+                problems.push(format!(
+                    "{o:?} is alive but unreachable (count {})",
+                    count(&self.heap, o)
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            problems.sort();
+            problems.truncate(10);
+            Err(problems.join("; "))
+        }
+    }
+
+    /// How many objects of each kind the state reaches (a census, for statistics).
+    pub fn census(&self) -> [usize; 8] {
+        struct Census([usize; 8], std::collections::HashSet<Obj>);
+        impl Fold for Census {
+            fn edge(&mut self, o: Obj) -> bool {
+                if !self.1.insert(o) {
+                    return false;
+                }
+                let i = match o {
+                    Obj::Thunk(_) => 0,
+                    Obj::Rec(_) => 1,
+                    Obj::Con(_) => 2,
+                    Obj::Str(_) => 3,
+                    Obj::Fun(_) => 4,
+                    Obj::Pap(_) => 5,
+                    Obj::Pi(_) => 6,
+                    Obj::Stuck(_) => 7,
+                };
+                self.0[i] += 1;
+                true
+            }
+        }
+        let mut c = Census([0; 8], Default::default());
+        unwind(self, self.paused.as_ref(), &mut c);
+        c.0
+    }
 }

@@ -1,86 +1,95 @@
-//! Weak head normal forms: what a context entry holds once it has been evaluated.
+//! Machine words: what a record slot, a constructor field, a pending argument or the
+//! loop's control holds.
 //!
-//! A value is small (it is copied in and out of context entries); whatever it points at
-//! on the heap it points at through counted handles: a constructor's fields are a
-//! [`Block`](super::heap::Block) of context entries, a function's context is the entry
-//! its lambda closes over. Copying a value out of an entry therefore means taking one
-//! more reference ([`Heap::retain_value`](super::heap::Heap::retain_value)), never
-//! copying a tree.
+//! A [`Val`] is sixteen bytes and `Copy`: an unboxed number, a constant that needs no
+//! heap object (a constructor without fields, a universe, a primitive type), or a
+//! counted reference into one of the heap's arenas ([`super::heap`]). Copying a `Val`
+//! does not count a reference: whoever stores one calls
+//! [`Heap::retain`](super::heap::Heap::retain), whoever drops one calls
+//! [`Heap::release`](super::heap::Heap::release). A reference to a thunk
+//! ([`Val::Thunk`]) stands for a value that may not be computed yet; every other
+//! variant is a weak head normal form.
 
-use crate::core::term::{ConId, DataId, ExternId, PrimType, RcTerm};
-use crate::prim::Prim;
-use crate::syntax::span::Span;
-use std::rc::Rc;
+use crate::core::term::{ConId, PrimType};
 
-/// Handle of a context entry.
-pub type CtxtId = u32;
-/// Handle of a block of constructor fields or arguments.
-pub type BlockId = u32;
-/// Handle of a wound stack.
-pub type StackId = u32;
+/// Handle of a heap object in its arena (see [`super::arena::Arena`]).
+pub type Ref = u32;
 
-/// A weak head normal form.
-#[derive(Clone, Debug)]
-pub enum Value<'p> {
+/// The handle that means "none" (no record: closed code, the end of a chain).
+pub const NIL: Ref = u32::MAX;
+
+/// A machine word.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
     /// An `Int`.
     Int(i64),
     /// A `Float`.
     Float(f64),
-    /// A `String`.
-    Str(Rc<str>),
-    /// A saturated constructor and its explicit fields (a block, or `NIL` when none).
-    Con(ConId, BlockId),
-    /// A lambda (the `Term::Lam` itself) with the context entry it closes over.
-    Fun(&'p RcTerm, CtxtId),
-    /// A head that has not received all its arguments (a primitive, a constructor), or
-    /// a neutral head that never reduces (a type constructor, an open binder): the
-    /// arguments are a block of context entries.
-    Partial(PartialHead, BlockId),
+    /// A constructor without explicit fields (`True`, `Nil`, `()`): no heap object.
+    Atom(ConId),
+    /// What an irrelevant argument (a type, a proof nothing inspects) becomes at run
+    /// time; also a record slot not written yet. Never inspected.
+    Erased,
     /// `Type n`.
     Universe(u32),
-    /// `Int`, `Float`, `String`.
+    /// `Int`, `Float`, `String` as types.
     PrimType(PrimType),
-    /// A dependent function type (the `Term::Pi`) in its context.
-    Pi(&'p RcTerm, CtxtId),
-    /// An unknown: the placeholder an implicit binder gets when no implicit argument
-    /// is pending (erased before type checking), or a hole.
-    Unknown,
-    /// A `match` whose scrutinee is neutral (an open variable, an unknown): stuck, a
-    /// normal form. Only type-level evaluation makes these (elsewhere such a match is an
-    /// error). The entry holds the scrutinee's value and links to the match's context.
-    Stuck(&'p crate::core::term::Match, CtxtId),
+    /// A `String` (a [`super::heap::StrObj`]).
+    Str(Ref),
+    /// A constructor with its fields (a [`super::heap::ConObj`]).
+    Con(Ref),
+    /// A function: code closed over a record (a [`super::heap::FunObj`]).
+    Fun(Ref),
+    /// A head waiting for more arguments, or a neutral head that never reduces (a
+    /// [`super::heap::PapObj`]).
+    Pap(Ref),
+    /// A value that may not be computed yet (a [`super::heap::ThunkObj`]).
+    Thunk(Ref),
+    /// A dependent function type closed over a record (type-level evaluation).
+    Pi(Ref),
+    /// A `match` stuck on a neutral scrutinee (type-level evaluation).
+    Stuck(Ref),
 }
 
-/// The head of a [`Value::Partial`].
-#[derive(Clone, Copy, Debug)]
-pub enum PartialHead {
-    /// A primitive waiting for more arguments.
-    Prim(Prim, Span),
-    /// A constructor waiting for more fields.
-    Con(ConId),
-    /// A type constructor applied to its parameters (a weak head normal form).
-    Data(DataId),
-    /// An open binder applied to arguments (a neutral term).
-    Open(CtxtId),
-    /// An external waiting for arguments, and the place it is written
-    /// ([`CallSite`](super::external::CallSite)).
-    Extern(ExternId, super::external::CallSite),
-}
-
-impl<'p> Value<'p> {
+impl Val {
     /// A short description of the value's kind, for runtime error messages.
     pub fn kind(&self) -> &'static str {
         match self {
-            Value::Int(_) => "an Int",
-            Value::Float(_) => "a Float",
-            Value::Str(_) => "a String",
-            Value::Con(..) => "a data value",
-            Value::Fun(..) => "a function",
-            Value::Partial(PartialHead::Data(_), _) => "a type",
-            Value::Partial(..) => "a partial application",
-            Value::Universe(_) | Value::PrimType(_) | Value::Pi(..) => "a type",
-            Value::Unknown => "an unknown value",
-            Value::Stuck(..) => "a stuck match",
+            Val::Int(_) => "an Int",
+            Val::Float(_) => "a Float",
+            Val::Str(_) => "a String",
+            Val::Atom(_) | Val::Con(_) => "a data value",
+            Val::Fun(_) => "a function",
+            Val::Pap(_) => "a partial application",
+            Val::Universe(_) | Val::PrimType(_) | Val::Pi(_) => "a type",
+            Val::Erased => "an erased value",
+            Val::Thunk(_) => "an unevaluated value",
+            Val::Stuck(_) => "a stuck match",
         }
+    }
+
+    /// Whether the word holds a counted heap reference.
+    #[inline(always)]
+    pub fn is_counted(&self) -> bool {
+        matches!(
+            self,
+            Val::Str(_)
+                | Val::Con(_)
+                | Val::Fun(_)
+                | Val::Pap(_)
+                | Val::Thunk(_)
+                | Val::Pi(_)
+                | Val::Stuck(_)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Val>(), 16);
     }
 }

@@ -20,10 +20,10 @@ use crate::core::program::Program;
 use crate::core::term::{DefId, Plicity, RcTerm, Term};
 use crate::diagnostic;
 use crate::driver::{self, FileSnapshot, Loaded, SESSION_EXPR};
+use crate::machine::Machine;
+use crate::machine::stats::Stats;
 use crate::syntax::parser::{self, ReplInput};
 use crate::syntax::span::{FileId, SourceMap, Span};
-use crate::vm::Machine;
-use crate::vm::stats::Stats;
 use bumpalo::Bump;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -880,31 +880,19 @@ mod tests {
     }
 
     #[test]
-    fn stack_shows_head_context_pending_and_end() {
+    fn stack_shows_the_control_frames_and_records_with_types() {
         let mut s = Session::new();
-        let r = line(&mut s, ":stack let y = 3 in (\\(x : Int) -> x + y) 2");
+        let r = line(&mut s, ":stack sum (map (\\x -> x * 2) [1, 2, 3])");
         assert!(r.err.is_empty(), "{}", r.err);
         let text = r.out;
-        assert!(text.starts_with("S0 = "), "{text}");
-        assert!(text.contains("head: primitive prim_add (+)"), "{text}");
-        assert!(
-            text.contains("#1 y : Int = 3   recursive let, suspended"),
-            "{text}"
-        );
-        assert!(
-            text.contains("#2 x : Int = S1   argument, its context ends at #1"),
-            "{text}"
-        );
-        assert!(
-            text.contains("pending applications (innermost first):\n    S2   ends at #2"),
-            "{text}"
-        );
-        assert!(text.contains("end: top"), "{text}");
-        assert!(text.contains("head: variable x (#2)"), "{text}");
-        assert!(text.contains("end: #2"), "{text}");
-        // A destructor head names its scrutinee.
-        let r = line(&mut s, ":stack match [1] with | [] -> 0 | Cons x _ -> x");
-        assert!(r.out.contains("head: match on S1"), "{}", r.out);
+        assert!(text.starts_with("control:\n"), "{text}");
+        assert!(text.contains("frames (top first):\n"), "{text}");
+        assert!(text.contains("update thunk"), "{text}");
+        assert!(text.contains("records (contexts"), "{text}");
+        // Context entries show their binder's name and type annotation, and where the
+        // record's context continues (its end pointer).
+        assert!(text.contains(" xs : List "), "{text}");
+        assert!(text.contains("(continues in "), "{text}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Epic).
 //!
 //! A script written as plain sequential code runs its independent external calls at
-//! the same time. The machine ([`crate::vm`]) runs several **fibers** over one heap,
+//! the same time. The machine ([`crate::machine`]) runs several **fibers** over one heap,
 //! each with its own frames; the running fiber's stacks are the machine's, the others
 //! wait here (switching swaps the vectors, nothing is copied). The interpreter stays on
 //! one thread; calls go to an [`exec::Executor`].
@@ -35,14 +35,14 @@
 //! `--sequential` runs without a scheduler: one fiber, calls when needed.
 
 use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket};
+use crate::machine::Machine;
+use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
-use crate::vm::Machine;
-use crate::vm::code::Code;
-use crate::vm::external::{CallAnswer, CallKey};
-use crate::vm::frame::{Ctl, Frame};
-use crate::vm::heap::ThunkState;
-use crate::vm::host::{CallRequest, HeldRef, Host};
-use crate::vm::value::{NIL, Ref, Val};
+use crate::machine::external::{CallAnswer, CallKey};
+use crate::machine::frame::{Ctl, Frame};
+use crate::machine::heap::ThunkState;
+use crate::machine::host::{CallRequest, HeldRef, Host};
+use crate::machine::value::{NIL, Ref, Val};
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
@@ -407,7 +407,7 @@ impl Scheduler {
         }
         let b = match m.code.nodes[c as usize] {
             Code::Int(_) | Code::Float(_) | Code::Str(_) | Code::Atom(_) | Code::Erased => false,
-            _ => crate::vm::analysis::may_call(m.facts(), m.code.meta[c as usize].core),
+            _ => crate::machine::analysis::may_call(m.facts(), m.code.meta[c as usize].core),
         };
         self.may_call.insert(c, b);
         b
@@ -440,6 +440,7 @@ impl Scheduler {
                     let t = m.mkarg(b, env);
                     m.heap.release_rec(env);
                     self.fibers[id as usize].frames[i] = Frame::BinLv { prim, b: t, span };
+                    m.heap.retain(t);
                     self.fork(m, t, false);
                 }
                 Frame::BinL { env, .. }
@@ -701,7 +702,7 @@ impl<'p> Host<'p> for Scheduler {
             if matches!(fib.state, State::Running | State::Free) {
                 continue;
             }
-            crate::vm::frame::stack_refs(
+            crate::machine::frame::stack_refs(
                 &fib.frames,
                 &fib.vals,
                 &fib.pending,

@@ -173,5 +173,5 @@ pub fn run_main(p: &Program) -> Result<String, String> {
     let mut m = spindle::machine::Machine::new(p);
     let main = p.main.expect("main");
     let v = m.whnf_def(main).map_err(|e| e.message.clone())?;
-    m.print_value(v).map_err(|e| e.message.clone())
+    m.print_value(v, false).map_err(|e| e.message.clone())
 }

@@ -297,9 +297,9 @@ impl<'p> Machine<'p> {
                 let n = args.len as usize;
                 let mut fields = [Val::Erased; 4];
                 if n <= 4 {
-                    for i in 0..n {
+                    for (i, field) in fields.iter_mut().enumerate().take(n) {
                         let a = self.code.args[(args.start as usize) + i];
-                        fields[i] = self.mkarg(a, env);
+                        *field = self.mkarg(a, env);
                     }
                     self.heap.con(con, &fields[..n])
                 } else {
@@ -524,9 +524,7 @@ impl<'p> Machine<'p> {
     /// scheduler parks it, or `None` when there is no scheduler or waiting would
     /// never end.
     fn wait_for_thunk(&mut self, t: Ref, owner: u32) -> Option<Ctl> {
-        if self.host.is_none() {
-            return None;
-        }
+        self.host.as_ref()?;
         self.with_host(|h, m| h.wait_thunk(m, t, owner))
     }
 

@@ -124,10 +124,8 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
         }
         match &**t {
             Term::Extern(_) => return true,
-            Term::Def(d) => {
-                if defs.is_none_or(|ds| ds.get(d.0 as usize).copied().unwrap_or(true)) {
-                    return true;
-                }
+            Term::Def(d) if defs.is_none_or(|ds| ds.get(d.0 as usize).copied().unwrap_or(true)) => {
+                return true;
             }
             Term::App(..) => {
                 let mut head = t;
@@ -541,7 +539,6 @@ fn strictness(prog: &Program, facts: &mut Facts) {
                 strict_lets: None,
             };
             let needs = s.term(body);
-            drop(s);
             for k in 0..n {
                 if facts.defs[d][k].strict && !needs.contains(k) {
                     facts.defs[d][k].strict = false;
@@ -588,4 +585,96 @@ pub fn is_function(prog: &Program, d: DefId) -> bool {
 /// Whether a pattern binds anything (a helper for the compiler).
 pub fn binds(p: &CasePat) -> bool {
     p.arity() > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts_of(src: &str) -> (crate::core::program::Program, Facts) {
+        let loaded = crate::driver::load_text("facts.sp", src);
+        assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+        let p = loaded.program.expect("a program");
+        let f = analyse(&p);
+        (p, f)
+    }
+
+    /// `(relevant, strict)` of each parameter, as a string of `R`/`-` and `S`/`-`.
+    fn shape(p: &crate::core::program::Program, f: &Facts, name: &str) -> String {
+        def_facts(p, f, name)
+            .unwrap_or_else(|| panic!("no definition {name}"))
+            .iter()
+            .map(|x| {
+                format!(
+                    "{}{}",
+                    if x.relevant { 'R' } else { '-' },
+                    if x.strict { 'S' } else { '-' }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn prelude_strictness() {
+        let (p, f) = facts_of("def main = 1\n");
+        // Implicit type parameters are erased (irrelevant, never evaluated).
+        let cases = [
+            ("id", "-- RS"),
+            ("const", "-- -- RS --"),
+            ("not", "RS"),
+            ("fst", "-- -- RS"),
+            ("fromMaybe", "-- R- RS"),
+            ("map", "-- -- R- RS"),
+            ("filter", "-- R- RS"),
+            ("foldl", "-- -- R- R- RS"),
+            ("foldr", "-- -- R- R- RS"),
+            ("foldlStrict", "-- -- R- R- RS"),
+            ("sum", "RS"),
+            ("product", "RS"),
+            ("length", "-- RS"),
+            ("range", "RS RS"),
+            ("take", "-- RS R-"),
+            ("append", "-- RS R-"),
+            ("abs", "RS"),
+            ("strLength", "RS"),
+        ];
+        let mut wrong = Vec::new();
+        for (name, want) in cases {
+            let got = shape(&p, &f, name);
+            if got != want {
+                wrong.push(format!("{name}: {got} (expected {want})"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn implicit_arguments_the_body_uses_are_relevant() {
+        let (p, f) = facts_of(
+            "def f {n : Int} (x : Int) : Int = n + x\n\
+             def g {a : Type} {k : Int} (x : a) : a = x\n\
+             def h {k : Int} (y : Int) : Int = f {k} y\n\
+             def main = f {10} 5\n",
+        );
+        assert_eq!(shape(&p, &f, "f"), "RS RS");
+        // `k` is never used: erased; `a` is a type: erased.
+        assert_eq!(shape(&p, &f, "g"), "-- -- RS");
+        // Passed on to a parameter that is used: used.
+        assert_eq!(shape(&p, &f, "h"), "RS RS");
+    }
+
+    #[test]
+    fn errors_and_matches_are_strict_where_every_arm_is() {
+        let (p, f) = facts_of(
+            "def pick (b : Bool) (x : Int) (y : Int) : Int = if b then x else y\n\
+             def both (b : Bool) (x : Int) : Int = if b then x else x + 1\n\
+             def orFail (m : Maybe Int) (d : Int) : Int = match m with | Just v -> v + d | Nothing -> error \"none\"\n\
+             def main = 1\n",
+        );
+        assert_eq!(shape(&p, &f, "pick"), "RS R- R-");
+        assert_eq!(shape(&p, &f, "both"), "RS RS");
+        // `error` never returns: the `Nothing` arm needs everything.
+        assert_eq!(shape(&p, &f, "orFail"), "RS RS");
+    }
 }
