@@ -80,7 +80,8 @@ impl<'p> Machine<'p> {
                 return Err(call_error(&err, span));
             }
         };
-        let key = (site != Site::UNKNOWN && passthrough.is_none()).then_some((site, ext.name, data));
+        let key =
+            (site != Site::UNKNOWN && passthrough.is_none()).then_some((site, ext.name, data));
         if let Some(k) = &key
             && let Some(answer) = self.calls.get(k)
         {
