@@ -57,6 +57,10 @@ pub trait Host<'p> {
     /// same back.
     fn tick(&mut self, m: &mut Machine<'p>, ctl: Ctl) -> Result<Ctl>;
 
+    /// A word (owned) is certainly needed, to normal form when `deep`: a certain
+    /// fiber may start on it if it is worth one (its code may reach an external).
+    fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool);
+
     /// Whether the current fiber is certain (its value is certainly needed).
     fn certain(&self, m: &Machine<'p>) -> bool;
 

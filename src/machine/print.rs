@@ -122,6 +122,7 @@ impl<'p> Machine<'p> {
             if let Some(o) = &mut self.out {
                 o.flush_if_due();
             }
+            self.fork_printed(tasks);
             self.printing = std::mem::take(tasks);
             let r = self.whnf(v);
             *tasks = std::mem::take(&mut self.printing);
@@ -136,6 +137,33 @@ impl<'p> Machine<'p> {
         self.heap.retain(w);
         self.heap.release(v);
         Ok(w)
+    }
+
+    /// Every part still to print is certainly needed (LANGUAGE.md 7.1): with a
+    /// scheduler, each part not evaluated yet that may reach an external gets a
+    /// certain fiber of its own, evaluating it to normal form, before the printer
+    /// waits for the next one (a call in the second field of a pair starts while the
+    /// first is computed).
+    fn fork_printed(&mut self, tasks: &[Task]) {
+        if self.host.is_none() {
+            return;
+        }
+        let mut parts = Vec::new();
+        for t in tasks {
+            match *t {
+                Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => parts.push(v),
+                Task::JoinRest(_, l, _) => parts.push(l),
+                Task::Text(_) | Task::Release(_) => {}
+            }
+        }
+        for v in parts {
+            if let Val::Thunk(t) = v
+                && matches!(self.heap.thunks.get(t).state, super::heap::ThunkState::Suspended { .. })
+            {
+                self.heap.retain(v);
+                self.with_host(|h, m| h.fork(m, v, true));
+            }
+        }
     }
 
     /// The references a printer task holds (for the audits).

@@ -493,6 +493,8 @@ impl Scheduler {
         } else {
             self.spawn(Ctl::Force(t), true);
         }
+        // The new fiber gets a turn soon: it may be about to start a call.
+        self.slice_end = self.slice_end.min(m.steps + 1);
     }
 
     fn push_record(&mut self, m: &mut Machine<'_>, rec: Ref) {
@@ -651,6 +653,14 @@ impl<'p> Host<'p> for Scheduler {
         self.save(m, id);
         self.make_runnable(id);
         self.next(m)
+    }
+
+    fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool) {
+        if self.worth_forking(m, v) {
+            Scheduler::fork(self, m, v, deep);
+        } else {
+            m.heap.release(v);
+        }
     }
 
     fn certain(&self, m: &Machine<'p>) -> bool {
