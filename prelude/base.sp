@@ -38,3 +38,20 @@ def either {a : Type} {b : Type} {c : Type} (f : a -> c) (g : b -> c) (e : Eithe
 -- puts the arguments in place of this body after type checking, so checking, `encode`
 -- and `hash` always see the empty list.
 def args : List String = []
+
+-- Workflow combinators (LANGUAGE.md 7.2).
+
+-- `try x` evaluates `x` to normal form; a runtime error inside it (a failing external,
+-- `error`, a failed match) becomes `Left message` instead of stopping the program.
+def try {a : Type} (x : a) : Either String a =
+  match prim_catch x with
+  | Nothing -> Right x
+  | Just message -> Left message
+
+-- `after a b` evaluates `a` to normal form, then is `b`: it orders effects that no data
+-- connects.
+def after {a : Type} {b : Type} (first : a) (then_ : b) : b = prim_after first then_
+
+-- `trace msg x` writes `msg` and a newline to standard error when it is evaluated, then
+-- is `x`.
+def trace {a : Type} (msg : String) (x : a) : a = prim_trace msg x

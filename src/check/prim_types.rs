@@ -48,6 +48,19 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         Prim::Words | Prim::Lines | Prim::ParseJson => arrows(&[string()], list(string())),
         Prim::JsonString => arrows(&[string()], string()),
         Prim::JsonNumber => arrows(&[float()], string()),
+        Prim::Catch => {
+            let a = fresh();
+            arrows(&[a], maybe(string()))
+        }
+        Prim::After => {
+            let a = fresh();
+            let b = fresh();
+            arrows(&[a, b.clone()], b)
+        }
+        Prim::Trace => {
+            let a = fresh();
+            arrows(&[string(), a.clone()], a)
+        }
         Prim::Seq => {
             let a = fresh();
             let b = fresh();

@@ -489,6 +489,12 @@ impl Strict<'_> {
             Term::Prim(p, _) if explicit.len() >= p.arity() => match p {
                 Prim::Error => Needs::Bottom,
                 Prim::Concat => self.term(explicit[0]),
+                // Errors inside `prim_catch` are caught: evaluating its argument early,
+                // outside the catch, would let them escape.
+                Prim::Catch => Needs::none(),
+                // The second argument comes after the first, in that order (effects
+                // ordered by `after`, messages by `trace`).
+                Prim::After | Prim::Trace => self.term(explicit[0]),
                 _ => {
                     let mut n = Needs::none();
                     for a in &explicit[..p.arity()] {

@@ -6,7 +6,6 @@ use super::error::{Result, RuntimeError};
 use super::frame::{Ctl, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{NIL, Ref, Val};
-use crate::core::term::ConId;
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 use std::sync::atomic::Ordering;
@@ -137,7 +136,7 @@ impl<'p> Machine<'p> {
                 self.unwind_to(i + 1, &e);
                 self.frames.pop();
                 let msg = self.heap.string(e.message.as_str().into());
-                Ok(Ctl::Ret(self.either_left(msg)))
+                Ok(Ctl::Ret(self.maybe(Some(msg))))
             }
             None => {
                 self.unwind_to(base, &e);
@@ -596,7 +595,7 @@ impl<'p> Machine<'p> {
                 Ok(self.need(right))
             }
             Frame::EqRight(left) => self.eq_step(left, v),
-            Frame::Try => Ok(Ctl::Ret(self.either_right(v))),
+            Frame::Try => Ok(Ctl::Ret(v)),
             Frame::After(b) => {
                 self.heap.release(v);
                 Ok(self.need(b))
@@ -1030,29 +1029,6 @@ impl<'p> Machine<'p> {
                 _ => None,
             },
             _ => None,
-        }
-    }
-
-    /// `Left msg` of the prelude's `Either` (for `try`).
-    pub(crate) fn either_left(&mut self, msg: Val) -> Val {
-        self.either(0, msg)
-    }
-
-    /// `Right v` (for `try`).
-    pub(crate) fn either_right(&mut self, v: Val) -> Val {
-        self.either(1, v)
-    }
-
-    fn either(&mut self, index: u32, v: Val) -> Val {
-        match self.prog.datas.iter().position(|d| &*d.name == "Either") {
-            Some(d) => self.heap.con(
-                ConId {
-                    data: crate::core::term::DataId(d as u32),
-                    index,
-                },
-                &[v],
-            ),
-            None => v,
         }
     }
 }

@@ -135,6 +135,25 @@ impl<'p> Machine<'p> {
             self.push(Frame::ConcatL { b: args[1], span });
             return Ok(self.need(args[0]));
         }
+        match op {
+            // `prim_catch x`: a `try` frame below the walk of `x` to normal form.
+            StrictOp::Prim(Prim::Catch, _) => {
+                self.push(Frame::Try);
+                return self.strict_vals_on(op, &args[..1], true);
+            }
+            // `prim_after a b` and `prim_trace msg x`: the second argument waits in an
+            // `After` frame while the first is evaluated.
+            StrictOp::Prim(p @ (Prim::After | Prim::Trace), _) => {
+                self.push(Frame::After(args[1]));
+                return self.strict_vals_on(op, &args[..1], p == Prim::After);
+            }
+            _ => {}
+        }
+        self.strict_vals_on(op, args, nf)
+    }
+
+    /// Evaluates the argument words (owned) of an operation, then runs it.
+    fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
         let n = args.len() as u8;
         for &a in args.iter().rev() {
             self.pending.push(a);
@@ -363,6 +382,19 @@ impl<'p> Machine<'p> {
             Prim::JsonNumber => {
                 let x = float(0).ok_or_else(|| bad(self))?;
                 self.heap.string(prim::json::render_number(x).into())
+            }
+            // Its argument is whole: `Nothing` (the `Try` frame below passes it on).
+            Prim::Catch => self.maybe(None),
+            // The first argument is whole (or, for `trace`, the message is known): the
+            // `After` frame below goes on with the second.
+            Prim::After => Val::Erased,
+            Prim::Trace => {
+                let m = text(self, 0).ok_or_else(|| bad(self))?;
+                if let Some(o) = &mut self.out {
+                    o.flush();
+                }
+                eprintln!("{m}");
+                Val::Erased
             }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
         };

@@ -151,14 +151,19 @@ impl<'p> Machine<'p> {
         let mut parts = Vec::new();
         for t in tasks {
             match *t {
-                Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => parts.push(v),
+                Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
+                    parts.push(v)
+                }
                 Task::JoinRest(_, l, _) => parts.push(l),
                 Task::Text(_) | Task::Release(_) => {}
             }
         }
         for v in parts {
             if let Val::Thunk(t) = v
-                && matches!(self.heap.thunks.get(t).state, super::heap::ThunkState::Suspended { .. })
+                && matches!(
+                    self.heap.thunks.get(t).state,
+                    super::heap::ThunkState::Suspended { .. }
+                )
             {
                 self.heap.retain(v);
                 self.with_host(|h, m| h.fork(m, v, true));

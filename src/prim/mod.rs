@@ -99,6 +99,14 @@ pub enum Prim {
     JsonString,
     /// `Float -> String`: a number as JSON ([`json::render_number`]).
     JsonNumber,
+    /// `prim_catch x`: needs `x` to normal form; `Nothing` when that worked, `Just
+    /// message` when it raised a runtime error (the prelude's `try`).
+    Catch,
+    /// `prim_after a b`: needs `a` to normal form, then is `b` (the prelude's `after`).
+    After,
+    /// `prim_trace msg x`: writes `msg` and a newline to standard error, then is `x`
+    /// (the prelude's `trace`).
+    Trace,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -139,6 +147,9 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::ParseJson, "prim_parseJson", 1),
     (Prim::JsonString, "prim_jsonString", 1),
     (Prim::JsonNumber, "prim_jsonNumber", 1),
+    (Prim::Catch, "prim_catch", 1),
+    (Prim::After, "prim_after", 2),
+    (Prim::Trace, "prim_trace", 2),
 ];
 
 impl Prim {

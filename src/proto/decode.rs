@@ -856,5 +856,8 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::ParseJson => Prim::ParseJson,
         pb::Prim::JsonString => Prim::JsonString,
         pb::Prim::JsonNumber => Prim::JsonNumber,
+        pb::Prim::Catch => Prim::Catch,
+        pb::Prim::After => Prim::After,
+        pb::Prim::Trace => Prim::Trace,
     })
 }

@@ -333,5 +333,8 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::ParseJson => pb::Prim::ParseJson,
         Prim::JsonString => pb::Prim::JsonString,
         Prim::JsonNumber => pb::Prim::JsonNumber,
+        Prim::Catch => pb::Prim::Catch,
+        Prim::After => pb::Prim::After,
+        Prim::Trace => pb::Prim::Trace,
     }
 }
