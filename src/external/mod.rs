@@ -24,6 +24,7 @@ pub mod plain;
 pub mod pool;
 pub mod registry;
 pub mod request;
+pub mod store;
 
 /// The Spindle type (as source text) of the built-in external `name`.
 pub fn host_type(name: &str) -> Option<&'static str> {
