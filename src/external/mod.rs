@@ -17,14 +17,17 @@
 //! - [`host`] and [`pool`]: the first generation (a call performed on a worker thread),
 //!   kept until the machine is switched over to the executor.
 
+pub mod calls;
 pub mod exec;
 pub mod host;
 pub mod lifetime;
 pub mod plain;
 pub mod pool;
+pub mod progress;
 pub mod registry;
 pub mod request;
 pub mod store;
+pub mod trace;
 
 /// The Spindle type (as source text) of the built-in external `name`.
 pub fn host_type(name: &str) -> Option<&'static str> {

@@ -209,12 +209,8 @@ fn pass_through(err: &[u8]) {
     if err.is_empty() || !PASS_STDERR.load(Ordering::Relaxed) {
         return;
     }
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(err);
-    if !err.ends_with(b"\n") {
-        let _ = stderr.write_all(b"\n");
-    }
-    let _ = stderr.flush();
+    // Through the progress display, which lifts its live lines out of the way.
+    crate::external::progress::eprint_lines(err);
 }
 
 /// Starts and finishes a process on this thread (`--sequential`).

@@ -374,6 +374,8 @@ pub struct Outputs {
     /// Those that did not exist before the call and are surely its own: moved aside if
     /// it failed.
     pub created: Vec<PathBuf>,
+    /// Every output that did not exist before the call.
+    pub new: Vec<PathBuf>,
 }
 
 impl Watch {
@@ -453,6 +455,7 @@ impl Watch {
     pub fn finish(self) -> Outputs {
         let mut files = Vec::new();
         let mut created = Vec::new();
+        let mut new_files = Vec::new();
         for d in &self.dirs {
             let after = list(&d.dir, d.recursive);
             let shared = d.shared.load(Ordering::Relaxed);
@@ -478,6 +481,9 @@ impl Watch {
                     if new && own {
                         created.push(path.clone());
                     }
+                    if new {
+                        new_files.push(path.clone());
+                    }
                     files.push(path);
                 }
             }
@@ -491,7 +497,13 @@ impl Watch {
         files.dedup();
         created.sort();
         created.dedup();
-        Outputs { files, created }
+        new_files.sort();
+        new_files.dedup();
+        Outputs {
+            files,
+            created,
+            new: new_files,
+        }
     }
 }
 

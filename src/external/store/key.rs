@@ -200,8 +200,13 @@ pub fn process_words(req: &ProcessRequest) -> Vec<(String, bool)> {
 /// programs, the files its words name, the `reading` files, the `SPINDLE_KEY_ENV`
 /// values and the `writing` paths; for other requests nothing. File hashes come from
 /// `fps` (quick check first), `lookup` giving fingerprints from earlier runs.
+///
+/// `produced` (absolute paths) are files this same call created when it last ran: an
+/// argument naming one is its output (`cp in.txt out.txt`), not an input, although the
+/// file exists now. Without this, recording a call would change its key.
 pub fn inputs(
     request: &Request,
+    produced: &std::collections::HashSet<PathBuf>,
     reading: &[String],
     writing: &[String],
     env_names: &[String],
@@ -241,7 +246,7 @@ pub fn inputs(
             continue;
         }
         let path = Path::new(cand);
-        if !path.is_file() {
+        if !path.is_file() || produced.contains(&super::files::absolute(path)) {
             continue;
         }
         if out
@@ -333,7 +338,16 @@ mod tests {
         });
         let fps = Fingerprints::default();
         let none = |_: &Path| None;
-        let i = inputs(&req, &[], &["o.txt".into()], &["HOME".into()], &fps, &none);
+        let none_produced = std::collections::HashSet::new();
+        let i = inputs(
+            &req,
+            &none_produced,
+            &[],
+            &["o.txt".into()],
+            &["HOME".into()],
+            &fps,
+            &none,
+        );
         assert_eq!(i.programs.len(), 1, "{i:?}");
         assert!(i.programs[0].0.ends_with("/sort"));
         assert_eq!(
@@ -347,14 +361,27 @@ mod tests {
         let k1 = key(&pre_key("run", &[]), &i);
         std::fs::write(&data, "1,3\n").unwrap();
         let fps = Fingerprints::default();
-        let j = inputs(&req, &[], &["o.txt".into()], &["HOME".into()], &fps, &none);
+        let j = inputs(
+            &req,
+            &none_produced,
+            &[],
+            &["o.txt".into()],
+            &["HOME".into()],
+            &fps,
+            &none,
+        );
         assert_ne!(k1, key(&pre_key("run", &[]), &j));
         // A shell command line: its command names are programs, its words files.
         let shell = crate::external::registry::lookup("shell")
             .unwrap()
             .make_request(&[s(&format!("wc -l < {} | sort", data.display()))])
             .unwrap();
-        let i = inputs(&shell, &[], &[], &[], &fps, &none);
+        let i = inputs(&shell, &none_produced, &[], &[], &[], &fps, &none);
+        // A file the call produced last time is not an input.
+        let produced: std::collections::HashSet<PathBuf> =
+            [super::super::files::absolute(&data)].into_iter().collect();
+        let k = inputs(&shell, &produced, &[], &[], &[], &fps, &none);
+        assert!(k.files.is_empty());
         let progs: Vec<&str> = i.programs.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(progs.len(), 3, "{progs:?}");
         assert_eq!(i.files.len(), 1);

@@ -264,6 +264,19 @@ impl Store {
         Record::decode(v.value()).map(Some).map_err(io)
     }
 
+    /// Every record, in key order (for checks and tools; a record that cannot be
+    /// decoded is an error).
+    pub fn records(&self) -> Result<Vec<(Hash, Record)>, StoreError> {
+        let tx = self.db.begin_read().map_err(io)?;
+        let table = tx.open_table(RECORDS).map_err(io)?;
+        let mut out = Vec::new();
+        for entry in table.iter().map_err(io)? {
+            let (k, v) = entry.map_err(io)?;
+            out.push((*k.value(), Record::decode(v.value()).map_err(io)?));
+        }
+        Ok(out)
+    }
+
     /// The key last recorded for pre-key `pre`.
     pub fn latest(&self, pre: &Hash) -> Option<Hash> {
         let tx = self.db.begin_read().ok()?;
@@ -299,7 +312,7 @@ impl Store {
         } else {
             Durability::Eventual
         });
-        tx.set_quick_repair(true);
+        tx.set_quick_repair(false);
         {
             let mut records = tx.open_table(RECORDS).map_err(io)?;
             let mut latest = tx.open_table(LATEST).map_err(io)?;
@@ -307,6 +320,11 @@ impl Store {
             let mut failed = tx.open_table(FAILED).map_err(io)?;
             let mut fps = tx.open_table(FILES).map_err(io)?;
             let day = today();
+            // Failures first: a retry that succeeded in the same batch clears its mark.
+            let now = now_ns();
+            for key in &batch.failures {
+                failed.insert(key, now).map_err(io)?;
+            }
             for (key, pre, rec) in &batch.records {
                 records
                     .insert(key, rec.encode_to_vec().as_slice())
@@ -322,10 +340,6 @@ impl Store {
                 if old != Some(day) {
                     used.insert(key, day).map_err(io)?;
                 }
-            }
-            let now = now_ns();
-            for key in &batch.failures {
-                failed.insert(key, now).map_err(io)?;
             }
             for (path, fp) in &batch.fingerprints {
                 if let Some(p) = path.to_str() {
@@ -470,13 +484,14 @@ pub fn file_entry(path: &str, fp: &Fingerprint) -> FileEntry {
         program: false,
         ctime_ns: fp.stat.ctime_ns,
         hashed_at_ns: fp.hashed_at_ns,
+        created: false,
     }
 }
 
 /// What `spindle store info` reports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Info {
-    /// Bytes of every file in the store directory.
+    /// Disk space of every file in the store directory (as `du` counts it).
     pub bytes: u64,
     /// Records of successful calls.
     pub records: u64,
@@ -484,7 +499,10 @@ pub struct Info {
     pub failed: u64,
 }
 
+/// The disk space a directory's files take (blocks, as `du` counts them: a sparse
+/// file counts what it holds, not its apparent length).
 fn dir_size(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     let mut total = 0;
     let mut work = vec![dir.to_path_buf()];
     while let Some(d) = work.pop() {
@@ -496,7 +514,7 @@ fn dir_size(dir: &Path) -> u64 {
             if m.is_dir() {
                 work.push(e.path());
             } else {
-                total += m.len();
+                total += m.blocks() * 512;
             }
         }
     }

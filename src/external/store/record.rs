@@ -70,6 +70,10 @@ pub struct FileEntry {
     /// When it was hashed, nanoseconds since the epoch.
     #[prost(int64, tag = "8")]
     pub hashed_at_ns: i64,
+    /// An output the call created (it did not exist before): next time the call is
+    /// keyed, this file is not taken for an input although an argument names it.
+    #[prost(bool, tag = "9")]
+    pub created: bool,
 }
 
 /// An environment variable and its value.
