@@ -803,3 +803,41 @@ fn reusing_ten_thousand_delays_is_fast_and_small() {
     );
     assert!(info.bytes < 5_000_000, "store is {} bytes", info.bytes);
 }
+
+#[test]
+fn store_info_and_gc_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("store");
+    run_calls(
+        config(&st),
+        vec![
+            run_("echo", &["a"]),
+            run_("echo", &["b"]),
+            call("delay", vec![Plain::Int(1)]),
+        ],
+    );
+    let spindle = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let st_s = st.display().to_string();
+    let info = spindle(&["store", "info", "--store", &st_s]);
+    assert!(info.contains("records: 3\n"), "{info}");
+    assert!(info.contains("size: "), "{info}");
+    // Everything was used today: nothing goes.
+    let gc = spindle(&["store", "gc", "--keep-days", "1", "--store", &st_s]);
+    assert!(
+        gc.contains("removed 0 records not used in 1 days, kept 3"),
+        "{gc}"
+    );
+    // The store beside a program, found from the program's path.
+    let wf = dir.path().join("wf.sp");
+    std::fs::write(&wf, "def main = 1\n").unwrap();
+    std::fs::rename(&st, dir.path().join(".spindle")).unwrap();
+    let info = spindle(&["store", "info", &wf.display().to_string()]);
+    assert!(info.contains("records: 3\n"), "{info}");
+}
