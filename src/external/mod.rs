@@ -14,6 +14,10 @@
 //!   [`perform_now`](exec::perform_now) for `--sequential`.
 //! - [`lifetime`]: every process group Spindle starts, stopped and reaped on every exit
 //!   path and on SIGINT, SIGTERM and SIGHUP.
+//! - [`calls`]: [`Calls`](calls::Calls), the executor a run's scheduler drives: the
+//!   executors above plus the result store ([`store`]: keys, records, outputs,
+//!   `--resume`, `--explain`, `--plan`), retries, the call timeout, [`progress`] and the
+//!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
 //! - [`host`] and [`pool`]: the first generation (a call performed on a worker thread),
 //!   kept until the machine is switched over to the executor.
 
@@ -21,6 +25,7 @@ pub mod calls;
 pub mod exec;
 pub mod host;
 pub mod lifetime;
+pub mod options;
 pub mod plain;
 pub mod pool;
 pub mod progress;
