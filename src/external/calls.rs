@@ -595,6 +595,7 @@ impl Calls {
             while let Ok(d) = self.done_rx.try_recv() {
                 self.helper_done(d);
             }
+            self.poll_slurm();
             self.take_started();
             self.retry_due();
             self.maybe_commit(false);
@@ -660,13 +661,17 @@ impl Calls {
                     self.helper_done(x);
                 }
             }
-            if let Some(s) = &mut self.slurm
-                && self.in_slurm > 0
-                && Instant::now() >= s.next_poll()
-            {
-                let done = s.poll();
-                self.slurm_done(done);
-            }
+        }
+    }
+
+    /// Lets Slurm submit, collect and look at its queue when that is due.
+    fn poll_slurm(&mut self) {
+        if let Some(s) = &mut self.slurm
+            && self.in_slurm > 0
+            && Instant::now() >= s.next_poll()
+        {
+            let done = s.poll();
+            self.slurm_done(done);
         }
     }
 
@@ -692,6 +697,10 @@ impl Calls {
     /// Cancels every call in flight (processes stopped, Slurm jobs cancelled); the
     /// store's pending records are kept for [`finish`](Self::finish).
     pub fn shutdown(&mut self) {
+        // One `scancel` for every Slurm job, before the calls are dropped one by one.
+        if let Some(s) = &mut self.slurm {
+            s.shutdown();
+        }
         let tickets: Vec<Ticket> = self.entries.keys().copied().collect();
         for t in tickets {
             self.cancel(t);

@@ -331,6 +331,10 @@ fn reaper() {
 /// (uninterruptible sleep). From then on no process starts. Every exit path of the
 /// binary calls this; it is safe to call from several threads and more than once.
 pub fn shutdown_all() {
+    // Nothing starts from now on; then Slurm jobs (a submission under way finishes
+    // first and is cancelled too), and the local groups.
+    lock().closing = true;
+    crate::external::exec::slurm::cancel_all();
     let start = Instant::now();
     {
         let mut table = lock();

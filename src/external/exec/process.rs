@@ -25,6 +25,12 @@ pub fn set_stderr_passthrough(on: bool) {
     PASS_STDERR.store(on, Ordering::Relaxed);
 }
 
+/// Whether a successful tool's standard error is passed through (see
+/// [`set_stderr_passthrough`]).
+pub fn passes_stderr() -> bool {
+    PASS_STDERR.load(Ordering::Relaxed)
+}
+
 /// The shell for `shell`: `bash` (with `-o pipefail`) where there is one on `PATH`,
 /// else `sh`. Looked up once.
 pub fn shell_program() -> &'static (String, bool) {
