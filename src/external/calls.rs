@@ -28,6 +28,28 @@
 //!
 //! Without a store ([`Config::store`] `None`: the REPL), calls go straight to the
 //! executor, with retries, timeouts, progress and trace as configured.
+//!
+//! # For the scheduler and the command line
+//!
+//! - `spindle run`: flatten [`CallOptions`](crate::external::options::CallOptions) into
+//!   its arguments; [`Calls::new`]`(options.config(&file, limits))` once per run (an
+//!   error, such as a store in use by another run, is `error: ...` and exit status 1);
+//!   after the evaluation, [`Calls::finish`] (a store error there is a warning: the
+//!   result stands), and with `--plan` print [`Calls::render_plan`] to standard error.
+//! - Per call: `submit(ticket, Call { external, args, place, reading, writing },
+//!   priority)`, where `args` are the [`Param::Data`](crate::external::registry::Param)
+//!   arguments as [`Plain`] and `place` is the definition's hash
+//!   ([`crate::proto::defhash::compute`], once per program) with the call's position in
+//!   it ([`crate::proto::defhash::position`] of the call's core node, or the compiled
+//!   code's order) and its `file:line:column`. `promote`, `cancel`, `wait`, `poll`,
+//!   `in_flight` as on [`Executor`]. [`Answer::Done`] goes through
+//!   [`External::finish`] as before; [`Answer::Planned`] means the fiber never
+//!   resumes (the run then ends when nothing else can go on, and the plan is printed).
+//! - `--sequential`: submit the one call and `wait(None)` for it, so the store, the
+//!   trace and progress work the same.
+//! - Anything else written to standard error during a run goes through
+//!   [`Calls::eprintln`] (or [`crate::external::progress::eprint_lines`]) so the live
+//!   progress lines stay whole.
 
 use crate::external::exec::slurm::{Slurm, SlurmConfig};
 use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker};

@@ -463,7 +463,7 @@ impl Executor {
     /// SIGKILL) and lets the file pool's threads end (after the operation they are in).
     /// The executor may be used again (the REPL's next evaluation). Called on drop. To
     /// stop and reap every process before exiting, the binary calls
-    /// [`lifetime::shutdown_all`](crate::external::lifetime::shutdown_all).
+    /// [`lifetime::shutdown_all`].
     pub fn shutdown(&mut self) {
         let tickets: Vec<Ticket> = self.by_ticket.keys().copied().collect();
         for t in tickets {

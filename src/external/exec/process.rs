@@ -1,5 +1,5 @@
 //! Running one process: started on the caller's thread through
-//! [`lifetime::spawn`](crate::external::lifetime::spawn) (its own process group,
+//! [`lifetime::spawn`] (its own process group,
 //! recorded for stopping), then finished on a thread of its own: standard input fed,
 //! standard output and error read to their ends at the same time (so a process that
 //! fills one pipe while we read the other never deadlocks), its exit status read, its
