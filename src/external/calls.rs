@@ -403,6 +403,8 @@ impl Calls {
         };
         let mut exec = Executor::new(config.limits);
         exec.set_call_timeout(config.call_timeout);
+        // Start reporting starts from the first call on.
+        exec.take_started();
         let waker = exec.waker();
         let slurm = match &config.executor {
             ProcessExecutor::Local => None,

@@ -233,8 +233,10 @@ pub struct Executor {
     /// Deadlines of running calls under a timeout, earliest first (entries of calls
     /// that ended are skipped when they come up).
     deadlines: BinaryHeap<Reverse<(Instant, u64)>>,
-    /// Calls started since [`Executor::take_started`] was last called.
+    /// Calls started since [`Executor::take_started`] was last called (kept only
+    /// once that has been called: a driver that never asks keeps nothing).
     started: Vec<(Ticket, std::time::SystemTime)>,
+    report_starts: bool,
 }
 
 impl Executor {
@@ -264,6 +266,7 @@ impl Executor {
             call_timeout: None,
             deadlines: BinaryHeap::new(),
             started: Vec::new(),
+            report_starts: false,
         }
     }
 
@@ -281,6 +284,7 @@ impl Executor {
 
     /// The calls that started running (left the queue) since the last call, with when.
     pub fn take_started(&mut self) -> Vec<(Ticket, std::time::SystemTime)> {
+        self.report_starts = true;
         std::mem::take(&mut self.started)
     }
 
@@ -692,7 +696,9 @@ impl Executor {
         {
             self.deadlines.push(Reverse((at, id)));
         }
-        if let Some(job) = self.jobs.get(&id) {
+        if self.report_starts
+            && let Some(job) = self.jobs.get(&id)
+        {
             self.started
                 .push((job.ticket, std::time::SystemTime::now()));
         }
