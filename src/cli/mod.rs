@@ -10,6 +10,7 @@ mod encode;
 mod hash;
 mod repl;
 mod run;
+mod store;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -58,6 +59,8 @@ pub enum Command {
         /// The program.
         file: PathBuf,
     },
+    /// The result store: `info` (size and record count), `gc --keep-days N`.
+    Store(store::StoreArgs),
 }
 
 /// The command line as clap should read it: `run`'s words after FILE sorted into its
@@ -76,5 +79,6 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Some(Command::Encode { file, output }) => encode::main(&file, &output),
         Some(Command::Decode { file }) => decode::main(&file),
         Some(Command::Hash { file }) => hash::main(&file),
+        Some(Command::Store(args)) => store::main(args),
     }
 }

@@ -13,7 +13,7 @@
 //! process. At that point the group gets SIGTERM too: a tool's background processes
 //! that closed their output and stayed behind do not outlive its call. A reaper thread
 //! then reaps the leader as soon as no live process is left in the group (checked in
-//! `/proc`, every [`SCAN_EVERY`] or less often on a machine with so many processes
+//! `/proc`, every `SCAN_EVERY` (100 ms) or less often on a machine with so many processes
 //! that reading `/proc` takes long), or sends SIGKILL to the group when the grace
 //! period ends and reaps it then.
 //!
@@ -331,6 +331,10 @@ fn reaper() {
 /// (uninterruptible sleep). From then on no process starts. Every exit path of the
 /// binary calls this; it is safe to call from several threads and more than once.
 pub fn shutdown_all() {
+    // Nothing starts from now on; then Slurm jobs (a submission under way finishes
+    // first and is cancelled too), and the local groups.
+    lock().closing = true;
+    crate::external::exec::slurm::cancel_all();
     let start = Instant::now();
     {
         let mut table = lock();

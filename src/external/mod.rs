@@ -14,16 +14,25 @@
 //!   [`perform_now`](exec::perform_now) for `--sequential`.
 //! - [`lifetime`]: every process group Spindle starts, stopped and reaped on every exit
 //!   path and on SIGINT, SIGTERM and SIGHUP.
+//! - [`calls`]: [`Calls`](calls::Calls), the executor a run's scheduler drives: the
+//!   executors above plus the result store ([`store`]: keys, records, outputs,
+//!   `--resume`, `--explain`, `--plan`), retries, the call timeout, [`progress`] and the
+//!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
 //! - [`host`] and [`pool`]: the first generation (a call performed on a worker thread),
 //!   kept until the machine is switched over to the executor.
 
+pub mod calls;
 pub mod exec;
 pub mod host;
 pub mod lifetime;
+pub mod options;
 pub mod plain;
 pub mod pool;
+pub mod progress;
 pub mod registry;
 pub mod request;
+pub mod store;
+pub mod trace;
 
 /// The Spindle type (as source text) of the built-in external `name`.
 pub fn host_type(name: &str) -> Option<&'static str> {

@@ -119,6 +119,11 @@ pub enum CallErrorKind {
     BadArgument,
     /// Spindle is stopping and starts nothing more.
     Stopping,
+    /// The call ran longer than `--call-timeout` allows.
+    TimedOut,
+    /// A batch job ended without saying how (Slurm: it left the queue without its
+    /// exit-code file), or the cluster scheduler refused it.
+    Lost,
 }
 
 /// A failed call: a one-line message naming the call and what went wrong, and the last

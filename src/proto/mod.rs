@@ -5,6 +5,8 @@
 //! - [`decode`]: bytes and messages back to core terms and programs, checking
 //!   everything: bytes from a file are untrusted.
 //! - [`hash`]: the blake3 hash of a term's or a program's canonical encoding.
+//! - [`defhash`]: per-declaration hashes (Merkle, independent of table order), which
+//!   name the places of calls in the result store.
 //! - [`source`]: a decoded program printed back as one Spindle source file.
 //! - [`snapshot`]: an evaluation stopped after some steps, stored as a program and
 //!   resumed.
@@ -44,6 +46,7 @@
 //! [`DeclCounts`]: crate::core::program::DeclCounts
 
 pub mod decode;
+pub mod defhash;
 pub mod encode;
 pub mod error;
 pub mod hash;

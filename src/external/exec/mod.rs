@@ -56,6 +56,7 @@
 
 pub mod files;
 pub mod process;
+pub mod slurm;
 
 use crate::external::lifetime;
 use crate::external::request::{CallError, CallErrorKind, ExecutorKind, Reply, Request};
@@ -150,6 +151,9 @@ enum State {
     /// Cancelled while running where it cannot be taken back (a process being stopped,
     /// a file operation): its slot is freed when it reports back, its result dropped.
     Cancelled,
+    /// A process that ran past the call timeout, being stopped: its slot is freed when
+    /// it reports back, and it is reported as timed out.
+    TimedOut(CallError),
 }
 
 #[derive(Debug)]
@@ -189,6 +193,21 @@ impl Class {
 /// A message from a process or pool thread: which job, and its answer.
 type Done = (u64, Result<Reply, CallError>);
 
+/// The job id a [`Waker`] sends: no job has it.
+const WAKE: u64 = u64::MAX;
+
+/// Wakes an [`Executor`] blocked in [`wait`](Executor::wait) from another thread: it
+/// returns (perhaps with nothing), so that its driver can look at other work.
+#[derive(Debug, Clone)]
+pub struct Waker(Sender<Done>);
+
+impl Waker {
+    /// Makes the executor's current or next `wait` return.
+    pub fn wake(&self) {
+        let _ = self.0.send((WAKE, Ok(Reply::Unit)));
+    }
+}
+
 /// The executor: see the module documentation.
 pub struct Executor {
     jobs: HashMap<u64, Job>,
@@ -209,6 +228,15 @@ pub struct Executor {
     file_rx: Arc<Mutex<Receiver<(u64, Request)>>>,
     file_threads: usize,
     stats: Stats,
+    /// Calls that run longer fail (`--call-timeout`).
+    call_timeout: Option<Duration>,
+    /// Deadlines of running calls under a timeout, earliest first (entries of calls
+    /// that ended are skipped when they come up).
+    deadlines: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// Calls started since [`Executor::take_started`] was last called (kept only
+    /// once that has been called: a driver that never asks keeps nothing).
+    started: Vec<(Ticket, std::time::SystemTime)>,
+    report_starts: bool,
 }
 
 impl Executor {
@@ -235,7 +263,29 @@ impl Executor {
             file_rx: Arc::new(Mutex::new(file_rx)),
             file_threads: 0,
             stats: Stats::default(),
+            call_timeout: None,
+            deadlines: BinaryHeap::new(),
+            started: Vec::new(),
+            report_starts: false,
         }
+    }
+
+    /// Calls that run longer than `timeout` fail with [`CallErrorKind::TimedOut`]: a
+    /// process has its group stopped (SIGTERM, then SIGKILL after 2 s). `None` (the
+    /// default): no limit.
+    pub fn set_call_timeout(&mut self, timeout: Option<Duration>) {
+        self.call_timeout = timeout;
+    }
+
+    /// A handle that makes [`wait`](Self::wait) return from another thread.
+    pub fn waker(&self) -> Waker {
+        Waker(self.done_tx.clone())
+    }
+
+    /// The calls that started running (left the queue) since the last call, with when.
+    pub fn take_started(&mut self) -> Vec<(Ticket, std::time::SystemTime)> {
+        self.report_starts = true;
+        std::mem::take(&mut self.started)
     }
 
     /// Asks for a call. Its completion comes back from [`wait`](Self::wait) with
@@ -318,7 +368,7 @@ impl Executor {
                 self.jobs.remove(&id);
             }
             State::Process(pid) => lifetime::stop(pid),
-            State::File | State::Cancelled => {}
+            State::File | State::Cancelled | State::TimedOut(_) => {}
             State::Timer => {
                 self.jobs.remove(&id);
                 self.class(kind).release(priority);
@@ -334,20 +384,26 @@ impl Executor {
     pub fn wait(&mut self, timeout: Option<Duration>) -> Vec<Completion> {
         let until = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
+            let mut woken = false;
             while let Ok(done) = self.done_rx.try_recv() {
+                woken |= done.0 == WAKE;
                 self.finished(done);
             }
             let now = Instant::now();
             self.fire_timers(now);
+            self.fire_deadlines(now);
             self.start_queued();
-            if !self.ready.is_empty() {
+            if !self.ready.is_empty() || woken {
                 return std::mem::take(&mut self.ready);
             }
             if self.by_ticket.is_empty() {
                 // Nothing anyone waits for (cancelled calls still ending report later).
                 return Vec::new();
             }
-            let next_timer = self.heap.peek().map(|Reverse((at, _))| *at);
+            let next_timer = [&self.heap, &self.deadlines]
+                .iter()
+                .filter_map(|h| h.peek().map(|Reverse((at, _))| *at))
+                .min();
             let wake = match (until, next_timer) {
                 (Some(u), Some(t)) => Some(u.min(t)),
                 (u, t) => u.or(t),
@@ -368,7 +424,11 @@ impl Executor {
                 },
             };
             if let Some(done) = received {
+                let wake = done.0 == WAKE;
                 self.finished(done);
+                if wake {
+                    return std::mem::take(&mut self.ready);
+                }
             }
         }
     }
@@ -407,7 +467,7 @@ impl Executor {
     /// SIGKILL) and lets the file pool's threads end (after the operation they are in).
     /// The executor may be used again (the REPL's next evaluation). Called on drop. To
     /// stop and reap every process before exiting, the binary calls
-    /// [`lifetime::shutdown_all`](crate::external::lifetime::shutdown_all).
+    /// [`lifetime::shutdown_all`].
     pub fn shutdown(&mut self) {
         let tickets: Vec<Ticket> = self.by_ticket.keys().copied().collect();
         for t in tickets {
@@ -432,11 +492,61 @@ impl Executor {
             return;
         };
         self.class(job.kind).release(job.priority);
-        if matches!(job.state, State::Cancelled) {
-            return;
+        match job.state {
+            State::Cancelled => {}
+            State::TimedOut(err) => {
+                self.by_ticket.remove(&job.ticket);
+                self.ready.push((job.ticket, Err(err)));
+            }
+            _ => {
+                self.by_ticket.remove(&job.ticket);
+                self.ready.push((job.ticket, result));
+            }
         }
-        self.by_ticket.remove(&job.ticket);
-        self.ready.push((job.ticket, result));
+    }
+
+    /// Fails the calls that have run past the call timeout.
+    fn fire_deadlines(&mut self, now: Instant) {
+        while let Some(&Reverse((at, id))) = self.deadlines.peek() {
+            if at > now {
+                break;
+            }
+            self.deadlines.pop();
+            let Some(job) = self.jobs.get_mut(&id) else {
+                continue; // ended
+            };
+            let secs = self.call_timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0);
+            let what = match &job.state {
+                State::Process(_) => "process",
+                State::Timer | State::File => "call",
+                _ => continue,
+            };
+            let err = CallError::new(
+                CallErrorKind::TimedOut,
+                format!("the {what} timed out after {secs} s (--call-timeout)"),
+            );
+            match std::mem::replace(&mut job.state, State::Cancelled) {
+                State::Process(pid) => {
+                    // Reported when its thread sees it end.
+                    job.state = State::TimedOut(err);
+                    lifetime::stop(pid);
+                }
+                State::File => {
+                    // Reported now; its slot is freed when the pool thread is done.
+                    let ticket = job.ticket;
+                    self.by_ticket.remove(&ticket);
+                    self.ready.push((ticket, Err(err)));
+                }
+                _ => {
+                    // A timer: it ends now.
+                    if let Some(job) = self.jobs.remove(&id) {
+                        self.class(job.kind).release(job.priority);
+                        self.by_ticket.remove(&job.ticket);
+                        self.ready.push((job.ticket, Err(err)));
+                    }
+                }
+            }
+        }
     }
 
     fn fire_timers(&mut self, now: Instant) {
@@ -581,6 +691,17 @@ impl Executor {
         }
         class.peak = class.peak.max(class.running());
         self.note_peaks();
+        if let Some(t) = self.call_timeout
+            && let Some(at) = Instant::now().checked_add(t)
+        {
+            self.deadlines.push(Reverse((at, id)));
+        }
+        if self.report_starts
+            && let Some(job) = self.jobs.get(&id)
+        {
+            self.started
+                .push((job.ticket, std::time::SystemTime::now()));
+        }
     }
 
     /// A job that failed before it could run (cannot start): reported at once.

@@ -1,5 +1,5 @@
 //! Running one process: started on the caller's thread through
-//! [`lifetime::spawn`](crate::external::lifetime::spawn) (its own process group,
+//! [`lifetime::spawn`] (its own process group,
 //! recorded for stopping), then finished on a thread of its own: standard input fed,
 //! standard output and error read to their ends at the same time (so a process that
 //! fills one pipe while we read the other never deadlocks), its exit status read, its
@@ -23,6 +23,12 @@ static PASS_STDERR: AtomicBool = AtomicBool::new(true);
 /// on by default). Tests and a future progress display turn it off.
 pub fn set_stderr_passthrough(on: bool) {
     PASS_STDERR.store(on, Ordering::Relaxed);
+}
+
+/// Whether a successful tool's standard error is passed through (see
+/// [`set_stderr_passthrough`]).
+pub fn passes_stderr() -> bool {
+    PASS_STDERR.load(Ordering::Relaxed)
 }
 
 /// The shell for `shell`: `bash` (with `-o pipefail`) where there is one on `PATH`,
@@ -209,12 +215,8 @@ fn pass_through(err: &[u8]) {
     if err.is_empty() || !PASS_STDERR.load(Ordering::Relaxed) {
         return;
     }
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(err);
-    if !err.ends_with(b"\n") {
-        let _ = stderr.write_all(b"\n");
-    }
-    let _ = stderr.flush();
+    // Through the progress display, which lifts its live lines out of the way.
+    crate::external::progress::eprint_lines(err);
 }
 
 /// Starts and finishes a process on this thread (`--sequential`).

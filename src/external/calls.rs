@@ -1,0 +1,1400 @@
+//! [`Calls`]: the executor a scheduler drives for a whole run, with the result store,
+//! `--resume`, `--explain`, `--plan`, retries, the call timeout, progress and the
+//! trace behind one small API (LANGUAGE.md 11). The scheduler hands over each call's
+//! identity (the external, its arguments in normal form, its place) and gets back the
+//! reply, the failure, or "planned"; it never sees keys or records.
+//!
+//! # A call's way through
+//!
+//! 1. [`Calls::submit`]: the request is made from the arguments (a bad argument fails
+//!    at once). `reads` externals go straight to the executor: they are never recorded
+//!    (their key would need what they read, which is all they do). Others are looked
+//!    up in the store: `delay` on the spot (its key is its arguments), processes and
+//!    `writeFile` on a helper thread, since their keys need file hashes: the programs,
+//!    the files their words name, the `reading` files ([`store::key`]).
+//! 2. A record whose outputs still hold what was recorded is **reused** (with
+//!    `--resume` or `--plan`): the call completes with the recorded reply. Otherwise,
+//!    with `--plan`, the call is reported [`Answer::Planned`] (its fiber never resumes)
+//!    and listed in [`Calls::plan`]; else `--explain` prints why it runs, the
+//!    directories it names are listed ([`store::files::Watch`]) and it goes to the
+//!    executor (local, or Slurm for processes).
+//! 3. When it ends, a helper thread lists those directories again. On success its
+//!    outputs are hashed and a [`Record`] joins the next batch written to the store
+//!    (batches are written at most every [`COMMIT_EVERY`], and at [`Calls::finish`]:
+//!    each batch is one transaction, whole or not at all). On failure the files it
+//!    created are moved into the store's `failed/` folder, the failure is marked, and
+//!    with `--retries N` it runs again after 1 s, 2 s, 4 s, ...
+//! 4. Every ending updates the progress display and writes a trace line.
+//!
+//! Without a store ([`Config::store`] `None`: the REPL), calls go straight to the
+//! executor, with retries, timeouts, progress and trace as configured.
+//!
+//! # For the scheduler and the command line
+//!
+//! - `spindle run`: flatten [`CallOptions`](crate::external::options::CallOptions) into
+//!   its arguments; [`Calls::new`]`(options.config(&file, limits))` once per run (an
+//!   error, such as a store in use by another run, is `error: ...` and exit status 1);
+//!   after the evaluation, [`Calls::finish`] (a store error there is a warning: the
+//!   result stands), and with `--plan` print [`Calls::render_plan`] to standard error.
+//! - Per call: `submit(ticket, Call { external, args, place, reading, writing },
+//!   priority)`, where `args` are the [`Param::Data`](crate::external::registry::Param)
+//!   arguments as [`Plain`] and `place` is the definition's hash
+//!   ([`crate::proto::defhash::compute`], once per program) with the call's position in
+//!   it ([`crate::proto::defhash::position`] of the call's core node, or the compiled
+//!   code's order) and its `file:line:column`. `promote`, `cancel`, `wait`, `poll`,
+//!   `in_flight` as on [`Executor`]. [`Answer::Done`] goes through
+//!   [`External::finish`] as before; [`Answer::Planned`] means the fiber never
+//!   resumes (the run then ends when nothing else can go on, and the plan is printed).
+//! - `--sequential`: submit the one call and `wait(None)` for it, so the store, the
+//!   trace and progress work the same.
+//! - Anything else written to standard error during a run goes through
+//!   [`Calls::eprintln`] (or [`crate::external::progress::eprint_lines`]) so the live
+//!   progress lines stay whole.
+
+use crate::external::exec::slurm::{Slurm, SlurmConfig};
+use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker};
+use crate::external::plain::Plain;
+use crate::external::progress::{Progress, ProgressMode, Status};
+use crate::external::registry::{Effect, External};
+use crate::external::request::{CallError, CallErrorKind, Reply, Request};
+use crate::external::store::files::{Fingerprints, Watch, Watchers, now_ns};
+use crate::external::store::key::{self, Hash, Inputs};
+use crate::external::store::record::{RECORD_VERSION, StoredReply};
+use crate::external::store::{self, Batch, Record, Store, StoreError, Why};
+use crate::external::trace::{self, Trace};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Store batches are written at least this often while calls end.
+pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
+
+/// Helper threads that hash files and list directories.
+const HELPERS: usize = 4;
+
+/// Where a call is in the program: its definition's hash and its position inside the
+/// definition (DESIGN.md 5: never an address), and how to show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The hash of the definition the call is in
+    /// ([`crate::proto::defhash::DefHashes`]).
+    pub def: [u8; 32],
+    /// Its position inside the definition ([`crate::proto::defhash::position`], or
+    /// any number stable across runs of the same definition).
+    pub pos: u32,
+    /// As users see it: `wf.sp:12:5`.
+    pub shown: String,
+}
+
+/// One call, as the scheduler hands it over.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// The external ([`crate::external::registry::lookup`]).
+    pub external: &'static External,
+    /// Its [`Param::Data`](crate::external::registry::Param::Data) arguments, in normal
+    /// form, in order.
+    pub args: Vec<Plain>,
+    /// Its place.
+    pub place: Place,
+    /// Files declared with `reading` around the call (innermost last).
+    pub reading: Vec<String>,
+    /// Files declared with `writing` around the call.
+    pub writing: Vec<String>,
+}
+
+impl Call {
+    /// A call with no `reading`/`writing` declarations.
+    pub fn new(external: &'static External, args: Vec<Plain>, place: Place) -> Call {
+        Call {
+            external,
+            args,
+            place,
+            reading: Vec::new(),
+            writing: Vec::new(),
+        }
+    }
+}
+
+/// What became of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// It ended: its reply (run now, or reused), or its failure.
+    Done(Result<Reply, CallError>),
+    /// `--plan`: it would have to run; it does not, and never will in this run.
+    Planned,
+}
+
+/// A call that ended, with its ticket.
+pub type Finished = (Ticket, Answer);
+
+/// Which executor runs processes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ProcessExecutor {
+    /// On this machine.
+    #[default]
+    Local,
+    /// As Slurm batch jobs.
+    Slurm(SlurmConfig),
+}
+
+/// How a run's calls are made: what the command line says (`spindle run` options).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The store directory ([`store::store_dir`]); `None`: no store.
+    pub store: Option<PathBuf>,
+    /// `--resume`: reuse recorded results.
+    pub resume: bool,
+    /// `--explain`: say why each call runs.
+    pub explain: bool,
+    /// `--plan`: run nothing that is not recorded; list it.
+    pub plan: bool,
+    /// `--retries N`.
+    pub retries: u32,
+    /// `--call-timeout SECONDS`.
+    pub call_timeout: Option<Duration>,
+    /// `--progress`.
+    pub progress: ProgressMode,
+    /// `--trace FILE`.
+    pub trace: Option<PathBuf>,
+    /// `--jobs`, `--io-jobs`.
+    pub limits: Limits,
+    /// `--executor`.
+    pub executor: ProcessExecutor,
+    /// Variables whose values enter process keys; `None`: from `SPINDLE_KEY_ENV`.
+    pub key_env: Option<Vec<String>>,
+}
+
+/// A call that `--plan` found would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedCall {
+    /// Its place.
+    pub place: String,
+    /// The external.
+    pub external: String,
+    /// Program and arguments (or the call's description).
+    pub shown: String,
+    /// Why it is not recorded.
+    pub why: String,
+}
+
+/// Counters of a run, for `--stats` and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallStats {
+    /// Calls submitted.
+    pub submitted: u64,
+    /// Calls that ran (attempts included).
+    pub ran: u64,
+    /// Calls answered from the store.
+    pub reused: u64,
+    /// Failed attempts.
+    pub failed: u64,
+    /// Retries started.
+    pub retried: u64,
+    /// Calls reported planned.
+    pub planned: u64,
+    /// Records written.
+    pub recorded: u64,
+    /// Files hashed (not taken from the quick check).
+    pub files_hashed: u64,
+    /// The most calls in flight at once.
+    pub peak_in_flight: usize,
+}
+
+/// Where a call is.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum Stage {
+    /// On a helper: key and lookup.
+    Preparing,
+    /// With the executor (or Slurm).
+    Running,
+    /// On a helper: outputs after the call.
+    Finishing,
+    /// Waiting to be tried again.
+    Backoff,
+}
+
+/// The key of a call and what it covers.
+#[derive(Debug, Clone)]
+struct Keyed {
+    pre: Hash,
+    key: Hash,
+    inputs: Inputs,
+}
+
+struct Entry {
+    external: &'static External,
+    group: String,
+    shown: String,
+    place: String,
+    request: Request,
+    writing: Vec<String>,
+    priority: Priority,
+    stage: Stage,
+    /// Bumped whenever the call moves on, so a stale helper result is dropped.
+    generation: u64,
+    attempt: u32,
+    keyed: Option<Keyed>,
+    watch: Option<Watch>,
+    trace_id: u64,
+    submitted: Instant,
+    started: Option<(SystemTime, Instant)>,
+}
+
+/// Work for a helper thread.
+#[allow(clippy::large_enum_variant)] // one per call in flight, moved once
+enum Job {
+    Prepare {
+        ticket: Ticket,
+        generation: u64,
+        external: &'static External,
+        args: Vec<Plain>,
+        request: Request,
+        reading: Vec<String>,
+        writing: Vec<String>,
+    },
+    Finish {
+        ticket: Ticket,
+        generation: u64,
+        external: &'static str,
+        request: Request,
+        keyed: Option<Keyed>,
+        watch: Option<Watch>,
+        result: Result<Reply, CallError>,
+        duration: Duration,
+        place: String,
+        shown: String,
+    },
+}
+
+/// What a helper found.
+enum HelperDone {
+    Prepared {
+        ticket: Ticket,
+        generation: u64,
+        keyed: Keyed,
+        decision: Decision,
+        watch: Option<Watch>,
+    },
+    Finished {
+        ticket: Ticket,
+        generation: u64,
+        result: Result<Reply, CallError>,
+        record: Option<(Hash, Hash, Record)>,
+        failure: Option<Hash>,
+        note: String,
+    },
+}
+
+enum Decision {
+    Reuse(Reply),
+    Run(Why),
+}
+
+/// What helpers share.
+struct Shared {
+    store: Option<Arc<Store>>,
+    fps: Arc<Fingerprints>,
+    watchers: Arc<Watchers>,
+    env_names: Vec<String>,
+    reuse: bool,
+    plan: bool,
+    explain: bool,
+}
+
+/// The run's executor: see the module documentation.
+pub struct Calls {
+    config: Config,
+    exec: Executor,
+    slurm: Option<Slurm>,
+    waker: Waker,
+    shared: Arc<Shared>,
+    jobs_tx: Option<Sender<Job>>,
+    helper_threads: Vec<std::thread::JoinHandle<()>>,
+    jobs_rx: Arc<Mutex<Receiver<Job>>>,
+    done_rx: Receiver<HelperDone>,
+    done_tx: Sender<HelperDone>,
+    helpers: usize,
+    helpers_busy: usize,
+    entries: HashMap<Ticket, Entry>,
+    in_exec: usize,
+    in_slurm: usize,
+    backoff: BinaryHeap<Reverse<(Instant, Ticket, u64)>>,
+    ready: Vec<Finished>,
+    batch: Batch,
+    last_commit: Instant,
+    store_error: Option<StoreError>,
+    progress: Progress,
+    trace: Option<Trace>,
+    next_trace_id: u64,
+    plan: Vec<PlannedCall>,
+    explained: Vec<String>,
+    stats: CallStats,
+}
+
+impl std::fmt::Debug for Calls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Calls")
+            .field("in_flight", &self.entries.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The name progress groups a call under: the program's file name for a process (for
+/// `shell`, the first command's), else the external's name.
+fn group_of(external: &External, request: &Request) -> String {
+    let Request::Process(p) = request else {
+        return external.name.to_string();
+    };
+    let program = if p.shown_as.is_some() {
+        key::process_words(p)
+            .into_iter()
+            .find(|(_, command)| *command)
+            .map(|(w, _)| w)
+            .unwrap_or_else(|| external.name.to_string())
+    } else {
+        p.program.clone()
+    };
+    Path::new(&program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or(program)
+}
+
+/// How a call is shown: program and arguments for a process, else its description.
+fn shown_of(request: &Request) -> String {
+    match request {
+        Request::Process(p) => p.shown(),
+        other => other.describe(),
+    }
+}
+
+/// Whether a failure is worth another attempt.
+fn retryable(e: &CallError) -> bool {
+    !matches!(e.kind, CallErrorKind::BadArgument | CallErrorKind::Stopping)
+}
+
+/// Whether the request's calls are recorded.
+fn recorded(external: &External, request: &Request) -> bool {
+    external.effect != Effect::Reads
+        && matches!(
+            request,
+            Request::Process(_) | Request::WriteFile { .. } | Request::Delay(_)
+        )
+}
+
+impl Calls {
+    /// Opens the store (unless `--plan` finds none: then nothing is recorded and every
+    /// call that is not a read is planned), the trace file, and the executors.
+    pub fn new(config: Config) -> Result<Calls, StoreError> {
+        let store = match &config.store {
+            None => None,
+            Some(dir) if config.plan => Store::open_existing(dir)?.map(Arc::new),
+            Some(dir) => Some(Arc::new(Store::open(dir)?)),
+        };
+        let trace = match &config.trace {
+            Some(p) => Some(Trace::create(p).map_err(|e| {
+                StoreError::Io(format!("cannot write the trace {}: {e}", p.display()))
+            })?),
+            None => None,
+        };
+        let mut exec = Executor::new(config.limits);
+        exec.set_call_timeout(config.call_timeout);
+        // Start reporting starts from the first call on.
+        exec.take_started();
+        let waker = exec.waker();
+        let slurm = match &config.executor {
+            ProcessExecutor::Local => None,
+            ProcessExecutor::Slurm(sc) => {
+                let runs = match &config.store {
+                    Some(d) => d.join(store::RUNS_DIR),
+                    None => std::env::temp_dir().join("spindle-runs"),
+                };
+                Some(
+                    Slurm::new(sc.clone(), &runs, config.limits.jobs, config.call_timeout)
+                        .map_err(|e| StoreError::Io(e.to_string()))?,
+                )
+            }
+        };
+        let shared = Arc::new(Shared {
+            store,
+            fps: Arc::new(Fingerprints::default()),
+            watchers: Arc::new(Watchers::default()),
+            env_names: config.key_env.clone().unwrap_or_else(key::key_env_names),
+            reuse: config.resume || config.plan,
+            plan: config.plan,
+            explain: config.explain,
+        });
+        let (done_tx, done_rx) = channel();
+        let (jobs_tx, jobs_rx) = channel();
+        let progress = Progress::new(config.progress);
+        Ok(Calls {
+            config,
+            exec,
+            slurm,
+            waker,
+            shared,
+            jobs_tx: Some(jobs_tx),
+            helper_threads: Vec::new(),
+            jobs_rx: Arc::new(Mutex::new(jobs_rx)),
+            done_rx,
+            done_tx,
+            helpers: 0,
+            helpers_busy: 0,
+            entries: HashMap::new(),
+            in_exec: 0,
+            in_slurm: 0,
+            backoff: BinaryHeap::new(),
+            ready: Vec::new(),
+            batch: Batch::default(),
+            last_commit: Instant::now(),
+            store_error: None,
+            progress,
+            trace,
+            next_trace_id: 1,
+            plan: Vec::new(),
+            explained: Vec::new(),
+            stats: CallStats::default(),
+        })
+    }
+
+    /// Asks for a call; its answer comes from [`wait`](Self::wait) with `ticket`,
+    /// unless it is cancelled first. `effect` calls must only be submitted once
+    /// certainly needed (LANGUAGE.md 7.1): this layer does not check.
+    pub fn submit(&mut self, ticket: Ticket, call: Call, priority: Priority) {
+        if self.entries.contains_key(&ticket) {
+            self.cancel(ticket);
+        }
+        self.stats.submitted += 1;
+        let request = match call.external.make_request(&call.args) {
+            Ok(r) => r,
+            Err(e) => {
+                self.ready.push((ticket, Answer::Done(Err(e))));
+                return;
+            }
+        };
+        let group = group_of(call.external, &request);
+        let shown = shown_of(&request);
+        self.progress.submitted(&group);
+        let trace_id = self.next_trace_id;
+        self.next_trace_id += 1;
+        let entry = Entry {
+            external: call.external,
+            group,
+            shown,
+            place: call.place.shown.clone(),
+            request: request.clone(),
+            writing: call.writing.clone(),
+            priority,
+            stage: Stage::Running,
+            generation: 0,
+            attempt: 1,
+            keyed: None,
+            watch: None,
+            trace_id,
+            submitted: Instant::now(),
+            started: None,
+        };
+        self.entries.insert(ticket, entry);
+        self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
+        let store_on = self.shared.store.is_some() || self.shared.plan;
+        if !store_on || !recorded(call.external, &request) {
+            self.dispatch(ticket);
+            return;
+        }
+        if let Request::Delay(_) = request {
+            // The key is the arguments: looked up here, no file to hash.
+            let pre = key::pre_key(call.external.name, &call.args);
+            let keyed = Keyed {
+                pre,
+                key: pre,
+                inputs: Inputs::default(),
+            };
+            let decision = prepare_lookup(&self.shared, &keyed, &request);
+            self.prepared(ticket, 0, keyed, decision, None);
+            return;
+        }
+        if let Some(e) = self.entries.get_mut(&ticket) {
+            e.stage = Stage::Preparing;
+        }
+        self.send_job(Job::Prepare {
+            ticket,
+            generation: 0,
+            external: call.external,
+            args: call.args,
+            request,
+            reading: call.reading,
+            writing: call.writing,
+        });
+    }
+
+    /// A speculative call is now certainly needed.
+    pub fn promote(&mut self, ticket: Ticket) {
+        if let Some(e) = self.entries.get_mut(&ticket) {
+            e.priority = Priority::Certain;
+            if e.stage == Stage::Running {
+                self.exec.promote(ticket);
+            }
+        }
+    }
+
+    /// The call is no longer needed: it is stopped (a process's group), or dropped, and
+    /// never reported by [`wait`](Self::wait). Its trace line says `cancelled`.
+    pub fn cancel(&mut self, ticket: Ticket) {
+        self.ready.retain(|(t, _)| *t != ticket);
+        let Some(e) = self.entries.remove(&ticket) else {
+            return;
+        };
+        if e.stage == Stage::Running {
+            self.cancel_running(ticket, &e.request);
+        }
+        self.end_line(&e, Status::Cancelled, None, "");
+    }
+
+    fn cancel_running(&mut self, ticket: Ticket, request: &Request) {
+        match (&mut self.slurm, request) {
+            (Some(s), Request::Process(_)) => {
+                s.cancel(ticket);
+                self.in_slurm = self.in_slurm.saturating_sub(1);
+            }
+            _ => {
+                self.exec.cancel(ticket);
+                self.in_exec = self.in_exec.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Calls in flight (submitted, not yet reported or cancelled).
+    pub fn in_flight(&self) -> usize {
+        self.entries.len() + self.ready.len()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> CallStats {
+        let mut s = self.stats;
+        s.files_hashed = self
+            .shared
+            .fps
+            .hashed
+            .load(std::sync::atomic::Ordering::Relaxed);
+        s
+    }
+
+    /// The executor's own counters (processes, timers, peaks).
+    pub fn executor_stats(&self) -> crate::external::exec::Stats {
+        self.exec.stats()
+    }
+
+    /// The `--explain` lines printed so far (also kept here, for tests and tools).
+    pub fn explanations(&self) -> &[String] {
+        &self.explained
+    }
+
+    /// The calls `--plan` found would run, in the order they were met.
+    pub fn plan(&self) -> &[PlannedCall] {
+        &self.plan
+    }
+
+    /// The plan as lines for standard error: `wf.sp:3:5  sort -u data.txt  (new
+    /// call)`, or a line saying nothing would run.
+    pub fn render_plan(&self) -> String {
+        if self.plan.is_empty() {
+            return "plan: nothing to run: every call is recorded\n".to_string();
+        }
+        let mut out = format!("plan: {} calls would run next:\n", self.plan.len());
+        for p in &self.plan {
+            out.push_str(&format!("  {}  {}  ({})\n", p.place, p.shown, p.why));
+        }
+        out
+    }
+
+    /// The calls that ended, waiting until at least one has, or `timeout` has passed
+    /// (`None`: no limit). Returns at once when nothing is in flight.
+    pub fn wait(&mut self, timeout: Option<Duration>) -> Vec<Finished> {
+        let until = timeout.and_then(|t| Instant::now().checked_add(t));
+        loop {
+            while let Ok(d) = self.done_rx.try_recv() {
+                self.helper_done(d);
+            }
+            self.poll_slurm();
+            self.take_started();
+            self.retry_due();
+            self.maybe_commit(false);
+            if !self.ready.is_empty() {
+                return std::mem::take(&mut self.ready);
+            }
+            if self.entries.is_empty() {
+                return Vec::new();
+            }
+            let now = Instant::now();
+            if until.is_some_and(|u| u <= now) {
+                return Vec::new();
+            }
+            let mut wake = until;
+            let mut earliest = |t: Option<Instant>| {
+                if let Some(t) = t {
+                    wake = Some(wake.map_or(t, |w| w.min(t)));
+                }
+            };
+            earliest(self.backoff.peek().map(|Reverse((t, _, _))| *t));
+            if !self.batch.is_empty() {
+                earliest(Some(self.last_commit + COMMIT_EVERY));
+            }
+            if let Some(s) = &self.slurm
+                && self.in_slurm > 0
+            {
+                earliest(Some(s.next_poll()));
+            }
+            let left = wake.map(|w| w.saturating_duration_since(now));
+            if self.in_exec > 0 {
+                let done = self.exec.wait(left);
+                self.executor_done(done);
+            } else if self.in_slurm == 0 && self.helpers_busy > 0 {
+                let got = match left {
+                    Some(d) => match self.done_rx.recv_timeout(d) {
+                        Ok(x) => Some(x),
+                        Err(RecvTimeoutError::Timeout) => None,
+                        Err(RecvTimeoutError::Disconnected) => None,
+                    },
+                    None => self.done_rx.recv().ok(),
+                };
+                if let Some(d) = got {
+                    self.helper_done(d);
+                }
+            } else if self.in_slurm == 0 {
+                // Only backoff timers: sleep until the first.
+                if let Some(d) = left {
+                    std::thread::sleep(d.min(Duration::from_millis(50)));
+                } else {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            } else {
+                // Slurm jobs: sleep until its next poll (helpers wake us through the
+                // executor's channel only when it is waiting, so sleep in small steps
+                // while they work).
+                let step = if self.helpers_busy > 0 {
+                    Duration::from_millis(5)
+                } else {
+                    Duration::from_millis(200)
+                };
+                let d = left.unwrap_or(step).min(step);
+                if let Ok(x) = self.done_rx.recv_timeout(d) {
+                    self.helper_done(x);
+                }
+            }
+        }
+    }
+
+    /// Lets Slurm submit, collect and look at its queue when that is due.
+    fn poll_slurm(&mut self) {
+        if let Some(s) = &mut self.slurm
+            && self.in_slurm > 0
+            && Instant::now() >= s.next_poll()
+        {
+            let done = s.poll();
+            self.slurm_done(done);
+        }
+    }
+
+    /// The calls that ended so far, without waiting.
+    pub fn poll(&mut self) -> Vec<Finished> {
+        self.wait(Some(Duration::ZERO))
+    }
+
+    /// Ends the run's bookkeeping: writes the last records (durably), ends the progress
+    /// display with its summary, and flushes the trace. Calls still in flight are
+    /// cancelled. Returns the first store error met during the run, if any (the run's
+    /// results stand; only recording failed).
+    pub fn finish(&mut self) -> Result<(), StoreError> {
+        self.shutdown();
+        self.maybe_commit(true);
+        self.progress.finish();
+        match self.store_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Cancels every call in flight (processes stopped, Slurm jobs cancelled); the
+    /// store's pending records are kept for [`finish`](Self::finish).
+    pub fn shutdown(&mut self) {
+        // One `scancel` for every Slurm job, before the calls are dropped one by one.
+        if let Some(s) = &mut self.slurm {
+            s.shutdown();
+        }
+        let tickets: Vec<Ticket> = self.entries.keys().copied().collect();
+        for t in tickets {
+            self.cancel(t);
+        }
+        self.exec.shutdown();
+        if let Some(s) = &mut self.slurm {
+            s.shutdown();
+        }
+        self.in_exec = 0;
+        self.in_slurm = 0;
+    }
+
+    /// A line for standard error that does not garble the live progress display.
+    pub fn eprintln(&self, line: &str) {
+        self.progress.println(line);
+    }
+
+    // ----- internals ---------------------------------------------------------------
+
+    fn send_job(&mut self, job: Job) {
+        self.helpers_busy += 1;
+        if self.helpers < HELPERS && self.helpers < self.helpers_busy {
+            let rx = Arc::clone(&self.jobs_rx);
+            let tx = self.done_tx.clone();
+            let shared = Arc::clone(&self.shared);
+            let waker = self.waker.clone();
+            let spawned = std::thread::Builder::new()
+                .name("spindle-store".into())
+                .stack_size(512 * 1024)
+                .spawn(move || {
+                    loop {
+                        let next = match rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = next else { return };
+                        if tx.send(run_job(&shared, job)).is_err() {
+                            return;
+                        }
+                        waker.wake();
+                    }
+                });
+            if let Ok(h) = spawned {
+                self.helpers += 1;
+                self.helper_threads.push(h);
+            }
+        }
+        let job = match &self.jobs_tx {
+            Some(tx) if self.helpers > 0 => match tx.send(job) {
+                Ok(()) => return,
+                Err(e) => e.0,
+            },
+            _ => job,
+        };
+        // No helper could start: do the work here.
+        let done = run_job(&self.shared, job);
+        let _ = self.done_tx.send(done);
+    }
+
+    /// Sends a call to its executor (and, with a store, lists its directories first).
+    fn dispatch(&mut self, ticket: Ticket) {
+        let store_on = self.shared.store.is_some();
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
+        e.stage = Stage::Running;
+        e.generation += 1;
+        if store_on
+            && e.watch.is_none()
+            && let Request::Process(p) = &e.request
+        {
+            let words: Vec<String> = key::process_words(p).into_iter().map(|(w, _)| w).collect();
+            e.watch = Some(Watch::begin(&words, &e.writing, &self.shared.watchers));
+        }
+        let request = e.request.clone();
+        let priority = e.priority;
+        match (&mut self.slurm, &request) {
+            (Some(s), Request::Process(p)) => {
+                s.submit(ticket, p.clone());
+                self.in_slurm += 1;
+            }
+            _ => {
+                self.exec.submit(ticket, request, priority);
+                self.in_exec += 1;
+            }
+        }
+        self.take_started();
+    }
+
+    /// A call's lookup is done.
+    fn prepared(
+        &mut self,
+        ticket: Ticket,
+        generation: u64,
+        keyed: Keyed,
+        decision: Decision,
+        watch: Option<Watch>,
+    ) {
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
+        if e.generation != generation {
+            return;
+        }
+        e.keyed = Some(keyed);
+        e.watch = watch;
+        match decision {
+            Decision::Reuse(reply) => {
+                let Some(e) = self.entries.remove(&ticket) else {
+                    return;
+                };
+                self.stats.reused += 1;
+                if let Some(k) = &e.keyed {
+                    self.batch.used.push(k.key);
+                }
+                self.end_line(&e, Status::Reused, exit_code(&Ok(reply.clone())), "");
+                self.ready.push((ticket, Answer::Done(Ok(reply))));
+            }
+            Decision::Run(why) if self.shared.plan => {
+                let Some(e) = self.entries.remove(&ticket) else {
+                    return;
+                };
+                self.stats.planned += 1;
+                self.plan.push(PlannedCall {
+                    place: e.place.clone(),
+                    external: e.external.name.to_string(),
+                    shown: e.shown.clone(),
+                    why: why.to_string(),
+                });
+                self.end_line(&e, Status::Planned, None, &why.to_string());
+                self.ready.push((ticket, Answer::Planned));
+            }
+            Decision::Run(why) => {
+                if self.config.explain {
+                    let place = if e.place.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}: ", e.place)
+                    };
+                    let mut lines = vec![format!("explain: {place}{}: {why}", e.shown)];
+                    if let Some(k) = &e.keyed {
+                        let covered = key::covered(&k.inputs);
+                        if !covered.is_empty() {
+                            lines.push(format!("explain:   key covers: {}", covered.join(", ")));
+                        }
+                    }
+                    self.progress.println(&lines.join("\n"));
+                    self.explained.extend(lines);
+                }
+                self.dispatch(ticket);
+            }
+        }
+    }
+
+    fn helper_done(&mut self, d: HelperDone) {
+        self.helpers_busy = self.helpers_busy.saturating_sub(1);
+        match d {
+            HelperDone::Prepared {
+                ticket,
+                generation,
+                keyed,
+                decision,
+                watch,
+            } => self.prepared(ticket, generation, keyed, decision, watch),
+            HelperDone::Finished {
+                ticket,
+                generation,
+                result,
+                record,
+                failure,
+                note,
+            } => {
+                if let Some(f) = failure {
+                    self.batch.failures.push(f);
+                }
+                let current = self
+                    .entries
+                    .get(&ticket)
+                    .is_some_and(|e| e.generation == generation && e.stage == Stage::Finishing);
+                if !current {
+                    return;
+                }
+                if let Some(r) = record {
+                    self.stats.recorded += 1;
+                    self.batch.records.push(r);
+                }
+                self.ended(ticket, result, &note);
+            }
+        }
+    }
+
+    /// Completions from the local executor.
+    fn executor_done(&mut self, done: Vec<Completion>) {
+        self.take_started();
+        for (ticket, result) in done {
+            self.in_exec = self.in_exec.saturating_sub(1);
+            self.ran(ticket, result);
+        }
+    }
+
+    /// Completions from Slurm.
+    fn slurm_done(&mut self, done: Vec<Completion>) {
+        if let Some(s) = &mut self.slurm {
+            let started = s.take_started();
+            for (t, at) in started {
+                self.mark_started(t, at);
+            }
+        }
+        for (ticket, result) in done {
+            self.in_slurm = self.in_slurm.saturating_sub(1);
+            self.ran(ticket, result);
+        }
+    }
+
+    /// A call's attempt ran: look at its outputs (on a helper) when there is a store,
+    /// else end it now.
+    fn ran(&mut self, ticket: Ticket, result: Result<Reply, CallError>) {
+        let store_on = self.shared.store.is_some();
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
+        if e.stage != Stage::Running {
+            return;
+        }
+        self.stats.ran += 1;
+        let recorded_kind = recorded(e.external, &e.request);
+        if !store_on || !recorded_kind {
+            self.ended(ticket, result, "");
+            return;
+        }
+        if let Request::Delay(_) = e.request {
+            // Nothing to look at: record on the spot.
+            if let (Ok(reply), Some(k)) = (&result, &e.keyed) {
+                let took = e.started.map(|(_, i)| i.elapsed()).unwrap_or_default();
+                let rec = make_record(
+                    e.external.name,
+                    reply,
+                    &k.inputs,
+                    Vec::new(),
+                    &self.shared.fps,
+                    took,
+                    &e.place,
+                    &e.shown,
+                );
+                self.batch.records.push((k.key, k.pre, rec));
+                self.stats.recorded += 1;
+            }
+            self.ended(ticket, result, "");
+            return;
+        }
+        e.stage = Stage::Finishing;
+        e.generation += 1;
+        let job = Job::Finish {
+            ticket,
+            generation: e.generation,
+            external: e.external.name,
+            request: e.request.clone(),
+            keyed: e.keyed.clone(),
+            watch: e.watch.take(),
+            result,
+            duration: e.started.map(|(_, i)| i.elapsed()).unwrap_or_default(),
+            place: e.place.clone(),
+            shown: e.shown.clone(),
+        };
+        self.send_job(job);
+    }
+
+    /// An attempt is over: retry it, or report it.
+    fn ended(&mut self, ticket: Ticket, result: Result<Reply, CallError>, note: &str) {
+        let retries = self.config.retries;
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
+        let exit = exit_code(&result);
+        if let Err(err) = &result {
+            self.stats.failed += 1;
+            let may_retry = e.external.effect != Effect::Pure
+                && e.attempt <= retries
+                && retryable(err)
+                && !crate::external::lifetime::is_closing();
+            if may_retry {
+                let wait = Duration::from_secs(1u64 << (e.attempt - 1).min(16));
+                let mut detail = format!(
+                    "attempt {}/{}: {}; again in {} s",
+                    e.attempt,
+                    retries + 1,
+                    err.message,
+                    wait.as_secs()
+                );
+                if !note.is_empty() {
+                    detail.push_str(&format!("; {note}"));
+                }
+                let line_entry = EntryLine::of(e);
+                e.attempt += 1;
+                e.stage = Stage::Backoff;
+                e.generation += 1;
+                e.started = None;
+                let generation = e.generation;
+                self.write_line(&line_entry, Status::Failed, exit, &detail);
+                self.stats.retried += 1;
+                self.backoff
+                    .push(Reverse((Instant::now() + wait, ticket, generation)));
+                return;
+            }
+        }
+        let Some(e) = self.entries.remove(&ticket) else {
+            return;
+        };
+        let (status, detail) = match &result {
+            Ok(_) => (Status::Ok, note.to_string()),
+            Err(err) => {
+                let mut d = err.message.clone();
+                if e.attempt > 1 {
+                    d = format!("attempt {}/{}: {d}", e.attempt, retries + 1);
+                }
+                if !note.is_empty() {
+                    d.push_str(&format!("; {note}"));
+                }
+                (Status::Failed, d)
+            }
+        };
+        self.end_line(&e, status, exit, &detail);
+        self.ready.push((ticket, Answer::Done(result)));
+    }
+
+    /// Retries whose wait is over go to their executor again.
+    fn retry_due(&mut self) {
+        let now = Instant::now();
+        while let Some(&Reverse((at, ticket, generation))) = self.backoff.peek() {
+            if at > now {
+                break;
+            }
+            self.backoff.pop();
+            let due = self
+                .entries
+                .get(&ticket)
+                .is_some_and(|e| e.generation == generation && e.stage == Stage::Backoff);
+            if due {
+                self.dispatch(ticket);
+            }
+        }
+    }
+
+    fn take_started(&mut self) {
+        for (t, at) in self.exec.take_started() {
+            self.mark_started(t, at);
+        }
+    }
+
+    fn mark_started(&mut self, t: Ticket, at: SystemTime) {
+        if let Some(e) = self.entries.get_mut(&t)
+            && e.started.is_none()
+        {
+            e.started = Some((at, Instant::now()));
+            let g = e.group.clone();
+            self.progress.started(&g);
+        }
+    }
+
+    /// Writes the batch when it is due (`force`: now, durably).
+    fn maybe_commit(&mut self, force: bool) {
+        if let Some(store) = &self.shared.store {
+            self.batch.fingerprints.extend(self.shared.fps.take_new());
+            let due = force
+                || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
+                    && self.last_commit.elapsed() >= COMMIT_EVERY;
+            if self.batch.is_empty() || !due || self.shared.plan {
+                if self.shared.plan {
+                    self.batch = Batch::default();
+                }
+                return;
+            }
+            if let Err(e) = store.commit(&mut self.batch, force) {
+                self.batch = Batch::default();
+                if self.store_error.is_none() {
+                    self.progress.println(&format!(
+                        "warning: {e}: results of this run are not recorded"
+                    ));
+                    self.store_error = Some(e);
+                }
+            }
+            self.last_commit = Instant::now();
+        }
+    }
+
+    /// The progress line and trace line of a call that is over.
+    fn end_line(&mut self, e: &Entry, status: Status, exit: Option<i64>, detail: &str) {
+        let line = EntryLine::of(e);
+        self.write_line(&line, status, exit, detail);
+    }
+
+    fn write_line(&mut self, e: &EntryLine, status: Status, exit: Option<i64>, detail: &str) {
+        let (start, took) = match e.started {
+            Some((at, i)) => (at, i.elapsed()),
+            None => (
+                SystemTime::now() - e.submitted.elapsed(),
+                if status == Status::Reused {
+                    e.submitted.elapsed()
+                } else {
+                    Duration::ZERO
+                },
+            ),
+        };
+        self.progress.finished(
+            &e.group,
+            status,
+            e.started.is_some(),
+            &e.place,
+            &e.shown,
+            took,
+            detail,
+        );
+        if let Some(t) = &mut self.trace {
+            let _ = t.write(&trace::Line {
+                id: e.trace_id,
+                place: &e.place,
+                external: e.external,
+                call: &e.shown,
+                status: status.word(),
+                start,
+                duration: took,
+                exit,
+                note: detail,
+            });
+        }
+    }
+}
+
+/// What a progress and trace line needs of an entry.
+struct EntryLine {
+    group: String,
+    place: String,
+    shown: String,
+    external: &'static str,
+    trace_id: u64,
+    submitted: Instant,
+    started: Option<(SystemTime, Instant)>,
+}
+
+impl EntryLine {
+    fn of(e: &Entry) -> EntryLine {
+        EntryLine {
+            group: e.group.clone(),
+            place: e.place.clone(),
+            shown: e.shown.clone(),
+            external: e.external.name,
+            trace_id: e.trace_id,
+            submitted: e.submitted,
+            started: e.started,
+        }
+    }
+}
+
+impl Drop for Calls {
+    /// Cancels what is in flight, writes the last records, and ends the helper threads
+    /// (so the store is closed when this returns).
+    fn drop(&mut self) {
+        self.shutdown();
+        self.maybe_commit(true);
+        self.jobs_tx = None;
+        for h in self.helper_threads.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The exit code a result shows in the trace.
+fn exit_code(r: &Result<Reply, CallError>) -> Option<i64> {
+    match r {
+        Ok(Reply::Exit { code, .. }) => Some(*code),
+        Ok(_) => None,
+        Err(e) => match e.kind {
+            CallErrorKind::Exited(c) => Some(c as i64),
+            CallErrorKind::Signalled(s) => Some(128 + s as i64),
+            _ => None,
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_record(
+    external: &str,
+    reply: &Reply,
+    inputs: &Inputs,
+    outputs: Vec<store::record::FileEntry>,
+    fps: &Fingerprints,
+    took: Duration,
+    place: &str,
+    shown: &str,
+) -> Record {
+    let (files, env) = store::input_entries(inputs, fps);
+    Record {
+        version: RECORD_VERSION,
+        external: external.to_string(),
+        reply: Some(StoredReply::from_reply(reply)),
+        inputs: files,
+        env,
+        outputs,
+        created_ns: now_ns(),
+        duration_ms: took.as_millis() as u64,
+        place: place.to_string(),
+        shown: shown.to_string(),
+    }
+}
+
+/// A helper's work.
+fn run_job(shared: &Shared, job: Job) -> HelperDone {
+    match job {
+        Job::Prepare {
+            ticket,
+            generation,
+            external,
+            args,
+            request,
+            reading,
+            writing,
+        } => {
+            let pre = key::pre_key(external.name, &args);
+            let lookup = |p: &Path| shared.store.as_ref().and_then(|s| s.fingerprint(p));
+            // What this call created when it last ran is its output, not an input.
+            let produced: std::collections::HashSet<PathBuf> = shared
+                .store
+                .as_ref()
+                .and_then(|s| s.get(&s.latest(&pre)?).ok().flatten())
+                .map(|r| {
+                    r.outputs
+                        .iter()
+                        .filter(|o| o.created)
+                        .map(|o| store::files::absolute(Path::new(&o.path)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let inputs = key::inputs(
+                &request,
+                &produced,
+                &reading,
+                &writing,
+                &shared.env_names,
+                &shared.fps,
+                &lookup,
+            );
+            let keyed = Keyed {
+                pre,
+                key: key::key(&pre, &inputs),
+                inputs,
+            };
+            let decision = prepare_lookup(shared, &keyed, &request);
+            // The directories are listed just before the call runs (in `dispatch`).
+            HelperDone::Prepared {
+                ticket,
+                generation,
+                keyed,
+                decision,
+                watch: None,
+            }
+        }
+        Job::Finish {
+            ticket,
+            generation,
+            external,
+            request,
+            keyed,
+            watch,
+            result,
+            duration,
+            place,
+            shown,
+        } => {
+            let outputs = watch.map(Watch::finish).unwrap_or_default();
+            let mut note = String::new();
+            match &result {
+                Ok(reply) => {
+                    let mut files = outputs.files.clone();
+                    if let Request::WriteFile { path, .. } = &request {
+                        files.push(PathBuf::from(path));
+                    }
+                    // An output that was not an input of this call is its own: the next
+                    // time, an argument naming it does not make it an input (an
+                    // in-place edit, whose file was an input, stays one).
+                    let inputs: std::collections::HashSet<PathBuf> = keyed
+                        .iter()
+                        .flat_map(|k| k.inputs.files.iter())
+                        .map(|(p, _)| store::files::absolute(Path::new(p)))
+                        .collect();
+                    let mut entries = Vec::new();
+                    for f in &files {
+                        // Hashed now: the quick check of an output is what it is after
+                        // the call.
+                        if let Some(fp) = shared.fps.get(f, &|_| None) {
+                            let mut entry = store::file_entry(&f.to_string_lossy(), &fp);
+                            entry.created = outputs.new.contains(f)
+                                || !inputs.contains(&store::files::absolute(f));
+                            entries.push(entry);
+                        }
+                    }
+                    let record = keyed.as_ref().map(|k| {
+                        let rec = make_record(
+                            external,
+                            reply,
+                            &k.inputs,
+                            entries,
+                            &shared.fps,
+                            duration,
+                            &place,
+                            &shown,
+                        );
+                        (k.key, k.pre, rec)
+                    });
+                    HelperDone::Finished {
+                        ticket,
+                        generation,
+                        result,
+                        record,
+                        failure: None,
+                        note,
+                    }
+                }
+                Err(_) => {
+                    if let (Some(store), Some(k)) = (&shared.store, &keyed)
+                        && !outputs.created.is_empty()
+                    {
+                        let folder = store.failed_folder(&k.key);
+                        let left = store::files::move_aside(&outputs.created, &folder);
+                        let moved = outputs.created.len() - left.len();
+                        if moved > 0 {
+                            note = format!(
+                                "{moved} output{} moved to {}",
+                                if moved == 1 { "" } else { "s" },
+                                folder.display()
+                            );
+                        }
+                        for (f, why) in left {
+                            note.push_str(&format!("; could not move {}: {why}", f.display()));
+                        }
+                    }
+                    HelperDone::Finished {
+                        ticket,
+                        generation,
+                        result,
+                        record: None,
+                        failure: keyed.map(|k| k.key),
+                        note,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Looks a keyed call up: reuse, or why it runs.
+fn prepare_lookup(shared: &Shared, keyed: &Keyed, _request: &Request) -> Decision {
+    let Some(store) = &shared.store else {
+        return Decision::Run(Why::New);
+    };
+    match store.get(&keyed.key) {
+        Ok(Some(rec)) => match Store::verify(&rec) {
+            Ok(()) => match rec.reply.as_ref().and_then(StoredReply::to_reply) {
+                Some(reply) if shared.reuse => Decision::Reuse(reply),
+                Some(_) => Decision::Run(Why::NotResuming),
+                None => Decision::Run(Why::Unreadable),
+            },
+            Err(why) => Decision::Run(why),
+        },
+        Ok(None) => {
+            if shared.explain || shared.plan {
+                Decision::Run(store.explain(&keyed.pre, &keyed.key, &keyed.inputs))
+            } else {
+                Decision::Run(Why::New)
+            }
+        }
+        Err(_) => Decision::Run(Why::Unreadable),
+    }
+}

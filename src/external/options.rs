@@ -1,0 +1,150 @@
+//! The `spindle run` options of LANGUAGE.md 11 and 12, as one clap group the command
+//! line flattens into its own (`#[command(flatten)] calls: CallOptions`), and the
+//! [`Config`] they make.
+
+use crate::external::calls::{Config, ProcessExecutor};
+use crate::external::exec::Limits;
+use crate::external::exec::slurm::SlurmConfig;
+use crate::external::progress::ProgressMode;
+use crate::external::store;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where processes run (`--executor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ExecutorName {
+    /// On this machine.
+    #[default]
+    Local,
+    /// As Slurm batch jobs.
+    Slurm,
+}
+
+/// Options of `spindle run` for calls: the result store, progress, the trace, retries,
+/// timeouts and the executor.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CallOptions {
+    /// Reuse recorded results of earlier runs (the result store).
+    #[arg(long)]
+    pub resume: bool,
+    /// Say on standard error why each call runs instead of being reused.
+    #[arg(long)]
+    pub explain: bool,
+    /// Run nothing that is not recorded: list the calls that would run next.
+    #[arg(long)]
+    pub plan: bool,
+    /// The result store (default: SPINDLE_STORE, else .spindle/ beside FILE).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Retry a failing call up to N times (waiting 1 s, 2 s, 4 s, ...).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retries: u32,
+    /// Fail a call that runs longer than this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub call_timeout: Option<Duration>,
+    /// Progress on standard error: auto (live on a terminal, else plain), plain, none.
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = parse_progress)]
+    pub progress: ProgressMode,
+    /// Write one tab-separated line per call to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Where processes run.
+    #[arg(long, value_enum, default_value_t = ExecutorName::Local)]
+    pub executor: ExecutorName,
+    /// Options added to every sbatch (with --executor slurm).
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    pub slurm_options: Option<String>,
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let x: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(x > 0.0 && x.is_finite() && x < 1e9) {
+        return Err(format!(
+            "`{s}`: the timeout must be a positive number of seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(x))
+}
+
+fn parse_progress(s: &str) -> Result<ProgressMode, String> {
+    s.parse()
+}
+
+impl CallOptions {
+    /// The configuration for a run of `entry_file` with these limits (`--jobs`,
+    /// `--io-jobs`).
+    pub fn config(&self, entry_file: &Path, limits: Limits) -> Config {
+        Config {
+            store: Some(store::store_dir(self.store.as_deref(), entry_file)),
+            resume: self.resume,
+            explain: self.explain,
+            plan: self.plan,
+            retries: self.retries,
+            call_timeout: self.call_timeout,
+            progress: self.progress,
+            trace: self.trace.clone(),
+            limits,
+            executor: match self.executor {
+                ExecutorName::Local => ProcessExecutor::Local,
+                ExecutorName::Slurm => ProcessExecutor::Slurm(SlurmConfig {
+                    options: self.slurm_options.clone().unwrap_or_default(),
+                    poll: None,
+                }),
+            },
+            key_env: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        calls: CallOptions,
+    }
+
+    #[test]
+    fn options_parse_into_a_config() {
+        let c = Cmd::try_parse_from([
+            "x",
+            "--resume",
+            "--explain",
+            "--retries",
+            "2",
+            "--call-timeout",
+            "1.5",
+            "--progress",
+            "plain",
+            "--trace",
+            "t.tsv",
+            "--executor",
+            "slurm",
+            "--slurm-options",
+            "--partition=debug --time=5",
+        ])
+        .unwrap();
+        let cfg = c.calls.config(Path::new("wf/main.sp"), Limits::default());
+        assert!(cfg.resume && cfg.explain && !cfg.plan);
+        assert_eq!(cfg.retries, 2);
+        assert_eq!(cfg.call_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(cfg.progress, ProgressMode::Plain);
+        if std::env::var_os(store::STORE_ENV).is_none() {
+            assert_eq!(cfg.store, Some(PathBuf::from("wf/.spindle")));
+        }
+        assert_eq!(
+            cfg.executor,
+            ProcessExecutor::Slurm(SlurmConfig {
+                options: "--partition=debug --time=5".into(),
+                poll: None
+            })
+        );
+        assert!(Cmd::try_parse_from(["x", "--call-timeout", "0"]).is_err());
+        assert!(Cmd::try_parse_from(["x", "--progress", "loud"]).is_err());
+    }
+}

@@ -1,0 +1,747 @@
+//! The result store (LANGUAGE.md 11, DESIGN.md 6): a directory (by default `.spindle/`
+//! beside the program's entry file) holding the records of successful calls, so that
+//! `spindle run --resume` reuses them instead of calling again.
+//!
+//! # Layout
+//!
+//! - `results.redb`: one [redb](https://www.redb.org) database (an embedded,
+//!   crash-safe key-value store: copy-on-write B-trees with checksummed commit slots,
+//!   so a transaction is on disk whole or not at all, whatever moment the process is
+//!   killed). Its tables:
+//!   - `records`: call key → [`Record`] (protobuf): the reply, the fingerprints of what
+//!     the call read and wrote, timing;
+//!   - `latest`: pre-key → the key last recorded for that call (for `--explain`);
+//!   - `used`: call key → the day it was last used (for `spindle store gc`);
+//!   - `failed`: call key → when it last failed (`not recorded: previous attempt
+//!     failed`);
+//!   - `files`: absolute path → the fingerprint last taken (quick check, so unchanged
+//!     inputs are not hashed again across runs).
+//! - `failed/`: outputs of failed calls, moved aside for inspection, one folder per
+//!   failed attempt.
+//! - `runs/`: per-run working files of executors (Slurm's job scripts and results).
+//!
+//! Why redb rather than one file per record or `cacache`: a record is a few hundred
+//! bytes, and a file per record costs a disk block (4 KiB) and an inode each: 10,000
+//! `delay` records would take 40 MB on disk where the issue allows 5 MB; redb keeps
+//! them in one file of about 2 MB, looks one up in microseconds, and writes a batch of
+//! records in one atomic transaction. It is pure Rust, depends only on `libc`, and is
+//! actively maintained. (Version 2.6: the newer 4.x needs Rust 1.90, above this
+//! crate's `rust-version`.)
+//!
+//! One run at a time: redb locks the database file, so a second run on the same store
+//! is told the store is in use ([`StoreError::InUse`]).
+
+pub mod files;
+pub mod key;
+pub mod record;
+
+use files::{Fingerprint, Fingerprints, Stat, now_ns};
+use key::{Hash, Inputs};
+use prost::Message;
+pub use record::Record;
+use record::{EnvEntry, FileEntry};
+use redb::{Database, Durability, ReadableTable, ReadableTableMetadata, TableDefinition};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+const RECORDS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("records");
+const LATEST: TableDefinition<&[u8; 32], &[u8; 32]> = TableDefinition::new("latest");
+const USED: TableDefinition<&[u8; 32], u32> = TableDefinition::new("used");
+const FAILED: TableDefinition<&[u8; 32], i64> = TableDefinition::new("failed");
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+
+/// The database file inside the store directory.
+pub const DB_FILE: &str = "results.redb";
+/// The folder of failed calls' outputs inside the store directory.
+pub const FAILED_DIR: &str = "failed";
+/// The folder of executors' per-run files inside the store directory.
+pub const RUNS_DIR: &str = "runs";
+/// The store directory's name beside the entry file.
+pub const DEFAULT_DIR: &str = ".spindle";
+/// The environment variable that moves the store.
+pub const STORE_ENV: &str = "SPINDLE_STORE";
+
+/// What can go wrong with the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// Another run holds the store.
+    InUse(PathBuf),
+    /// The file system or the database failed.
+    Io(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::InUse(d) => write!(
+                f,
+                "the result store {} is in use by another run (use --store DIR for another one)",
+                d.display()
+            ),
+            StoreError::Io(e) => write!(f, "result store: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn io(e: impl fmt::Display) -> StoreError {
+    StoreError::Io(e.to_string())
+}
+
+/// The store directory for a run: `--store DIR` if given, else `SPINDLE_STORE`, else
+/// `.spindle/` beside the entry file.
+pub fn store_dir(option: Option<&Path>, entry_file: &Path) -> PathBuf {
+    if let Some(d) = option {
+        return d.to_path_buf();
+    }
+    if let Some(d) = std::env::var_os(STORE_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    files::parent_dir(entry_file).join(DEFAULT_DIR)
+}
+
+/// Today, as days since the epoch.
+pub fn today() -> u32 {
+    (now_ns() / 86_400_000_000_000).max(0) as u32
+}
+
+/// Why a call ran instead of being reused (`--explain`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// Never recorded.
+    New,
+    /// Recorded, but a file it read holds something else now.
+    InputChanged(String),
+    /// Recorded, but a program it runs changed.
+    ProgramChanged(String),
+    /// Recorded, but a `SPINDLE_KEY_ENV` variable has another value.
+    EnvChanged(String),
+    /// Recorded, but an output file is gone.
+    OutputMissing(String),
+    /// Recorded, but an output file holds something else.
+    OutputChanged(String),
+    /// The last attempt failed, so nothing was recorded.
+    PreviousFailed,
+    /// Recorded and still valid, but the run was not asked to reuse (`--resume`).
+    NotResuming,
+    /// The record could not be read.
+    Unreadable,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::New => f.write_str("new call"),
+            Why::InputChanged(p) => write!(f, "input changed: {p}"),
+            Why::ProgramChanged(p) => write!(f, "program changed: {p}"),
+            Why::EnvChanged(n) => write!(f, "environment changed: {n}"),
+            Why::OutputMissing(p) => write!(f, "output missing: {p}"),
+            Why::OutputChanged(p) => write!(f, "output changed: {p}"),
+            Why::PreviousFailed => f.write_str("not recorded: previous attempt failed"),
+            Why::NotResuming => f.write_str("recorded, but --resume not given"),
+            Why::Unreadable => f.write_str("record unreadable"),
+        }
+    }
+}
+
+/// Writes to make in one transaction.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// New records: key, pre-key, record.
+    pub records: Vec<(Hash, Hash, Record)>,
+    /// Keys reused today.
+    pub used: Vec<Hash>,
+    /// Keys whose call failed.
+    pub failures: Vec<Hash>,
+    /// Fingerprints taken.
+    pub fingerprints: Vec<(PathBuf, Fingerprint)>,
+}
+
+impl Batch {
+    /// Whether there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+            && self.used.is_empty()
+            && self.failures.is_empty()
+            && self.fingerprints.is_empty()
+    }
+
+    /// How many writes.
+    pub fn len(&self) -> usize {
+        self.records.len() + self.used.len() + self.failures.len() + self.fingerprints.len()
+    }
+}
+
+/// An open store.
+pub struct Store {
+    dir: PathBuf,
+    db: Database,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store").field("dir", &self.dir).finish()
+    }
+}
+
+fn encode_fp(fp: &Fingerprint) -> Vec<u8> {
+    let mut v = Vec::with_capacity(72);
+    v.extend_from_slice(&fp.hash);
+    for n in [
+        fp.stat.size as i64,
+        fp.stat.mtime_ns,
+        fp.stat.ctime_ns,
+        fp.stat.ino as i64,
+        fp.hashed_at_ns,
+    ] {
+        v.extend_from_slice(&n.to_le_bytes());
+    }
+    v
+}
+
+fn decode_fp(b: &[u8]) -> Option<Fingerprint> {
+    if b.len() != 72 {
+        return None;
+    }
+    let n = |i: usize| -> Option<i64> {
+        let s: [u8; 8] = b.get(32 + 8 * i..40 + 8 * i)?.try_into().ok()?;
+        Some(i64::from_le_bytes(s))
+    };
+    Some(Fingerprint {
+        hash: b[..32].try_into().ok()?,
+        stat: Stat {
+            size: n(0)? as u64,
+            mtime_ns: n(1)?,
+            ctime_ns: n(2)?,
+            ino: n(3)? as u64,
+        },
+        hashed_at_ns: n(4)?,
+    })
+}
+
+impl Store {
+    /// Opens the store in `dir`, creating it if needed.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
+        let db = Database::builder()
+            .set_cache_size(16 << 20)
+            .create(dir.join(DB_FILE))
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse(dir.to_path_buf()),
+                other => io(format!("{}: {other}", dir.join(DB_FILE).display())),
+            })?;
+        let store = Store {
+            dir: dir.to_path_buf(),
+            db,
+        };
+        // Make every table, so that reads never meet a missing one.
+        store.commit(&mut Batch::default(), true)?;
+        Ok(store)
+    }
+
+    /// Opens the store in `dir` if it exists, creating nothing (for `--plan` and
+    /// `spindle store info`); `Ok(None)` when there is none.
+    pub fn open_existing(dir: &Path) -> Result<Option<Store>, StoreError> {
+        if !dir.join(DB_FILE).is_file() {
+            return Ok(None);
+        }
+        Store::open(dir).map(Some)
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The record of `key`, if any.
+    pub fn get(&self, key: &Hash) -> Result<Option<Record>, StoreError> {
+        let tx = self.db.begin_read().map_err(io)?;
+        let table = tx.open_table(RECORDS).map_err(io)?;
+        let Some(v) = table.get(key).map_err(io)? else {
+            return Ok(None);
+        };
+        Record::decode(v.value()).map(Some).map_err(io)
+    }
+
+    /// Every record, in key order (for checks and tools; a record that cannot be
+    /// decoded is an error).
+    pub fn records(&self) -> Result<Vec<(Hash, Record)>, StoreError> {
+        let tx = self.db.begin_read().map_err(io)?;
+        let table = tx.open_table(RECORDS).map_err(io)?;
+        let mut out = Vec::new();
+        for entry in table.iter().map_err(io)? {
+            let (k, v) = entry.map_err(io)?;
+            out.push((*k.value(), Record::decode(v.value()).map_err(io)?));
+        }
+        Ok(out)
+    }
+
+    /// The key last recorded for pre-key `pre`.
+    pub fn latest(&self, pre: &Hash) -> Option<Hash> {
+        let tx = self.db.begin_read().ok()?;
+        let table = tx.open_table(LATEST).ok()?;
+        table.get(pre).ok()?.map(|v| *v.value())
+    }
+
+    /// Whether the last attempt of the call with this key failed.
+    pub fn failed_before(&self, key: &Hash) -> bool {
+        (|| -> Option<bool> {
+            let tx = self.db.begin_read().ok()?;
+            let table = tx.open_table(FAILED).ok()?;
+            Some(table.get(key).ok()?.is_some())
+        })()
+        .unwrap_or(false)
+    }
+
+    /// The fingerprint last taken of the absolute path `path`.
+    pub fn fingerprint(&self, path: &Path) -> Option<Fingerprint> {
+        let tx = self.db.begin_read().ok()?;
+        let table = tx.open_table(FILES).ok()?;
+        let key = path.to_str()?;
+        decode_fp(table.get(key).ok()??.value())
+    }
+
+    /// Writes `batch` in one transaction (whole or not at all) and empties it.
+    /// `durable`: on disk when this returns (else in the operating system's hands:
+    /// it survives the process being killed, not a power cut).
+    pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
+        let mut tx = self.db.begin_write().map_err(io)?;
+        tx.set_durability(if durable {
+            Durability::Immediate
+        } else {
+            Durability::Eventual
+        });
+        tx.set_quick_repair(false);
+        {
+            let mut records = tx.open_table(RECORDS).map_err(io)?;
+            let mut latest = tx.open_table(LATEST).map_err(io)?;
+            let mut used = tx.open_table(USED).map_err(io)?;
+            let mut failed = tx.open_table(FAILED).map_err(io)?;
+            let mut fps = tx.open_table(FILES).map_err(io)?;
+            let day = today();
+            // Failures first: a retry that succeeded in the same batch clears its mark.
+            let now = now_ns();
+            for key in &batch.failures {
+                failed.insert(key, now).map_err(io)?;
+            }
+            for (key, pre, rec) in &batch.records {
+                records
+                    .insert(key, rec.encode_to_vec().as_slice())
+                    .map_err(io)?;
+                if key != pre {
+                    latest.insert(pre, key).map_err(io)?;
+                }
+                used.insert(key, day).map_err(io)?;
+                failed.remove(key).map_err(io)?;
+            }
+            for key in &batch.used {
+                let old = used.get(key).map_err(io)?.map(|v| v.value());
+                if old != Some(day) {
+                    used.insert(key, day).map_err(io)?;
+                }
+            }
+            for (path, fp) in &batch.fingerprints {
+                if let Some(p) = path.to_str() {
+                    fps.insert(p, encode_fp(fp).as_slice()).map_err(io)?;
+                }
+            }
+        }
+        tx.commit().map_err(io)?;
+        *batch = Batch::default();
+        Ok(())
+    }
+
+    /// Whether a record's outputs still hold what was recorded: the first one that does
+    /// not, as a reason.
+    pub fn verify(rec: &Record) -> Result<(), Why> {
+        for o in &rec.outputs {
+            let path = Path::new(&o.path);
+            let Some(stat) = Stat::of(path) else {
+                return Err(Why::OutputMissing(o.path.clone()));
+            };
+            let recorded = Fingerprint {
+                hash: o.hash.as_slice().try_into().unwrap_or([0; 32]),
+                stat: Stat {
+                    size: o.size,
+                    mtime_ns: o.mtime_ns,
+                    ctime_ns: o.ctime_ns,
+                    ino: o.ino,
+                },
+                hashed_at_ns: o.hashed_at_ns,
+            };
+            if recorded.stat.size != stat.size {
+                return Err(Why::OutputChanged(o.path.clone()));
+            }
+            if recorded.still_holds(&stat) {
+                continue;
+            }
+            match files::hash_file(path) {
+                Ok(h) if h.as_slice() == o.hash.as_slice() => {}
+                Ok(_) => return Err(Why::OutputChanged(o.path.clone())),
+                Err(_) => return Err(Why::OutputMissing(o.path.clone())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Why a call with pre-key `pre`, key `key` and these inputs has no record: what
+    /// differs from the last record of the same call.
+    pub fn explain(&self, pre: &Hash, key: &Hash, inputs: &Inputs) -> Why {
+        if self.failed_before(key) {
+            return Why::PreviousFailed;
+        }
+        let Some(last) = self.latest(pre) else {
+            return Why::New;
+        };
+        let Ok(Some(rec)) = self.get(&last) else {
+            return Why::New;
+        };
+        let find = |path: &str, program: bool| {
+            rec.inputs
+                .iter()
+                .find(|f| f.path == path && f.program == program)
+        };
+        for (path, hash) in &inputs.programs {
+            if find(path, true).is_none_or(|f| f.hash.as_slice() != hash.as_slice()) {
+                return Why::ProgramChanged(path.clone());
+            }
+        }
+        for (path, hash) in &inputs.files {
+            if find(path, false).is_none_or(|f| f.hash.as_slice() != hash.as_slice()) {
+                return Why::InputChanged(path.clone());
+            }
+        }
+        for f in &rec.inputs {
+            let now = if f.program {
+                &inputs.programs
+            } else {
+                &inputs.files
+            };
+            if !now.iter().any(|(p, _)| *p == f.path) {
+                return if f.program {
+                    Why::ProgramChanged(f.path.clone())
+                } else {
+                    Why::InputChanged(f.path.clone())
+                };
+            }
+        }
+        for (name, value) in &inputs.env {
+            let old = rec.env.iter().find(|e| e.name == *name);
+            if old.is_none_or(|e| e.value != *value) {
+                return Why::EnvChanged(name.clone());
+            }
+        }
+        Why::New
+    }
+
+    /// The folder for the outputs of a failed attempt of the call with this key:
+    /// `failed/<time>-<key prefix>/`.
+    pub fn failed_folder(&self, key: &Hash) -> PathBuf {
+        let hex: String = key[..6].iter().map(|b| format!("{b:02x}")).collect();
+        self.dir
+            .join(FAILED_DIR)
+            .join(format!("{}-{hex}", now_ns() / 1_000_000))
+    }
+}
+
+/// The inputs of a call as record entries.
+pub fn input_entries(inputs: &Inputs, fps: &Fingerprints) -> (Vec<FileEntry>, Vec<EnvEntry>) {
+    let entry = |path: &str, hash: &Hash, program: bool| {
+        let fp = fps.get(Path::new(path), &|_| None);
+        FileEntry {
+            path: path.to_string(),
+            hash: hash.to_vec(),
+            program,
+            ..fp.map(|fp| file_entry(path, &fp)).unwrap_or_default()
+        }
+    };
+    let files = inputs
+        .programs
+        .iter()
+        .map(|(p, h)| entry(p, h, true))
+        .chain(inputs.files.iter().map(|(p, h)| entry(p, h, false)))
+        .collect();
+    let env = inputs
+        .env
+        .iter()
+        .map(|(n, v)| EnvEntry {
+            name: n.clone(),
+            value: v.clone(),
+        })
+        .collect();
+    (files, env)
+}
+
+/// A record entry for a file and its fingerprint.
+pub fn file_entry(path: &str, fp: &Fingerprint) -> FileEntry {
+    FileEntry {
+        path: path.to_string(),
+        hash: fp.hash.to_vec(),
+        size: fp.stat.size,
+        mtime_ns: fp.stat.mtime_ns,
+        ino: fp.stat.ino,
+        program: false,
+        ctime_ns: fp.stat.ctime_ns,
+        hashed_at_ns: fp.hashed_at_ns,
+        created: false,
+    }
+}
+
+/// What `spindle store info` reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Info {
+    /// Disk space of every file in the store directory (as `du` counts it).
+    pub bytes: u64,
+    /// Records of successful calls.
+    pub records: u64,
+    /// Folders of failed calls' outputs.
+    pub failed: u64,
+}
+
+/// The disk space a directory's files take (blocks, as `du` counts them: a sparse
+/// file counts what it holds, not its apparent length).
+fn dir_size(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = 0;
+    let mut work = vec![dir.to_path_buf()];
+    while let Some(d) = work.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(m) = e.metadata() else { continue };
+            if m.is_dir() {
+                work.push(e.path());
+            } else {
+                total += m.blocks() * 512;
+            }
+        }
+    }
+    total
+}
+
+/// The size and record count of the store in `dir`.
+pub fn info(dir: &Path) -> Result<Info, StoreError> {
+    let mut out = Info {
+        bytes: dir_size(dir),
+        ..Info::default()
+    };
+    out.failed = std::fs::read_dir(dir.join(FAILED_DIR))
+        .map(|d| d.flatten().count() as u64)
+        .unwrap_or(0);
+    if let Some(store) = Store::open_existing(dir)? {
+        let tx = store.db.begin_read().map_err(io)?;
+        out.records = tx.open_table(RECORDS).map_err(io)?.len().map_err(io)?;
+    }
+    Ok(out)
+}
+
+/// What `spindle store gc` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GcReport {
+    /// Records removed.
+    pub removed: u64,
+    /// Records kept.
+    pub kept: u64,
+    /// Folders of failed outputs and run files removed.
+    pub folders: u64,
+    /// Size before and after, in bytes.
+    pub bytes_before: u64,
+    /// Size after.
+    pub bytes_after: u64,
+}
+
+/// Removes the records not used in the last `keep_days` days (and failure marks,
+/// fingerprints, failed outputs and run folders older than that), then compacts the
+/// database.
+pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
+    let mut report = GcReport {
+        bytes_before: dir_size(dir),
+        ..GcReport::default()
+    };
+    let cutoff_day = today().saturating_sub(keep_days);
+    let cutoff_ns = now_ns().saturating_sub(keep_days as i64 * 86_400_000_000_000);
+    if let Some(store) = Store::open_existing(dir)? {
+        let mut db = store.db;
+        let tx = db.begin_write().map_err(io)?;
+        {
+            let mut records = tx.open_table(RECORDS).map_err(io)?;
+            let mut used = tx.open_table(USED).map_err(io)?;
+            let mut latest = tx.open_table(LATEST).map_err(io)?;
+            let mut failed = tx.open_table(FAILED).map_err(io)?;
+            let mut fps = tx.open_table(FILES).map_err(io)?;
+            let mut old: Vec<[u8; 32]> = Vec::new();
+            for entry in records.iter().map_err(io)? {
+                let (k, v) = entry.map_err(io)?;
+                let key = *k.value();
+                let day = match used.get(&key).map_err(io)? {
+                    Some(d) => d.value(),
+                    None => Record::decode(v.value())
+                        .map(|r| (r.created_ns / 86_400_000_000_000).max(0) as u32)
+                        .unwrap_or(0),
+                };
+                if day < cutoff_day {
+                    old.push(key);
+                } else {
+                    report.kept += 1;
+                }
+            }
+            for key in &old {
+                records.remove(key).map_err(io)?;
+                used.remove(key).map_err(io)?;
+            }
+            report.removed = old.len() as u64;
+            let gone: std::collections::HashSet<[u8; 32]> = old.into_iter().collect();
+            latest.retain(|_, k| !gone.contains(k)).map_err(io)?;
+            failed.retain(|_, t| t >= cutoff_ns).map_err(io)?;
+            fps.retain(|_, v| decode_fp(v).is_some_and(|f| f.hashed_at_ns >= cutoff_ns))
+                .map_err(io)?;
+        }
+        tx.commit().map_err(io)?;
+        // Compaction gives freed pages back to the file system.
+        let _ = db.compact();
+    }
+    for sub in [FAILED_DIR, RUNS_DIR] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let modified = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i64)
+                .unwrap_or(0);
+            if modified < cutoff_ns {
+                let p = e.path();
+                let removed = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+                if removed.is_ok() {
+                    report.folders += 1;
+                }
+            }
+        }
+    }
+    report.bytes_after = dir_size(dir);
+    Ok(report)
+}
+
+/// A size in bytes for people: `1.2 MB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut x = n as f64;
+    let mut u = 0;
+    while x >= 1000.0 && u + 1 < UNITS.len() {
+        x /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::external::request::Reply;
+    use record::StoredReply;
+
+    fn rec(text: &str) -> Record {
+        Record {
+            version: record::RECORD_VERSION,
+            external: "run".into(),
+            reply: Some(StoredReply::from_reply(&Reply::Text(text.into()))),
+            created_ns: now_ns(),
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn records_are_written_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut b = Batch::default();
+        b.records.push(([1; 32], [2; 32], rec("out")));
+        b.failures.push([9; 32]);
+        store.commit(&mut b, true).unwrap();
+        assert!(b.is_empty());
+        let r = store.get(&[1; 32]).unwrap().unwrap();
+        assert_eq!(r.reply.unwrap().to_reply(), Some(Reply::Text("out".into())));
+        assert_eq!(store.latest(&[2; 32]), Some([1; 32]));
+        assert!(store.failed_before(&[9; 32]));
+        assert!(!store.failed_before(&[1; 32]));
+        assert!(store.get(&[3; 32]).unwrap().is_none());
+        // A second opener is told the store is in use.
+        assert_eq!(
+            Store::open(dir.path()).unwrap_err(),
+            StoreError::InUse(dir.path().to_path_buf())
+        );
+        drop(store);
+        let i = info(dir.path()).unwrap();
+        assert_eq!(i.records, 1);
+        assert!(i.bytes > 0);
+    }
+
+    #[test]
+    fn gc_removes_what_was_not_used_lately() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let mut b = Batch::default();
+            b.records.push(([1; 32], [1; 32], rec("a")));
+            b.records.push(([2; 32], [2; 32], rec("b")));
+            store.commit(&mut b, true).unwrap();
+            // Make record 2 look 10 days old.
+            let tx = store.db.begin_write().unwrap();
+            tx.open_table(USED)
+                .unwrap()
+                .insert(&[2; 32], today() - 10)
+                .unwrap();
+            tx.commit().unwrap();
+        }
+        let r = gc(dir.path(), 5).unwrap();
+        assert_eq!((r.removed, r.kept), (1, 1));
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.get(&[1; 32]).unwrap().is_some());
+        assert!(store.get(&[2; 32]).unwrap().is_none());
+    }
+
+    #[test]
+    fn outputs_are_verified() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("out.txt");
+        std::fs::write(&f, "result").unwrap();
+        let fps = Fingerprints::default();
+        let fp = fps.get(&f, &|_| None).unwrap();
+        let mut r = rec("x");
+        r.outputs.push(file_entry(f.to_str().unwrap(), &fp));
+        assert_eq!(Store::verify(&r), Ok(()));
+        std::fs::write(&f, "RESULT").unwrap();
+        assert!(matches!(Store::verify(&r), Err(Why::OutputChanged(_))));
+        std::fs::remove_file(&f).unwrap();
+        assert!(matches!(Store::verify(&r), Err(Why::OutputMissing(_))));
+    }
+
+    #[test]
+    fn fingerprints_round_trip() {
+        let fp = Fingerprint {
+            hash: [5; 32],
+            stat: Stat {
+                size: 10,
+                mtime_ns: -3,
+                ctime_ns: 4,
+                ino: u64::MAX,
+            },
+            hashed_at_ns: 99,
+        };
+        assert_eq!(decode_fp(&encode_fp(&fp)), Some(fp));
+        assert_eq!(decode_fp(&[1, 2]), None);
+    }
+}

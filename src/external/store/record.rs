@@ -1,0 +1,224 @@
+//! What the result store keeps for one successful call, as protobuf messages (prost's
+//! derive, so the bytes are prost's well-tested encoding; unknown fields from a later
+//! version are skipped, and bad bytes are an error, never a panic).
+
+use crate::external::request::Reply;
+
+/// The record of one successful call.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Record {
+    /// [`RECORD_VERSION`] when written.
+    #[prost(uint32, tag = "1")]
+    pub version: u32,
+    /// The external's name.
+    #[prost(string, tag = "2")]
+    pub external: String,
+    /// The executor's answer.
+    #[prost(message, optional, tag = "3")]
+    pub reply: Option<StoredReply>,
+    /// Programs and files the key covered (for `--explain`).
+    #[prost(message, repeated, tag = "4")]
+    pub inputs: Vec<FileEntry>,
+    /// `SPINDLE_KEY_ENV` variables and their values.
+    #[prost(message, repeated, tag = "5")]
+    pub env: Vec<EnvEntry>,
+    /// The files the call wrote, with their fingerprints: the record is reused only
+    /// while they hold this.
+    #[prost(message, repeated, tag = "6")]
+    pub outputs: Vec<FileEntry>,
+    /// When the call ended, nanoseconds since the epoch.
+    #[prost(int64, tag = "7")]
+    pub created_ns: i64,
+    /// How long it ran, in milliseconds.
+    #[prost(uint64, tag = "8")]
+    pub duration_ms: u64,
+    /// Its place in the program, as shown to users (`wf.sp:3:5`).
+    #[prost(string, tag = "9")]
+    pub place: String,
+    /// The call as shown to users (`sort -u data.txt`).
+    #[prost(string, tag = "10")]
+    pub shown: String,
+}
+
+/// The version of [`Record`] this build writes.
+pub const RECORD_VERSION: u32 = 1;
+
+/// A file and its fingerprint.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FileEntry {
+    /// The path as the call named it (relative to the working directory, or absolute).
+    #[prost(string, tag = "1")]
+    pub path: String,
+    /// blake3 of its content.
+    #[prost(bytes = "vec", tag = "2")]
+    pub hash: Vec<u8>,
+    /// Size in bytes (quick check).
+    #[prost(uint64, tag = "3")]
+    pub size: u64,
+    /// Modification time in nanoseconds (quick check).
+    #[prost(int64, tag = "4")]
+    pub mtime_ns: i64,
+    /// Inode number (quick check).
+    #[prost(uint64, tag = "5")]
+    pub ino: u64,
+    /// Whether this input is a program (for `program changed:`).
+    #[prost(bool, tag = "6")]
+    pub program: bool,
+    /// Status change time in nanoseconds (quick check).
+    #[prost(int64, tag = "7")]
+    pub ctime_ns: i64,
+    /// When it was hashed, nanoseconds since the epoch.
+    #[prost(int64, tag = "8")]
+    pub hashed_at_ns: i64,
+    /// An output the call created (it did not exist before): next time the call is
+    /// keyed, this file is not taken for an input although an argument names it.
+    #[prost(bool, tag = "9")]
+    pub created: bool,
+}
+
+/// An environment variable and its value.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EnvEntry {
+    /// Its name.
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// Its value, if set.
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
+}
+
+/// A [`Reply`] as stored.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredReply {
+    /// Which reply.
+    #[prost(oneof = "stored_reply::Kind", tags = "1, 2, 3, 4, 5, 6")]
+    pub kind: Option<stored_reply::Kind>,
+}
+
+/// The variants of [`StoredReply`].
+pub mod stored_reply {
+    /// One reply.
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Kind {
+        /// [`Reply::Text`](crate::external::request::Reply::Text).
+        #[prost(string, tag = "1")]
+        Text(String),
+        /// [`Reply::Exit`](crate::external::request::Reply::Exit).
+        #[prost(message, tag = "2")]
+        Exit(super::ExitReply),
+        /// [`Reply::Bool`](crate::external::request::Reply::Bool).
+        #[prost(bool, tag = "3")]
+        Bool(bool),
+        /// [`Reply::Names`](crate::external::request::Reply::Names).
+        #[prost(message, tag = "4")]
+        Names(super::Names),
+        /// [`Reply::MaybeText`](crate::external::request::Reply::MaybeText).
+        #[prost(message, tag = "5")]
+        MaybeText(super::MaybeText),
+        /// [`Reply::Unit`](crate::external::request::Reply::Unit).
+        #[prost(bool, tag = "6")]
+        Unit(bool),
+    }
+}
+
+/// A finished process.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ExitReply {
+    /// Exit code.
+    #[prost(int64, tag = "1")]
+    pub code: i64,
+    /// Standard output.
+    #[prost(string, tag = "2")]
+    pub stdout: String,
+    /// Standard error.
+    #[prost(string, tag = "3")]
+    pub stderr: String,
+}
+
+/// A list of names.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Names {
+    /// The names.
+    #[prost(string, repeated, tag = "1")]
+    pub names: Vec<String>,
+}
+
+/// A text that may be absent.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct MaybeText {
+    /// The text.
+    #[prost(string, optional, tag = "1")]
+    pub text: Option<String>,
+}
+
+impl StoredReply {
+    /// A reply as stored.
+    pub fn from_reply(r: &Reply) -> StoredReply {
+        use stored_reply::Kind;
+        let kind = match r {
+            Reply::Text(t) => Kind::Text(t.clone()),
+            Reply::Exit {
+                code,
+                stdout,
+                stderr,
+            } => Kind::Exit(ExitReply {
+                code: *code,
+                stdout: stdout.clone(),
+                stderr: stderr.clone(),
+            }),
+            Reply::Bool(b) => Kind::Bool(*b),
+            Reply::Names(n) => Kind::Names(Names { names: n.clone() }),
+            Reply::MaybeText(t) => Kind::MaybeText(MaybeText { text: t.clone() }),
+            Reply::Unit => Kind::Unit(true),
+        };
+        StoredReply { kind: Some(kind) }
+    }
+
+    /// The reply back, or `None` for a record without one.
+    pub fn to_reply(&self) -> Option<Reply> {
+        use stored_reply::Kind;
+        Some(match self.kind.as_ref()? {
+            Kind::Text(t) => Reply::Text(t.clone()),
+            Kind::Exit(e) => Reply::Exit {
+                code: e.code,
+                stdout: e.stdout.clone(),
+                stderr: e.stderr.clone(),
+            },
+            Kind::Bool(b) => Reply::Bool(*b),
+            Kind::Names(n) => Reply::Names(n.names.clone()),
+            Kind::MaybeText(t) => Reply::MaybeText(t.text.clone()),
+            Kind::Unit(_) => Reply::Unit,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn replies_round_trip() {
+        for r in [
+            Reply::Text("a\nb".into()),
+            Reply::Exit {
+                code: 3,
+                stdout: "o".into(),
+                stderr: "e".into(),
+            },
+            Reply::Bool(false),
+            Reply::Names(vec!["x".into(), "y".into()]),
+            Reply::MaybeText(None),
+            Reply::MaybeText(Some(String::new())),
+            Reply::Unit,
+        ] {
+            let rec = Record {
+                reply: Some(StoredReply::from_reply(&r)),
+                ..Record::default()
+            };
+            let back = Record::decode(rec.encode_to_vec().as_slice()).unwrap();
+            assert_eq!(back.reply.unwrap().to_reply(), Some(r));
+        }
+        assert!(Record::decode(&[0xff, 0xff, 0xff][..]).is_err());
+    }
+}
