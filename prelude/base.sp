@@ -55,3 +55,10 @@ def after {a : Type} {b : Type} (first : a) (then_ : b) : b = prim_after first t
 -- `trace msg x` writes `msg` and a newline to standard error when it is evaluated, then
 -- is `x`.
 def trace {a : Type} (msg : String) (x : a) : a = prim_trace msg x
+
+-- `reading files x` is `x`, whose process calls also read `files` (inputs a tool
+-- finds by itself, which its command line does not name); `writing files x` likewise
+-- for outputs. The result store keys and checks them (LANGUAGE.md 11).
+def reading {a : Type} (files : List String) (x : a) : a = prim_reading files x
+
+def writing {a : Type} (files : List String) (x : a) : a = prim_writing files x

@@ -48,6 +48,12 @@ pub struct RunArgs {
     /// Print evaluation statistics to standard error after the result.
     #[arg(long)]
     pub stats: bool,
+    /// When a call fails for good, stop the calls still running too.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// The result store, progress, the trace, retries, timeouts, the executor.
+    #[command(flatten)]
+    pub calls: spindle::external::options::CallOptions,
 }
 
 /// How `spindle run` prints the value of `main` (LANGUAGE.md section 9).
@@ -176,7 +182,30 @@ pub fn main(args: RunArgs) -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error in the evaluator: {msg}");
     }));
+    let limits = Limits {
+        jobs: args.jobs as usize,
+        io_jobs: args.io_jobs as usize,
+        ..Limits::default()
+    };
+    let calls = match spindle::external::calls::Calls::new(args.calls.config(&args.file, limits)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let mut machine = Machine::new(program);
+    machine.set_calls(calls);
+    machine.fail_fast = args.fail_fast;
+    let sources = &loaded.sources;
+    let files = sources.files().count();
+    machine.place_shown = Some(Box::new(move |span| {
+        if (span.file.0 as usize) < files {
+            sources.location(span).to_string()
+        } else {
+            "<unknown>".to_string()
+        }
+    }));
     if !args.sequential {
         spindle::sched::Scheduler::install(
             &mut machine,
@@ -203,11 +232,28 @@ pub fn main(args: RunArgs) -> ExitCode {
         }),
     }));
     machine.shutdown();
+    let mut calls = machine.take_calls();
+    if let Some(c) = &mut calls
+        && let Err(e) = c.finish()
+    {
+        eprintln!("warning: {e}");
+    }
+    let planned = calls.as_ref().is_some_and(|c| !c.plan().is_empty());
+    if let Some(c) = &calls
+        && args.calls.plan
+    {
+        eprint!("{}", c.render_plan());
+    }
     lifetime::shutdown_all();
     let code = match outcome {
         Err(_) => ExitCode::from(1),
         Ok(Ok(())) => ExitCode::SUCCESS,
+        // `--plan` stops where calls would have to run: that is its answer.
+        Ok(Err(e)) if planned && e.message == spindle::machine::external::PLANNED => {
+            ExitCode::SUCCESS
+        }
         Ok(Err(e)) => {
+            let e = machine.final_error(e);
             eprint!(
                 "{}",
                 diagnostic::render(&loaded.sources, &[e.to_diagnostic()])

@@ -331,6 +331,8 @@ pub struct Meta<'p> {
     /// The best source place known for it: its own (an operator, a `match`), or the
     /// definition it belongs to.
     pub span: Span,
+    /// The definition it belongs to (`u32::MAX` for code compiled outside one).
+    pub def: u32,
 }
 
 /// All compiled code of one machine.

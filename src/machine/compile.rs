@@ -44,6 +44,8 @@ pub struct Compiler<'s, 'p> {
     min_ref: u32,
     /// The place of the definition being compiled (for nodes without their own).
     def_span: Span,
+    /// The definition being compiled (`u32::MAX`: none).
+    def: u32,
 }
 
 /// Compiles definition `d`.
@@ -61,6 +63,7 @@ pub fn compile_def<'p>(
         depth: 0,
         min_ref: u32::MAX,
         def_span: prog.def(d).span,
+        def: d.0,
     };
     let body = &prog.def(d).body;
     let (lams, inner) = lambdas(body);
@@ -95,6 +98,7 @@ pub fn compile_in_context<'p>(
         depth: if binders.is_empty() { 0 } else { 1 },
         min_ref: u32::MAX,
         def_span: Span::new(crate::syntax::span::FileId(0), 0, 0),
+        def: u32::MAX,
     };
     for i in 0..visible {
         c.push(Loc::Slot {
@@ -142,6 +146,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             scope: self.scope,
             depth: self.depth,
             span,
+            def: self.def,
         });
         self.store.closed.push(false);
         (self.store.nodes.len() - 1) as CodeId

@@ -596,6 +596,10 @@ impl<'p> Machine<'p> {
             }
             Frame::EqRight(left) => self.eq_step(left, v),
             Frame::Try => Ok(Ctl::Ret(v)),
+            Frame::Declare { files, .. } => {
+                self.heap.release(files);
+                Ok(Ctl::Ret(v))
+            }
             Frame::After(b) => {
                 self.heap.release(v);
                 Ok(self.need(b))

@@ -12,6 +12,8 @@ use super::frame::Ctl;
 use super::host::CallRequest;
 use super::value::Val;
 use crate::core::term::{ConId, DataId, ExternId};
+use crate::external::calls::Answer;
+use crate::external::exec::{Priority, Ticket};
 use crate::external::plain::Plain;
 use crate::external::registry::{self, External, Outcome, Param};
 use crate::external::request::{CallError, Reply};
@@ -20,6 +22,13 @@ use std::borrow::Cow;
 
 /// The identity of a call for sharing: its place, its external and its arguments.
 pub type CallKey = (Site, &'static str, Vec<Plain>);
+
+/// The error of a call that `--plan` does not make: the run stops there.
+pub const PLANNED: &str = "not run: --plan";
+
+/// The error of an effect call that does not start because an earlier failure
+/// decided the run (LANGUAGE.md 11); the run reports that failure instead.
+pub const NOT_STARTED: &str = "not started: an earlier call failed";
 
 /// A finished call's answer, kept for sharing.
 pub type CallAnswer = std::result::Result<Reply, CallError>;
@@ -71,17 +80,15 @@ impl<'p> Machine<'p> {
                 self.heap.release(a);
             }
         }
-        let request = match ext.make_request(&data) {
-            Ok(r) => r,
-            Err(err) => {
-                if let Some(v) = passthrough {
-                    self.heap.release(v);
-                }
-                return Err(call_error(&err, span));
+        // Bad arguments (a NUL byte, a malformed pattern) fail here, at the call.
+        if let Err(err) = ext.make_request(&data) {
+            if let Some(v) = passthrough {
+                self.heap.release(v);
             }
-        };
-        let key =
-            (site != Site::UNKNOWN && passthrough.is_none()).then_some((site, ext.name, data));
+            return Err(call_error(&err, span));
+        }
+        let key = (site != Site::UNKNOWN && passthrough.is_none())
+            .then(|| (site, ext.name, data.clone()));
         if let Some(k) = &key
             && let Some(answer) = self.calls.get(k)
         {
@@ -89,9 +96,14 @@ impl<'p> Machine<'p> {
             return self.call_result(ext, answer, passthrough, span);
         }
         self.externals_dispatched += 1;
+        let place = self.place_of(site, span);
+        let (reading, writing) = self.declared_files();
         let req = CallRequest {
             ext,
-            request,
+            args: data,
+            place,
+            reading,
+            writing,
             key,
             passthrough,
             span,
@@ -102,11 +114,53 @@ impl<'p> Machine<'p> {
         if let Some(o) = &mut self.out {
             o.flush();
         }
-        let answer = crate::external::exec::perform_now(&req.request);
+        // One call at a time, through the call layer (store, progress, trace).
+        let ticket = self.ticket();
+        let call = crate::external::calls::Call {
+            external: ext,
+            args: req.args,
+            place: req.place,
+            reading: req.reading,
+            writing: req.writing,
+        };
+        self.calls().submit(Ticket(ticket), call, Priority::Certain);
+        let answer = loop {
+            let done = self.calls().wait(None);
+            if let Some((_, a)) = done.into_iter().find(|(t, _)| t.0 == ticket) {
+                break a;
+            }
+        };
+        let answer = match answer {
+            Answer::Done(a) => a,
+            Answer::Planned => {
+                if let Some(v) = req.passthrough {
+                    self.heap.release(v);
+                }
+                return Err(RuntimeError::at(PLANNED, span));
+            }
+        };
         if let Some(k) = req.key {
             self.calls.insert(k, answer.clone());
         }
         self.call_result(ext, answer, req.passthrough, span)
+    }
+
+    /// The files declared with `reading` and `writing` around the running
+    /// computation (its `Declare` frames, innermost last).
+    fn declared_files(&self) -> (Vec<String>, Vec<String>) {
+        let (mut reading, mut writing) = (Vec::new(), Vec::new());
+        for f in &self.frames {
+            if let super::frame::Frame::Declare { writing: w, files } = *f
+                && let Some(names) = self.strings_of(files)
+            {
+                if w {
+                    writing.extend(names);
+                } else {
+                    reading.extend(names);
+                }
+            }
+        }
+        (reading, writing)
     }
 
     /// What a finished call gives the fiber that made it: its value, or the word it

@@ -162,6 +162,14 @@ pub enum Frame {
     Try,
     /// `after a b`: `a` is being evaluated to normal form; `b` (counted) is next.
     After(Val),
+    /// `reading files x` or `writing files x`: `x` is being evaluated; calls made
+    /// meanwhile read (or write) the files of the list (counted, in normal form).
+    Declare {
+        /// `writing` rather than `reading`.
+        writing: bool,
+        /// The list of file names.
+        files: Val,
+    },
     /// The printer waits for a string: a `join` or `++` whose value would return here
     /// hands back its arguments instead, so the pieces print as they are computed.
     Stream,
@@ -190,7 +198,8 @@ pub fn stack_refs(
             | Frame::Deep { root: v, .. }
             | Frame::EqLeft(v)
             | Frame::EqRight(v)
-            | Frame::After(v) => f(V(v)),
+            | Frame::After(v)
+            | Frame::Declare { files: v, .. } => f(V(v)),
             Frame::Case { env, .. }
             | Frame::BinL { env, .. }
             | Frame::CallArgs { env, .. }

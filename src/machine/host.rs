@@ -15,8 +15,14 @@ use super::value::{Ref, Val};
 pub struct CallRequest {
     /// Its registry entry.
     pub ext: &'static crate::external::registry::External,
-    /// What to perform.
-    pub request: crate::external::request::Request,
+    /// Its arguments, as plain data (those the registry marshals).
+    pub args: Vec<crate::external::plain::Plain>,
+    /// Its place (definition hash and position), for the result store.
+    pub place: crate::external::calls::Place,
+    /// Files declared with `reading` around the call.
+    pub reading: Vec<String>,
+    /// Files declared with `writing` around the call.
+    pub writing: Vec<String>,
     /// Its identity for sharing (`None`: never shared).
     pub key: Option<super::external::CallKey>,
     /// The word the call returns when it succeeds (owned), if it is one of its

@@ -145,6 +145,20 @@ pub struct Machine<'p> {
     pub audit_every: u64,
     /// The top-level values each definition may need (for unpinning, [`cycles`]).
     pub(crate) caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
+    /// The call layer: result store, progress, trace, executors (made with defaults
+    /// on first use when none was given).
+    pub(crate) calls_layer: Option<crate::external::calls::Calls>,
+    /// The next ticket for a call.
+    pub(crate) next_ticket: u64,
+    /// How a source place is shown to users (`wf.sp:3:5`); set by the driver.
+    pub place_shown: Option<Box<dyn Fn(crate::syntax::span::Span) -> String + 'p>>,
+    def_hashes: Option<crate::proto::defhash::DefHashes>,
+    places: std::collections::HashMap<code::Site, crate::external::calls::Place>,
+    /// The first failure of a certain call with no `try` around it: from then on no
+    /// new effect call starts (LANGUAGE.md 11).
+    pub(crate) first_failure: Option<RuntimeError>,
+    /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
+    pub fail_fast: bool,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -198,6 +212,13 @@ impl<'p> Machine<'p> {
             cycles_collected: 0,
             audit_every: 0,
             caf_memo: std::collections::HashMap::new(),
+            calls_layer: None,
+            next_ticket: 0,
+            place_shown: None,
+            def_hashes: None,
+            places: std::collections::HashMap::new(),
+            first_failure: None,
+            fail_fast: false,
         }
     }
 
@@ -328,7 +349,8 @@ impl<'p> Machine<'p> {
             | Frame::BinLv { b, .. }
             | Frame::EqLeft(b)
             | Frame::EqRight(b)
-            | Frame::After(b) => self.heap.release(b),
+            | Frame::After(b)
+            | Frame::Declare { files: b, .. } => self.heap.release(b),
             Frame::Case { env, .. }
             | Frame::BinL { env, .. }
             | Frame::LetStrict { env, .. }
@@ -391,9 +413,84 @@ impl<'p> Machine<'p> {
         r
     }
 
+    /// Gives the machine its call layer (result store, progress, trace, executor).
+    pub fn set_calls(&mut self, c: crate::external::calls::Calls) {
+        self.calls_layer = Some(c);
+    }
+
+    /// Takes the call layer back (to finish it: write the store, print the plan).
+    pub fn take_calls(&mut self) -> Option<crate::external::calls::Calls> {
+        self.calls_layer.take()
+    }
+
+    /// The call layer, made with defaults (no store, no progress) on first use.
+    pub(crate) fn calls(&mut self) -> &mut crate::external::calls::Calls {
+        self.calls_layer.get_or_insert_with(|| {
+            crate::external::calls::Calls::new(crate::external::calls::Config {
+                progress: crate::external::progress::ProgressMode::None,
+                ..Default::default()
+            })
+            .expect("a call layer without a store")
+        })
+    }
+
+    /// A new ticket for a call.
+    pub(crate) fn ticket(&mut self) -> u64 {
+        self.next_ticket += 1;
+        self.next_ticket
+    }
+
+    /// The place of a call site for the result store: its definition's hash and its
+    /// position inside it, and how users see it.
+    pub(crate) fn place_of(
+        &mut self,
+        site: code::Site,
+        span: crate::syntax::span::Span,
+    ) -> crate::external::calls::Place {
+        if let Some(p) = self.places.get(&site) {
+            return p.clone();
+        }
+        let shown = match &self.place_shown {
+            Some(f) => f(span),
+            None => format!("{}:{}", span.file.0, span.start),
+        };
+        let mut place = crate::external::calls::Place {
+            def: [0; 32],
+            pos: 0,
+            shown,
+        };
+        if site != code::Site::UNKNOWN {
+            let meta = &self.code.meta[site.0 as usize];
+            let (def, core) = (meta.def, meta.core);
+            if def != u32::MAX {
+                let hashes = self
+                    .def_hashes
+                    .get_or_insert_with(|| crate::proto::defhash::compute(self.prog));
+                if let Some(h) = hashes.def(DefId(def)) {
+                    place.def = h.0;
+                }
+                place.pos =
+                    crate::proto::defhash::position(self.prog, DefId(def), core).unwrap_or(0);
+            }
+        }
+        if site != code::Site::UNKNOWN {
+            self.places.insert(site, place.clone());
+        }
+        place
+    }
+
     /// Installs a scheduler.
     pub fn set_host(&mut self, h: Box<dyn host::Host<'p> + 'p>) {
         self.host = Some(h);
+    }
+
+    /// The error a run ends with: a call that did not start because an earlier one
+    /// failed reports that earlier failure (what a sequential run would report).
+    pub fn final_error(&self, e: RuntimeError) -> RuntimeError {
+        match &self.first_failure {
+            Some(first) if e.message == external::NOT_STARTED => first.clone(),
+            _ => e,
+        }
     }
 
     /// Ends a parallel run: stops what still runs, drops every other fiber.

@@ -143,6 +143,12 @@ impl<'p> Machine<'p> {
             }
             // `prim_after a b` and `prim_trace msg x`: the second argument waits in an
             // `After` frame while the first is evaluated.
+            // `prim_reading files x`: the list in normal form, then `x` under a
+            // `Declare` frame.
+            StrictOp::Prim(Prim::Reading | Prim::Writing, _) => {
+                self.push(Frame::After(args[1]));
+                return self.strict_vals_on(op, &args[..1], true);
+            }
             StrictOp::Prim(p @ (Prim::After | Prim::Trace), _) => {
                 self.push(Frame::After(args[1]));
                 return self.strict_vals_on(op, &args[..1], p == Prim::After);
@@ -388,6 +394,22 @@ impl<'p> Machine<'p> {
             // The first argument is whole (or, for `trace`, the message is known): the
             // `After` frame below goes on with the second.
             Prim::After => Val::Erased,
+            Prim::Reading | Prim::Writing => {
+                // The `After` frame below holds `x`: it becomes `x` under a `Declare`.
+                let Some(Frame::After(x)) = self.frames.pop() else {
+                    return Err(RuntimeError::at(
+                        "internal error: a declaration lost its value",
+                        span,
+                    ));
+                };
+                let files = args[0];
+                self.heap.retain(files);
+                self.push(Frame::Declare {
+                    writing: p == Prim::Writing,
+                    files,
+                });
+                return Ok(self.need(x));
+            }
             Prim::Trace => {
                 let m = text(self, 0).ok_or_else(|| bad(self))?;
                 if let Some(o) = &mut self.out {

@@ -221,7 +221,7 @@ impl<'p> Machine<'p> {
                     }
                     if negate { self.not_term(all) } else { all }
                 }
-                Frame::Try | Frame::After(_) | Frame::Stream => {
+                Frame::Try | Frame::After(_) | Frame::Stream | Frame::Declare { .. } => {
                     return Err(StateError(
                         "a paused `try`, `after` or printer stream is not read back".into(),
                     ));

@@ -58,10 +58,15 @@ impl<'p> Machine<'p> {
     /// Statistics so far (`wall_ms` is the caller's to fill in).
     pub fn stats(&self) -> Stats {
         let h = &self.heap;
-        let (dispatched, peak) = match &self.host {
+        let (dispatched, mut peak) = match &self.host {
             Some(host) => host.counters(),
             None => (self.externals_dispatched, self.externals_dispatched.min(1)),
         };
+        if let Some(c) = &self.calls_layer
+            && self.host.is_some()
+        {
+            peak = c.executor_stats().peak_running as u64;
+        }
         Stats {
             steps: self.steps,
             contexts_allocated: h.recs.allocated(),

@@ -124,6 +124,13 @@ impl<'p> Machine<'p> {
                 Frame::Try => "try _".into(),
                 Frame::After(v) => format!("after _ {}", term(self, v)),
                 Frame::Stream => "print".into(),
+                Frame::Declare { writing, files } => {
+                    format!(
+                        "{} {} _",
+                        if writing { "writing" } else { "reading" },
+                        term(self, files)
+                    )
+                }
             };
             let _ = writeln!(out, "  {line}");
         }

@@ -107,6 +107,11 @@ pub enum Prim {
     /// `prim_trace msg x`: writes `msg` and a newline to standard error, then is `x`
     /// (the prelude's `trace`).
     Trace,
+    /// `prim_reading files x`: `x`, whose calls read the files listed (the prelude's
+    /// `reading`, LANGUAGE.md 11).
+    Reading,
+    /// `prim_writing files x`: `x`, whose calls write the files listed.
+    Writing,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -150,6 +155,8 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Catch, "prim_catch", 1),
     (Prim::After, "prim_after", 2),
     (Prim::Trace, "prim_trace", 2),
+    (Prim::Reading, "prim_reading", 2),
+    (Prim::Writing, "prim_writing", 2),
 ];
 
 impl Prim {

@@ -859,5 +859,7 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Catch => Prim::Catch,
         pb::Prim::After => Prim::After,
         pb::Prim::Trace => Prim::Trace,
+        pb::Prim::Reading => Prim::Reading,
+        pb::Prim::Writing => Prim::Writing,
     })
 }

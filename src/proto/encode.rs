@@ -336,5 +336,7 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Catch => pb::Prim::Catch,
         Prim::After => pb::Prim::After,
         Prim::Trace => pb::Prim::Trace,
+        Prim::Reading => pb::Prim::Reading,
+        Prim::Writing => pb::Prim::Writing,
     }
 }

@@ -34,7 +34,8 @@
 //!
 //! `--sequential` runs without a scheduler: one fiber, calls when needed.
 
-use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket};
+use crate::external::calls::{Answer, Call, Finished};
+use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
@@ -126,8 +127,9 @@ pub struct Scheduler {
     /// Shared calls in flight: the fibers waiting for them besides the maker.
     running: HashMap<CallKey, Vec<u32>>,
     tickets: HashMap<u64, InFlight>,
-    next_ticket: u64,
-    exec: Executor,
+    /// Calls `--plan` did not make (their fibers never resume).
+    planned: u64,
+    peak: usize,
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
@@ -140,8 +142,8 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A scheduler with these concurrency limits.
-    pub fn new(limits: Limits) -> Scheduler {
+    /// A scheduler (the machine's call layer holds the concurrency limits).
+    pub fn new() -> Scheduler {
         let mut root = Fiber::new();
         root.state = State::Running;
         root.certain = true;
@@ -153,8 +155,8 @@ impl Scheduler {
             waiters: HashMap::new(),
             running: HashMap::new(),
             tickets: HashMap::new(),
-            next_ticket: 0,
-            exec: Executor::new(limits),
+            planned: 0,
+            peak: 0,
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
@@ -165,9 +167,20 @@ impl Scheduler {
         }
     }
 
-    /// Installs a scheduler on a machine: it runs in parallel from now on.
+    /// Installs a scheduler on a machine: it runs in parallel from now on. Without a
+    /// call layer given to the machine, one with these limits (no store, no progress)
+    /// is made.
     pub fn install(m: &mut Machine<'_>, limits: Limits) {
-        m.set_host(Box::new(Scheduler::new(limits)));
+        if m.calls_layer.is_none() {
+            let c = crate::external::calls::Calls::new(crate::external::calls::Config {
+                limits,
+                progress: crate::external::progress::ProgressMode::None,
+                ..Default::default()
+            })
+            .expect("a call layer without a store");
+            m.set_calls(c);
+        }
+        m.set_host(Box::new(Scheduler::new()));
     }
 
     // ----- fibers -----------------------------------------------------------------
@@ -275,7 +288,11 @@ impl Scheduler {
             if let State::WaitThunk(t) = f.state {
                 self.waiters.entry(t).or_default().retain(|&w| w != 0);
             }
-            f.error = Some(RuntimeError::new("infinite loop"));
+            f.error = Some(if self.planned > 0 {
+                RuntimeError::new(crate::machine::external::PLANNED)
+            } else {
+                RuntimeError::new("infinite loop")
+            });
             if let Some(c) = f.ctl.take() {
                 m.drop_ctl(c);
             }
@@ -288,14 +305,29 @@ impl Scheduler {
         if self.tickets.is_empty() {
             return;
         }
-        let done: Vec<Completion> = match timeout {
-            Some(t) if t.is_zero() => self.exec.poll(),
-            t => self.exec.wait(t),
+        let done: Vec<Finished> = match timeout {
+            Some(t) if t.is_zero() => m.calls().poll(),
+            t => m.calls().wait(t),
         };
         for (ticket, answer) in done {
             let Some(call) = self.tickets.remove(&ticket.0) else {
                 continue;
             };
+            let answer = match answer {
+                Answer::Done(a) => a,
+                Answer::Planned => {
+                    // Never made: the fiber waits for good; so do the others that
+                    // wanted the same call.
+                    self.planned += 1;
+                    if let Some(v) = call.passthrough {
+                        m.heap.release(v);
+                    }
+                    continue;
+                }
+            };
+            if let Err(e) = &answer {
+                self.failed_call(m, call.fiber, e, call.span);
+            }
             if let Some(key) = &call.key {
                 m.calls.insert(key.clone(), answer.clone());
                 for w in self.running.remove(key).unwrap_or_default() {
@@ -320,6 +352,36 @@ impl Scheduler {
             Err(e) => self.fibers[id as usize].error = Some(e),
         }
         self.make_runnable(id);
+    }
+
+    /// A call failed. If its fiber is certain and no `try` is anywhere on the stacks,
+    /// the failure is certain to end the run (LANGUAGE.md 11): its report is shown at
+    /// once, no new effect call starts from now on, and with `--fail-fast` the calls
+    /// still running are stopped.
+    fn failed_call(
+        &mut self,
+        m: &mut Machine<'_>,
+        fiber: u32,
+        e: &crate::external::request::CallError,
+        span: crate::syntax::span::Span,
+    ) {
+        if m.first_failure.is_some() || !self.fibers[fiber as usize].certain {
+            return;
+        }
+        let has_try = |frames: &[Frame]| frames.iter().any(|f| matches!(f, Frame::Try));
+        if has_try(&m.frames) || self.fibers.iter().any(|f| has_try(&f.frames)) {
+            return;
+        }
+        let err = crate::machine::external::call_error(e, span);
+        let place = m.place_of(crate::machine::code::Site::UNKNOWN, span).shown;
+        if !self.tickets.is_empty() {
+            let report = format!("error: {place}: {}", err.message);
+            m.calls().eprintln(&report);
+        }
+        m.first_failure = Some(err);
+        if m.fail_fast {
+            m.calls().shutdown();
+        }
     }
 
     /// Makes fiber `id`, and whatever it waits for, certain.
@@ -361,7 +423,7 @@ impl Scheduler {
                         .map(|(t, _)| *t)
                         .collect();
                     for t in tickets {
-                        self.exec.promote(Ticket(t));
+                        m.calls().promote(Ticket(t));
                     }
                 }
                 State::Running | State::Free => {}
@@ -375,15 +437,22 @@ impl Scheduler {
         if let Some(k) = &req.key {
             self.running.insert(k.clone(), Vec::new());
         }
-        let ticket = self.next_ticket;
-        self.next_ticket += 1;
+        let ticket = m.ticket();
         self.dispatched += 1;
         let priority = if self.fibers[id as usize].certain {
             Priority::Certain
         } else {
             Priority::Speculative
         };
-        self.exec.submit(Ticket(ticket), req.request, priority);
+        let call = Call {
+            external: req.ext,
+            args: req.args,
+            place: req.place,
+            reading: req.reading,
+            writing: req.writing,
+        };
+        m.calls().submit(Ticket(ticket), call, priority);
+        self.peak = self.peak.max(self.tickets.len() + 1);
         self.tickets.insert(
             ticket,
             InFlight {
@@ -541,6 +610,12 @@ impl Scheduler {
     }
 }
 
+impl Default for Scheduler {
+    fn default() -> Scheduler {
+        Scheduler::new()
+    }
+}
+
 impl<'p> Host<'p> for Scheduler {
     fn switch(&mut self, m: &mut Machine<'p>) -> Result<Ctl> {
         self.charge(m);
@@ -594,6 +669,16 @@ impl<'p> Host<'p> for Scheduler {
             w.push(id);
             self.fibers[id as usize].state = State::WaitCall;
             return Ok(Ctl::Park);
+        }
+        if req.ext.is_effect() && m.first_failure.is_some() {
+            // A failure already decided the run: nothing new starts.
+            if let Some(v) = req.passthrough {
+                m.heap.release(v);
+            }
+            return Err(RuntimeError::at(
+                crate::machine::external::NOT_STARTED,
+                req.span,
+            ));
         }
         if req.ext.is_effect() && !self.fibers[id as usize].certain {
             let f = &mut self.fibers[id as usize];
@@ -670,7 +755,7 @@ impl<'p> Host<'p> for Scheduler {
     fn shutdown(&mut self, m: &mut Machine<'p>) {
         // Calls still running are stopped (their results are not needed); fibers
         // other than the running one are dropped.
-        self.exec.shutdown();
+        m.calls().shutdown();
         let cur = m.fiber;
         for id in 0..self.fibers.len() as u32 {
             if id == cur || matches!(self.fibers[id as usize].state, State::Free) {
@@ -746,6 +831,6 @@ impl<'p> Host<'p> for Scheduler {
     }
 
     fn counters(&self) -> (u64, u64) {
-        (self.dispatched, self.exec.stats().peak_running as u64)
+        (self.dispatched, self.peak as u64)
     }
 }
