@@ -146,7 +146,7 @@ fn run_case(kind: Kind, dir: &Path, file: &Path) -> Result<(), String> {
     match kind {
         Kind::Pass => {
             let want = read_golden(file, "out")?;
-            let out = run_limited(dir, &["run", &name], limit)?;
+            let out = run_limited(dir, &["run", "--progress", "none", &name], limit)?;
             let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
             no_panic(&stderr)?;

@@ -187,8 +187,24 @@ pub fn main(args: RunArgs) -> ExitCode {
         io_jobs: args.io_jobs as usize,
         ..Limits::default()
     };
-    let calls = match spindle::external::calls::Calls::new(args.calls.config(&args.file, limits)) {
+    let config = args.calls.config(&args.file, limits);
+    let calls = match spindle::external::calls::Calls::new(config.clone()) {
         Ok(c) => c,
+        // Recording is a convenience unless this run reuses records: a store another
+        // run holds (or that cannot be opened) leaves this one without.
+        Err(e) if !args.calls.resume && !args.calls.plan => {
+            eprintln!("warning: {e}; this run records nothing");
+            match spindle::external::calls::Calls::new(spindle::external::calls::Config {
+                store: None,
+                ..config
+            }) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(1);

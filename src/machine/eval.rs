@@ -140,7 +140,7 @@ impl<'p> Machine<'p> {
             }
             None => {
                 self.unwind_to(base, &e);
-                Err(e)
+                Err(self.final_error(e))
             }
         }
     }

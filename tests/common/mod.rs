@@ -8,7 +8,16 @@ use std::process::{Command, Output};
 
 /// The `spindle` binary built for this test run.
 pub fn spindle() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
+    // Each command records into a store of its own (never beside the repository's
+    // files, never shared by tests running at once).
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let store = std::env::temp_dir()
+        .join(format!("spindle-tests-{}", std::process::id()))
+        .join(format!("store-{n}"));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_spindle"));
+    c.env("SPINDLE_STORE", store);
+    c
 }
 
 /// Runs `spindle ARGS...` in `dir`.
@@ -44,8 +53,10 @@ pub fn check_error_output(out: &Output, expected: &str) -> Result<(), String> {
     if out.status.code() != Some(1) {
         problems.push(format!("exit status {:?}, expected 1", out.status.code()));
     }
-    if !stderr.starts_with("error") {
-        problems.push("standard error does not start with `error`".to_string());
+    // Progress lines may come first (standard error is not a terminal); the error
+    // itself starts its line with `error`.
+    if !stderr.lines().any(|l| l.starts_with("error")) {
+        problems.push("no line of standard error starts with `error`".to_string());
     }
     for want in expected.lines().filter(|l| !l.is_empty()) {
         if !stderr.contains(want) {
