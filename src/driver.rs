@@ -151,7 +151,7 @@ pub fn load_encoded(path: &Path) -> LoadedFile {
         Ok(d) => d,
         Err(e) => return failed(format!("cannot decode {}: {e}", path.display())),
     };
-    let text = match crate::proto::source::program_to_source(&decoded) {
+    let text = match crate::proto::source::program_to_source(&decoded, prelude_program().as_ref()) {
         Ok(t) => t,
         Err(e) => return failed(format!("cannot decode {}: {e}", path.display())),
     };
@@ -664,4 +664,10 @@ fn cycle_error(
 /// The evaluator the type checker uses for type-level computation: the machine.
 fn type_evaluator() -> Box<dyn TypeEval> {
     Box::new(crate::machine::typeval::MachineTypeEval::default())
+}
+
+/// This build's prelude as a program (what an empty file loads to): the reference a
+/// decoded program's prelude is checked against.
+pub fn prelude_program() -> Option<Program> {
+    load_text("<prelude>", "").program
 }

@@ -537,7 +537,8 @@ fn program_round_trip(p: &Program, counts: DeclCounts) -> Result<String, String>
     if hash::program(&d.program) != hash::program(p) {
         return Err("decoding changed the hash".to_string());
     }
-    let text = source::program_to_source(&d).map_err(|e| format!("print: {e}"))?;
+    let text = source::program_to_source(&d, spindle::driver::prelude_program().as_ref())
+        .map_err(|e| format!("print: {e}"))?;
     let again = driver::load_text("decoded.sp", &text);
     let reloaded = again.program.as_ref().ok_or_else(|| {
         format!(
@@ -620,7 +621,8 @@ fn an_encoding_with_another_prelude_is_not_printed() {
     let (p, counts) = load(&tests_dir().join("examples/spec/hello.sp"));
     let mut d = decode::program_bytes(&encode::program_bytes(&p, counts)).expect("decodes");
     d.program.defs[0].body = Term::Lit(Lit::Int(7)).rc();
-    let err = source::program_to_source(&d).unwrap_err();
+    let err =
+        source::program_to_source(&d, spindle::driver::prelude_program().as_ref()).unwrap_err();
     assert!(err.to_string().contains("different prelude"), "{err}");
 }
 
@@ -632,7 +634,10 @@ fn the_prelude_round_trips_as_a_program() {
     let bytes = encode::program_bytes(&p, counts);
     let d = decode::program_bytes(&bytes).expect("decodes");
     same_program(&p, &d.program, true).unwrap();
-    assert_eq!(source::program_to_source(&d).expect("prints"), "");
+    assert_eq!(
+        source::program_to_source(&d, spindle::driver::prelude_program().as_ref()).expect("prints"),
+        ""
+    );
 }
 
 // ---- corrupted encodings ----------------------------------------------------------
@@ -686,7 +691,7 @@ fn every_single_byte_mutation_is_rejected_or_valid() {
             let again = encode::program_bytes(&d.program, d.prelude);
             decode::program_bytes(&again).expect("a decoded program re-decodes");
             if i % 8 == 0 {
-                let _ = source::program_to_source(&d);
+                let _ = source::program_to_source(&d, spindle::driver::prelude_program().as_ref());
             }
         }
     }

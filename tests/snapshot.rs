@@ -222,7 +222,11 @@ fn a_stopped_state_decodes_as_a_well_scoped_program() {
         panic!("lists.sp did not stop")
     };
     let decoded = decode::program_bytes(&s.bytes).unwrap();
-    let text = spindle::proto::source::program_to_source(&decoded).unwrap();
+    let text = spindle::proto::source::program_to_source(
+        &decoded,
+        spindle::driver::prelude_program().as_ref(),
+    )
+    .unwrap();
     assert!(text.contains("def main"), "{text}");
     assert!(
         text.contains("let "),

@@ -24,12 +24,15 @@ fn main() {
                         .unwrap();
                         eprintln!(
                             "{}",
-                            spindle::proto::source::program_to_source(&d)
-                                .unwrap()
-                                .lines()
-                                .filter(|l| l.contains("def main"))
-                                .collect::<Vec<_>>()
-                                .join("\n")
+                            spindle::proto::source::program_to_source(
+                                &d,
+                                spindle::driver::prelude_program().as_ref()
+                            )
+                            .unwrap()
+                            .lines()
+                            .filter(|l| l.contains("def main"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
                         );
                     }
                     println!(

@@ -18,7 +18,7 @@ pub fn main(file: &Path) -> ExitCode {
     let Some(decoded) = &loaded.decoded else {
         return ExitCode::from(1);
     };
-    match source::program_to_source(decoded) {
+    match source::program_to_source(decoded, spindle::driver::prelude_program().as_ref()) {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS

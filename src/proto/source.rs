@@ -30,23 +30,26 @@ use crate::core::equiv::alpha_eq;
 use crate::core::pretty;
 use crate::core::program::{DeclCounts, Program};
 use crate::core::term::{CasePat, Name, Term};
-use crate::driver;
 use crate::prim::Prim;
 use std::collections::HashSet;
 use std::rc::Rc;
 
 /// Prints the program's own declarations (not the prelude's) as a source file that loads
-/// back to an alpha-equivalent program.
-pub fn program_to_source(decoded: &Decoded) -> Result<String, DecodeError> {
-    check_prelude(decoded)?;
+/// back to an alpha-equivalent program. `prelude` is this build's prelude as a program
+/// (what loading an empty file gives: the driver's to make, the codec knows no
+/// pipeline).
+pub fn program_to_source(
+    decoded: &Decoded,
+    prelude: Option<&Program>,
+) -> Result<String, DecodeError> {
+    check_prelude(decoded, prelude)?;
     let renamed = rename(&decoded.program, decoded.prelude)?;
     Ok(pretty::program_to_string(&renamed, decoded.prelude))
 }
 
 /// Checks that the encoded prelude is the one this build loads with every program.
-fn check_prelude(decoded: &Decoded) -> Result<(), DecodeError> {
-    let loaded = driver::load_text("<decode>", "");
-    let Some(ours) = loaded.program.as_ref() else {
+fn check_prelude(decoded: &Decoded, prelude: Option<&Program>) -> Result<(), DecodeError> {
+    let Some(ours) = prelude else {
         return Err(DecodeError::new(Problem::DifferentPrelude(
             "this build's prelude does not load".to_string(),
         )));

@@ -553,14 +553,16 @@ fn externals_that_would_clash_when_printed_are_an_error() {
     let (p, counts) =
         loaded("extern run : String -> List String -> String\ndef main = run \"ls\" []\n");
     let d = decode::program_bytes(&encode::program_bytes(&p, counts)).expect("decodes");
-    let text = super::source::program_to_source(&d).expect("prints");
+    let text = super::source::program_to_source(&d, crate::driver::prelude_program().as_ref())
+        .expect("prints");
     assert!(text.contains("extern run :"), "{text}");
 
     // A second `run` of the program's own: both would be declared in one file.
     let mut twice = d.clone();
     let own = twice.program.externs.last().expect("an external").clone();
     twice.program.externs.push(own);
-    let err = super::source::program_to_source(&twice).unwrap_err();
+    let err = super::source::program_to_source(&twice, crate::driver::prelude_program().as_ref())
+        .unwrap_err();
     assert!(matches!(err.problem, Problem::Unprintable(_)), "{err}");
 
     // The program's `run` hides the prelude's, which a definition also refers to.
@@ -574,6 +576,7 @@ fn externals_that_would_clash_when_printed_are_an_error() {
     let main = both.program.main.expect("main").0 as usize;
     both.program.defs[main].body =
         Term::Extern(crate::core::term::ExternId(prelude_run as u32)).rc();
-    let err = super::source::program_to_source(&both).unwrap_err();
+    let err = super::source::program_to_source(&both, crate::driver::prelude_program().as_ref())
+        .unwrap_err();
     assert!(matches!(err.problem, Problem::Unprintable(_)), "{err}");
 }
