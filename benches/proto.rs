@@ -29,7 +29,12 @@ fn prelude(c: &mut Criterion) {
     });
     let decoded = decode::program_bytes(&bytes).expect("decodes");
     c.bench_function("print a decoded program (checks the prelude)", |b| {
-        b.iter(|| black_box(source::program_to_source(black_box(&decoded)).expect("prints")))
+        let prelude = spindle::driver::prelude_program();
+        b.iter(|| {
+            black_box(
+                source::program_to_source(black_box(&decoded), prelude.as_ref()).expect("prints"),
+            )
+        })
     });
 }
 
