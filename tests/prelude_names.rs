@@ -15,7 +15,7 @@ fn eval(expr: &str) -> Result<String, String> {
     let v = m
         .whnf_def(p.main.expect("main"))
         .map_err(|e| e.message.clone())?;
-    m.print_value(v, false).map_err(|e| e.message)
+    m.print_value(v, false).map_err(|e| e.message.clone())
 }
 
 fn check(cases: &[(&str, &str)]) {

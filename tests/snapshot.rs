@@ -49,7 +49,7 @@ fn load_text(name: &str, text: &str) -> Loaded {
 
 /// What a run ends with, comparable across decoding (which drops spans).
 fn outcome(r: Result<String, RuntimeError>) -> Result<String, String> {
-    r.map_err(|e| e.message)
+    r.map_err(|e| e.message.clone())
 }
 
 /// The uninterrupted run: its outcome and how many steps it took.

@@ -37,11 +37,11 @@ fn main() {
                     }
                     println!(
                         "{n}: {:?}",
-                        spindle::snapshot::resume(&s).map(|r| r.map_err(|e| e.message))
+                        spindle::snapshot::resume(&s).map(|r| r.map_err(|e| e.message.clone()))
                     );
                 }
                 Ok(spindle::snapshot::Progress::Finished(r)) => {
-                    println!("{n}: finished {:?}", r.map_err(|e| e.message))
+                    println!("{n}: finished {:?}", r.map_err(|e| e.message.clone()))
                 }
                 Err(e) => println!("{n}: error {e}"),
             }

@@ -110,8 +110,12 @@ pub enum Code {
     CallDef {
         /// The function.
         def: DefId,
-        /// One argument per parameter with a slot, in order.
+        /// One argument per parameter with a slot, in order (argument `i` goes to slot
+        /// `i` of the call's record).
         args: Args,
+        /// Bit `i`: argument `i` is strict (evaluated before the body runs; arguments
+        /// past the 64th are passed lazily).
+        strict: u64,
     },
     /// An application of anything else (a variable, a partial application, ...): all
     /// arguments, implicit ones included.
@@ -178,6 +182,23 @@ pub enum Code {
     },
     /// A dependent function type (type-level evaluation).
     Pi,
+}
+
+/// What [`super::Machine::imm`] can compute of a node without evaluation, decided
+/// when the node is compiled (superinstructions for the common operands: a slot of
+/// the current record, a literal).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Fast {
+    /// Nothing special: the general path.
+    No,
+    /// Slot `0` of the current record.
+    Slot(u32),
+    /// An `Int` literal.
+    Int(i64),
+    /// `slot op k`.
+    SlotInt(Prim, u32, i64),
+    /// `a op b`, two slots.
+    SlotSlot(Prim, u32, u32),
 }
 
 /// A head that is built as a partial application when reached without all its
@@ -358,6 +379,8 @@ pub struct CodeStore<'p> {
     /// Per node: whether it refers to no record outside itself (a thunk of it needs
     /// no context, and so keeps none alive).
     pub closed: Vec<bool>,
+    /// Per node: its superinstruction ([`Fast`]).
+    pub fast: Vec<Fast>,
 }
 
 /// The end of a scope list.

@@ -149,7 +149,30 @@ impl<'s, 'p> Compiler<'s, 'p> {
             def: self.def,
         });
         self.store.closed.push(false);
+        let fast = self.fast_of(self.store.nodes.len() - 1);
+        self.store.fast.push(fast);
         (self.store.nodes.len() - 1) as CodeId
+    }
+
+    /// The superinstruction of node `i` (its operands are compiled already).
+    fn fast_of(&self, i: usize) -> Fast {
+        let operand = |c: CodeId| match self.store.nodes[c as usize] {
+            Code::Local(s) => Some(Ok(s)),
+            Code::Int(n) => Some(Err(n)),
+            _ => None,
+        };
+        match self.store.nodes[i] {
+            Code::Local(s) => Fast::Slot(s),
+            Code::Int(n) => Fast::Int(n),
+            Code::Bin { prim, a, b, .. } if super::eval::is_arith(prim) => {
+                match (operand(a), operand(b)) {
+                    (Some(Ok(x)), Some(Err(k))) => Fast::SlotInt(prim, x, k),
+                    (Some(Ok(x)), Some(Ok(y))) => Fast::SlotSlot(prim, x, y),
+                    _ => Fast::No,
+                }
+            }
+            _ => Fast::No,
+        }
     }
 
     fn layout(&mut self, binders: Vec<Option<&'p Binder>>, kind: LayoutKind) -> LayoutId {
@@ -498,14 +521,29 @@ impl<'s, 'p> Compiler<'s, 'p> {
             Term::Def(d) if self.known_call(*d, &args) => {
                 let arity = self.signature_len(*d);
                 let params: Vec<Option<u32>> = self.param_slots(*d);
+                let stricts: Vec<bool> = match self.facts {
+                    Some(f) => f.defs[d.0 as usize].iter().map(|p| p.strict).collect(),
+                    None => vec![false; arity],
+                };
                 let mut codes = Vec::new();
+                let mut strict = 0u64;
                 for (k, (_, a)) in args[..arity].iter().enumerate() {
                     if params[k].is_some() {
+                        if stricts[k] && codes.len() < 64 {
+                            strict |= 1 << codes.len();
+                        }
                         codes.push(self.term(a));
                     }
                 }
                 let run = self.args_run(&codes);
-                let call = self.emit(Code::CallDef { def: *d, args: run }, t);
+                let call = self.emit(
+                    Code::CallDef {
+                        def: *d,
+                        args: run,
+                        strict,
+                    },
+                    t,
+                );
                 if args.len() == arity {
                     call
                 } else {

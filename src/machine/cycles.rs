@@ -9,8 +9,13 @@
 //! definitions, the scheduler, the printer, native callers), so those objects and
 //! everything they reach are live; the rest is garbage held only by cycles. It
 //! releases what the garbage holds outside itself and frees the garbage. No roots are
-//! enumerated, so it may run at any step boundary. The threshold doubles with the live
-//! heap, so the work is amortized over the allocation that made it necessary.
+//! enumerated, so it may run at any step boundary.
+//!
+//! It runs when the heap has allocated four times what was live after the last run
+//! (and at least [`MIN_THRESHOLD`] objects are live), so its cost is amortized over the
+//! allocation; and only if a recursive data `let` was made since (records point
+//! outward, so every cycle goes through one of those). The same check unpins the
+//! top-level values no live code can reach.
 
 use super::Machine;
 use super::heap::{Heap, ThunkState};
@@ -25,16 +30,22 @@ impl<'p> Machine<'p> {
     /// Runs the cycle collector if the heap has grown past its threshold.
     #[inline]
     pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Ctl) {
-        if self.heap.live_objects() > self.gc_threshold {
-            self.unpin_dead_cafs(Some(ctl));
+        let allocated = self.heap.allocated_objects();
+        if allocated < self.gc_threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
+            return;
+        }
+        self.unpin_dead_cafs(Some(ctl));
+        if self.heap.cyclic != self.gc_cyclic_seen {
             self.collect_cycles();
         }
+        let live = self.heap.live_objects() as u64;
+        self.gc_threshold = (allocated + (4 * live).max(MIN_THRESHOLD as u64)) as usize;
     }
 
     /// Frees every object held only by cycles; returns how many were freed.
     pub fn collect_cycles(&mut self) -> usize {
         let freed = collect(&mut self.heap);
-        self.gc_threshold = (self.heap.live_objects() * 2).max(MIN_THRESHOLD);
+        self.gc_cyclic_seen = self.heap.cyclic;
         self.cycles_collected += freed as u64;
         freed
     }

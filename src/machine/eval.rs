@@ -1,7 +1,7 @@
 //! The evaluation loop and its transitions (the module docs of [`super`] list them).
 
 use super::Machine;
-use super::code::{ArmTest, Code, CodeId, FunId, HeadCode, Site};
+use super::code::{ArmTest, Code, CodeId, Fast, FunId, HeadCode, Site};
 use super::error::{Result, RuntimeError};
 use super::frame::{Ctl, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
@@ -202,6 +202,35 @@ impl<'p> Machine<'p> {
     /// evaluated variable, an operator on such): a new reference.
     #[inline]
     pub(crate) fn imm(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
+        match self.code.fast[c as usize] {
+            Fast::Int(n) => return Some(Val::Int(n)),
+            Fast::Slot(s) => {
+                let w = self.heap.slot(env, s);
+                if !w.is_counted() {
+                    return Some(w);
+                }
+            }
+            Fast::SlotInt(p, s, k) => {
+                if let Val::Int(x) = self.heap.slot(env, s)
+                    && let Some(r) = int_op(p, x, k)
+                {
+                    return Some(self.int_result(r));
+                }
+            }
+            Fast::SlotSlot(p, a, b) => {
+                if let (Val::Int(x), Val::Int(y)) = (self.heap.slot(env, a), self.heap.slot(env, b))
+                    && let Some(r) = int_op(p, x, y)
+                {
+                    return Some(self.int_result(r));
+                }
+            }
+            Fast::No => {}
+        }
+        self.imm_general(c, env, depth)
+    }
+
+    /// [`Machine::imm`] for what its superinstructions do not cover.
+    fn imm_general(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
         let v = match self.code.nodes[c as usize] {
             Code::Local(s) => self.slot_word(env, s),
             Code::Outer { hops, slot } => {
@@ -455,6 +484,9 @@ impl<'p> Machine<'p> {
                 // The outer record's reference moves into the new record.
                 let rec = self.heap.record(env, layout, 1);
                 let v = if recursive {
+                    // The only way the heap makes a cycle: the cycle collector has
+                    // work only after one of these.
+                    self.heap.cyclic += 1;
                     self.heap.retain_rec(rec);
                     Val::Thunk(self.heap.thunk(rhs, rec))
                 } else {
@@ -564,10 +596,10 @@ impl<'p> Machine<'p> {
                 code,
                 env,
                 next,
-                base,
+                rec,
             } => {
-                self.vals.push(v);
-                self.call_args(code, env, next + 1, base)
+                self.heap.set_slot(rec, next, v);
+                self.call_args(code, env, next + 1, rec)
             }
             Frame::Strict { .. } => {
                 self.frames.push(f);
@@ -618,63 +650,49 @@ impl<'p> Machine<'p> {
 
     // ----- calls ------------------------------------------------------------------
 
-    /// A known call: strict arguments first, then one record for the parameters.
+    /// A known call: one record for the parameters, strict arguments evaluated into
+    /// it first, then the body.
     #[inline]
     fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Ctl> {
-        let base = self.vals.len() as u32;
-        self.call_args(c, env, 0, base)
+        let Code::CallDef { def, .. } = self.code.nodes[c as usize] else {
+            unreachable!("call_def on a node that is not a call")
+        };
+        let f = self.fun_of(def);
+        let fun = &self.code.funs[f as usize];
+        let rec = self.heap.record(NIL, fun.layout, fun.slots);
+        self.call_args(c, env, 0, rec)
     }
 
-    /// Evaluates the strict arguments of a known call from parameter `next` on (the
-    /// values of earlier ones are on the value stack above `base`); when all are
-    /// done, makes the record and runs the body.
-    fn call_args(&mut self, c: CodeId, env: Ref, mut next: u32, base: u32) -> Result<Ctl> {
-        let Code::CallDef { def, args } = self.code.nodes[c as usize] else {
+    /// Fills the record `rec` (owned) of a known call from argument `next` on; a
+    /// strict argument whose value is not at hand is evaluated under a `CallArgs`
+    /// frame. When all are in, the body runs.
+    fn call_args(&mut self, c: CodeId, env: Ref, next: u32, rec: Ref) -> Result<Ctl> {
+        let Code::CallDef { def, args, strict } = self.code.nodes[c as usize] else {
             unreachable!("call_args on a node that is not a call")
         };
-        let f = self.def_fun(def);
-        let nparams = self.code.funs[f as usize].params.len() as u32;
-        // `next` counts parameters; arguments exist for slotted ones only.
-        while next < nparams {
-            let p = self.code.funs[f as usize].params[next as usize];
-            if let (Some(slot), true) = (p.slot, p.strict) {
-                let a = self.code.args[(args.start + slot) as usize];
+        for i in next..args.len {
+            let a = self.code.args[(args.start + i) as usize];
+            let v = if i < 64 && strict & (1 << i) != 0 {
                 match self.imm(a, env, IMM_DEPTH) {
-                    Some(v) => self.vals.push(v),
+                    Some(v) => v,
                     None => {
                         self.heap.retain_rec(env);
                         self.push(Frame::CallArgs {
                             code: c,
                             env,
-                            next,
-                            base,
+                            next: i,
+                            rec,
                         });
                         return Ok(Ctl::Eval(a, env));
                     }
                 }
-            }
-            next += 1;
+            } else {
+                self.mkarg(a, env)
+            };
+            self.heap.set_slot(rec, i, v);
         }
-        // Every strict argument is on the value stack, in parameter order.
-        let fun = &self.code.funs[f as usize];
-        let (layout, slots, body) = (fun.layout, fun.slots, fun.body);
-        let rec = self.heap.record(NIL, layout, slots);
-        let mut k = base as usize;
-        for i in 0..nparams as usize {
-            let p = self.code.funs[f as usize].params[i];
-            if let Some(slot) = p.slot {
-                let v = if p.strict {
-                    let v = self.vals[k];
-                    k += 1;
-                    v
-                } else {
-                    let a = self.code.args[(args.start + slot) as usize];
-                    self.mkarg(a, env)
-                };
-                self.heap.set_slot(rec, slot, v);
-            }
-        }
-        self.vals.truncate(base as usize);
+        let f = self.fun_of(def);
+        let body = self.code.funs[f as usize].body;
         self.heap.release_rec(env);
         Ok(Ctl::Eval(body, rec))
     }

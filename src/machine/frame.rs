@@ -82,17 +82,18 @@ pub enum Frame {
         /// Where, for errors.
         span: Span,
     },
-    /// A known call ([`super::code::Code::CallDef`]) evaluating its strict arguments;
-    /// the values so far are on the machine's value stack above `base`.
+    /// A known call ([`super::code::Code::CallDef`]) filling its record: the slots
+    /// before `next` are filled, argument `next` (strict) is being evaluated, the rest
+    /// are code in the caller's record.
     CallArgs {
         /// The call node.
         code: CodeId,
         /// The caller's record (counted).
         env: Ref,
-        /// The next argument to look at.
+        /// The argument being evaluated.
         next: u32,
-        /// Value stack height when the call started.
-        base: u32,
+        /// The callee's record being filled (counted).
+        rec: Ref,
     },
     /// A primitive or external evaluating its strict arguments: `n` in all, `done` of
     /// them evaluated (on the value stack), the rest on the pending stack (next on
@@ -200,9 +201,12 @@ pub fn stack_refs(
             | Frame::EqRight(v)
             | Frame::After(v)
             | Frame::Declare { files: v, .. } => f(V(v)),
+            Frame::CallArgs { env, rec, .. } => {
+                f(Rec(env));
+                f(Rec(rec));
+            }
             Frame::Case { env, .. }
             | Frame::BinL { env, .. }
-            | Frame::CallArgs { env, .. }
             | Frame::LetStrict { env, .. }
             | Frame::SeqB { env, .. } => f(Rec(env)),
             Frame::Strict { .. } | Frame::Eq { .. } | Frame::Try | Frame::Stream => {}
@@ -220,5 +224,20 @@ pub fn stack_refs(
         Some(Ctl::Force(t)) => f(V(Val::Thunk(*t))),
         Some(Ctl::Ret(v)) => f(V(*v)),
         Some(Ctl::Park) | None => {}
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn sizes() {
+        eprintln!(
+            "Ctl {} Frame {} Code {} Result<Ctl> {} Val {}",
+            std::mem::size_of::<super::Ctl>(),
+            std::mem::size_of::<super::Frame>(),
+            std::mem::size_of::<crate::machine::code::Code>(),
+            std::mem::size_of::<crate::machine::error::Result<super::Ctl>>(),
+            std::mem::size_of::<super::Val>()
+        );
     }
 }

@@ -201,6 +201,9 @@ pub struct Heap {
     garbage: Vec<Garbage>,
     /// Bytes of string text live now (for `--max-memory`).
     pub string_bytes: usize,
+    /// Records of recursive data `let`s made so far (the only objects a cycle can go
+    /// through: records point outward otherwise).
+    pub cyclic: u64,
 }
 
 impl Heap {
@@ -483,6 +486,18 @@ impl Heap {
         if *rc == 0 {
             self.garbage.push(Garbage::Rec(r));
         }
+    }
+
+    /// How many objects of every kind were ever allocated.
+    pub fn allocated_objects(&self) -> u64 {
+        self.thunks.allocated()
+            + self.recs.allocated()
+            + self.cons.allocated()
+            + self.strs.allocated()
+            + self.funs.allocated()
+            + self.paps.allocated()
+            + self.pis.allocated()
+            + self.stucks.allocated()
     }
 
     /// How many objects of every kind are live (records included).

@@ -139,6 +139,8 @@ pub struct Machine<'p> {
     pub externals_dispatched: u64,
     /// Live objects past which the cycle collector runs ([`cycles`]).
     pub(crate) gc_threshold: usize,
+    /// Recursive data `let`s made when the cycle collector last ran.
+    pub(crate) gc_cyclic_seen: u64,
     /// Objects the cycle collector freed.
     pub cycles_collected: u64,
     /// When not zero, the reference counts are audited every this many steps (tests).
@@ -209,6 +211,7 @@ impl<'p> Machine<'p> {
             calls: std::collections::HashMap::new(),
             externals_dispatched: 0,
             gc_threshold: cycles::MIN_THRESHOLD,
+            gc_cyclic_seen: 0,
             cycles_collected: 0,
             audit_every: 0,
             caf_memo: std::collections::HashMap::new(),
@@ -250,6 +253,15 @@ impl<'p> Machine<'p> {
             DefCode::Caf(c) => Some(c),
             _ => None,
         }
+    }
+
+    /// The function of a function definition (compiled on first use).
+    #[inline(always)]
+    pub(crate) fn fun_of(&mut self, d: DefId) -> FunId {
+        if let Some(DefCode::Fun(f)) = self.defs.get(d.0 as usize) {
+            return *f;
+        }
+        self.def_fun(d)
     }
 
     /// The function of a function definition.
@@ -355,12 +367,9 @@ impl<'p> Machine<'p> {
             | Frame::BinL { env, .. }
             | Frame::LetStrict { env, .. }
             | Frame::SeqB { env, .. } => self.heap.release_rec(env),
-            Frame::CallArgs { env, base, .. } => {
+            Frame::CallArgs { env, rec, .. } => {
                 self.heap.release_rec(env);
-                while self.vals.len() > base as usize {
-                    let v = self.vals.pop().expect("value");
-                    self.heap.release(v);
-                }
+                self.heap.release_rec(rec);
             }
             Frame::Strict { n, done, .. } => {
                 for _ in 0..done {

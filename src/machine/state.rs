@@ -143,12 +143,8 @@ impl<'p> Machine<'p> {
                     code,
                     env,
                     next,
-                    base,
-                } => {
-                    let vals = &self.vals[base as usize..vals_top];
-                    vals_top = base as usize;
-                    self.call_args_term(&mut r, code, env, next, vals, t)
-                }
+                    rec,
+                } => self.call_args_term(&mut r, code, env, next, rec, t),
                 Frame::Strict { op, n, done, .. } => {
                     let done = done as usize;
                     let rest = (n as usize).saturating_sub(done + 1);
@@ -337,18 +333,18 @@ impl<'p> Machine<'p> {
         order
     }
 
-    /// A known call being made: its strict arguments before `next` are values, the
-    /// one at `next` is `t`, the rest are code in `env`.
+    /// A known call being made: the arguments before `next` are in the callee's
+    /// record `rec`, the one at `next` is `t`, the rest are code in `env`.
     fn call_args_term(
         &self,
         r: &mut Reader<'_, 'p>,
         code: u32,
         env: Ref,
         next: u32,
-        vals: &[Val],
+        rec: Ref,
         t: RcTerm,
     ) -> RcTerm {
-        let Code::CallDef { def, args } = self.code.nodes[code as usize] else {
+        let Code::CallDef { def, args, .. } = self.code.nodes[code as usize] else {
             return t;
         };
         let Some(super::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied() else {
@@ -366,17 +362,12 @@ impl<'p> Machine<'p> {
         core_args.reverse();
         let params = &self.code.funs[f as usize].params;
         let mut term = Term::Def(def).rc();
-        let mut k = 0;
         for (i, p) in params.iter().enumerate() {
             let (pl, a) = core_args[i];
-            let arg = if p.slot.is_some() && p.strict && (i as u32) < next {
-                let v = vals[k];
-                k += 1;
-                r.word(v, 0)
-            } else if p.slot.is_some() && p.strict && i as u32 == next {
-                t.clone()
-            } else {
-                r.term_in(a, scope, depth, env, 0, 0)
+            let arg = match p.slot {
+                Some(k) if k < next => r.word(self.heap.slot(rec, k), 0),
+                Some(k) if k == next => t.clone(),
+                _ => r.term_in(a, scope, depth, env, 0, 0),
             };
             term = Term::App(term, pl, arg).rc();
         }

@@ -85,7 +85,7 @@ impl TypeEval for MachineTypeEval {
             // An external is not called while checking: the term stays as it is, a
             // neutral term for the checker.
             Err(e) if e.message.contains("is not called during type checking") => Ok(term.clone()),
-            Err(e) => Err(TypeEvalError::Failed(e.message)),
+            Err(e) => Err(TypeEvalError::Failed(e.message.clone())),
         }
     }
 }
