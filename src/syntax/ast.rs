@@ -10,6 +10,11 @@
 
 use crate::syntax::span::Span;
 
+/// The largest universe level a program may write (`Type 1000`; LANGUAGE.md section 3).
+/// Levels are bounded so that no arithmetic on them can wrap or saturate: the checker
+/// never forms a level above this one plus one (the type of `Type 1000`).
+pub const MAX_UNIVERSE_LEVEL: u32 = 1000;
+
 /// A name as written, with its place.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Ident<'a> {

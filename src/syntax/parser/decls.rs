@@ -2,8 +2,8 @@
 //! with `let` and lambdas, with the recovery that skips a broken declaration and goes on
 //! with the next one.
 
-use super::*;
 use super::exprs::starts_atom;
+use super::*;
 
 impl<'a> Parser<'a, '_> {
     /// Declarations up to the end of the input, recovering after errors.

@@ -180,4 +180,13 @@ impl<'a> Parser<'a, '_> {
             .note("compare floats with `==` or `<` in an `if` instead");
         self.fail(d)
     }
+
+    /// `Type n` with a level past [`MAX_UNIVERSE_LEVEL`] (or a negative one).
+    #[cold]
+    pub(super) fn bad_universe(&mut self, level: i64, at: Span) -> Abort {
+        let d = Diagnostic::error(format!("universe level {level} is out of range"))
+            .at(at, format!("levels go from 0 to {MAX_UNIVERSE_LEVEL}"))
+            .note("a larger level is never wrapped or saturated: it is an error");
+        self.fail(d)
+    }
 }

@@ -1,9 +1,7 @@
 //! Expressions: arrows, binary operators (an explicit operator stack), applications,
-//! atoms, and the open-ended forms (lambda, `let`, `if`, `match`) that extend as far
-//! right as possible.
+//! atoms. The open-ended forms (lambda, `let`, `if`, `match`) are in `open_ended`.
 
 use super::*;
-use super::patterns::starts_pattern_atom;
 
 /// One binder of a chain of arrows: `(x : A) ->` (named) or `A ->` (unnamed).
 pub(super) struct Binder<'a> {
@@ -220,18 +218,6 @@ impl<'a> Parser<'a, '_> {
         self.application()
     }
 
-    /// A lambda, `let`, `if` or `match` if one starts here.
-    pub(super) fn open_ended(&mut self) -> PResult<Option<Node<'a>>> {
-        let e = match self.tok.kind {
-            TokenKind::Backslash => self.lambda()?,
-            TokenKind::Let => self.let_expr()?,
-            TokenKind::If => self.if_expr()?,
-            TokenKind::Match => self.match_expr()?,
-            _ => return Ok(None),
-        };
-        Ok(Some(e))
-    }
-
     /// `f a {B} c`, where the last argument may be a lambda / `let` / `if` / `match`
     /// (`f x \y -> y`): then the application is open-ended (`true`).
     pub(super) fn application(&mut self) -> PResult<(Node<'a>, bool)> {
@@ -294,12 +280,10 @@ impl<'a> Parser<'a, '_> {
         };
         let level_span = self.bump().span;
         match u32::try_from(level) {
-            Ok(level) => Ok(self.node(ExprKind::Universe(level), start)),
-            Err(_) => {
-                let d = Diagnostic::error("invalid universe level")
-                    .at(level_span, "expected a level from 0 to 4294967295");
-                Err(self.fail(d))
+            Ok(level) if level <= MAX_UNIVERSE_LEVEL => {
+                Ok(self.node(ExprKind::Universe(level), start))
             }
+            _ => Err(self.bad_universe(level, level_span)),
         }
     }
 
@@ -354,97 +338,6 @@ impl<'a> Parser<'a, '_> {
         };
         self.close_delim(delim, expected)?;
         Ok(self.alloc_exprs(elems))
-    }
-
-    /// `\x (y : A) {b} -> body`
-    pub(super) fn lambda(&mut self) -> PResult<Node<'a>> {
-        let start = self.bump().span;
-        let params = self.params()?;
-        if params.is_empty() {
-            return Err(self.unexpected("a parameter after '\\'"));
-        }
-        self.expect_for(
-            TokenKind::Arrow,
-            "'->'",
-            start,
-            "after the parameters of this lambda",
-        )?;
-        let body = self.expr()?;
-        let params = self.alloc_params(params);
-        Ok(self.node(ExprKind::Lam { params, body }, start))
-    }
-
-    /// `let name params : T = rhs in body`
-    pub(super) fn let_expr(&mut self) -> PResult<Node<'a>> {
-        let start = self.bump().span;
-        let Some(name) = self.binder_name() else {
-            return Err(self.unexpected("a name after 'let'"));
-        };
-        let params = self.params()?;
-        let ret = self.annotation()?;
-        self.expect_for(TokenKind::Equals, "'='", start, "in this 'let'")?;
-        let rhs = self.expr()?;
-        self.expect_for(TokenKind::In, "'in'", start, "this 'let' needs an 'in'")?;
-        let body = self.expr()?;
-        let params = self.alloc_params(params);
-        let kind = ExprKind::Let {
-            name,
-            params,
-            ret,
-            rhs,
-            body,
-        };
-        Ok(self.node(kind, start))
-    }
-
-    /// `if c then a else b`
-    pub(super) fn if_expr(&mut self) -> PResult<Node<'a>> {
-        let start = self.bump().span;
-        let cond = self.expr()?;
-        self.expect_for(TokenKind::Then, "'then'", start, "this 'if' needs a 'then'")?;
-        let then_ = self.expr()?;
-        self.expect_for(
-            TokenKind::Else,
-            "'else'",
-            start,
-            "this 'if' needs an 'else'",
-        )?;
-        let else_ = self.expr()?;
-        Ok(self.node(ExprKind::If { cond, then_, else_ }, start))
-    }
-
-    /// `match e with | p -> e | ...` (the first `|` optional). A match with no arms
-    /// is allowed when something other than the end of input follows `with`.
-    pub(super) fn match_expr(&mut self) -> PResult<Node<'a>> {
-        let start = self.bump().span;
-        let scrut = self.expr()?;
-        self.expect_for(
-            TokenKind::With,
-            "'with'",
-            start,
-            "this 'match' needs a 'with'",
-        )?;
-        let mut arms = Vec::new();
-        let bar = self.eat(TokenKind::Bar);
-        if bar || starts_pattern_atom(self.tok.kind) || self.at(TokenKind::Eof) {
-            loop {
-                arms.push(self.arm()?);
-                if !self.eat(TokenKind::Bar) {
-                    break;
-                }
-            }
-        }
-        let arms = self.alloc_arms(arms);
-        Ok(self.node(ExprKind::Match { scrut, arms }, start))
-    }
-
-    /// `pattern -> body`
-    pub(super) fn arm(&mut self) -> PResult<Arm<'a>> {
-        let pat = self.pattern()?;
-        self.expect(TokenKind::Arrow, "'->' after the pattern")?;
-        let body = self.expr()?;
-        let span = self.since(pat.span);
-        Ok(Arm { pat, body, span })
     }
 }
 

@@ -13,7 +13,9 @@
 //! - Flat chains do not recurse. Binary operators are parsed with an explicit operator
 //!   stack (both associativities), applications, arrows, lists and tuples with loops.
 //!   `1 + 1 + ... + 1` with a million operands costs a million loop turns, not a
-//!   million stack frames.
+//!   million stack frames. So do the open-ended forms chained on their last side (a
+//!   `let` whose body is a `let`, `else if`, a lambda returning a lambda, a `match`
+//!   whose last arm is a `match`): see `open_ended`.
 //!
 //! Errors are recorded in the parser as they are found and signalled upward with the
 //! zero-sized `Abort`; `parse_module` then skips to the next declaration keyword that
@@ -21,7 +23,8 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
-    Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, Module, Param, Pat, PatKind, Plicity,
+    Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, MAX_UNIVERSE_LEVEL, Module, Param, Pat,
+    PatKind, Plicity,
 };
 use crate::syntax::lexer::{Lexer, Token, TokenKind};
 use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, Span};
@@ -30,6 +33,7 @@ use bumpalo::Bump;
 mod decls;
 mod errors;
 mod exprs;
+mod open_ended;
 mod patterns;
 #[cfg(test)]
 mod tests;

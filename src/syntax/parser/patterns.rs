@@ -90,7 +90,11 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// The rest of a comma-separated pattern list, closing bracket included.
-    pub(super) fn pattern_list(&mut self, first: PatNode<'a>, delim: Delim) -> PResult<&'a [Pat<'a>]> {
+    pub(super) fn pattern_list(
+        &mut self,
+        first: PatNode<'a>,
+        delim: Delim,
+    ) -> PResult<&'a [Pat<'a>]> {
         let mut pats = vec![first];
         while self.eat(TokenKind::Comma) {
             pats.push(self.pattern()?);

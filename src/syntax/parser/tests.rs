@@ -511,8 +511,7 @@ fn missing_keywords_point_at_their_construct() {
 
 #[test]
 fn recovery_reports_independent_errors() {
-    let text =
-        "def a = (1 +\ndef b = 2\ndef c = ]\ndef d = if x then y\ndata e = Foo\ndef f = 3\n";
+    let text = "def a = (1 +\ndef b = 2\ndef c = ]\ndef d = if x then y\ndata e = Foo\ndef f = 3\n";
     let errs = module_errors(text);
     let lines: Vec<usize> = errs.iter().map(|e| e.0).collect();
     assert_eq!(lines, [1, 3, 5, 5], "{errs:#?}");
@@ -620,4 +619,65 @@ fn other_errors() {
     assert!(errors("{x} -> x")[0].message.contains("needs a type"));
     assert!(errors("f {x")[0].message.contains("unclosed brace"));
     assert!(errors("1 2 )")[0].message.contains("unexpected token ')'"));
+}
+
+/// Chains nested on their last side only parse in a loop, at any length (issue 10):
+/// they cost one nesting level, however long.
+#[test]
+fn one_sided_chains_parse_at_any_length() {
+    let n = 100_000;
+    let lets: String = (0..n).map(|i| format!("let x{i} = {i} in ")).collect();
+    let arena = Bump::new();
+    let e = parse_expr(&arena, FileId(0), &format!("{lets}x0")).expect("lets parse");
+    let mut depth = 0;
+    let mut cur = e;
+    while let ExprKind::Let { body, .. } = &cur.kind {
+        depth += 1;
+        cur = body;
+    }
+    assert_eq!(depth, n);
+    assert_eq!(
+        (e.span.start as usize, e.span.end as usize),
+        (0, lets.len() + 2)
+    );
+    let ifs: String = (0..n)
+        .map(|i| format!("if c == {i} then {i} else "))
+        .collect();
+    assert!(parse_expr(&arena, FileId(0), &format!("{ifs}0")).is_ok());
+    let lams: String = (0..n).map(|i| format!("\\x{i} -> ")).collect();
+    assert!(parse_expr(&arena, FileId(0), &format!("{lams}x0")).is_ok());
+    let matches: String = (0..n)
+        .map(|i| format!("match x with | {i} -> {i} | _ -> "))
+        .collect();
+    let e = parse_expr(&arena, FileId(0), &format!("{matches}0")).expect("matches parse");
+    let ExprKind::Match { arms, .. } = &e.kind else {
+        panic!("not a match")
+    };
+    assert_eq!(arms.len(), 2);
+    // Mixed chains too, with the shapes the short forms have.
+    assert_eq!(
+        shape("let x = 1 in if a then b else \\y -> match y with | A -> 1 | B -> let z = 2 in z"),
+        "(let x = 1 in (if a b (\\ y (match y [A 1] [B (let z = 2 in z)]))))"
+    );
+    assert_eq!(
+        shape("match x with | A -> match y with | C -> 1 | D -> 2"),
+        "(match x [A (match y [C 1] [D 2])])"
+    );
+}
+
+/// Real nesting is still bounded, with a clear error rather than a stack overflow.
+#[test]
+fn real_nesting_is_still_limited() {
+    let n = MAX_NESTING as usize + 10;
+    for (open, close) in [
+        ("let x = ", " in x"),
+        ("if ", " then 1 else 2"),
+        ("f (", ")"),
+        ("[", "]"),
+        ("match ", " with | _ -> 1"),
+    ] {
+        let text = format!("{}1{}", open.repeat(n), close.repeat(n));
+        let d = errors(&text);
+        assert!(d[0].message.contains("nested too deeply"), "{open}: {d:?}");
+    }
 }
