@@ -122,9 +122,18 @@ pub enum HoleKind {
     Infer,
     /// A user's `?name` (or `?`): checking stops and reports the goal.
     Goal(Option<Name>),
-    /// A metavariable of the type checker (an index into its store). Exists only during
-    /// elaboration: a checked program has none.
+    /// A metavariable of the type checker (an index into its store), standing for its
+    /// solution: a closed term, applied explicitly to what it may depend on. Exists
+    /// only during elaboration: a checked program has none.
     Meta(u32),
+    /// A metavariable of the type checker applied to the `depth` innermost variables in
+    /// scope, its arguments left implicit: `MetaCtx(id, 3)` means `Meta(id)` applied to
+    /// the variables with indices 2, 1 and 0, in that order. This is the form the
+    /// checker creates unknowns in (every unknown may depend on every variable of its
+    /// context), at a constant cost however deep the context: `core::subst` spells it
+    /// out only when a substitution changes one of those variables. Exists only during
+    /// elaboration.
+    MetaCtx(u32, u32),
 }
 
 /// A binder: name (for printing), plicity and type annotation. The annotation is in the
