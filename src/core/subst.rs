@@ -73,6 +73,17 @@ pub fn map_match(m: &Match, scrut: RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> R
 /// the same answer (and have the same effect) each time it is asked about the same node
 /// at the same depth.
 pub fn rewrite(t: &RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
+    rewrite_spines(t, &mut |node, d, _| f(node, d))
+}
+
+/// [`rewrite`], also telling `f` whether the node is the function part of an
+/// application (`inner` in `App(inner, _, _)`): a pass that treats whole application
+/// spines (`f a b c`) handles each spine where it starts, once, instead of again at
+/// every one of its prefixes.
+pub fn rewrite_spines(
+    t: &RcTerm,
+    f: &mut impl FnMut(&RcTerm, u32, bool) -> Option<RcTerm>,
+) -> RcTerm {
     Rewrite {
         f,
         memo: HashMap::new(),
@@ -87,10 +98,11 @@ struct Rewrite<'f, F> {
     memo: HashMap<(*const Term, u32), RcTerm>,
 }
 
-/// One step of the walk: visit a node, or rebuild it once its children are done (their
+/// One step of the walk: visit a node (at a binder depth, and whether it is the
+/// function part of an application), or rebuild it once its children are done (their
 /// results are the last `children` entries of the result stack).
 enum Step<'t> {
-    Visit(&'t RcTerm, u32),
+    Visit(&'t RcTerm, u32, bool),
     Build(&'t RcTerm, u32, usize),
 }
 
@@ -99,20 +111,20 @@ fn is_shared(t: &RcTerm) -> bool {
     Rc::strong_count(t) > 1
 }
 
-impl<F: FnMut(&RcTerm, u32) -> Option<RcTerm>> Rewrite<'_, F> {
+impl<F: FnMut(&RcTerm, u32, bool) -> Option<RcTerm>> Rewrite<'_, F> {
     fn run(&mut self, root: &RcTerm, depth: u32) -> RcTerm {
-        let mut steps = vec![Step::Visit(root, depth)];
+        let mut steps = vec![Step::Visit(root, depth, false)];
         let mut results: Vec<RcTerm> = Vec::new();
         while let Some(step) = steps.pop() {
             match step {
-                Step::Visit(t, d) => {
+                Step::Visit(t, d, in_spine) => {
                     if is_shared(t)
                         && let Some(r) = self.memo.get(&(Rc::as_ptr(t), d))
                     {
                         results.push(r.clone());
                         continue;
                     }
-                    if let Some(r) = (self.f)(t, d) {
+                    if let Some(r) = (self.f)(t, d, in_spine) {
                         self.remember(t, d, &r);
                         results.push(r);
                         continue;
@@ -124,8 +136,9 @@ impl<F: FnMut(&RcTerm, u32) -> Option<RcTerm>> Rewrite<'_, F> {
                         continue;
                     }
                     steps.push(Step::Build(t, d, children.len()));
-                    for (child, k) in children.into_iter().rev() {
-                        steps.push(Step::Visit(child, d + k));
+                    let app = matches!(&**t, Term::App(..));
+                    for (i, (child, k)) in children.into_iter().enumerate().rev() {
+                        steps.push(Step::Visit(child, d + k, app && i == 0));
                     }
                 }
                 Step::Build(t, d, n) => {

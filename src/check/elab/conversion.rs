@@ -2,6 +2,9 @@
 //! agree (equality, or a universe below another).
 
 use super::*;
+use crate::check::eval::TypeEvalError;
+use crate::check::meta::flex;
+use crate::core::subst::free_var_bound;
 
 /// Whether `t` is a weak head normal form by its shape alone (no need to ask the
 /// machine): a type former, a universe, a literal, a lambda.
@@ -25,9 +28,9 @@ pub(in crate::check) fn is_whnf_already(t: &Term) -> bool {
 /// unknown applied to variables to be solvable (its solution will mention `b`, which
 /// the arm then sees refined when the goal is compared).
 pub(in crate::check) fn refine(t: &RcTerm, ix: Ix, with: &RcTerm) -> RcTerm {
-    rewrite(t, &mut |node, d| match &**node {
+    crate::core::subst::rewrite_spines(t, &mut |node, d, in_spine| match &**node {
         Term::Var(Ix(i)) if *i == ix.0 + d => Some(shift(with, d)),
-        Term::App(..) if crate::check::meta::meta_spine(node).is_some() => Some(node.clone()),
+        _ if !in_spine && flex(node).is_some() => Some(node.clone()),
         _ => None,
     })
 }
@@ -54,36 +57,81 @@ impl<'e> Elab<'e> {
         let t = self.metas.force_head(t);
         // Already in weak head normal form by its shape: a type former, a value, a
         // variable without a value, an unknown (after `force_head`, an unsolved one).
-        if is_whnf_already(&t)
-            || is_neutral_variable(cx, &t)
-            || crate::check::meta::meta_spine(&t).is_some()
-        {
+        if is_whnf_already(&t) || is_neutral_variable(cx, &t) || flex(&t).is_some() {
             return t;
         }
-        let t = self.metas.zonk(&t);
-        match self.eval.whnf(&self.program, &cx.entries, &t) {
+        let t = self.metas.zonk_explicit(&t);
+        let ctx = self.machine_context(cx, &t);
+        match self.eval.whnf(&self.program, &ctx, &t) {
             Ok(r) => r,
             Err(e) => {
-                let what = match e {
-                    crate::check::eval::TypeEvalError::StepLimit(n) => format!(
-                        "type-level evaluation exceeded its limit of {n} steps (a computation in a type may not terminate)"
-                    ),
-                    crate::check::eval::TypeEvalError::Failed(msg) => {
-                        format!("type-level evaluation failed: {msg}")
-                    }
-                };
-                self.errors
-                    .push(Diagnostic::error(what).at(span, "while checking this"));
-                self.eval_failures.push(span);
+                self.type_eval_failed(cx, &t, e, span);
                 t
             }
         }
     }
 
+    /// The part of `cx` that evaluating `t` can reach (the innermost variables, as far
+    /// out as `t` and the `let` values it may unfold refer), in the form the machine
+    /// evaluates: a type computed deep inside a long chain of `let`s or parameters
+    /// costs what it uses, not the depth of the context.
+    fn machine_context(&self, cx: &Cx<'_>, t: &RcTerm) -> Vec<CtxEntry> {
+        let depth = cx.depth();
+        let mut from = depth - free_var_bound(t).min(depth);
+        let mut level = depth;
+        while level > from {
+            level -= 1;
+            if let Some(value) = &cx.entries[level as usize].value {
+                // A `let` is recursive: its value is in the scope of the entry itself.
+                let reach = free_var_bound(value).min(level + 1);
+                from = from.min(level + 1 - reach);
+            }
+        }
+        cx.entries[from as usize..]
+            .iter()
+            .map(|e| CtxEntry {
+                name: e.name.clone(),
+                ty: e.ty.clone(),
+                value: e.value.as_ref().map(|v| self.metas.zonk_explicit(v)),
+            })
+            .collect()
+    }
+
+    /// Reports a runtime error of type-level evaluation as what it is, at its place
+    /// (unless that is in the prelude: then at the place being checked), with the type
+    /// being evaluated; or the step limit.
+    fn type_eval_failed(&mut self, cx: &Cx<'_>, t: &RcTerm, e: TypeEvalError, span: Span) {
+        self.eval_failures.insert(span);
+        let shown = self.show(cx, t);
+        // One report per type and failure, however often the type is evaluated.
+        let what = match &e {
+            TypeEvalError::StepLimit(_) => String::new(),
+            TypeEvalError::Failed(message, _) => message.clone(),
+        };
+        if !self.eval_failure_kinds.insert((shown.clone(), what)) {
+            return;
+        }
+        let d = match e {
+            TypeEvalError::StepLimit(n) => Diagnostic::error(format!(
+                "evaluating the type `{shown}`: type-level evaluation exceeded its limit of {n} steps (a computation in a type may not terminate)"
+            ))
+            .at(span, "while checking this"),
+            TypeEvalError::Failed(message, at) => {
+                let d = Diagnostic::error(format!("evaluating the type `{shown}`: {message}"));
+                match at {
+                    Some(at) if !self.prelude_files.contains(&at.file) && at != span => d
+                        .at(at, message.clone())
+                        .also(span, format!("the type `{shown}` is evaluated here")),
+                    _ => d.at(span, format!("while checking this: {message}")),
+                }
+            }
+        };
+        self.errors.push(d);
+    }
+
     /// Whether `t` is an unsolved metavariable application.
     pub(in crate::check) fn is_unsolved_meta(&self, t: &RcTerm) -> bool {
-        crate::check::meta::meta_spine(t)
-            .is_some_and(|(id, _)| self.metas.get(id).solution.is_none())
+        flex(t).is_some_and(|f| self.metas.is_unsolved(f.id))
     }
 
     /// Requires `found` and `expected` to be equal, reporting a mismatch at `span`.

@@ -23,7 +23,7 @@ use crate::check::eval::{CtxEntry, TypeEval};
 use crate::check::meta::Metas;
 use crate::core::pretty;
 use crate::core::program::{Builtins, CtorDecl, DataDecl, DefDecl, ExternDecl, Program};
-use crate::core::subst::{has_free_var, instantiate, rewrite, shift, subst_top};
+use crate::core::subst::{has_free_var, instantiate, shift, subst_top};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name,
     Plicity, PrimType, RcTerm, Term,
@@ -114,7 +114,12 @@ pub(in crate::check) struct Elab<'e> {
     deferred: Vec<Deferred>,
     /// Places where type-level evaluation failed (already reported): a type mismatch
     /// there would only repeat it.
-    eval_failures: Vec<Span>,
+    eval_failures: std::collections::HashSet<Span>,
+    /// The type-level evaluation failures reported, by type shown and failure.
+    eval_failure_kinds: std::collections::HashSet<(String, String)>,
+    /// The files of the prelude (a runtime error there is reported at the user's
+    /// place instead).
+    prelude_files: std::collections::HashSet<crate::syntax::span::FileId>,
     /// What the `match` being compiled knows about each occurrence on the current
     /// path, for naming an uncovered case (see `patterns`).
     pub(super) coverage: crate::check::patterns::Coverage,

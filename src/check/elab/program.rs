@@ -17,7 +17,7 @@ pub(in crate::check) fn ends_in_universe(ty: &Term) -> bool {
 /// Collects the ids of the metavariables left in `t`.
 pub(in crate::check) fn collect_metas(t: &RcTerm, out: &mut Vec<u32>) {
     crate::core::subst::rewrite(t, &mut |node, _| {
-        if let Term::Hole(HoleKind::Meta(id), _) = &**node {
+        if let Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, _), _) = &**node {
             out.push(*id);
         }
         None
@@ -149,7 +149,14 @@ impl<'e> Elab<'e> {
             metas: Metas::default(),
             eval,
             deferred: Vec::new(),
-            eval_failures: Vec::new(),
+            eval_failures: Default::default(),
+            eval_failure_kinds: Default::default(),
+            prelude_files: units
+                .get(PRELUDE_UNIT)
+                .into_iter()
+                .flat_map(|u| &u.modules)
+                .filter_map(|m| m.decls.first().map(|d| d.span().file))
+                .collect(),
             coverage: Default::default(),
         };
         if !units.is_empty() {
