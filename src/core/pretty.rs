@@ -53,7 +53,16 @@ pub fn term_to_string_cut(program: &Program, locals: &[&str], term: &Term, max: 
         p.names.push(l.to_string());
     }
     p.term(term, LOW);
-    p.out
+    let mut out = p.out;
+    if out.len() > max {
+        let mut cut = max;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
 }
 
 /// Prints one definition as a `def` declaration.
@@ -239,11 +248,9 @@ impl<'p> Printer<'p> {
 
     fn term(&mut self, t: &Term, prec: u8) {
         if let Some(limit) = self.limit
-            && self.out.len() >= limit
+            && self.out.len() > limit
         {
-            if !self.out.ends_with('…') {
-                self.out.push('…');
-            }
+            // Past the limit: the caller cuts the text here, so stop walking.
             return;
         }
         stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t, prec));

@@ -70,8 +70,12 @@ impl<'s> Cx<'s> {
             .map(|(_, l)| *l)
     }
 
-    /// Display names of the variables in scope, outermost first (for printing types).
-    pub(in crate::check) fn display_names(&self) -> Vec<String> {
-        self.entries.iter().map(|e| e.name.to_string()).collect()
+    /// Display names of the variables in scope from level `from` on, outermost first
+    /// (for printing types whose free variables are all at least that level).
+    pub(in crate::check) fn display_names(&self, from: u32) -> Vec<String> {
+        self.entries[from as usize..]
+            .iter()
+            .map(|e| e.name.to_string())
+            .collect()
     }
 }

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How long a type shown in a message may be (LANGUAGE.md section 6: types in messages
+/// are cut to a readable length); the rest is shown as `…`.
+pub(in crate::check) const SHOWN_TYPE_LIMIT: usize = 300;
+
 impl<'e> Elab<'e> {
     /// Reports a typed hole: the goal and the local variables with their types.
     pub(in crate::check) fn report_goal(
@@ -53,12 +57,16 @@ impl<'e> Elab<'e> {
         self.errors.push(d);
     }
 
-    /// Prints a type for a message, with the user's names for the variables in scope.
+    /// Prints a type for a message, with the user's names for the variables in scope,
+    /// cut to [`SHOWN_TYPE_LIMIT`] bytes.
     pub(in crate::check) fn show(&self, cx: &Cx<'_>, t: &RcTerm) -> String {
         let t = self.metas.zonk(t);
-        let names = cx.display_names();
+        // Only the variables `t` can refer to need names.
+        let depth = cx.depth();
+        let from = depth - crate::core::subst::free_var_bound(&t).min(depth);
+        let names = cx.display_names(from);
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        pretty::term_to_string(&self.program, &refs, &t)
+        pretty::term_to_string_cut(&self.program, &refs, &t, SHOWN_TYPE_LIMIT)
     }
 
     pub(in crate::check) fn mismatch(
