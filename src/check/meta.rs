@@ -86,7 +86,7 @@ impl Flex<'_> {
     }
 
     /// The number of arguments.
-    pub fn len(&self) -> usize {
+    pub fn arity(&self) -> usize {
         self.implicit as usize + self.args.len()
     }
 }

@@ -47,7 +47,7 @@ impl Elab<'_> {
             && x.id == y.id
         {
             // One unknown on both sides: its arguments must agree.
-            return x.len() == y.len() && self.unify_args(cx, x, y, span);
+            return x.arity() == y.arity() && self.unify_args(cx, x, y, span);
         }
         if flex_a.is_some() || flex_b.is_some() {
             // Between two unknowns, solve the newer one first: the older one stands
@@ -327,7 +327,10 @@ impl Elab<'_> {
             let count = kept.len() as u32;
             // ?id := \x0 .. x(arity-1) -> ?fresh x(kept...); when the kept ones are the
             // innermost variables, the fresh unknown is a context unknown over them.
-            let innermost = kept.iter().enumerate().all(|(j, k)| *k == arity - count + j as u32);
+            let innermost = kept
+                .iter()
+                .enumerate()
+                .all(|(j, k)| *k == arity - count + j as u32);
             let body = if innermost {
                 let fresh = self.metas.fresh_id(count, info.span, info.what.clone());
                 Term::Hole(HoleKind::MetaCtx(fresh, count), info.span).rc()

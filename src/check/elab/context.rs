@@ -2,21 +2,80 @@
 //! values, for `let`), and the names the source uses for them.
 
 use super::*;
+use std::collections::HashMap;
 
 /// The local context while elaborating: the variables in scope with their types (and
 /// values, for `let`), and the names the source can use for them. A pattern variable
 /// names an existing variable, so names and variables are kept apart.
 pub(in crate::check) struct Cx<'s> {
     pub(in crate::check) unit: usize,
-    pub(in crate::check) names: Vec<(&'s str, Lvl)>,
+    pub(in crate::check) names: Names<'s>,
     pub(in crate::check) entries: Vec<CtxEntry>,
+}
+
+/// The source names in scope, in the order they were bound, with an index from each
+/// name to the variables it has named (innermost last), so that looking a name up
+/// costs the same in a context of a hundred thousand variables as in a small one.
+#[derive(Default)]
+pub(in crate::check) struct Names<'s> {
+    stack: Vec<(&'s str, Lvl)>,
+    index: HashMap<&'s str, Vec<Lvl>>,
+}
+
+impl<'s> Names<'s> {
+    /// Binds `name` to the variable at `lvl`, shadowing what it named before.
+    pub(in crate::check) fn push(&mut self, name: &'s str, lvl: Lvl) {
+        self.stack.push((name, lvl));
+        self.index.entry(name).or_default().push(lvl);
+    }
+
+    /// Unbinds the innermost name.
+    pub(in crate::check) fn pop(&mut self) -> Option<(&'s str, Lvl)> {
+        let (name, lvl) = self.stack.pop()?;
+        if let Some(levels) = self.index.get_mut(name) {
+            levels.pop();
+            if levels.is_empty() {
+                self.index.remove(name);
+            }
+        }
+        Some((name, lvl))
+    }
+
+    /// The innermost binding, if any.
+    pub(in crate::check) fn last(&self) -> Option<&(&'s str, Lvl)> {
+        self.stack.last()
+    }
+
+    /// How many bindings there are.
+    pub(in crate::check) fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Unbinds names until `len` are left.
+    pub(in crate::check) fn truncate(&mut self, len: usize) {
+        while self.stack.len() > len {
+            self.pop();
+        }
+    }
+
+    /// The variable `name` names, if any.
+    pub(in crate::check) fn get(&self, name: &str) -> Option<Lvl> {
+        self.index
+            .get(name)
+            .and_then(|levels| levels.last().copied())
+    }
+
+    /// The bindings, innermost first (shadowed ones included).
+    pub(in crate::check) fn innermost_first(&self) -> impl Iterator<Item = &(&'s str, Lvl)> {
+        self.stack.iter().rev()
+    }
 }
 
 impl<'s> Cx<'s> {
     pub(in crate::check) fn new(unit: usize) -> Cx<'s> {
         Cx {
             unit,
-            names: Vec::new(),
+            names: Names::default(),
             entries: Vec::new(),
         }
     }
@@ -28,7 +87,7 @@ impl<'s> Cx<'s> {
 
     /// Enters a variable the source calls `name`, of type `ty` (in the current scope).
     pub(in crate::check) fn push(&mut self, name: &'s str, ty: RcTerm) {
-        self.names.push((name, Lvl(self.depth())));
+        self.names.push(name, Lvl(self.depth()));
         self.push_hidden(name_of(name), ty);
     }
 
@@ -63,11 +122,7 @@ impl<'s> Cx<'s> {
 
     /// The variable a local name denotes, if it is a local.
     pub(in crate::check) fn lookup(&self, name: &str) -> Option<Lvl> {
-        self.names
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, l)| *l)
+        self.names.get(name)
     }
 
     /// Display names of the variables in scope from level `from` on, outermost first

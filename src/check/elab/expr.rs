@@ -365,6 +365,14 @@ impl<'e> Elab<'e> {
                     cx.push_hidden(name_of("x"), dom.clone());
                     let cod = self.fresh(cx, arg.span, "the result type of this function");
                     cx.pop();
+                    // A function whose type is unknown after an error (an unbound
+                    // name) gives no second error through its argument or result.
+                    if let Some(f) = crate::check::meta::flex(&want)
+                        && self.metas.get(f.id).defaultable
+                    {
+                        self.metas.mark_defaultable(&dom);
+                        self.metas.mark_defaultable(&cod);
+                    }
                     let pi = Term::Pi(
                         Binder {
                             name: name_of("x"),
@@ -417,8 +425,9 @@ impl<'e> Elab<'e> {
         match self.global(cx, name, span) {
             Some(g) => self.global_typed(cx, g, span),
             None => {
-                let ty = self.fresh(cx, span, format!("the type of `{name}`"));
-                (self.fresh(cx, span, format!("`{name}`")), ty)
+                // Reported once, as unbound: its value and type are no further errors.
+                let ty = self.recovery_type(cx, span);
+                (self.recovery_type(cx, span), ty)
             }
         }
     }

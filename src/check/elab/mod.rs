@@ -75,6 +75,7 @@ pub fn elaborate_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
     e.elaborate_declarations(units);
+    e.report_holes();
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),
         _ => None,
@@ -115,6 +116,8 @@ pub(in crate::check) struct Elab<'e> {
     /// Places where type-level evaluation failed (already reported): a type mismatch
     /// there would only repeat it.
     eval_failures: std::collections::HashSet<Span>,
+    /// Typed holes, reported at the end.
+    holes: Vec<report::PendingHole>,
     /// The type-level evaluation failures reported, by type shown and failure.
     eval_failure_kinds: std::collections::HashSet<(String, String)>,
     /// The files of the prelude (a runtime error there is reported at the user's
@@ -123,6 +126,8 @@ pub(in crate::check) struct Elab<'e> {
     /// What the `match` being compiled knows about each occurrence on the current
     /// path, for naming an uncovered case (see `patterns`).
     pub(super) coverage: crate::check::patterns::Coverage,
+    /// Which arms of the `match` being compiled were reached (see `patterns`).
+    pub(super) arm_use: crate::check::patterns::ArmUse,
 }
 
 /// The core term for a global reference.

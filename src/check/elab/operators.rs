@@ -57,7 +57,7 @@ impl<'e> Elab<'e> {
         for d in std::mem::take(&mut self.deferred) {
             let cx = Cx {
                 unit: PRELUDE_UNIT,
-                names: Vec::new(),
+                names: Default::default(),
                 entries: d.ctx,
             };
             let ty = self.whnf(&cx, &d.ty, d.span);

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// How many unknowns that cannot be inferred are reported one by one (the rest are
+/// counted in one more error).
+const UNSOLVED_REPORTED: usize = 10;
+
 /// Whether a definition's type ends, after its parameters, in a universe: a
 /// type-level function, whose body types may unfold.
 pub(in crate::check) fn ends_in_universe(ty: &Term) -> bool {
@@ -150,6 +154,7 @@ impl<'e> Elab<'e> {
             eval,
             deferred: Vec::new(),
             eval_failures: Default::default(),
+            holes: Vec::new(),
             eval_failure_kinds: Default::default(),
             prelude_files: units
                 .get(PRELUDE_UNIT)
@@ -158,6 +163,7 @@ impl<'e> Elab<'e> {
                 .filter_map(|m| m.decls.first().map(|d| d.span().file))
                 .collect(),
             coverage: Default::default(),
+            arm_use: Default::default(),
         };
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
@@ -414,8 +420,24 @@ impl<'e> Elab<'e> {
         }
         unsolved.sort_unstable();
         unsolved.dedup();
-        for id in unsolved {
-            let info = self.metas.get(id);
+        // In source order, and only the first few: a lambda of ten thousand untyped
+        // parameters is one mistake, not ten thousand.
+        unsolved.sort_by_key(|id| {
+            let s = self.metas.get(*id).span;
+            (s.file, s.start, *id)
+        });
+        for (k, id) in unsolved.iter().enumerate() {
+            let info = self.metas.get(*id);
+            if k == UNSOLVED_REPORTED {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "... and {} more unknowns cannot be inferred",
+                        unsolved.len() - k
+                    ))
+                    .at(info.span, format!("the next one is {}", info.what)),
+                );
+                break;
+            }
             self.errors.push(
                 Diagnostic::error(format!("cannot infer {}", info.what))
                     .at(info.span, "add a type annotation here"),
