@@ -442,7 +442,9 @@ impl<'e> Elab<'e> {
         let term = global_term(g, span);
         let ty = match g {
             Global::Def(id) => self.program.def(id).ty.clone(),
-            Global::Data(id) => self.program.data_type(id),
+            Global::Data(id) => self
+                .program
+                .data_type_at(id, self.data_levels[id.0 as usize]),
             Global::Con(id) => self.program.con_type(id),
             Global::Extern(id) => self.program.external(id).ty.clone(),
             Global::PrimType(_) => Term::Universe(0).rc(),

@@ -37,8 +37,10 @@ use std::rc::Rc;
 
 mod context;
 mod conversion;
+mod data;
 mod expr;
 mod operators;
+mod order;
 mod program;
 mod report;
 mod resolve;
@@ -126,6 +128,8 @@ pub(in crate::check) struct Elab<'e> {
     /// What the `match` being compiled knows about each occurrence on the current
     /// path, for naming an uncovered case (see `patterns`).
     pub(super) coverage: crate::check::patterns::Coverage,
+    /// The universe level of each data type (see `data`).
+    data_levels: Vec<u32>,
     /// Which arms of the `match` being compiled were reached (see `patterns`).
     pub(super) arm_use: crate::check::patterns::ArmUse,
 }

@@ -164,7 +164,9 @@ impl<'e> Elab<'e> {
                 .collect(),
             coverage: Default::default(),
             arm_use: Default::default(),
+            data_levels: Vec::new(),
         };
+        e.data_levels = vec![0; e.program.datas.len()];
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();
         }
@@ -248,37 +250,81 @@ impl<'e> Elab<'e> {
                 }
             }
         }
+        let mut nodes: Vec<(order::Node, usize, &Decl<'_>)> = Vec::new();
         for (i, (u, decl)) in datas.iter().enumerate() {
-            if let Decl::Data { params, ctors, .. } = decl {
-                self.data_decl(*u, DataId(i as u32), params, ctors);
-            }
+            nodes.push((order::Node::Data(DataId(i as u32)), *u, decl));
         }
         for (i, (u, decl)) in externs.iter().enumerate() {
-            if let Decl::Extern { ty, .. } = decl {
-                let (t, _) = self.check_type(&mut Cx::new(*u), ty);
-                self.check_host_type(i, &t, ty.span);
-                self.program.externs[i].ty = t;
-            }
+            nodes.push((order::Node::Extern(ExternId(i as u32)), *u, decl));
         }
         for (i, (u, decl)) in defs.iter().enumerate() {
+            nodes.push((order::Node::Def(DefId(i as u32)), *u, decl));
+        }
+        for group in self.declaration_groups(&nodes) {
+            let members: Vec<(order::Node, usize, &Decl<'_>)> =
+                group.iter().map(|i| nodes[*i]).collect();
+            self.elaborate_group(&members);
+        }
+        self.zonk_program();
+    }
+
+    /// Elaborates one group of mutually dependent declarations (every declaration it
+    /// refers to outside the group is done): its data types, externals, the types of
+    /// its definitions, then their bodies (type-level ones first, since types unfold
+    /// them); then substitutes what is solved, so that later groups (and type-level
+    /// evaluation) see finished terms.
+    fn elaborate_group(&mut self, members: &[(order::Node, usize, &Decl<'_>)]) {
+        let datas: Vec<(DataId, usize, &Decl<'_>)> = members
+            .iter()
+            .filter_map(|(n, u, d)| match n {
+                order::Node::Data(id) => Some((*id, *u, *d)),
+                _ => None,
+            })
+            .collect();
+        if !datas.is_empty() {
+            self.data_group(&datas, members);
+        }
+        for (n, u, decl) in members {
+            if let (order::Node::Extern(id), Decl::Extern { ty, .. }) = (n, decl) {
+                let (t, _) = self.check_type(&mut Cx::new(*u), ty);
+                self.check_host_type(id.0 as usize, &t, ty.span);
+                self.program.externs[id.0 as usize].ty = self.metas.zonk_explicit(&t);
+            }
+        }
+        let defs: Vec<(DefId, usize, &Decl<'_>)> = members
+            .iter()
+            .filter_map(|(n, u, d)| match n {
+                order::Node::Def(id) => Some((*id, *u, *d)),
+                _ => None,
+            })
+            .collect();
+        for (id, u, decl) in &defs {
             if let Decl::Def {
                 params, ret, body, ..
             } = decl
             {
                 let ty = self.signature(*u, params, *ret, body.span);
-                self.program.defs[i].ty = ty;
+                self.program.defs[id.0 as usize].ty = ty;
             }
         }
-        // Bodies: definitions whose result is a type first, since types unfold them.
         let mut order: Vec<usize> = (0..defs.len()).collect();
-        order.sort_by_key(|i| !ends_in_universe(&self.program.defs[*i].ty));
+        order.sort_by_key(|i| !ends_in_universe(&self.program.def(defs[*i].0).ty));
         for i in order {
-            if let (u, Decl::Def { params, body, .. }) = defs[i] {
-                let value = self.def_body(u, DefId(i as u32), params, body);
-                self.program.defs[i].body = value;
+            if let (id, u, Decl::Def { params, body, .. }) = defs[i] {
+                let value = self.def_body(u, id, params, body);
+                self.program.defs[id.0 as usize].body = self.metas.zonk_explicit(&value);
             }
         }
-        self.zonk_program();
+        for (id, _, _) in &defs {
+            let d = &self.program.defs[id.0 as usize];
+            let (ty, body) = (
+                self.metas.zonk_explicit(&d.ty),
+                self.metas.zonk_explicit(&d.body),
+            );
+            let d = &mut self.program.defs[id.0 as usize];
+            d.ty = ty;
+            d.body = body;
+        }
     }
 
     /// An `extern` must be declared at the type the host gives the external (the host
@@ -311,21 +357,24 @@ impl<'e> Elab<'e> {
         }
     }
 
-    /// A data declaration: its parameters and each constructor's field types.
+    /// A data declaration: its parameters and each constructor's field types; returns
+    /// the largest universe level of a field's type.
     pub(in crate::check) fn data_decl<'s>(
         &mut self,
         unit: usize,
         id: DataId,
         params: &'s [Param<'s>],
         ctors: &'s [crate::syntax::ast::CtorDecl<'s>],
-    ) {
+    ) -> u32 {
         let mut cx = Cx::new(unit);
         let binders = self.telescope(&mut cx, params, "parameter");
         self.program.datas[id.0 as usize].params = binders;
+        let mut level = 0;
         for (c, ctor) in ctors.iter().enumerate() {
             let mut fields = Vec::new();
             for field in ctor.fields {
-                let (t, _) = self.check_type(&mut cx, field);
+                let (t, l) = self.check_type(&mut cx, field);
+                level = level.max(l);
                 cx.push_hidden(name_of("_"), t.clone());
                 fields.push(t);
             }
@@ -334,6 +383,7 @@ impl<'e> Elab<'e> {
             }
             self.program.datas[id.0 as usize].ctors[c].fields = fields;
         }
+        level
     }
 
     /// The type of a `def`: its parameters as a `Pi` telescope around the result type
