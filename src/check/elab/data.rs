@@ -51,6 +51,12 @@ impl Elab<'_> {
                 level = level.max(self.data_decl(*unit, *id, params, ctors));
             }
         }
+        if level > MAX_UNIVERSE_LEVEL {
+            let (id, _, _) = datas[0];
+            let span = self.program.data(id).span;
+            self.too_large(span, "this data type holds a type too large to live in any universe", level);
+            level = MAX_UNIVERSE_LEVEL;
+        }
         for (id, _, _) in datas {
             self.data_levels[id.0 as usize] = level;
             let d = &self.program.datas[id.0 as usize];

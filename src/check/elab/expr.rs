@@ -25,12 +25,71 @@ impl<'e> Elab<'e> {
         t
     }
 
+    /// A chain of arrows `(x : A) -> (y : B) -> ... -> C` (elaborated in a loop, so a
+    /// million arrows cost no native stack) and the universe level it lives in.
+    pub(in crate::check) fn function_type<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        e: &'s Expr<'s>,
+    ) -> (RcTerm, u32) {
+        let mut binders = Vec::new();
+        let mut level = 0;
+        let mut cur = e;
+        while let ExprKind::Pi {
+            name,
+            plicity,
+            dom,
+            cod,
+        } = &cur.kind
+        {
+            let (dom, i) = self.check_type(cx, dom);
+            level = level.max(i);
+            let bound = name.map(|n| n.name).unwrap_or("_");
+            cx.push(bound, dom.clone());
+            binders.push(Binder {
+                name: name_of(bound),
+                plicity: *plicity,
+                ty: dom,
+            });
+            cur = cod;
+        }
+        let (cod, j) = self.check_type(cx, cur);
+        level = level.max(j);
+        for _ in &binders {
+            cx.pop();
+        }
+        let t = binders
+            .into_iter()
+            .rev()
+            .fold(cod, |cod, b| Term::Pi(b, cod).rc());
+        (t, level)
+    }
+
+    /// Reports a type whose universe would be past `Type 1000` (LANGUAGE.md section
+    /// 3: levels are bounded, never wrapped or saturated).
+    pub(in crate::check) fn too_large(&mut self, span: Span, what: &str, level: u32) {
+        self.errors.push(
+            Diagnostic::error(what.to_string())
+                .at(span, format!("its type would be `Type {level}`"))
+                .note(format!(
+                    "universe levels go up to `Type {MAX_UNIVERSE_LEVEL}`"
+                )),
+        );
+    }
+
     /// Checks that `e` is a type; returns it and its universe level.
     pub(in crate::check) fn check_type<'s>(
         &mut self,
         cx: &mut Cx<'s>,
         e: &'s Expr<'s>,
     ) -> (RcTerm, u32) {
+        match &e.kind {
+            // In a type's place `Type n` needs no type of its own (the largest,
+            // `Type 1000`, has none that could be written).
+            ExprKind::Universe(n) => return (Term::Universe(*n).rc(), n + 1),
+            ExprKind::Pi { .. } => return self.function_type(cx, e),
+            _ => {}
+        }
         let (t, ty) = self.infer(cx, e);
         let ty = self.whnf(cx, &ty, e.span);
         match &*ty {
@@ -268,7 +327,17 @@ impl<'e> Elab<'e> {
                 Term::Lit(Lit::Str(Rc::from(*s))).rc(),
                 prim(PrimType::String),
             ),
-            ExprKind::Universe(n) => (Term::Universe(*n).rc(), Term::Universe(n + 1).rc()),
+            ExprKind::Universe(n) if *n < MAX_UNIVERSE_LEVEL => {
+                (Term::Universe(*n).rc(), Term::Universe(n + 1).rc())
+            }
+            ExprKind::Universe(n) => {
+                self.too_large(
+                    e.span,
+                    &format!("`Type {n}` is the largest universe: it has no type"),
+                    n + 1,
+                );
+                (Term::Universe(*n).rc(), self.recovery_type(cx, e.span))
+            }
             ExprKind::Hole => {
                 let ty = self.fresh(cx, e.span, "the type of this `_`");
                 (self.fresh(cx, e.span, "this `_`"), ty)
@@ -285,23 +354,13 @@ impl<'e> Elab<'e> {
                 )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
-            ExprKind::Pi {
-                name,
-                plicity,
-                dom,
-                cod,
-            } => {
-                let (dom, i) = self.check_type(cx, dom);
-                let bound = name.map(|n| n.name).unwrap_or("_");
-                cx.push(bound, dom.clone());
-                let (cod, j) = self.check_type(cx, cod);
-                cx.pop();
-                let binder = Binder {
-                    name: name_of(bound),
-                    plicity: *plicity,
-                    ty: dom,
-                };
-                (Term::Pi(binder, cod).rc(), Term::Universe(i.max(j)).rc())
+            ExprKind::Pi { .. } => {
+                let (t, level) = self.function_type(cx, e);
+                if level > MAX_UNIVERSE_LEVEL {
+                    self.too_large(e.span, "this function type has no type", level);
+                    return (t, self.recovery_type(cx, e.span));
+                }
+                (t, Term::Universe(level).rc())
             }
             ExprKind::Let {
                 name,

@@ -31,7 +31,7 @@ use crate::core::term::{
 use crate::diagnostic::Diagnostic;
 use crate::external;
 use crate::prim::Prim;
-use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, Module, Param};
+use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, MAX_UNIVERSE_LEVEL, Module, Param};
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
