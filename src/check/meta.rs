@@ -16,7 +16,7 @@
 //! unknowns solved by other unknowns (`?a := ?b -> ?b`, `?b := ?c -> ?c`, ...) give a
 //! term whose graph grows with their number even when its tree doubles with each.
 
-use crate::core::subst::{instantiate, rewrite, rewrite_spines};
+use crate::core::subst::{instantiate, rewrite_spines, shift};
 use crate::core::term::{Binder, HoleKind, Ix, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
 use std::cell::RefCell;
@@ -61,14 +61,17 @@ pub struct Metas {
     solved: usize,
 }
 
-/// An unknown applied to arguments: the first `implicit` arguments are the innermost
-/// variables (those of a [`HoleKind::MetaCtx`]), then the explicit ones.
+/// An unknown applied to arguments: first `implicit` consecutive variables (those of a
+/// [`HoleKind::MetaCtx`]: indices `skip + implicit - 1` down to `skip`), then the
+/// explicit ones.
 #[derive(Debug)]
 pub struct Flex<'t> {
     /// The metavariable.
     pub id: u32,
-    /// How many innermost variables it is applied to implicitly.
+    /// How many variables it is applied to implicitly.
     pub implicit: u32,
+    /// The index of the last of them.
+    pub skip: u32,
     /// The explicit arguments after those, first first.
     pub args: Vec<&'t RcTerm>,
 }
@@ -79,7 +82,7 @@ impl Flex<'_> {
     pub fn all_args(&self) -> Vec<RcTerm> {
         let mut out: Vec<RcTerm> = (0..self.implicit)
             .rev()
-            .map(|i| Term::Var(Ix(i)).rc())
+            .map(|i| Term::Var(Ix(i + self.skip)).rc())
             .collect();
         out.extend(self.args.iter().map(|a| (*a).clone()));
         out
@@ -95,7 +98,7 @@ impl Metas {
     /// A fresh unknown in a context of `depth` variables, applied to all of them.
     pub fn fresh(&mut self, depth: u32, span: Span, what: impl Into<String>) -> RcTerm {
         let id = self.push(depth, span, what.into());
-        Term::Hole(HoleKind::MetaCtx(id, depth), span).rc()
+        Term::Hole(HoleKind::MetaCtx(id, depth, 0), span).rc()
     }
 
     fn push(&mut self, depth: u32, span: Span, what: String) -> u32 {
@@ -185,8 +188,9 @@ impl Metas {
                 return Some(reapply(node, head, args));
             };
             if f.args.is_empty() && solution.arity == f.implicit {
-                // Used where it was created: the solution's body as it is.
-                return Some(self.zonked_body(f.id, open));
+                // Applied to the variables it was solved over: the solution's body as it
+                // is (under `skip` more binders).
+                return Some(shift(&self.zonked_body(f.id, open), f.skip));
             }
             let body = self.zonked_body(f.id, open);
             let args: Vec<RcTerm> = f
@@ -217,18 +221,6 @@ impl Metas {
         body
     }
 
-    /// [`Metas::zonk`], then every unknown left spelt out as an explicit application
-    /// (the form the machine evaluates: it sees an unknown as a stuck head).
-    pub fn zonk_explicit(&self, t: &RcTerm) -> RcTerm {
-        let t = self.zonk(t);
-        rewrite(&t, &mut |node, _| match &**node {
-            Term::Hole(HoleKind::MetaCtx(id, k), span) => {
-                Some(crate::core::subst::meta_spine_term(*id, *k, *span))
-            }
-            _ => None,
-        })
-    }
-
     /// The head of `t`, with solved metavariables at the head substituted (only the
     /// head: cheaper than a full [`Metas::zonk`] when only the shape matters).
     pub fn force_head(&self, t: &RcTerm) -> RcTerm {
@@ -241,7 +233,7 @@ impl Metas {
                 return t;
             };
             if f.args.is_empty() && solution.arity == f.implicit {
-                t = solution.body.clone();
+                t = shift(&solution.body, f.skip);
                 continue;
             }
             let args = f.all_args();
@@ -258,13 +250,18 @@ pub fn flex(t: &Term) -> Option<Flex<'_>> {
         args.push(a);
         head = f;
     }
-    let (id, implicit) = match head {
-        Term::Hole(HoleKind::Meta(id), _) => (*id, 0),
-        Term::Hole(HoleKind::MetaCtx(id, k), _) => (*id, *k),
+    let (id, implicit, skip) = match head {
+        Term::Hole(HoleKind::Meta(id), _) => (*id, 0, 0),
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), _) => (*id, *count, *skip),
         _ => return None,
     };
     args.reverse();
-    Some(Flex { id, implicit, args })
+    Some(Flex {
+        id,
+        implicit,
+        skip,
+        args,
+    })
 }
 
 /// The head of an application spine.

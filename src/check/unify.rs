@@ -14,7 +14,9 @@
 use super::elab::{Cx, Elab};
 use super::meta::{Flex, flex};
 use crate::core::equiv::alpha_eq;
-use crate::core::subst::{free_var_bound, map_free_vars, rewrite_spines, shift};
+use crate::core::subst::{
+    free_var_bound, free_var_floor, map_free_vars, rewrite_spines, shift, unshift,
+};
 use crate::core::term::{CasePat, HoleKind, Ix, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
 
@@ -194,16 +196,21 @@ impl Elab<'_> {
     fn solve(&mut self, cx: &Cx<'_>, f: &Flex<'_>, rhs: &RcTerm) -> bool {
         let id = f.id;
         if f.args.is_empty() {
-            // The unknown applied to the innermost `k` variables, as it was created:
-            // its solution is `rhs` itself, if `rhs` needs no other variable.
-            let k = f.implicit;
+            // The unknown applied to the consecutive variables `skip .. skip + k`, as it
+            // was created: its solution is `rhs` itself (moved out from under the
+            // `skip` innermost variables), if `rhs` needs no other variable.
+            let (k, skip) = (f.implicit, f.skip);
             let rhs = self.metas.zonk(rhs);
-            let Some(rhs) = self.prune(&rhs, id, &|outer| outer < k) else {
+            let Some(rhs) = self.prune(&rhs, id, &Allowed::Range(skip, skip + k)) else {
                 return false;
             };
-            if free_var_bound(&rhs) > k || mentions_meta(&rhs, id) {
+            if free_var_bound(&rhs) > skip + k
+                || free_var_floor(&rhs).is_some_and(|low| low < skip)
+                || mentions_meta(&rhs, id)
+            {
                 return false;
             }
+            let rhs = unshift(&rhs, skip);
             self.pass_on_default(id, &rhs);
             self.metas.solve_with(id, k, rhs);
             return true;
@@ -227,7 +234,7 @@ impl Elab<'_> {
         }
         let rhs = self.metas.zonk(rhs);
         let allowed = |outer: u32| outer < depth && levels.contains(&(depth - 1 - outer));
-        let Some(rhs) = self.prune(&rhs, id, &allowed) else {
+        let Some(rhs) = self.prune(&rhs, id, &Allowed::Some(&allowed)) else {
             return false;
         };
         if mentions_meta(&rhs, id) {
@@ -273,12 +280,7 @@ impl Elab<'_> {
     /// where `?m` sees neither `p` nor `acc` becomes `?n'` with `?n := \p acc -> ?n'`.
     /// Returns `None` when an argument that would have to go is not a plain variable
     /// (then no solution is found this way).
-    fn prune(
-        &mut self,
-        rhs: &RcTerm,
-        target: u32,
-        allowed: &dyn Fn(u32) -> bool,
-    ) -> Option<RcTerm> {
+    fn prune(&mut self, rhs: &RcTerm, target: u32, allowed: &Allowed<'_>) -> Option<RcTerm> {
         let mut failed = false;
         // The unknowns to prune, with which of their arguments stay.
         let mut pruned: Vec<(u32, Vec<bool>)> = Vec::new();
@@ -293,10 +295,14 @@ impl Elab<'_> {
             if pruned.iter().any(|(m, _)| *m == f.id) {
                 return None;
             }
-            // The innermost `f.implicit` variables, then the explicit arguments.
-            let implicit_ok = f.implicit <= d || (d..f.implicit).all(|i| allowed(i - d));
+            // The consecutive variables first (those bound inside `rhs` stay), then
+            // the explicit arguments.
+            let implicit_ok = f.skip + f.implicit <= d || {
+                let low = f.skip.max(d) - d;
+                allowed.all_in(low, f.skip + f.implicit - d)
+            };
             let explicit_ok = f.args.iter().all(|a| match &***a {
-                Term::Var(Ix(i)) => *i < d || allowed(i - d),
+                Term::Var(Ix(i)) => *i < d || allowed.contains(i - d),
                 _ => true,
             });
             if implicit_ok && explicit_ok {
@@ -308,10 +314,13 @@ impl Elab<'_> {
             }
             let mut keep: Vec<bool> = (0..f.implicit)
                 .rev()
-                .map(|i| i < d || allowed(i - d))
+                .map(|j| {
+                    let i = j + f.skip;
+                    i < d || allowed.contains(i - d)
+                })
                 .collect();
             keep.extend(f.args.iter().map(|a| match &***a {
-                Term::Var(Ix(i)) => *i < d || allowed(i - d),
+                Term::Var(Ix(i)) => *i < d || allowed.contains(i - d),
                 _ => true,
             }));
             pruned.push((f.id, keep));
@@ -333,7 +342,7 @@ impl Elab<'_> {
                 .all(|(j, k)| *k == arity - count + j as u32);
             let body = if innermost {
                 let fresh = self.metas.fresh_id(count, info.span, info.what.clone());
-                Term::Hole(HoleKind::MetaCtx(fresh, count), info.span).rc()
+                Term::Hole(HoleKind::MetaCtx(fresh, count, 0), info.span).rc()
             } else {
                 let fresh = self.metas.fresh_id(0, info.span, info.what.clone());
                 let head = Term::Hole(HoleKind::Meta(fresh), info.span).rc();
@@ -352,6 +361,32 @@ impl Elab<'_> {
     }
 }
 
+/// The variables an unknown being solved may use, by their index seen from the other
+/// side's root.
+enum Allowed<'a> {
+    /// The indices `from .. to`.
+    Range(u32, u32),
+    /// Those the predicate accepts.
+    Some(&'a dyn Fn(u32) -> bool),
+}
+
+impl Allowed<'_> {
+    fn contains(&self, ix: u32) -> bool {
+        match self {
+            Allowed::Range(from, to) => (*from..*to).contains(&ix),
+            Allowed::Some(f) => f(ix),
+        }
+    }
+
+    /// Whether every index of `from .. to` is allowed.
+    fn all_in(&self, from: u32, to: u32) -> bool {
+        match self {
+            Allowed::Range(a, b) => from >= to || (*a <= from && to <= *b),
+            Allowed::Some(f) => (from..to).all(|i| f(i)),
+        }
+    }
+}
+
 /// Whether `t` mentions the unknown `id`.
 fn mentions_meta(t: &RcTerm, id: u32) -> bool {
     let mut found = false;
@@ -359,7 +394,7 @@ fn mentions_meta(t: &RcTerm, id: u32) -> bool {
         if found {
             return Some(node.clone());
         }
-        if let Term::Hole(HoleKind::Meta(m) | HoleKind::MetaCtx(m, _), _) = &**node
+        if let Term::Hole(HoleKind::Meta(m) | HoleKind::MetaCtx(m, ..), _) = &**node
             && *m == id
         {
             found = true;

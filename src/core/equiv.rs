@@ -36,7 +36,7 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
                 (HoleKind::Infer, HoleKind::Infer) => true,
                 (HoleKind::Goal(m), HoleKind::Goal(n)) => m == n,
                 (HoleKind::Meta(m), HoleKind::Meta(n)) => m == n,
-                (HoleKind::MetaCtx(m, j), HoleKind::MetaCtx(n, k)) => m == n && j == k,
+                (HoleKind::MetaCtx(m, j, a), HoleKind::MetaCtx(n, k, b)) => (m, j, a) == (n, k, b),
                 _ => false,
             },
             (Term::Pi(p, x), Term::Pi(q, y)) | (Term::Lam(p, x), Term::Lam(q, y)) => {

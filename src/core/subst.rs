@@ -213,13 +213,13 @@ fn rebuild(t: &RcTerm, kids: Vec<RcTerm>) -> RcTerm {
     }
 }
 
-/// The explicit form of a context metavariable `?id` standing for its application to
-/// the `depth` innermost variables: `?id x(depth-1) ... x0`, as indices.
-pub fn meta_spine_term(id: u32, depth: u32, span: crate::syntax::span::Span) -> RcTerm {
-    (0..depth)
+/// The explicit form of a context metavariable `MetaCtx(id, count, skip)`: `?id`
+/// applied to the variables `skip + count - 1`, ..., `skip`.
+pub fn meta_spine_term(id: u32, count: u32, skip: u32, span: crate::syntax::span::Span) -> RcTerm {
+    (0..count)
         .rev()
         .fold(Term::Hole(HoleKind::Meta(id), span).rc(), |f, i| {
-            Term::App(f, Plicity::Explicit, Term::Var(Ix(i)).rc()).rc()
+            Term::App(f, Plicity::Explicit, Term::Var(Ix(i + skip)).rc()).rc()
         })
 }
 
@@ -227,32 +227,57 @@ pub fn meta_spine_term(id: u32, depth: u32, span: crate::syntax::span::Span) -> 
 /// that is free in `t`, with its index seen from `t`'s root (`ix`) and the number of
 /// binders of `t` around it; `Some(r)` replaces it (`r` is in the scope of that node).
 ///
-/// A context metavariable ([`HoleKind::MetaCtx`]) stands for an application to the
-/// innermost variables; where some of those are free in `t` and `f` changes one of
-/// them, it is spelt out as that application first.
+/// A context metavariable ([`HoleKind::MetaCtx`]) stands for an application to
+/// variables; where some of those are free in `t` and `f` changes one of them, it is
+/// spelt out as that application first.
 pub fn map_free_vars(t: &RcTerm, f: &mut impl FnMut(u32, u32) -> Option<RcTerm>) -> RcTerm {
     rewrite(t, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d => f(i - d, d),
-        Term::Hole(HoleKind::MetaCtx(id, k), span) if *k > d => {
-            let mut changed = Vec::new();
-            for i in d..*k {
-                changed.push(f(i - d, d));
-            }
-            if changed.iter().all(Option::is_none) {
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            let mut changed = false;
+            let args: Vec<RcTerm> = (0..*count)
+                .rev()
+                .map(|j| {
+                    let i = j + skip;
+                    let new = if i >= d { f(i - d, d) } else { None };
+                    changed |= new.is_some();
+                    new.unwrap_or_else(|| Term::Var(Ix(i)).rc())
+                })
+                .collect();
+            if !changed {
                 return Some(node.clone());
             }
-            // `?id x(k-1) .. x0` with the free ones among those replaced.
-            let head = Term::Hole(HoleKind::Meta(*id), *span).rc();
-            let spine = (0..*k).rev().fold(head, |acc, i| {
-                let arg = match i.checked_sub(d) {
-                    Some(outer) => changed[outer as usize]
-                        .clone()
-                        .unwrap_or_else(|| Term::Var(Ix(i)).rc()),
-                    None => Term::Var(Ix(i)).rc(),
-                };
-                Term::App(acc, Plicity::Explicit, arg).rc()
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                args,
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// Adds `delta` to the index of every free variable of `t` (the caller guarantees no
+/// free variable below `-delta`). A context metavariable whose arguments are all free
+/// keeps its compact form (its `skip` moves); one whose arguments are partly bound
+/// inside `t` is spelt out.
+fn shift_free(t: &RcTerm, delta: i64) -> RcTerm {
+    let moved = |i: u32| (i as i64 + delta).max(0) as u32;
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i >= d => Some(Term::Var(Ix(moved(*i - d) + d)).rc()),
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            if *skip >= d {
+                let skip = moved(skip - d) + d;
+                return Some(Term::Hole(HoleKind::MetaCtx(*id, *count, skip), *span).rc());
+            }
+            let args = (0..*count).rev().map(|j| {
+                let i = j + skip;
+                let i = if i >= d { moved(i - d) + d } else { i };
+                Term::Var(Ix(i)).rc()
             });
-            Some(spine)
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                args,
+            ))
         }
         _ => None,
     })
@@ -265,7 +290,9 @@ pub fn free_var_bound(t: &RcTerm) -> u32 {
     rewrite(t, &mut |node, d| {
         match &**node {
             Term::Var(Ix(i)) if *i >= d => bound = bound.max(i - d + 1),
-            Term::Hole(HoleKind::MetaCtx(_, k), _) if *k > d => bound = bound.max(k - d),
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _) if skip + count > d => {
+                bound = bound.max(skip + count - d)
+            }
             _ => return None,
         }
         Some(node.clone())
@@ -273,12 +300,38 @@ pub fn free_var_bound(t: &RcTerm) -> u32 {
     bound
 }
 
+/// The smallest index of a variable free in `t`, if any.
+pub fn free_var_floor(t: &RcTerm) -> Option<u32> {
+    let mut floor: Option<u32> = None;
+    rewrite(t, &mut |node, d| {
+        let low = match &**node {
+            Term::Var(Ix(i)) if *i >= d => i - d,
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _) if skip + count > d => {
+                skip.saturating_sub(d)
+            }
+            _ => return None,
+        };
+        floor = Some(floor.map_or(low, |f| f.min(low)));
+        Some(node.clone())
+    });
+    floor
+}
+
 /// Moves `t` under `by` more binders: every free variable's index grows by `by`.
 pub fn shift(t: &RcTerm, by: u32) -> RcTerm {
     if by == 0 {
         return t.clone();
     }
-    map_free_vars(t, &mut |i, d| Some(Term::Var(Ix(i + d + by)).rc()))
+    shift_free(t, by as i64)
+}
+
+/// Moves `t` out from under `by` binders it does not use: every free variable's index
+/// drops by `by` (none may be below `by`).
+pub fn unshift(t: &RcTerm, by: u32) -> RcTerm {
+    if by == 0 {
+        return t.clone();
+    }
+    shift_free(t, -(by as i64))
 }
 
 /// Substitutes for the `args.len()` innermost free variables of `body` (`args[0]` for
@@ -289,12 +342,41 @@ pub fn instantiate(body: &RcTerm, args: &[RcTerm]) -> RcTerm {
     if n == 0 {
         return body.clone();
     }
-    map_free_vars(body, &mut |j, d| {
-        Some(if j < n {
-            shift(&args[(n - 1 - j) as usize], d)
-        } else {
-            Term::Var(Ix(j - n + d)).rc()
-        })
+    rewrite(body, &mut |node, d| match &**node {
+        // Past the substituted variables, or below them: only the indices move.
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span)
+            if skip + count > d && *skip >= d + n =>
+        {
+            Some(Term::Hole(HoleKind::MetaCtx(*id, *count, skip - n), *span).rc())
+        }
+        Term::Var(Ix(i)) if *i >= d => {
+            let j = i - d;
+            Some(if j < n {
+                shift(&args[(n - 1 - j) as usize], d)
+            } else {
+                Term::Var(Ix(j - n + d)).rc()
+            })
+        }
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            // Some arguments substituted, or some bound inside `body`: spelt out.
+            let spelt = (0..*count).rev().map(|k| {
+                let i = k + skip;
+                if i < d {
+                    return Term::Var(Ix(i)).rc();
+                }
+                let j = i - d;
+                if j < n {
+                    shift(&args[(n - 1 - j) as usize], d)
+                } else {
+                    Term::Var(Ix(j - n + d)).rc()
+                }
+            });
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                spelt,
+            ))
+        }
+        _ => None,
     })
 }
 
@@ -313,7 +395,11 @@ pub fn has_free_var(t: &RcTerm, ix: u32) -> bool {
         }
         match &**node {
             Term::Var(Ix(i)) if *i >= d && i - d == ix => found = true,
-            Term::Hole(HoleKind::MetaCtx(_, k), _) if *k > d && ix < k - d => found = true,
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _)
+                if ix + d >= *skip && ix + d < skip + count =>
+            {
+                found = true
+            }
             _ => {}
         }
         None

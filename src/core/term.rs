@@ -126,14 +126,15 @@ pub enum HoleKind {
     /// solution: a closed term, applied explicitly to what it may depend on. Exists
     /// only during elaboration: a checked program has none.
     Meta(u32),
-    /// A metavariable of the type checker applied to the `depth` innermost variables in
-    /// scope, its arguments left implicit: `MetaCtx(id, 3)` means `Meta(id)` applied to
-    /// the variables with indices 2, 1 and 0, in that order. This is the form the
-    /// checker creates unknowns in (every unknown may depend on every variable of its
-    /// context), at a constant cost however deep the context: `core::subst` spells it
-    /// out only when a substitution changes one of those variables. Exists only during
-    /// elaboration.
-    MetaCtx(u32, u32),
+    /// A metavariable of the type checker applied to a run of consecutive variables,
+    /// its arguments left implicit: `MetaCtx(id, count, skip)` means `Meta(id)` applied
+    /// to the variables with indices `skip + count - 1`, ..., `skip + 1`, `skip`, in
+    /// that order. The checker creates every unknown this way (`skip` 0: applied to
+    /// every variable of its context, so that its solution may use any of them), at a
+    /// constant cost however deep the context; moving the term under more binders only
+    /// raises `skip`, so the arguments are spelt out only when a substitution changes
+    /// some of them and not others. Exists only during elaboration.
+    MetaCtx(u32, u32, u32),
 }
 
 /// A binder: name (for printing), plicity and type annotation. The annotation is in the

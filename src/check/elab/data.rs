@@ -54,26 +54,21 @@ impl Elab<'_> {
         if level > MAX_UNIVERSE_LEVEL {
             let (id, _, _) = datas[0];
             let span = self.program.data(id).span;
-            self.too_large(span, "this data type holds a type too large to live in any universe", level);
+            self.too_large(
+                span,
+                "this data type holds a type too large to live in any universe",
+                level,
+            );
             level = MAX_UNIVERSE_LEVEL;
         }
         for (id, _, _) in datas {
             self.data_levels[id.0 as usize] = level;
             let d = &self.program.datas[id.0 as usize];
-            let params: Vec<RcTerm> = d
-                .params
-                .iter()
-                .map(|b| self.metas.zonk_explicit(&b.ty))
-                .collect();
+            let params: Vec<RcTerm> = d.params.iter().map(|b| self.metas.zonk(&b.ty)).collect();
             let fields: Vec<Vec<RcTerm>> = d
                 .ctors
                 .iter()
-                .map(|c| {
-                    c.fields
-                        .iter()
-                        .map(|f| self.metas.zonk_explicit(f))
-                        .collect()
-                })
+                .map(|c| c.fields.iter().map(|f| self.metas.zonk(f)).collect())
                 .collect();
             let d = &mut self.program.datas[id.0 as usize];
             for (b, t) in d.params.iter_mut().zip(params) {

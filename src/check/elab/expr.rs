@@ -129,38 +129,8 @@ impl<'e> Elab<'e> {
     ) -> RcTerm {
         match &e.kind {
             ExprKind::Lam { params, body } => return self.check_lam(cx, params, body, ty, e.span),
-            ExprKind::Let {
-                name,
-                params,
-                ret,
-                rhs,
-                body,
-            } => {
-                return self
-                    .let_expr(cx, *name, params, *ret, rhs, body, Some(ty))
-                    .0;
-            }
-            ExprKind::If {
-                cond: c,
-                then_,
-                else_,
-            } => {
-                let b = self.program.builtins;
-                let bool_ty = Term::Data(b.bool_).rc();
-                let cond = self.check(cx, c, &bool_ty);
-                // `if` is a match on `Bool`: on a variable it refines the goal the same
-                // way (`if b then 42 else "x"` against `Pick b`).
-                let (then_ty, else_ty) = match (&c.kind, &*cond) {
-                    (ExprKind::Var(_), Term::Var(ix)) => (
-                        refine(ty, *ix, &Term::Con(b.true_).rc()),
-                        refine(ty, *ix, &Term::Con(b.false_).rc()),
-                    ),
-                    _ => (ty.clone(), ty.clone()),
-                };
-                let then_ = self.check(cx, then_, &then_ty);
-                let else_ = self.check(cx, else_, &else_ty);
-                return bool_match(b, cond, then_, else_, e.span);
-            }
+            ExprKind::Let { .. } => return self.check_let_chain(cx, e, ty),
+            ExprKind::If { .. } => return self.check_if_chain(cx, e, ty),
             ExprKind::Match { scrut, arms } => {
                 return self.match_expr(cx, scrut, arms, e.span, Some(ty)).0;
             }
@@ -208,39 +178,100 @@ impl<'e> Elab<'e> {
         ty: &RcTerm,
         span: Span,
     ) -> RcTerm {
-        let Some((p, rest)) = params.split_first() else {
-            return self.check(cx, body, ty);
-        };
-        let want = self.whnf(cx, ty, p.span);
-        if let Term::Pi(b, cod) = &*want {
-            if b.plicity == p.plicity {
-                if let Some(ann) = p.ty {
-                    let (ann, _) = self.check_type(cx, ann);
-                    self.expect(cx, p.span, &ann, &b.ty);
+        // The lambdas entered so far; a loop, so that a lambda of a hundred thousand
+        // parameters (or as many nested lambdas) costs no native stack.
+        let mut lams: Vec<Binder> = Vec::new();
+        let (mut rest, mut body, mut span) = (params, body, span);
+        let mut ty = ty.clone();
+        let mut t = loop {
+            let Some((p, tail)) = rest.split_first() else {
+                if let ExprKind::Lam {
+                    params,
+                    body: inner,
+                } = &body.kind
+                {
+                    (rest, span) = (params, body.span);
+                    body = inner;
+                    continue;
                 }
-                cx.push(p.name.name, b.ty.clone());
-                let body = self.check_lam(cx, rest, body, cod, span);
-                cx.pop();
-                let binder = Binder {
-                    name: name_of(p.name.name),
-                    plicity: p.plicity,
-                    ty: b.ty.clone(),
-                };
-                return Term::Lam(binder, body).rc();
+                break self.check(cx, body, &ty);
+            };
+            let want = self.whnf(cx, &ty, p.span);
+            if let Term::Pi(b, cod) = &*want {
+                if b.plicity == p.plicity {
+                    if let Some(ann) = p.ty {
+                        let (ann, _) = self.check_type(cx, ann);
+                        self.expect(cx, p.span, &ann, &b.ty);
+                    }
+                    cx.push(p.name.name, b.ty.clone());
+                    lams.push(Binder {
+                        name: name_of(p.name.name),
+                        plicity: p.plicity,
+                        ty: b.ty.clone(),
+                    });
+                    ty = cod.clone();
+                    rest = tail;
+                    continue;
+                }
+                if b.plicity == Plicity::Implicit {
+                    cx.push_hidden(b.name.clone(), b.ty.clone());
+                    lams.push(b.clone());
+                    ty = cod.clone();
+                    continue;
+                }
+                self.errors.push(
+                    Diagnostic::error("this parameter should be explicit")
+                        .at(p.span, "the expected type has an explicit parameter here"),
+                );
             }
-            if b.plicity == Plicity::Implicit {
-                cx.push_hidden(b.name.clone(), b.ty.clone());
-                let body = self.check_lam(cx, params, body, cod, span);
-                cx.pop();
-                return Term::Lam(b.clone(), body).rc();
-            }
-            self.errors.push(
-                Diagnostic::error("this parameter should be explicit")
-                    .at(p.span, "the expected type has an explicit parameter here"),
-            );
+            let (t, inferred) = self.infer_lam(cx, rest, body);
+            self.expect_subtype(cx, span, &inferred, &ty);
+            break t;
+        };
+        for b in lams.into_iter().rev() {
+            cx.pop();
+            t = Term::Lam(b, t).rc();
         }
-        let (t, inferred) = self.infer_lam(cx, params, body);
-        self.expect_subtype(cx, span, &inferred, ty);
+        t
+    }
+
+    /// A chain of `if ... then ... else if ...` checked against `goal` in a loop.
+    /// `if` is a match on `Bool`: on a variable it refines the goal in each branch
+    /// (`if b then 42 else "x"` against `Pick b`).
+    pub(in crate::check) fn check_if_chain<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        e: &'s Expr<'s>,
+        goal: &RcTerm,
+    ) -> RcTerm {
+        let b = self.program.builtins;
+        let bool_ty = Term::Data(b.bool_).rc();
+        let mut branches = Vec::new();
+        let mut goal = goal.clone();
+        let mut cur = e;
+        while let ExprKind::If {
+            cond: c,
+            then_,
+            else_,
+        } = &cur.kind
+        {
+            let cond = self.check(cx, c, &bool_ty);
+            let (then_ty, else_ty) = match (&c.kind, &*cond) {
+                (ExprKind::Var(_), Term::Var(ix)) => (
+                    refine(&goal, *ix, &Term::Con(b.true_).rc()),
+                    refine(&goal, *ix, &Term::Con(b.false_).rc()),
+                ),
+                _ => (goal.clone(), goal.clone()),
+            };
+            let then_ = self.check(cx, then_, &then_ty);
+            branches.push((cond, then_, cur.span));
+            goal = else_ty;
+            cur = else_;
+        }
+        let mut t = self.check(cx, cur, &goal);
+        for (cond, then_, span) in branches.into_iter().rev() {
+            t = bool_match(b, cond, then_, t, span);
+        }
         t
     }
 
@@ -368,7 +399,7 @@ impl<'e> Elab<'e> {
                 ret,
                 rhs,
                 body,
-            } => self.let_expr(cx, *name, params, *ret, rhs, body, None),
+            } => self.infer_let(cx, *name, params, *ret, rhs, body),
             ExprKind::If { cond, then_, else_ } => {
                 let bool_ty = Term::Data(b.bool_).rc();
                 let cond = self.check(cx, cond, &bool_ty);
@@ -521,17 +552,15 @@ impl<'e> Elab<'e> {
         (term, ty)
     }
 
-    /// `let name params : ret = rhs in body`, checked against `goal` or inferred.
-    #[allow(clippy::too_many_arguments)]
-    pub(in crate::check) fn let_expr<'s>(
+    /// `let name params : ret = rhs in`: elaborates the binding and enters the variable
+    /// (with its value) in `cx`; returns its type and value. The caller leaves it.
+    pub(in crate::check) fn let_binding<'s>(
         &mut self,
         cx: &mut Cx<'s>,
         name: crate::syntax::ast::Ident<'s>,
         params: &'s [Param<'s>],
         ret: Option<&'s Expr<'s>>,
         rhs: &'s Expr<'s>,
-        body: &'s Expr<'s>,
-        goal: Option<&RcTerm>,
     ) -> (RcTerm, RcTerm) {
         let ty = if params.is_empty() && ret.is_none() {
             None
@@ -574,33 +603,81 @@ impl<'e> Elab<'e> {
         };
         let lvl = (cx.depth() - 1) as usize;
         cx.entries[lvl].value = Some(value.clone());
-        let (body, body_ty) = match goal {
-            Some(g) => {
-                let g1 = shift(g, 1);
-                (self.check(cx, body, &g1), g.clone())
-            }
-            None => {
-                let (b, t) = self.infer_value(cx, body);
-                let t = self.metas.zonk(&t);
-                let t = if !has_free_var(&t, 0) {
-                    instantiate(&t, &[Term::Universe(0).rc()])
-                } else if !has_free_var(&value, 0) {
-                    let v = instantiate(&value, &[Term::Universe(0).rc()]);
-                    instantiate(&t, &[v])
-                } else {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "the type of this `let` depends on the recursive `{}`",
-                            name.name
-                        ))
-                        .at(body.span, "annotate the whole `let` expression"),
-                    );
-                    instantiate(&t, &[Term::Universe(0).rc()])
-                };
-                (b, t)
-            }
+        (ty, value)
+    }
+
+    /// A chain of `let`s (each the body of the one before) ending in `e`'s innermost
+    /// body, checked against `goal` in a loop: a thousand `let`s in a row cost no
+    /// native stack.
+    pub(in crate::check) fn check_let_chain<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        e: &'s Expr<'s>,
+        goal: &RcTerm,
+    ) -> RcTerm {
+        let mut bound = Vec::new();
+        let mut goal = goal.clone();
+        let mut cur = e;
+        while let ExprKind::Let {
+            name,
+            params,
+            ret,
+            rhs,
+            body,
+        } = &cur.kind
+        {
+            let (ty, value) = self.let_binding(cx, *name, params, *ret, rhs);
+            bound.push((name_of(name.name), ty, value));
+            goal = shift(&goal, 1);
+            cur = body;
+        }
+        let mut t = self.check(cx, cur, &goal);
+        for (name, ty, value) in bound.into_iter().rev() {
+            cx.pop();
+            let binder = Binder {
+                name,
+                plicity: Plicity::Explicit,
+                ty,
+            };
+            t = Term::Let(binder, value, t).rc();
+        }
+        t
+    }
+
+    /// `let name params : ret = rhs in body`, its type inferred.
+    pub(in crate::check) fn infer_let<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        name: crate::syntax::ast::Ident<'s>,
+        params: &'s [Param<'s>],
+        ret: Option<&'s Expr<'s>>,
+        rhs: &'s Expr<'s>,
+        body: &'s Expr<'s>,
+    ) -> (RcTerm, RcTerm) {
+        let (ty, value) = self.let_binding(cx, name, params, ret, rhs);
+        let body_span = body.span;
+        let (body, t) = self.infer_value(cx, body);
+        // The body's type leaves the variable's scope: `unshift` when it does not
+        // mention the variable, else with the variable's (non-recursive) value put in.
+        let t = self.metas.zonk(&t);
+        let body_ty = if !has_free_var(&t, 0) {
+            Some(unshift(&t, 1))
+        } else if !has_free_var(&value, 0) {
+            Some(instantiate(&t, &[unshift(&value, 1)]))
+        } else {
+            None
         };
         cx.pop();
+        let body_ty = body_ty.unwrap_or_else(|| {
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "the type of this `let` depends on the recursive `{}`",
+                    name.name
+                ))
+                .at(body_span, "annotate the whole `let` expression"),
+            );
+            self.recovery_type(cx, body_span)
+        });
         let binder = Binder {
             name: name_of(name.name),
             plicity: Plicity::Explicit,

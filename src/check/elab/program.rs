@@ -21,7 +21,7 @@ pub(in crate::check) fn ends_in_universe(ty: &Term) -> bool {
 /// Collects the ids of the metavariables left in `t`.
 pub(in crate::check) fn collect_metas(t: &RcTerm, out: &mut Vec<u32>) {
     crate::core::subst::rewrite(t, &mut |node, _| {
-        if let Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, _), _) = &**node {
+        if let Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, ..), _) = &**node {
             out.push(*id);
         }
         None
@@ -288,7 +288,7 @@ impl<'e> Elab<'e> {
             if let (order::Node::Extern(id), Decl::Extern { ty, .. }) = (n, decl) {
                 let (t, _) = self.check_type(&mut Cx::new(*u), ty);
                 self.check_host_type(id.0 as usize, &t, ty.span);
-                self.program.externs[id.0 as usize].ty = self.metas.zonk_explicit(&t);
+                self.program.externs[id.0 as usize].ty = self.metas.zonk(&t);
             }
         }
         let defs: Vec<(DefId, usize, &Decl<'_>)> = members
@@ -312,15 +312,12 @@ impl<'e> Elab<'e> {
         for i in order {
             if let (id, u, Decl::Def { params, body, .. }) = defs[i] {
                 let value = self.def_body(u, id, params, body);
-                self.program.defs[id.0 as usize].body = self.metas.zonk_explicit(&value);
+                self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
             }
         }
         for (id, _, _) in &defs {
             let d = &self.program.defs[id.0 as usize];
-            let (ty, body) = (
-                self.metas.zonk_explicit(&d.ty),
-                self.metas.zonk_explicit(&d.body),
-            );
+            let (ty, body) = (self.metas.zonk(&d.ty), self.metas.zonk(&d.body));
             let d = &mut self.program.defs[id.0 as usize];
             d.ty = ty;
             d.body = body;

@@ -74,27 +74,43 @@ impl<'e> Elab<'e> {
         ty: &RcTerm,
     ) -> Option<RcTerm> {
         let b = self.program.builtins;
-        let (first, rest) = items.split_first()?;
-        let want = self.whnf(cx, ty, first.span);
-        let args = data_args(&want, b.pair)?;
-        let [a, bt] = args.as_slice() else {
-            return None;
-        };
-        let (a, bt) = (a.clone(), bt.clone());
-        let x = self.check(cx, first, &a);
-        let y = if rest.len() == 1 {
-            self.check(cx, &rest[0], &bt)
-        } else {
-            match self.check_tuple(cx, rest, &bt) {
-                Some(t) => t,
-                None => {
-                    let (t, inferred) = self.infer_tuple(cx, rest);
-                    self.expect(cx, rest[0].span, &inferred, &bt);
-                    t
+        // Component by component in a loop (a tuple of ten thousand is as deep):
+        // each step checks the first item against the pair type's first component
+        // and goes on with the rest against its second.
+        let mut done: Vec<(RcTerm, RcTerm, RcTerm)> = Vec::new();
+        let mut ty = ty.clone();
+        let mut rest = items;
+        let last = loop {
+            let Some((first, tail)) = rest.split_first() else {
+                return None;
+            };
+            let want = self.whnf(cx, &ty, first.span);
+            let pair = data_args(&want, b.pair).filter(|args| args.len() == 2);
+            let Some([a, bt]) = pair.as_deref() else {
+                if done.is_empty() {
+                    return None;
                 }
+                // The rest is no pair type by its shape: inferred, then compared.
+                let (t, inferred) = self.infer_tuple(cx, rest);
+                self.expect(cx, rest[0].span, &inferred, &ty);
+                break t;
+            };
+            let (a, bt) = (a.clone(), bt.clone());
+            let x = self.check(cx, first, &a);
+            if tail.len() == 1 {
+                let y = self.check(cx, &tail[0], &bt);
+                done.push((a, bt, x));
+                break y;
             }
+            done.push((a, bt.clone(), x));
+            ty = bt;
+            rest = tail;
         };
-        Some(pair_term(b, &a, &bt, x, y))
+        let mut acc = last;
+        for (a, bt, x) in done.into_iter().rev() {
+            acc = pair_term(b, &a, &bt, x, acc);
+        }
+        Some(acc)
     }
 
     /// Infers `(a, b, c)` as `(a, (b, c))`.
