@@ -382,7 +382,7 @@ impl Allowed<'_> {
     fn all_in(&self, from: u32, to: u32) -> bool {
         match self {
             Allowed::Range(a, b) => from >= to || (*a <= from && to <= *b),
-            Allowed::Some(f) => (from..to).all(|i| f(i)),
+            Allowed::Some(f) => (from..to).all(f),
         }
     }
 }

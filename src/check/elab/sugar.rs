@@ -81,9 +81,7 @@ impl<'e> Elab<'e> {
         let mut ty = ty.clone();
         let mut rest = items;
         let last = loop {
-            let Some((first, tail)) = rest.split_first() else {
-                return None;
-            };
+            let (first, tail) = rest.split_first()?;
             let want = self.whnf(cx, &ty, first.span);
             let pair = data_args(&want, b.pair).filter(|args| args.len() == 2);
             let Some([a, bt]) = pair.as_deref() else {
