@@ -16,7 +16,7 @@
 //! unknowns solved by other unknowns (`?a := ?b -> ?b`, `?b := ?c -> ?c`, ...) give a
 //! term whose graph grows with their number even when its tree doubles with each.
 
-use crate::core::subst::{instantiate, rewrite_spines, shift};
+use crate::core::subst::{instantiate, rewrite, rewrite_spines, shift};
 use crate::core::term::{Binder, HoleKind, Ix, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
 use std::cell::RefCell;
@@ -59,6 +59,12 @@ pub struct Metas {
     zonked: RefCell<HashMap<u32, RcTerm>>,
     /// How many have a solution.
     solved: usize,
+    /// Terms known to be *final*: closed and free of unknowns (a finished definition's
+    /// type and body, a fully substituted solution of an unknown of the empty
+    /// context). Nothing in them can change, so passes over terms skip them: a type
+    /// shared by many definitions is walked once, not once per definition. Held here
+    /// by `Rc`, so an address is never reused while it is recorded.
+    finals: RefCell<HashMap<*const Term, RcTerm>>,
 }
 
 /// An unknown applied to arguments: first `implicit` consecutive variables (those of a
@@ -167,12 +173,49 @@ impl Metas {
         self.zonk_noting(t, &mut false)
     }
 
+    /// Whether `t` is known to be final: closed and free of unknowns.
+    pub fn is_final(&self, t: &RcTerm) -> bool {
+        Rc::strong_count(t) > 1 && self.finals.borrow().contains_key(&Rc::as_ptr(t))
+    }
+
+    /// Records that `t` is final (the caller knows it is closed).
+    fn mark_final(&self, t: &RcTerm) {
+        self.finals.borrow_mut().insert(Rc::as_ptr(t), t.clone());
+    }
+
+    /// [`Metas::zonk`] of a closed term (a definition's type or body): when no unknown
+    /// is left, the result is recorded as final.
+    pub fn zonk_closed(&self, t: &RcTerm) -> RcTerm {
+        let mut open = false;
+        let z = self.zonk_noting(t, &mut open);
+        if !open {
+            self.mark_final(&z);
+        }
+        z
+    }
+
+    /// The unknowns left in `t` (after [`Metas::zonk`]), added to `out`.
+    pub fn unsolved_in(&self, t: &RcTerm, out: &mut Vec<u32>) {
+        rewrite(t, &mut |node, _| match &**node {
+            Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, ..), _) => {
+                out.push(*id);
+                None
+            }
+            _ if self.is_final(node) => Some(node.clone()),
+            _ => None,
+        });
+    }
+
     /// [`Metas::zonk`], setting `open` when an unsolved metavariable is left.
     fn zonk_noting(&self, t: &RcTerm, open: &mut bool) -> RcTerm {
         if self.solved == 0 {
+            *open |= self.unsolved_any(t);
             return t.clone();
         }
         rewrite_spines(t, &mut |node, _, in_spine| {
+            if self.is_final(node) {
+                return Some(node.clone());
+            }
             if in_spine {
                 return None;
             }
@@ -216,9 +259,20 @@ impl Metas {
         if inner_open {
             *open = true;
         } else {
+            if solution.arity == 0 {
+                // A solution over no variables is closed.
+                self.mark_final(&body);
+            }
             self.zonked.borrow_mut().insert(id, body.clone());
         }
         body
+    }
+
+    /// Whether `t` mentions an unknown.
+    fn unsolved_any(&self, t: &RcTerm) -> bool {
+        let mut found = Vec::new();
+        self.unsolved_in(t, &mut found);
+        !found.is_empty()
     }
 
     /// The head of `t`, with solved metavariables at the head substituted (only the

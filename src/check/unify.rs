@@ -14,9 +14,7 @@
 use super::elab::{Cx, Elab};
 use super::meta::{Flex, flex};
 use crate::core::equiv::alpha_eq;
-use crate::core::subst::{
-    free_var_bound, free_var_floor, map_free_vars, rewrite_spines, shift, unshift,
-};
+use crate::core::subst::{map_free_vars, rewrite_spines, shift, unshift};
 use crate::core::term::{CasePat, HoleKind, Ix, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
 
@@ -204,10 +202,8 @@ impl Elab<'_> {
             let Some(rhs) = self.prune(&rhs, id, &Allowed::Range(skip, skip + k)) else {
                 return false;
             };
-            if free_var_bound(&rhs) > skip + k
-                || free_var_floor(&rhs).is_some_and(|low| low < skip)
-                || mentions_meta(&rhs, id)
-            {
+            let scan = self.scan(&rhs, id);
+            if scan.bound > skip + k || scan.floor.is_some_and(|low| low < skip) || scan.occurs {
                 return false;
             }
             let rhs = unshift(&rhs, skip);
@@ -237,7 +233,7 @@ impl Elab<'_> {
         let Some(rhs) = self.prune(&rhs, id, &Allowed::Some(&allowed)) else {
             return false;
         };
-        if mentions_meta(&rhs, id) {
+        if self.scan(&rhs, id).occurs {
             return false;
         }
         let n = levels.len() as u32;
@@ -285,6 +281,9 @@ impl Elab<'_> {
         // The unknowns to prune, with which of their arguments stay.
         let mut pruned: Vec<(u32, Vec<bool>)> = Vec::new();
         rewrite_spines(rhs, &mut |node, d, in_spine| {
+            if self.metas.is_final(node) {
+                return Some(node.clone());
+            }
             if in_spine || failed {
                 return None;
             }
@@ -387,21 +386,48 @@ impl Allowed<'_> {
     }
 }
 
-/// Whether `t` mentions the unknown `id`.
-fn mentions_meta(t: &RcTerm, id: u32) -> bool {
-    let mut found = false;
-    crate::core::subst::rewrite(t, &mut |node, _| {
-        if found {
-            return Some(node.clone());
-        }
-        if let Term::Hole(HoleKind::Meta(m) | HoleKind::MetaCtx(m, ..), _) = &**node
-            && *m == id
-        {
-            found = true;
-        }
-        None
-    });
-    found
+/// What [`Elab::scan`] finds in the other side of an equation.
+struct Scan {
+    /// One more than the largest free variable index (0 if none).
+    bound: u32,
+    /// The smallest free variable index, if any.
+    floor: Option<u32>,
+    /// Whether the unknown being solved occurs.
+    occurs: bool,
+}
+
+impl Elab<'_> {
+    /// The free variables of `t` and whether the unknown `id` occurs in it, in one pass
+    /// that skips final terms (closed and free of unknowns).
+    fn scan(&self, t: &RcTerm, id: u32) -> Scan {
+        let mut scan = Scan {
+            bound: 0,
+            floor: None,
+            occurs: false,
+        };
+        let note = |low: u32, high: u32, scan: &mut Scan| {
+            scan.bound = scan.bound.max(high);
+            scan.floor = Some(scan.floor.map_or(low, |f| f.min(low)));
+        };
+        crate::core::subst::rewrite(t, &mut |node, d| {
+            if self.metas.is_final(node) {
+                return Some(node.clone());
+            }
+            match &**node {
+                Term::Var(Ix(i)) if *i >= d => note(i - d, i - d + 1, &mut scan),
+                Term::Hole(HoleKind::MetaCtx(m, count, skip), _) => {
+                    scan.occurs |= *m == id;
+                    if skip + count > d {
+                        note(skip.saturating_sub(d), skip + count - d, &mut scan);
+                    }
+                }
+                Term::Hole(HoleKind::Meta(m), _) => scan.occurs |= *m == id,
+                _ => return None,
+            }
+            Some(node.clone())
+        });
+        scan
+    }
 }
 
 /// An application spine whose head is rigid (cannot be solved): the head and the

@@ -18,16 +18,6 @@ pub(in crate::check) fn ends_in_universe(ty: &Term) -> bool {
     matches!(t, Term::Universe(_))
 }
 
-/// Collects the ids of the metavariables left in `t`.
-pub(in crate::check) fn collect_metas(t: &RcTerm, out: &mut Vec<u32>) {
-    crate::core::subst::rewrite(t, &mut |node, _| {
-        if let Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, ..), _) = &**node {
-            out.push(*id);
-        }
-        None
-    });
-}
-
 /// Enters one declaration in the tables and its unit's scope.
 pub(in crate::check) fn declare_one(
     program: &mut Program,
@@ -288,7 +278,7 @@ impl<'e> Elab<'e> {
             if let (order::Node::Extern(id), Decl::Extern { ty, .. }) = (n, decl) {
                 let (t, _) = self.check_type(&mut Cx::new(*u), ty);
                 self.check_host_type(id.0 as usize, &t, ty.span);
-                self.program.externs[id.0 as usize].ty = self.metas.zonk(&t);
+                self.program.externs[id.0 as usize].ty = self.metas.zonk_closed(&t);
             }
         }
         let defs: Vec<(DefId, usize, &Decl<'_>)> = members
@@ -317,7 +307,10 @@ impl<'e> Elab<'e> {
         }
         for (id, _, _) in &defs {
             let d = &self.program.defs[id.0 as usize];
-            let (ty, body) = (self.metas.zonk(&d.ty), self.metas.zonk(&d.body));
+            let (ty, body) = (
+                self.metas.zonk_closed(&d.ty),
+                self.metas.zonk_closed(&d.body),
+            );
             let d = &mut self.program.defs[id.0 as usize];
             d.ty = ty;
             d.body = body;
@@ -445,8 +438,8 @@ impl<'e> Elab<'e> {
         }
         let mut unsolved = Vec::new();
         let mut fix = |metas: &Metas, t: &mut RcTerm| {
-            *t = metas.zonk(t);
-            collect_metas(t, &mut unsolved);
+            *t = metas.zonk_closed(t);
+            metas.unsolved_in(t, &mut unsolved);
         };
         for d in &mut self.program.defs {
             fix(&self.metas, &mut d.ty);
