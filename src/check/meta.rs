@@ -208,6 +208,12 @@ impl Metas {
 
     /// [`Metas::zonk`], setting `open` when an unsolved metavariable is left.
     fn zonk_noting(&self, t: &RcTerm, open: &mut bool) -> RcTerm {
+        // Solutions refer to other unknowns, solved in turn (a chain of `id`s is a
+        // chain of solutions as long as the program): each step may nest a call.
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.zonk_walk(t, open))
+    }
+
+    fn zonk_walk(&self, t: &RcTerm, open: &mut bool) -> RcTerm {
         if self.solved == 0 {
             *open |= self.unsolved_any(t);
             return t.clone();

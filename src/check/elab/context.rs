@@ -14,27 +14,30 @@ pub(in crate::check) struct Cx<'s> {
 }
 
 /// The source names in scope, in the order they were bound, with an index from each
-/// name to the variables it has named (innermost last), so that looking a name up
-/// costs the same in a context of a hundred thousand variables as in a small one.
+/// name to the variable it names now, so that looking a name up costs the same in a
+/// context of a hundred thousand variables as in a small one. Each binding remembers
+/// what its name named before, which unbinding restores.
 #[derive(Default)]
 pub(in crate::check) struct Names<'s> {
-    stack: Vec<(&'s str, Lvl)>,
-    index: HashMap<&'s str, Vec<Lvl>>,
+    stack: Vec<(&'s str, Lvl, Option<Lvl>)>,
+    index: HashMap<&'s str, Lvl>,
 }
 
 impl<'s> Names<'s> {
     /// Binds `name` to the variable at `lvl`, shadowing what it named before.
     pub(in crate::check) fn push(&mut self, name: &'s str, lvl: Lvl) {
-        self.stack.push((name, lvl));
-        self.index.entry(name).or_default().push(lvl);
+        let before = self.index.insert(name, lvl);
+        self.stack.push((name, lvl, before));
     }
 
     /// Unbinds the innermost name.
     pub(in crate::check) fn pop(&mut self) -> Option<(&'s str, Lvl)> {
-        let (name, lvl) = self.stack.pop()?;
-        if let Some(levels) = self.index.get_mut(name) {
-            levels.pop();
-            if levels.is_empty() {
+        let (name, lvl, before) = self.stack.pop()?;
+        match before {
+            Some(b) => {
+                self.index.insert(name, b);
+            }
+            None => {
                 self.index.remove(name);
             }
         }
@@ -42,8 +45,8 @@ impl<'s> Names<'s> {
     }
 
     /// The innermost binding, if any.
-    pub(in crate::check) fn last(&self) -> Option<&(&'s str, Lvl)> {
-        self.stack.last()
+    pub(in crate::check) fn last(&self) -> Option<(&'s str, Lvl)> {
+        self.stack.last().map(|(n, l, _)| (*n, *l))
     }
 
     /// How many bindings there are.
@@ -60,14 +63,12 @@ impl<'s> Names<'s> {
 
     /// The variable `name` names, if any.
     pub(in crate::check) fn get(&self, name: &str) -> Option<Lvl> {
-        self.index
-            .get(name)
-            .and_then(|levels| levels.last().copied())
+        self.index.get(name).copied()
     }
 
     /// The bindings, innermost first (shadowed ones included).
-    pub(in crate::check) fn innermost_first(&self) -> impl Iterator<Item = &(&'s str, Lvl)> {
-        self.stack.iter().rev()
+    pub(in crate::check) fn innermost_first(&self) -> impl Iterator<Item = (&'s str, Lvl)> + '_ {
+        self.stack.iter().rev().map(|(n, l, _)| (*n, *l))
     }
 }
 
@@ -104,7 +105,7 @@ impl<'s> Cx<'s> {
     /// Leaves the innermost variable (and its name, if it has one).
     pub(in crate::check) fn pop(&mut self) {
         let lvl = Lvl(self.depth() - 1);
-        if self.names.last().is_some_and(|(_, l)| *l == lvl) {
+        if self.names.last().is_some_and(|(_, l)| l == lvl) {
             self.names.pop();
         }
         self.entries.pop();

@@ -122,12 +122,15 @@ impl Elab<'_> {
                     _ => None,
                 })
                 .collect();
+            let who = match names.as_slice() {
+                [one] => format!("{one} occurs in a field of its constructor"),
+                _ => format!(
+                    "the data types {} occur in a field of the constructor",
+                    names.join(", ")
+                ),
+            };
             self.errors.push(
-                Diagnostic::error(format!(
-                    "{} occurs in a field of its constructor `{}` {what}",
-                    names.join(", "),
-                    data.ctors[c].name
-                ))
+                Diagnostic::error(format!("{who} `{}` {what}", data.ctors[c].name))
                 .at(span, "not strictly positive")
                 .note("a data type may occur in its own constructors' fields only strictly positively: as the result of a function type, never to the left of an arrow"),
             );

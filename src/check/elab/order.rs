@@ -42,8 +42,9 @@ enum Step<'s> {
 struct Walk<'s, 'r> {
     /// How many local binders of each name are in scope.
     locals: HashMap<&'s str, u32>,
-    /// The names bound, innermost last (for unbinding).
-    bound: Vec<&'s str>,
+    /// The names bound, innermost last (for unbinding); `None` for one that hides no
+    /// global.
+    bound: Vec<Option<&'s str>>,
     steps: Vec<Step<'s>>,
     resolve: &'r dyn Fn(&str) -> Option<Global>,
     out: Vec<Global>,
@@ -79,13 +80,21 @@ impl<'s> Walk<'s, '_> {
         while let Some(step) = self.steps.pop() {
             match step {
                 Step::Bind(name) => {
-                    *self.locals.entry(name).or_default() += 1;
-                    self.bound.push(name);
+                    // Only a local that hides a global matters (most do not: they are
+                    // not tracked, so a hundred thousand parameters cost no table).
+                    if (self.resolve)(name).is_some() {
+                        *self.locals.entry(name).or_default() += 1;
+                        self.bound.push(Some(name));
+                    } else {
+                        self.bound.push(None);
+                    }
                 }
                 Step::Unbind(n) => {
                     for _ in 0..n {
-                        let Some(name) = self.bound.pop() else { break };
-                        if let Some(count) = self.locals.get_mut(name) {
+                        let Some(bound) = self.bound.pop() else { break };
+                        if let Some(name) = bound
+                            && let Some(count) = self.locals.get_mut(name)
+                        {
                             *count -= 1;
                             if *count == 0 {
                                 self.locals.remove(name);

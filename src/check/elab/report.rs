@@ -44,14 +44,14 @@ impl<'e> Elab<'e> {
         let mut locals = Vec::new();
         let mut more = 0;
         for (n, lvl) in cx.names.innermost_first() {
-            if *n == "_" || !seen.insert(*n) {
+            if n == "_" || !seen.insert(n) {
                 continue;
             }
             if locals.len() == HOLE_LOCALS_SHOWN {
                 more += 1;
                 continue;
             }
-            locals.push((n.to_string(), cx.type_of(*lvl)));
+            locals.push((n.to_string(), cx.type_of(lvl)));
         }
         locals.reverse();
         let depth = cx.depth();
