@@ -1,5 +1,6 @@
 //! From surface AST to checked core terms, in one pass: scope resolution, imports,
-//! elaboration with dependent types, unification, pattern compilation.
+//! elaboration with dependent types (declarations in dependency order, data types
+//! universe- and positivity-checked), unification, pattern compilation.
 //!
 //! - [`scope`]: which global a name means in which file; duplicates; suggestions.
 //! - [`elab`]: bidirectional elaboration of declarations and expressions.

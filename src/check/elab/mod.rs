@@ -11,12 +11,31 @@
 //! after evaluation by the stack machine, through [`TypeEval`].
 //!
 //! Errors are collected, not thrown: after a mismatch elaboration goes on, so one run
-//! reports every independent error. The output program has no metavariables left; any
-//! unknown that could not be solved is an error naming what it stood for.
+//! reports every independent error, and a type standing for something already
+//! reported agrees with anything, so one mistake is one error. The output program has
+//! no metavariables left; any unknown that could not be solved is an error naming what
+//! it stood for.
 //!
-//! Declarations are elaborated in phases so that every top-level name can be used
-//! anywhere: data types (parameters and fields), externals, the types of all
-//! definitions, then the bodies (type-level definitions first, since types unfold them).
+//! The parts, one job each:
+//!
+//! - `program`: the tables and scopes of every declaration, then the declarations
+//!   group by group, then the unknowns substituted and the ones left reported.
+//! - `order`: the order of those groups: strongly connected components of the
+//!   declarations' references, dependencies first (a type may call a function defined
+//!   further down).
+//! - `data`: the universe each data type lives in, and strict positivity.
+//! - `expr`: `check` and `infer`: lambdas, applications, names, `let`, arrows; chains
+//!   (`let` after `let`, `else if`, nested lambdas, arrows) in loops.
+//! - `operators`, `sugar`: binary operators; tuples, lists and `if`.
+//! - `conversion`: weak head normal forms by the machine (a failure there is reported
+//!   as what it is) and the checks that two types agree.
+//! - `resolve`, `report`, `context`: name resolution, messages (typed holes, unbound
+//!   names, mismatches, types cut to a readable length), and the local context.
+//!
+//! Costs are kept in proportion to the program: unknowns are created in constant time
+//! whatever the depth of their context ([`HoleKind::MetaCtx`]), shared types are
+//! walked once per pass (see `core::subst`), and finished definitions are skipped by
+//! later passes (see [`Metas::is_final`](super::meta::Metas::is_final)).
 
 use super::scope::{self, Global, UnitScope};
 use crate::check::eval::{CtxEntry, TypeEval};
