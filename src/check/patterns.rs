@@ -348,7 +348,7 @@ impl Elab<'_> {
                                 ))
                                 .at(p.span, ""),
                             );
-                            broken.extend(pattern_variables(p));
+                            broken.extend(p.variables());
                             return IPat::Any(None);
                         }
                         IPat::Con(con, sub.into(), p.span)
@@ -361,11 +361,11 @@ impl Elab<'_> {
                             ))
                             .at(name.span, "expected a constructor"),
                         );
-                        broken.extend(pattern_variables(p));
+                        broken.extend(p.variables());
                         IPat::Any(None)
                     }
                     None => {
-                        broken.extend(pattern_variables(p));
+                        broken.extend(p.variables());
                         IPat::Any(None)
                     }
                 }
@@ -472,17 +472,8 @@ impl Elab<'_> {
             cx.entries[lvl].value = Some(value.clone());
             lets.push((name_of(name), ty, value));
         }
-        let mut t = self.check(cx, body, &goal.under(names.len() as u32).ty);
-        for (name, ty, value) in lets.into_iter().rev() {
-            cx.pop();
-            let binder = Binder {
-                name,
-                plicity: Plicity::Explicit,
-                ty,
-            };
-            t = Term::Let(binder, value, t).rc();
-        }
-        t
+        let t = self.check(cx, body, &goal.under(names.len() as u32).ty);
+        self.close_lets(cx, lets, t)
     }
 
     /// The data type's parameters as the occurrence's type gives them (unifying with a
@@ -903,21 +894,6 @@ impl Elab<'_> {
         }
         heads
     }
-}
-
-/// The variables a surface pattern binds, in order.
-fn pattern_variables<'s>(p: &'s Pat<'s>) -> Vec<&'s str> {
-    let mut out = Vec::new();
-    let mut work = vec![p];
-    while let Some(p) = work.pop() {
-        match &p.kind {
-            PatKind::Var(name) => out.push(*name),
-            PatKind::Con { args, .. } => work.extend(args.iter().rev()),
-            PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
-            PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
-        }
-    }
-    out
 }
 
 /// Drops the columns where every row matches anything, recording the names they bind

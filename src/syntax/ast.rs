@@ -306,6 +306,23 @@ pub struct Pat<'a> {
     pub span: Span,
 }
 
+impl<'a> Pat<'a> {
+    /// The variables the pattern binds, left to right.
+    pub fn variables(&self) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut work = vec![self];
+        while let Some(p) = work.pop() {
+            match &p.kind {
+                PatKind::Var(name) => out.push(*name),
+                PatKind::Con { args, .. } => work.extend(args.iter().rev()),
+                PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+            }
+        }
+        out
+    }
+}
+
 /// The forms of patterns (LANGUAGE.md section 5).
 #[derive(Debug)]
 pub enum PatKind<'a> {

@@ -631,8 +631,20 @@ impl<'e> Elab<'e> {
             goal = shift(&goal, 1);
             cur = body;
         }
-        let mut t = self.check(cx, cur, &goal);
-        for (name, ty, value) in bound.into_iter().rev() {
+        let t = self.check(cx, cur, &goal);
+        self.close_lets(cx, bound, t)
+    }
+
+    /// Leaves the `let`-bound variables `lets` (entered in that order, the last
+    /// innermost) and wraps `body` in their `let`s.
+    pub(in crate::check) fn close_lets(
+        &mut self,
+        cx: &mut Cx<'_>,
+        lets: Vec<(Name, RcTerm, RcTerm)>,
+        body: RcTerm,
+    ) -> RcTerm {
+        let mut t = body;
+        for (name, ty, value) in lets.into_iter().rev() {
             cx.pop();
             let binder = Binder {
                 name,

@@ -165,7 +165,7 @@ impl<'s> Walk<'s, '_> {
             }
             ExprKind::Match { scrut, arms } => {
                 for arm in arms.iter().rev() {
-                    let vars = pattern_names(arm.pat);
+                    let vars = arm.pat.variables();
                     self.steps.push(Step::Unbind(vars.len()));
                     self.steps.push(Step::Expr(arm.body));
                     for v in vars {
@@ -194,21 +194,6 @@ impl<'s> Walk<'s, '_> {
             }
         }
     }
-}
-
-/// The variables a pattern binds.
-fn pattern_names<'s>(p: &'s Pat<'s>) -> Vec<&'s str> {
-    let mut out = Vec::new();
-    let mut work = vec![p];
-    while let Some(p) = work.pop() {
-        match &p.kind {
-            PatKind::Var(name) => out.push(*name),
-            PatKind::Con { args, .. } => work.extend(args.iter()),
-            PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter()),
-            PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
-        }
-    }
-    out
 }
 
 impl Elab<'_> {
