@@ -302,7 +302,8 @@ impl<'e> Elab<'e> {
         for i in order {
             if let (id, u, Decl::Def { params, body, .. }) = defs[i] {
                 let value = self.def_body(u, id, params, body);
-                self.program.defs[id.0 as usize].body = value;
+                // Substituted already: a later body of the group may unfold it.
+                self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
             }
         }
         for (id, _, _) in &defs {
