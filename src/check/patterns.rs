@@ -81,6 +81,20 @@ impl<'s> Binds<'s> {
     }
 }
 
+impl Drop for Binds<'_> {
+    /// Unlinks the list in a loop: a list pattern of a hundred thousand elements binds
+    /// as many names, and a recursive drop would use as many stack frames.
+    fn drop(&mut self) {
+        let mut next = self.0.take();
+        while let Some(node) = next {
+            match Rc::try_unwrap(node) {
+                Ok((_, _, mut rest)) => next = rest.0.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
 /// One arm of the matrix.
 #[derive(Clone)]
 struct Row<'s> {

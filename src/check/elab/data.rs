@@ -168,6 +168,19 @@ impl Elab<'_> {
         span: Span,
         memo: &mut HashMap<(DataId, usize), bool>,
     ) -> Result<(), &'static str> {
+        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+            self.strictly_positive_inner(cx, ty, target, span, memo)
+        })
+    }
+
+    fn strictly_positive_inner(
+        &mut self,
+        cx: &mut Cx<'_>,
+        ty: &RcTerm,
+        target: Target<'_>,
+        span: Span,
+        memo: &mut HashMap<(DataId, usize), bool>,
+    ) -> Result<(), &'static str> {
         let mut pushed = 0;
         let mut ty = ty.clone();
         let result = loop {
