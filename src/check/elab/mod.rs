@@ -146,7 +146,7 @@ pub(in crate::check) struct Elab<'e> {
     prelude_files: std::collections::HashSet<crate::syntax::span::FileId>,
     /// What the `match` being compiled knows about each occurrence on the current
     /// path, for naming an uncovered case (see `patterns`).
-    pub(super) coverage: crate::check::patterns::Coverage,
+    pub(super) coverage: crate::check::coverage::Coverage,
     /// The universe level of each data type (see `data`).
     data_levels: Vec<u32>,
     /// Which arms of the `match` being compiled were reached (see `patterns`).
