@@ -2,12 +2,13 @@
 //!
 //! A metavariable stands for a term the user left out (an implicit argument, a `_`, a
 //! missing annotation). It is created in a context of `depth` local variables and may
-//! depend on all of them: it appears as [`HoleKind::MetaCtx`]`(id, depth)`, which means
-//! the unknown applied to those variables, so that its solution can be a closed term
-//! `\x0 ... x(depth-1) -> body`. The arguments are left implicit, so creating an unknown
-//! costs the same in a context of a hundred thousand variables as in an empty one;
-//! `core::subst` spells them out (`Meta(id)` applied to variables) only where a
-//! substitution changes them. Solving is pattern unification (see `unify`).
+//! depend on all of them: it appears as [`HoleKind::MetaCtx`]`(id, depth, 0)`, which
+//! means the unknown applied to those variables, so that its solution can be a closed
+//! term `\x0 ... x(depth-1) -> body`. The arguments are left implicit, so creating an
+//! unknown costs the same in a context of a hundred thousand variables as in an empty
+//! one; moved under more binders it only counts them (its third number), and
+//! `core::subst` spells the arguments out (`Meta(id)` applied to variables) only where
+//! a substitution changes some of them. Solving is pattern unification (see `unify`).
 //!
 //! A solution is kept as its body and arity (the number of variables it abstracts), so
 //! that the common case, an unknown used where it was created, is its solution's body

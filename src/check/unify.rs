@@ -8,6 +8,11 @@
 //! variables, after an occurs check and a scope check (the other side may only use
 //! variables the unknown can see). Functions are compared up to eta.
 //!
+//! The common case is an unknown applied to the consecutive variables it was created
+//! over ([`HoleKind::MetaCtx`](crate::core::term::HoleKind::MetaCtx)): then the
+//! solution is the other side itself, moved out from under the variables it does not
+//! see, checked in one pass that skips finished terms, whatever the context's depth.
+//!
 //! Unification does not backtrack: an unknown solved on the way to a failure stays
 //! solved; the failure is reported by the caller as a type mismatch.
 
