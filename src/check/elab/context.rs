@@ -73,6 +73,7 @@ impl<'s> Names<'s> {
 }
 
 impl<'s> Cx<'s> {
+    /// An empty context in the scope unit `unit`.
     pub(in crate::check) fn new(unit: usize) -> Cx<'s> {
         Cx {
             unit,

@@ -121,12 +121,8 @@ impl<'e> Elab<'e> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.check_inner(cx, e, ty))
     }
 
-    pub(in crate::check) fn check_inner<'s>(
-        &mut self,
-        cx: &mut Cx<'s>,
-        e: &'s Expr<'s>,
-        ty: &RcTerm,
-    ) -> RcTerm {
+    /// [`Elab::check`] on the current native stack.
+    fn check_inner<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>, ty: &RcTerm) -> RcTerm {
         match &e.kind {
             ExprKind::Lam { params, body } => return self.check_lam(cx, params, body, ty, e.span),
             ExprKind::Let { .. } => return self.check_let_chain(cx, e, ty),
@@ -343,11 +339,8 @@ impl<'e> Elab<'e> {
         stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.infer_inner(cx, e))
     }
 
-    pub(in crate::check) fn infer_inner<'s>(
-        &mut self,
-        cx: &mut Cx<'s>,
-        e: &'s Expr<'s>,
-    ) -> (RcTerm, RcTerm) {
+    /// [`Elab::infer`] on the current native stack.
+    fn infer_inner<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>) -> (RcTerm, RcTerm) {
         let b = self.program.builtins;
         let prim = |t: PrimType| Term::PrimType(t).rc();
         match &e.kind {

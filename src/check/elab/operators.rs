@@ -26,6 +26,7 @@ pub(in crate::check) enum Allowed {
 }
 
 impl Allowed {
+    /// Whether an operand of type `t` (in weak head normal form) is accepted.
     pub(in crate::check) fn accepts(self, t: &Term, list: DataId) -> bool {
         match (self, t) {
             (_, Term::PrimType(PrimType::Int | PrimType::Float)) => self != Allowed::Concatenable,
@@ -35,6 +36,7 @@ impl Allowed {
         }
     }
 
+    /// The accepted operand types, in words.
     pub(in crate::check) fn describe(self) -> &'static str {
         match self {
             Allowed::Numbers => "two Ints or two Floats",
@@ -272,6 +274,7 @@ impl<'e> Elab<'e> {
         (r, self.recovery_type(cx, op_span))
     }
 
+    /// Reports an operand of a type the operator does not work on.
     pub(in crate::check) fn operand_error(
         &mut self,
         op: BinOp,

@@ -99,6 +99,7 @@ impl<'e> Elab<'e> {
         }
     }
 
+    /// Reports an unbound name, suggesting a close one in scope.
     pub(in crate::check) fn unbound(&mut self, cx: &Cx<'_>, name: &str, span: Span) {
         // The innermost locals (a suggestion among a hundred thousand would cost more
         // than it helps).
@@ -141,6 +142,9 @@ impl<'e> Elab<'e> {
             .is_some_and(|f| self.metas.is_unsolved(f.id) && self.metas.get(f.id).defaultable)
     }
 
+    /// Reports that `found` is not `expected` at `span`, unless a failure of type-level
+    /// evaluation there, or an earlier error (a type standing for something already
+    /// reported), explains it.
     pub(in crate::check) fn mismatch(
         &mut self,
         cx: &Cx<'_>,

@@ -41,6 +41,7 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    /// One declaration, by its keyword.
     pub(super) fn decl(&mut self) -> PResult<Decl<'a>> {
         match self.tok.kind {
             TokenKind::Def => self.def_decl(),

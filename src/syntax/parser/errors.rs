@@ -20,6 +20,7 @@ impl<'a> Parser<'a, '_> {
         Abort
     }
 
+    /// Whether enough errors were reported to stop parsing.
     pub(super) fn too_many_errors(&self) -> bool {
         self.error_count >= MAX_PARSE_ERRORS
     }

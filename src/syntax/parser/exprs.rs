@@ -46,10 +46,12 @@ pub(super) fn precedence(op: BinOp) -> u8 {
     }
 }
 
+/// `||`, `&&` and `++` group to the right (LANGUAGE.md section 3).
 pub(super) fn is_right_assoc(op: BinOp) -> bool {
     matches!(op, BinOp::Or | BinOp::And | BinOp::Concat)
 }
 
+/// The comparisons, which do not chain.
 pub(super) fn is_comparison(op: BinOp) -> bool {
     precedence(op) == 3
 }
@@ -131,6 +133,7 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
+    /// The arrows of `binders` around the codomain `cod`, built from the right.
     pub(super) fn fold_arrows(&self, binders: Vec<Binder<'a>>, mut cod: Node<'a>) -> Node<'a> {
         for binder in binders.into_iter().rev() {
             let span = Span::new(self.file, binder.start, cod.span.end);
@@ -235,6 +238,7 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    /// The application node `fun arg`.
     pub(super) fn apply(&self, fun: Node<'a>, arg: Node<'a>, plicity: Plicity) -> Node<'a> {
         let start = fun.span;
         self.node(ExprKind::App { fun, arg, plicity }, start)

@@ -18,6 +18,7 @@ impl<'a> Parser<'a, '_> {
         self.nested(Self::pattern_unguarded)
     }
 
+    /// A new pattern node spanning from `start` to the last consumed token.
     pub(super) fn pat_node(&self, kind: PatKind<'a>, start: Span) -> PatNode<'a> {
         let span = self.since(start);
         self.arena.alloc(Pat { kind, span })
