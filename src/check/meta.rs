@@ -282,6 +282,19 @@ impl Metas {
         !found.is_empty()
     }
 
+    /// [`Metas::zonk`], then every unknown left spelt out as an explicit application:
+    /// the form handed to the machine, which evaluates a term in its own environment
+    /// and so must see every variable the term refers to.
+    pub fn zonk_explicit(&self, t: &RcTerm) -> RcTerm {
+        let t = self.zonk(t);
+        rewrite(&t, &mut |node, _| match &**node {
+            Term::Hole(HoleKind::MetaCtx(id, count, skip), span) => Some(
+                crate::core::subst::meta_spine_term(*id, *count, *skip, *span),
+            ),
+            _ => None,
+        })
+    }
+
     /// The head of `t`, with solved metavariables at the head substituted (only the
     /// head: cheaper than a full [`Metas::zonk`] when only the shape matters).
     pub fn force_head(&self, t: &RcTerm) -> RcTerm {

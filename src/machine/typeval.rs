@@ -25,7 +25,7 @@ use super::need::Ctl;
 use super::value::{CtxtId, PartialHead, Value};
 use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
 use crate::core::program::Program;
-use crate::core::subst::{map_free_vars, map_match};
+use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
@@ -193,17 +193,15 @@ impl Reader<'_, '_> {
     /// arm's fields): its free variables replaced by what the chain holds for them.
     fn closure(&mut self, code: &RcTerm, env: CtxtId, skip: u32, under: u32) -> RcTerm {
         let heap = self.heap;
-        // Through `map_free_vars`, so that the checker's unknowns in the code (which
-        // stand for applications to variables) have those variables read back too.
-        map_free_vars(code, &mut |i, d| {
-            if i < skip {
-                return None;
+        rewrite(code, &mut |node, d| match &**node {
+            Term::Var(Ix(i)) if *i >= d + skip => {
+                if env == NIL {
+                    return Some(unknown());
+                }
+                let target = heap.walk(env, i - d - skip);
+                Some(self.entry(target, under + d + skip))
             }
-            if env == NIL {
-                return Some(unknown());
-            }
-            let target = heap.walk(env, i - skip);
-            Some(self.entry(target, under + d + skip))
+            _ => None,
         })
     }
 

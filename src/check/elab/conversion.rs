@@ -60,7 +60,7 @@ impl<'e> Elab<'e> {
         if is_whnf_already(&t) || is_neutral_variable(cx, &t) || flex(&t).is_some() {
             return t;
         }
-        let t = self.metas.zonk(&t);
+        let t = self.metas.zonk_explicit(&t);
         let ctx = self.machine_context(cx, &t);
         match self.eval.whnf(&self.program, &ctx, &t) {
             Ok(r) => r,
@@ -92,7 +92,7 @@ impl<'e> Elab<'e> {
             .map(|e| CtxEntry {
                 name: e.name.clone(),
                 ty: e.ty.clone(),
-                value: e.value.as_ref().map(|v| self.metas.zonk(v)),
+                value: e.value.as_ref().map(|v| self.metas.zonk_explicit(v)),
             })
             .collect()
     }
