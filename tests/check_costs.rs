@@ -270,6 +270,15 @@ fn costs_grow_linearly() {
         }
         report.push(line);
     }
+    // The sizes the issue names, once each: a type of a million arrows.
+    let start = Instant::now();
+    let million = format!("def T : Type = {}Int\n", "Int -> ".repeat(1_000_000));
+    let loaded = driver::load_text("t.sp", &million);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    report.push(format!(
+        "a million arrows: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    ));
     eprintln!("{}", report.join("\n"));
     assert!(
         failures.is_empty(),
