@@ -108,9 +108,6 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert_too_deep(format!("def x = {}1{}", "(".repeat(N), ")".repeat(N)));
     assert_too_deep(format!("def x = {}", "(".repeat(N)));
     assert_too_deep(format!("def x = {}1{}", "[".repeat(N), "]".repeat(N)));
-    assert_too_deep(format!("def x = {}x", "\\x -> ".repeat(N)));
-    assert_too_deep(format!("def x = {}0", "let y = 1 in ".repeat(N)));
-    assert_too_deep(format!("def x = {}0", "if c then 1 else ".repeat(N)));
     assert_too_deep(format!("def x = {}0", "f {".repeat(N)));
     assert_too_deep(format!("def x = {}0", "1 + (".repeat(N)));
     assert_too_deep(format!("def x = {}A", "(A -> ".repeat(N)));
@@ -118,11 +115,37 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert_too_deep(format!("def x = {}A", "\\(x : ".repeat(N)));
     assert_too_deep(format!("def x = match y with | {}", "(".repeat(N)));
     assert_too_deep(format!("def x = match y with | {}", "Just [".repeat(N)));
-    assert_too_deep(format!("def x = {}0", "match y with | _ -> ".repeat(N)));
     assert_too_deep(format!("def x = {}0", "let f (x : ".repeat(N)));
     assert_too_deep(format!("def x = {}0", "(1, ".repeat(N)));
     assert_too_deep(format!("def x : {}A", "{x : ".repeat(N)));
     assert_too_deep(format!("data T = C {}", "(".repeat(N)));
+}
+
+/// Chains nested on one side only (a lambda returning a lambda, `let` after `let`,
+/// `else if`, a `match` in the last arm) are no real nesting: they parse at any length,
+/// on a small stack (issue 10).
+#[test]
+fn one_sided_chains_parse_at_any_length() {
+    const N: usize = 100_000;
+    for text in [
+        format!("def x = {}x", "\\x -> ".repeat(N)),
+        format!("def x = {}0", "let y = 1 in ".repeat(N)),
+        format!("def x = {}0", "if c then 1 else ".repeat(N)),
+        format!("def x = {}0", "match y with | _ -> ".repeat(N)),
+        format!(
+            "def x = {}0",
+            "let y = 1 in if c then 1 else \\z -> ".repeat(N)
+        ),
+    ] {
+        let diags = on_small_stack(move || parse_everything(&text));
+        assert!(diags.is_empty(), "{:#?}", &diags[..diags.len().min(3)]);
+    }
+    // Real nesting inside a chain still counts.
+    assert_too_deep(format!(
+        "def x = {}0{}",
+        "let y = (".repeat(N),
+        ") in 0".repeat(N)
+    ));
 }
 
 /// Nesting just below the limit parses on a 2 MB stack, for every kind of nesting:

@@ -10,6 +10,7 @@
 
 use crate::core::program::Program;
 use crate::core::term::{Name, RcTerm};
+use crate::syntax::span::Span;
 
 /// One local variable of the typing context, outermost first.
 #[derive(Clone, Debug)]
@@ -28,8 +29,11 @@ pub struct CtxEntry {
 pub enum TypeEvalError {
     /// The step budget ran out: the type-level computation may not terminate.
     StepLimit(u64),
-    /// A runtime error during type-level evaluation (`error`, division by zero, ...).
-    Failed(String),
+    /// A runtime error during type-level evaluation (`error`, division by zero, a
+    /// match that no arm covers, ...), with the place of the operation that failed.
+    /// Evaluation that is merely stuck on an unknown value is no error: the term is
+    /// then its own normal form.
+    Failed(String, Option<Span>),
 }
 
 /// An evaluator for the type checker.

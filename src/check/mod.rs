@@ -1,14 +1,17 @@
 //! From surface AST to checked core terms, in one pass: scope resolution, imports,
-//! elaboration with dependent types, unification, pattern compilation.
+//! elaboration with dependent types (declarations in dependency order, data types
+//! universe- and positivity-checked), unification, pattern compilation.
 //!
 //! - [`scope`]: which global a name means in which file; duplicates; suggestions.
 //! - [`elab`]: bidirectional elaboration of declarations and expressions.
-//! - `patterns`: `match` compiled to one-level matches, with dependent refinement.
+//! - `patterns`: `match` compiled to one-level matches, with dependent refinement;
+//!   `coverage` names a case no arm covers.
 //! - `unify`: definitional equality with unknowns (pattern unification).
 //! - [`meta`]: the unknowns (metavariables) and their solutions.
 //! - [`eval`]: what elaboration needs from the evaluator (weak head normal forms).
 //! - [`prim_types`]: the types of primitives.
 
+mod coverage;
 pub mod elab;
 pub mod eval;
 pub mod meta;

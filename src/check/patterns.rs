@@ -24,8 +24,16 @@
 //!
 //! Rows are tried top to bottom, as the language requires. A body reachable along
 //! several paths is elaborated once per path (names are resolved afresh each time, so
-//! no index shifting is needed).
+//! no index shifting is needed). An arm whose body is reached on no path is warned
+//! about: it is unreachable.
+//!
+//! **Costs.** A column where every row matches anything is dropped as soon as it
+//! appears (its names recorded in the rows' bindings, which are shared lists), and a
+//! split puts each row in its constructor's group in one pass, so a list pattern of ten
+//! thousand elements or a match of a hundred thousand literal arms compiles in time and
+//! memory proportional to its size.
 
+use super::coverage::{Known, ROOT_TERM};
 use super::elab::{Cx, Elab, data_args, global_term, name_of, refine};
 use super::scope::Global;
 use crate::core::subst::{rewrite, shift};
@@ -35,6 +43,7 @@ use crate::core::term::{
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{Arm, Expr, ExprKind, Pat, PatKind};
 use crate::syntax::span::Span;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// A pattern after sugar is removed and constructor names are resolved.
@@ -42,18 +51,62 @@ use std::rc::Rc;
 enum IPat<'s> {
     /// Matches anything; binds the name if there is one.
     Any(Option<&'s str>),
-    /// A constructor with one sub-pattern per explicit field, and where it is written.
-    Con(ConId, Vec<IPat<'s>>, Span),
+    /// A constructor with one sub-pattern per explicit field (shared: rows are copied
+    /// into several groups, and a list pattern's tail is as long as the list), and
+    /// where it is written.
+    Con(ConId, Rc<[IPat<'s>]>, Span),
     /// A literal, and where it is written.
     Lit(Lit, Span),
+}
+
+/// The pattern variables a row has bound so far, innermost first: a shared list, so
+/// that copying a row to several groups of a split costs nothing.
+#[derive(Clone, Default)]
+struct Binds<'s>(Option<Rc<(&'s str, Lvl, Binds<'s>)>>);
+
+impl<'s> Binds<'s> {
+    fn with(&self, name: &'s str, lvl: Lvl) -> Binds<'s> {
+        Binds(Some(Rc::new((name, lvl, self.clone()))))
+    }
+
+    /// The bindings, outermost (first bound) first.
+    fn to_vec(&self) -> Vec<(&'s str, Lvl)> {
+        let mut out = Vec::new();
+        let mut cur = &self.0;
+        while let Some(node) = cur {
+            out.push((node.0, node.1));
+            cur = &node.2.0;
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl Drop for Binds<'_> {
+    /// Unlinks the list in a loop: a list pattern of a hundred thousand elements binds
+    /// as many names, and a recursive drop would use as many stack frames.
+    fn drop(&mut self) {
+        let mut next = self.0.take();
+        while let Some(node) = next {
+            match Rc::try_unwrap(node) {
+                Ok((_, _, mut rest)) => next = rest.0.take(),
+                Err(_) => break,
+            }
+        }
+    }
 }
 
 /// One arm of the matrix.
 #[derive(Clone)]
 struct Row<'s> {
     pats: Vec<IPat<'s>>,
-    binds: Vec<(&'s str, Lvl)>,
+    binds: Binds<'s>,
     body: &'s Expr<'s>,
+    /// The source arm it comes from.
+    arm: usize,
+    /// Variables of a part of the pattern that had an error: the body sees them as
+    /// unknowns (reported once, with the pattern, rather than again at every use).
+    unknown: Rc<[&'s str]>,
 }
 
 /// What a column tests, for splitting.
@@ -63,28 +116,26 @@ pub(super) enum Head {
     Lit(Lit),
 }
 
-/// What is known about one occurrence on the path to a point of the decision tree.
-#[derive(Clone, Debug)]
-pub(super) enum Known {
-    /// It is this constructor; its fields are these occurrences.
-    Con(ConId, Vec<u32>),
-    /// It is this literal.
-    Lit(Lit),
-    /// It is none of these (the default branch of a split).
-    NoneOf(Vec<Head>),
+impl Eq for Head {}
+
+impl std::hash::Hash for Head {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            Head::Con(c) => (0u8, c).hash(h),
+            Head::Lit(Lit::Int(n)) => (1u8, n).hash(h),
+            Head::Lit(Lit::Float(x)) => (2u8, x.to_bits()).hash(h),
+            Head::Lit(Lit::Str(t)) => (3u8, &**t).hash(h),
+        }
+    }
 }
 
-/// The path of the `match` being compiled: its root occurrence and what each
-/// occurrence is known to be, innermost last. An occurrence is a variable's level, or
-/// [`ROOT_TERM`] for a scrutinee examined in place.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Coverage {
-    root: u32,
-    known: Vec<(u32, Known)>,
+/// What the `match` being compiled knows about its arms: which were reached, and
+/// which had an error in their pattern (they are not warned about).
+#[derive(Default)]
+pub(super) struct ArmUse {
+    reached: Vec<bool>,
+    broken: Vec<bool>,
 }
-
-/// The occurrence of a scrutinee term examined in place (no variable holds it).
-const ROOT_TERM: u32 = u32::MAX;
 
 /// The value a column examines: a local variable, or (for a flat match on a
 /// non-variable) the scrutinee term itself with its type, examined exactly once.
@@ -133,18 +184,47 @@ impl Elab<'_> {
         for arm in arms {
             self.check_pattern_names(arm.pat);
         }
-        let rows: Vec<Row<'s>> = arms
-            .iter()
-            .map(|arm| Row {
-                pats: vec![self.lower(cx, arm.pat)],
-                binds: Vec::new(),
+        let outer_use = std::mem::replace(
+            &mut self.arm_use,
+            ArmUse {
+                reached: vec![false; arms.len()],
+                broken: vec![false; arms.len()],
+            },
+        );
+        let mut rows = Vec::with_capacity(arms.len());
+        for (i, arm) in arms.iter().enumerate() {
+            let errors = self.errors.len();
+            let mut broken = Vec::new();
+            let pat = self.lower(cx, arm.pat, &mut broken);
+            self.arm_use.broken[i] = self.errors.len() > errors;
+            rows.push(Row {
+                pats: vec![pat],
+                binds: Binds::default(),
                 body: arm.body,
-            })
-            .collect();
+                arm: i,
+                unknown: broken.into(),
+            });
+        }
         // Each match has its own coverage path (an arm's body may hold another match).
         let outer = std::mem::take(&mut self.coverage);
         let result = self.match_rows(cx, scrut, rows, span, goal);
         self.coverage = outer;
+        let used = std::mem::replace(&mut self.arm_use, outer_use);
+        // An arm whose pattern had an error matches anything here: the arms after it
+        // may well be reachable once it is fixed.
+        let first_broken = used.broken.iter().position(|b| *b).unwrap_or(arms.len());
+        for (i, arm) in arms.iter().enumerate().take(first_broken) {
+            if !used.reached[i] {
+                self.errors.push(
+                    Diagnostic::warning("this match arm is never reached")
+                        .at(
+                            arm.pat.span,
+                            "the arms before it match every value it matches",
+                        )
+                        .note("remove it, or move it before the arms that cover it"),
+                );
+            }
+        }
         result
     }
 
@@ -191,19 +271,19 @@ impl Elab<'_> {
 
     /// Reports a variable bound twice in one pattern (`(x, x)`).
     fn check_pattern_names(&mut self, pat: &Pat<'_>) {
-        let mut seen: Vec<(&str, Span)> = Vec::new();
+        let mut seen: HashMap<&str, Span> = HashMap::new();
         let mut work = vec![pat];
         while let Some(p) = work.pop() {
             match &p.kind {
                 PatKind::Var(name) => {
-                    if let Some((_, first)) = seen.iter().find(|(n, _)| n == name) {
+                    if let Some(first) = seen.get(name) {
                         self.errors.push(
                             Diagnostic::error(format!("`{name}` is bound twice in this pattern"))
                                 .at(p.span, "bound again here")
                                 .also(*first, "first bound here"),
                         );
                     } else {
-                        seen.push((name, p.span));
+                        seen.insert(name, p.span);
                     }
                 }
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
@@ -215,35 +295,37 @@ impl Elab<'_> {
 
     /// Lowers a surface pattern: resolves constructor names, checks arities, removes
     /// the sugar of `()`, tuples and list patterns.
-    fn lower<'s>(&mut self, cx: &Cx<'s>, p: &'s Pat<'s>) -> IPat<'s> {
+    fn lower<'s>(&mut self, cx: &Cx<'s>, p: &'s Pat<'s>, broken: &mut Vec<&'s str>) -> IPat<'s> {
         let b = self.program.builtins;
         match &p.kind {
             PatKind::Var(name) => IPat::Any(Some(name)),
             PatKind::Wild => IPat::Any(None),
             PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
             PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
-            PatKind::Unit => IPat::Con(b.unit_con, Vec::new(), p.span),
+            PatKind::Unit => IPat::Con(b.unit_con, Rc::from([]), p.span),
             PatKind::Tuple(items) => {
-                let mut lowered: Vec<IPat<'s>> = items.iter().map(|i| self.lower(cx, i)).collect();
+                let mut lowered: Vec<IPat<'s>> =
+                    items.iter().map(|i| self.lower(cx, i, broken)).collect();
                 let mut acc = lowered
                     .pop()
-                    .unwrap_or(IPat::Con(b.unit_con, Vec::new(), p.span));
+                    .unwrap_or(IPat::Con(b.unit_con, Rc::from([]), p.span));
                 while let Some(x) = lowered.pop() {
-                    acc = IPat::Con(b.mk_pair, vec![x, acc], p.span);
+                    acc = IPat::Con(b.mk_pair, Rc::from([x, acc]), p.span);
                 }
                 acc
             }
             PatKind::List(items) => {
-                let lowered: Vec<IPat<'s>> = items.iter().map(|i| self.lower(cx, i)).collect();
+                let lowered: Vec<IPat<'s>> =
+                    items.iter().map(|i| self.lower(cx, i, broken)).collect();
                 lowered
                     .into_iter()
                     .rev()
-                    .fold(IPat::Con(b.nil, Vec::new(), p.span), |tail, x| {
-                        IPat::Con(b.cons, vec![x, tail], p.span)
+                    .fold(IPat::Con(b.nil, Rc::from([]), p.span), |tail, x| {
+                        IPat::Con(b.cons, Rc::from([x, tail]), p.span)
                     })
             }
             PatKind::Con { name, args } => {
-                let sub: Vec<IPat<'s>> = args.iter().map(|a| self.lower(cx, a)).collect();
+                let sub: Vec<IPat<'s>> = args.iter().map(|a| self.lower(cx, a, broken)).collect();
                 match self.global(cx, name.name, name.span) {
                     Some(Global::Con(con)) => {
                         let arity = self.program.con(con).fields.len();
@@ -258,9 +340,10 @@ impl Elab<'_> {
                                 ))
                                 .at(p.span, ""),
                             );
+                            broken.extend(p.variables());
                             return IPat::Any(None);
                         }
-                        IPat::Con(con, sub, p.span)
+                        IPat::Con(con, sub.into(), p.span)
                     }
                     Some(_) => {
                         self.errors.push(
@@ -270,9 +353,13 @@ impl Elab<'_> {
                             ))
                             .at(name.span, "expected a constructor"),
                         );
+                        broken.extend(p.variables());
                         IPat::Any(None)
                     }
-                    None => IPat::Any(None),
+                    None => {
+                        broken.extend(p.variables());
+                        IPat::Any(None)
+                    }
                 }
             }
         }
@@ -291,7 +378,7 @@ impl Elab<'_> {
         // A first arm that matches anything is taken without evaluating the scrutinee.
         if let Some(IPat::Any(_)) = rows.first().map(|r| &r.pats[0]) {
             let row = rows.into_iter().next().expect("rows is not empty");
-            return self.leaf(cx, &row.binds, row.body, goal);
+            return self.leaf(cx, &row, row.binds.to_vec(), goal);
         }
         self.split(cx, Occ::Term(scrut, scrut_ty), &[], 0, rows, span, goal)
     }
@@ -318,21 +405,22 @@ impl Elab<'_> {
         span: Span,
         goal: &Goal,
     ) -> RcTerm {
-        let Some(first) = rows.first() else {
+        if rows.is_empty() {
             return no_match(cx, occs.first().copied(), span);
-        };
-        match first.pats.iter().position(|p| !matches!(p, IPat::Any(_))) {
+        }
+        let (occs, rows) = drop_wildcard_columns(occs, rows);
+        match rows[0].pats.iter().position(|p| !matches!(p, IPat::Any(_))) {
             None => {
                 let row = rows.into_iter().next().expect("rows is not empty");
-                let mut binds = row.binds;
-                for (p, occ) in row.pats.iter().zip(occs) {
+                let mut binds = row.binds.to_vec();
+                for (p, occ) in row.pats.iter().zip(&occs) {
                     if let IPat::Any(Some(name)) = p {
                         binds.push((name, *occ));
                     }
                 }
-                self.leaf(cx, &binds, row.body, goal)
+                self.leaf(cx, &row, binds, goal)
             }
-            Some(col) => self.split(cx, Occ::Var(occs[col]), occs, col, rows, span, goal),
+            Some(col) => self.split(cx, Occ::Var(occs[col]), &occs, col, rows, span, goal),
         }
     }
 
@@ -340,15 +428,44 @@ impl Elab<'_> {
     fn leaf<'s>(
         &mut self,
         cx: &mut Cx<'s>,
-        binds: &[(&'s str, Lvl)],
+        row: &Row<'s>,
+        binds: Vec<(&'s str, Lvl)>,
+        goal: &Goal,
+    ) -> RcTerm {
+        self.arm_use.reached[row.arm] = true;
+        let saved = cx.names.len();
+        for (name, lvl) in binds {
+            cx.names.push(name, lvl);
+        }
+        let t = if row.unknown.is_empty() {
+            self.check(cx, row.body, &goal.ty)
+        } else {
+            self.check_with_unknowns(cx, &row.unknown, row.body, goal)
+        };
+        cx.names.truncate(saved);
+        t
+    }
+
+    /// Checks `body` with `names` bound (by `let`s) to unknowns that agree with
+    /// anything: the variables of a pattern that had an error.
+    fn check_with_unknowns<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        names: &[&'s str],
         body: &'s Expr<'s>,
         goal: &Goal,
     ) -> RcTerm {
-        let saved = cx.names.len();
-        cx.names.extend(binds.iter().copied());
-        let t = self.check(cx, body, &goal.ty);
-        cx.names.truncate(saved);
-        t
+        let mut lets = Vec::new();
+        for name in names {
+            let ty = self.recovery_type(cx, body.span);
+            cx.push(name, ty.clone());
+            let value = self.recovery_type(cx, body.span);
+            let lvl = cx.depth() as usize - 1;
+            cx.entries[lvl].value = Some(value.clone());
+            lets.push((name_of(name), ty, value));
+        }
+        let t = self.check(cx, body, &goal.under(names.len() as u32).ty);
+        self.close_lets(cx, lets, t)
     }
 
     /// The data type's parameters as the occurrence's type gives them (unifying with a
@@ -390,6 +507,66 @@ impl Elab<'_> {
             );
         }
         params
+    }
+
+    /// The rows of each head's arm (in `heads`' order), with the fields' sub-patterns
+    /// in place of column `col`, and for each head the first name a row gives each
+    /// field. One pass over the rows: a row testing a head goes to that head's group,
+    /// a row matching anything to every group.
+    #[allow(clippy::type_complexity)]
+    fn group_rows<'s>(
+        &self,
+        heads: &[Head],
+        rows: &[Row<'s>],
+        col: usize,
+        occ: &Occ,
+    ) -> (Vec<Vec<Row<'s>>>, Vec<Vec<Option<&'s str>>>) {
+        let index: HashMap<&Head, usize> = heads.iter().enumerate().map(|(i, h)| (h, i)).collect();
+        let arities: Vec<usize> = heads
+            .iter()
+            .map(|h| match h {
+                Head::Con(c) => self.program.con(*c).fields.len(),
+                Head::Lit(_) => 0,
+            })
+            .collect();
+        let mut groups: Vec<Vec<Row<'s>>> = heads.iter().map(|_| Vec::new()).collect();
+        let mut names: Vec<Vec<Option<&'s str>>> = arities.iter().map(|a| vec![None; *a]).collect();
+        for row in rows {
+            let pat = &row.pats[col];
+            let targets: Vec<(usize, Vec<IPat<'s>>)> = match pat {
+                IPat::Con(c, ps, _) => index
+                    .get(&Head::Con(*c))
+                    .map(|h| vec![(*h, ps.to_vec())])
+                    .unwrap_or_default(),
+                IPat::Lit(l, _) => index
+                    .get(&Head::Lit(l.clone()))
+                    .map(|h| vec![(*h, Vec::new())])
+                    .unwrap_or_default(),
+                IPat::Any(_) => (0..heads.len())
+                    .map(|h| (h, vec![IPat::Any(None); arities[h]]))
+                    .collect(),
+            };
+            let binds = match (pat, occ) {
+                (IPat::Any(Some(n)), Occ::Var(l)) => row.binds.with(n, *l),
+                _ => row.binds.clone(),
+            };
+            for (h, fields) in targets {
+                for (k, f) in fields.iter().enumerate() {
+                    if let (IPat::Any(Some(n)), Some(slot @ None)) = (f, names[h].get_mut(k)) {
+                        *slot = Some(n);
+                    }
+                }
+                let mut pats = row.pats[..col].to_vec();
+                pats.extend(fields);
+                pats.extend_from_slice(&row.pats[col + 1..]);
+                groups[h].push(Row {
+                    pats,
+                    binds: binds.clone(),
+                    ..row.clone()
+                });
+            }
+        }
+        (groups, names)
     }
 
     /// Splits the matrix on column `col`, whose value is `occ`.
@@ -443,42 +620,17 @@ impl Elab<'_> {
             None => Vec::new(),
         };
         let root = occs.first().copied();
+        let (mut groups, group_names) = self.group_rows(&heads, &rows, col, &occ);
         let mut arms = Vec::new();
-        for head in &heads {
+        for (hi, head) in heads.iter().enumerate() {
             let field_tys: Vec<RcTerm> = match head {
                 Head::Con(c) => self.program.con(*c).fields.clone(),
                 Head::Lit(_) => Vec::new(),
             };
             let arity = field_tys.len();
             let base = cx.depth();
-            let mut names: Vec<Option<&'s str>> = vec![None; arity];
-            let mut sub = Vec::new();
-            for row in &rows {
-                let pat = &row.pats[col];
-                let fields = match (pat, head) {
-                    (IPat::Con(c, ps, _), Head::Con(h)) if c == h => ps.clone(),
-                    (IPat::Lit(l, _), Head::Lit(h)) if l == h => Vec::new(),
-                    (IPat::Any(_), _) => vec![IPat::Any(None); arity],
-                    _ => continue,
-                };
-                for (k, f) in fields.iter().enumerate() {
-                    if let (IPat::Any(Some(n)), None) = (f, names[k]) {
-                        names[k] = Some(n);
-                    }
-                }
-                let mut binds = row.binds.clone();
-                if let (IPat::Any(Some(n)), Occ::Var(l)) = (pat, &occ) {
-                    binds.push((n, *l));
-                }
-                let mut pats = row.pats[..col].to_vec();
-                pats.extend(fields);
-                pats.extend_from_slice(&row.pats[col + 1..]);
-                sub.push(Row {
-                    pats,
-                    binds,
-                    body: row.body,
-                });
-            }
+            let names = &group_names[hi];
+            let sub = std::mem::take(&mut groups[hi]);
             let mut binders = Vec::with_capacity(arity);
             for (j, fty) in field_tys.iter().enumerate() {
                 let ty = subst_params(fty, j as u32, &params);
@@ -534,17 +686,19 @@ impl Elab<'_> {
                 let IPat::Any(n) = &row.pats[col] else {
                     continue;
                 };
-                let mut binds = row.binds.clone();
-                if let Some(n) = n {
-                    name.get_or_insert(*n);
-                    binds.push((n, dflt));
-                }
+                let binds = match n {
+                    Some(n) => {
+                        name.get_or_insert(*n);
+                        row.binds.with(n, dflt)
+                    }
+                    None => row.binds.clone(),
+                };
                 let mut pats = row.pats[..col].to_vec();
                 pats.extend_from_slice(&row.pats[(col + 1).min(row.pats.len())..]);
                 sub.push(Row {
                     pats,
                     binds,
-                    body: row.body,
+                    ..row.clone()
                 });
             }
             self.coverage
@@ -587,96 +741,6 @@ impl Elab<'_> {
         .rc()
     }
 
-    /// Warns that a match leaves a case uncovered, naming it: the value the current
-    /// path leads to, rebuilt from what is known about each occurrence.
-    fn warn_missing(&mut self, span: Span) {
-        let root = self.coverage.root;
-        let mut literal = false;
-        let witness = self.witness(root, &mut literal, 0);
-        let missing = match (literal, witness.as_str()) {
-            (true, "_") => "values other than the literals listed are not matched \
-                            (add a `_` arm)"
-                .to_string(),
-            (true, _) => {
-                format!("`{witness}` with a literal not listed is not matched (add a `_` arm)")
-            }
-            (false, _) => format!("`{witness}` is not matched"),
-        };
-        self.errors.push(
-            Diagnostic::warning(format!("this `match` does not cover every case: {missing}"))
-                .at(span, "reaching an uncovered case is a runtime error"),
-        );
-    }
-
-    /// A pattern for occurrence `occ` as the current path knows it.
-    fn witness(&self, occ: u32, literal: &mut bool, depth: u32) -> String {
-        let known = self
-            .coverage
-            .known
-            .iter()
-            .rev()
-            .find(|(o, _)| *o == occ)
-            .map(|(_, k)| k.clone());
-        let b = self.program.builtins;
-        let (con, fields): (ConId, Vec<Option<u32>>) = match known {
-            Some(Known::Con(c, fields)) => (c, fields.into_iter().map(Some).collect()),
-            Some(Known::Lit(l)) => {
-                let mut s = String::new();
-                match l {
-                    Lit::Str(t) => crate::core::pretty::quote_into(&mut s, &t),
-                    Lit::Int(n) => s = n.to_string(),
-                    Lit::Float(x) => s = x.to_string(),
-                }
-                return s;
-            }
-            Some(Known::NoneOf(heads)) => match heads.first() {
-                Some(Head::Con(c)) => {
-                    let data = self.program.data(c.data);
-                    let missing = (0..data.ctors.len() as u32)
-                        .map(|index| ConId {
-                            data: c.data,
-                            index,
-                        })
-                        .find(|c| !heads.contains(&Head::Con(*c)));
-                    match missing {
-                        Some(m) => (m, vec![None; self.program.con(m).fields.len()]),
-                        None => return "_".to_string(),
-                    }
-                }
-                _ => {
-                    *literal = true;
-                    return "_".to_string();
-                }
-            },
-            None => return "_".to_string(),
-        };
-        let args: Vec<String> = fields
-            .iter()
-            .map(|f| match f {
-                Some(o) if depth < 16 => self.witness(*o, literal, depth + 1),
-                _ => "_".to_string(),
-            })
-            .collect();
-        if con == b.mk_pair && args.len() == 2 {
-            return format!("({}, {})", args[0], args[1]);
-        }
-        if con == b.unit_con {
-            return "()".to_string();
-        }
-        let mut s = self.program.con(con).name.to_string();
-        for a in args {
-            s.push(' ');
-            if a.contains(' ') && !a.starts_with('(') {
-                s.push('(');
-                s.push_str(&a);
-                s.push(')');
-            } else {
-                s.push_str(&a);
-            }
-        }
-        s
-    }
-
     /// Compiles a sub-matrix, remembering the root occurrence for the "no arm matches"
     /// leaf when the matrix has no rows left.
     fn compile_or_root<'s>(
@@ -699,13 +763,14 @@ impl Elab<'_> {
     /// with constructors, are reported (the rows that use them are then never taken).
     fn heads(&mut self, rows: &[Row<'_>], col: usize) -> Vec<Head> {
         let mut heads: Vec<Head> = Vec::new();
+        let mut seen: HashSet<Head> = HashSet::new();
         for row in rows {
             let head = match &row.pats[col] {
                 IPat::Con(c, _, _) => Head::Con(*c),
                 IPat::Lit(l, _) => Head::Lit(l.clone()),
                 IPat::Any(_) => continue,
             };
-            if heads.contains(&head) {
+            if seen.contains(&head) {
                 continue;
             }
             let compatible = match (heads.first(), &head) {
@@ -716,8 +781,10 @@ impl Elab<'_> {
                 _ => false,
             };
             if compatible {
+                seen.insert(head.clone());
                 heads.push(head);
             } else {
+                self.arm_use.broken[row.arm] = true;
                 self.errors.push(
                     Diagnostic::error("the patterns of this match test values of different types")
                         .at(
@@ -729,6 +796,44 @@ impl Elab<'_> {
         }
         heads
     }
+}
+
+/// Drops the columns where every row matches anything, recording the names they bind
+/// in the rows' bindings: they test nothing, and keeping them would make every later
+/// split copy them (a list pattern of `n` elements would cost `n²`).
+fn drop_wildcard_columns<'s>(occs: &[Lvl], rows: Vec<Row<'s>>) -> (Vec<Lvl>, Vec<Row<'s>>) {
+    let width = occs.len();
+    let idle: Vec<bool> = (0..width)
+        .map(|c| {
+            rows.iter()
+                .all(|r| matches!(r.pats.get(c), Some(IPat::Any(_))))
+        })
+        .collect();
+    if !idle.contains(&true) || rows.iter().any(|r| r.pats.len() != width) {
+        return (occs.to_vec(), rows);
+    }
+    let kept_occs = occs
+        .iter()
+        .zip(&idle)
+        .filter(|(_, idle)| !**idle)
+        .map(|(o, _)| *o)
+        .collect();
+    let rows = rows
+        .into_iter()
+        .map(|mut row| {
+            let mut pats = Vec::with_capacity(width);
+            for ((p, occ), idle) in row.pats.into_iter().zip(occs).zip(&idle) {
+                match (p, idle) {
+                    (IPat::Any(Some(name)), true) => row.binds = row.binds.with(name, *occ),
+                    (_, true) => {}
+                    (p, false) => pats.push(p),
+                }
+            }
+            row.pats = pats;
+            row
+        })
+        .collect();
+    (kept_occs, rows)
 }
 
 /// The coverage name of an occurrence.

@@ -8,13 +8,18 @@
 //! variables, after an occurs check and a scope check (the other side may only use
 //! variables the unknown can see). Functions are compared up to eta.
 //!
+//! The common case is an unknown applied to the consecutive variables it was created
+//! over ([`HoleKind::MetaCtx`](crate::core::term::HoleKind::MetaCtx)): then the
+//! solution is the other side itself, moved out from under the variables it does not
+//! see, checked in one pass that skips finished terms, whatever the context's depth.
+//!
 //! Unification does not backtrack: an unknown solved on the way to a failure stays
 //! solved; the failure is reported by the caller as a type mismatch.
 
 use super::elab::{Cx, Elab};
-use super::meta::meta_spine;
+use super::meta::{Flex, flex};
 use crate::core::equiv::alpha_eq;
-use crate::core::subst::{rewrite, shift};
+use crate::core::subst::{map_free_vars, rewrite_spines, shift, unshift};
 use crate::core::term::{CasePat, HoleKind, Ix, Plicity, RcTerm, Term};
 use crate::syntax::span::Span;
 
@@ -41,27 +46,32 @@ impl Elab<'_> {
         }
         // An unknown on either side is solved by the other; when both are unknowns,
         // whichever can see the other's variables is solved.
-        let flex_a = meta_spine(&a).filter(|(id, _)| self.metas.get(*id).solution.is_none());
-        let flex_b = meta_spine(&b).filter(|(id, _)| self.metas.get(*id).solution.is_none());
+        let flex_a = flex(&a).filter(|f| self.metas.is_unsolved(f.id));
+        let flex_b = flex(&b).filter(|f| self.metas.is_unsolved(f.id));
+        if let (Some(x), Some(y)) = (&flex_a, &flex_b)
+            && x.id == y.id
+        {
+            // One unknown on both sides: its arguments must agree.
+            return x.arity() == y.arity() && self.unify_args(cx, x, y, span);
+        }
         if flex_a.is_some() || flex_b.is_some() {
             // Between two unknowns, solve the newer one first: the older one stands
             // for what the user wrote earlier (a parameter's type rather than the
             // result type), which is what a "cannot infer" message should name.
             let mut tries = [(flex_a, &b), (flex_b, &a)];
-            if let [(Some((x, _)), _), (Some((y, _)), _)] = &tries
-                && y > x
+            if let [(Some(x), _), (Some(y), _)] = &tries
+                && y.id > x.id
             {
                 tries.swap(0, 1);
             }
-            for (flex, other) in tries {
-                if let Some((id, args)) = flex {
-                    let args: Vec<RcTerm> = args.into_iter().cloned().collect();
-                    if self.solve(cx, id, &args, other) {
-                        return true;
-                    }
+            for (f, other) in tries {
+                if let Some(f) = f
+                    && self.solve(cx, &f, other)
+                {
+                    return true;
                 }
             }
-            if meta_spine(&a).is_some() && meta_spine(&b).is_some() {
+            if flex(&a).is_some() && flex(&b).is_some() {
                 return false;
             }
         }
@@ -111,6 +121,19 @@ impl Elab<'_> {
         let a2 = self.whnf(cx, &a, span);
         let b2 = self.whnf(cx, &b, span);
         self.unify_at(cx, &a2, &b2, span, true)
+    }
+
+    /// The arguments of two applications of one unknown, pairwise.
+    fn unify_args(&mut self, cx: &mut Cx<'_>, x: &Flex<'_>, y: &Flex<'_>, span: Span) -> bool {
+        if x.implicit == y.implicit {
+            return x
+                .args
+                .iter()
+                .zip(&y.args)
+                .all(|(p, q)| self.unify(cx, p, q, span));
+        }
+        let (xs, ys) = (x.all_args(), y.all_args());
+        xs.iter().zip(&ys).all(|(p, q)| self.unify(cx, p, q, span))
     }
 
     /// `\x -> body` against `other`: compare `body` with `other x`.
@@ -173,14 +196,37 @@ impl Elab<'_> {
 
     /// Solves `?id args = rhs` if `args` are distinct local variables and `rhs` uses
     /// only those variables and not `?id` itself.
-    fn solve(&mut self, cx: &Cx<'_>, id: u32, args: &[RcTerm], rhs: &RcTerm) -> bool {
+    fn solve(&mut self, cx: &Cx<'_>, f: &Flex<'_>, rhs: &RcTerm) -> bool {
+        let id = f.id;
+        if f.args.is_empty() {
+            // The unknown applied to the consecutive variables `skip .. skip + k`, as it
+            // was created: its solution is `rhs` itself (moved out from under the
+            // `skip` innermost variables), if `rhs` needs no other variable.
+            let (k, skip) = (f.implicit, f.skip);
+            let rhs = self.metas.zonk(rhs);
+            let Some(rhs) = self.prune(&rhs, id, &Allowed::Range(skip, skip + k)) else {
+                return false;
+            };
+            let scan = self.scan(&rhs, id);
+            if scan.bound > skip + k || scan.floor.is_some_and(|low| low < skip) || scan.occurs {
+                return false;
+            }
+            let rhs = unshift(&rhs, skip);
+            self.pass_on_default(id, &rhs);
+            self.metas.solve_with(id, k, rhs);
+            return true;
+        }
         let depth = cx.depth();
+        let args = f.all_args();
         let mut levels = Vec::with_capacity(args.len());
-        for a in args {
+        for a in &args {
             let a = self.metas.zonk(a);
             let Term::Var(Ix(i)) = &*a else {
                 return false;
             };
+            if *i >= depth {
+                return false;
+            }
             let lvl = depth - 1 - i;
             if levels.contains(&lvl) {
                 return false;
@@ -188,82 +234,100 @@ impl Elab<'_> {
             levels.push(lvl);
         }
         let rhs = self.metas.zonk(rhs);
-        let Some(rhs) = self.prune(&rhs, depth, &levels, id) else {
+        let allowed = |outer: u32| outer < depth && levels.contains(&(depth - 1 - outer));
+        let Some(rhs) = self.prune(&rhs, id, &Allowed::Some(&allowed)) else {
             return false;
         };
+        if self.scan(&rhs, id).occurs {
+            return false;
+        }
         let n = levels.len() as u32;
         let mut ok = true;
-        let renamed = rewrite(&rhs, &mut |node, d| match &**node {
-            Term::Var(Ix(i)) if *i >= d => {
-                let outer = i - d;
-                if outer >= depth {
-                    ok = false;
-                    return Some(Term::Var(Ix(*i)).rc());
-                }
-                let lvl = depth - 1 - outer;
-                match levels.iter().position(|l| *l == lvl) {
-                    Some(pos) => Some(Term::Var(Ix(d + n - 1 - pos as u32)).rc()),
-                    None => {
-                        ok = false;
-                        Some(Term::Var(Ix(*i)).rc())
-                    }
-                }
-            }
-            Term::Hole(HoleKind::Meta(m), _) if *m == id => {
+        let renamed = map_free_vars(&rhs, &mut |outer, d| {
+            if outer >= depth {
                 ok = false;
-                None
+                return None;
             }
-            _ => None,
+            let lvl = depth - 1 - outer;
+            match levels.iter().position(|l| *l == lvl) {
+                Some(pos) => Some(Term::Var(Ix(d + n - 1 - pos as u32)).rc()),
+                None => {
+                    ok = false;
+                    None
+                }
+            }
         });
         if ok {
-            // An unconstrained type argument solved by another unknown passes on its
-            // freedom to default: they are the same type.
-            if self.metas.get(id).defaultable
-                && let Some((other, _)) = meta_spine(&renamed)
-                && self.metas.get(other).solution.is_none()
-            {
-                self.metas.mark_defaultable_id(other);
-            }
+            self.pass_on_default(id, &renamed);
             self.metas.solve_with(id, n, renamed);
         }
         ok
     }
-}
 
-impl Elab<'_> {
+    /// An unconstrained type argument solved by another unknown passes on its freedom
+    /// to default: they are the same type.
+    fn pass_on_default(&mut self, id: u32, solution: &RcTerm) {
+        if self.metas.get(id).defaultable
+            && let Some(other) = flex(solution)
+            && self.metas.is_unsolved(other.id)
+        {
+            self.metas.mark_defaultable_id(other.id);
+        }
+    }
+
     /// Removes, from the unknowns inside `rhs`, the arguments that are local variables
-    /// the unknown being solved cannot see (`levels` are those it can): `?n p acc`
-    /// inside `?m := Pair (?n p acc) ..` where `?m` sees neither `p` nor `acc` becomes
-    /// `?n'` with `?n := \p acc -> ?n'`. Returns `None` when an argument that would
-    /// have to go is not a plain variable (then no solution is found this way).
-    fn prune(&mut self, rhs: &RcTerm, depth: u32, levels: &[u32], target: u32) -> Option<RcTerm> {
+    /// the unknown `target` being solved cannot see (`allowed` says which it can, by
+    /// their index seen from `rhs`'s root): `?n p acc` inside `?m := Pair (?n p acc) ..`
+    /// where `?m` sees neither `p` nor `acc` becomes `?n'` with `?n := \p acc -> ?n'`.
+    /// Returns `None` when an argument that would have to go is not a plain variable
+    /// (then no solution is found this way).
+    fn prune(&mut self, rhs: &RcTerm, target: u32, allowed: &Allowed<'_>) -> Option<RcTerm> {
         let mut failed = false;
+        // The unknowns to prune, with which of their arguments stay.
         let mut pruned: Vec<(u32, Vec<bool>)> = Vec::new();
-        // First find which unknowns need pruning and which of their arguments stay.
-        rewrite(rhs, &mut |node, d| {
-            let (id, args) = meta_spine(node)?;
-            if id == target || self.metas.get(id).solution.is_some() {
+        rewrite_spines(rhs, &mut |node, d, in_spine| {
+            if self.metas.is_final(node) {
+                return Some(node.clone());
+            }
+            if in_spine || failed {
                 return None;
             }
-            let mut keep = Vec::with_capacity(args.len());
-            for a in &args {
-                match &***a {
-                    Term::Var(Ix(i)) if *i < d => keep.push(true),
-                    Term::Var(Ix(i)) => {
-                        let outer = i - d;
-                        keep.push(outer < depth && levels.contains(&(depth - 1 - outer)));
-                    }
-                    _ => keep.push(true),
-                }
+            let f = flex(node)?;
+            if f.id == target || !self.metas.is_unsolved(f.id) {
+                return None;
             }
-            if keep.iter().any(|k| !k) {
-                let plain = args.iter().all(|a| matches!(&***a, Term::Var(_)));
-                if !plain {
-                    failed = true;
-                } else if !pruned.iter().any(|(m, _)| *m == id) {
-                    pruned.push((id, keep));
-                }
+            if pruned.iter().any(|(m, _)| *m == f.id) {
+                return None;
             }
+            // The consecutive variables first (those bound inside `rhs` stay), then
+            // the explicit arguments.
+            let implicit_ok = f.skip + f.implicit <= d || {
+                let low = f.skip.max(d) - d;
+                allowed.all_in(low, f.skip + f.implicit - d)
+            };
+            let explicit_ok = f.args.iter().all(|a| match &***a {
+                Term::Var(Ix(i)) => *i < d || allowed.contains(i - d),
+                _ => true,
+            });
+            if implicit_ok && explicit_ok {
+                return None;
+            }
+            if !f.args.iter().all(|a| matches!(&***a, Term::Var(_))) {
+                failed = true;
+                return None;
+            }
+            let mut keep: Vec<bool> = (0..f.implicit)
+                .rev()
+                .map(|j| {
+                    let i = j + f.skip;
+                    i < d || allowed.contains(i - d)
+                })
+                .collect();
+            keep.extend(f.args.iter().map(|a| match &***a {
+                Term::Var(Ix(i)) => *i < d || allowed.contains(i - d),
+                _ => true,
+            }));
+            pruned.push((f.id, keep));
             None
         });
         if failed {
@@ -273,15 +337,101 @@ impl Elab<'_> {
             let info = self.metas.get(id).clone();
             let arity = keep.len() as u32;
             let kept: Vec<u32> = (0..arity).filter(|k| keep[*k as usize]).collect();
-            let fresh = Term::Hole(HoleKind::Meta(self.metas.next_id()), info.span).rc();
-            self.metas.fresh_closed(info.span, info.what.clone());
-            // ?id := \x0 .. x(arity-1) -> ?fresh x(kept...)
-            let body = kept.iter().fold(fresh, |f, k| {
-                Term::App(f, Plicity::Explicit, Term::Var(Ix(arity - 1 - k)).rc()).rc()
-            });
+            let count = kept.len() as u32;
+            // ?id := \x0 .. x(arity-1) -> ?fresh x(kept...); when the kept ones are the
+            // innermost variables, the fresh unknown is a context unknown over them.
+            let innermost = kept
+                .iter()
+                .enumerate()
+                .all(|(j, k)| *k == arity - count + j as u32);
+            let body = if innermost {
+                let fresh = self.metas.fresh_id(count, info.span, info.what.clone());
+                Term::Hole(HoleKind::MetaCtx(fresh, count, 0), info.span).rc()
+            } else {
+                let fresh = self.metas.fresh_id(0, info.span, info.what.clone());
+                let head = Term::Hole(HoleKind::Meta(fresh), info.span).rc();
+                kept.iter().fold(head, |f, k| {
+                    Term::App(f, Plicity::Explicit, Term::Var(Ix(arity - 1 - k)).rc()).rc()
+                })
+            };
+            if info.defaultable
+                && let Some(f) = flex(&body)
+            {
+                self.metas.mark_defaultable_id(f.id);
+            }
             self.metas.solve_with(id, arity, body);
         }
         Some(self.metas.zonk(rhs))
+    }
+}
+
+/// The variables an unknown being solved may use, by their index seen from the other
+/// side's root.
+enum Allowed<'a> {
+    /// The indices `from .. to`.
+    Range(u32, u32),
+    /// Those the predicate accepts.
+    Some(&'a dyn Fn(u32) -> bool),
+}
+
+impl Allowed<'_> {
+    fn contains(&self, ix: u32) -> bool {
+        match self {
+            Allowed::Range(from, to) => (*from..*to).contains(&ix),
+            Allowed::Some(f) => f(ix),
+        }
+    }
+
+    /// Whether every index of `from .. to` is allowed.
+    fn all_in(&self, from: u32, to: u32) -> bool {
+        match self {
+            Allowed::Range(a, b) => from >= to || (*a <= from && to <= *b),
+            Allowed::Some(f) => (from..to).all(f),
+        }
+    }
+}
+
+/// What [`Elab::scan`] finds in the other side of an equation.
+struct Scan {
+    /// One more than the largest free variable index (0 if none).
+    bound: u32,
+    /// The smallest free variable index, if any.
+    floor: Option<u32>,
+    /// Whether the unknown being solved occurs.
+    occurs: bool,
+}
+
+impl Elab<'_> {
+    /// The free variables of `t` and whether the unknown `id` occurs in it, in one pass
+    /// that skips final terms (closed and free of unknowns).
+    fn scan(&self, t: &RcTerm, id: u32) -> Scan {
+        let mut scan = Scan {
+            bound: 0,
+            floor: None,
+            occurs: false,
+        };
+        let note = |low: u32, high: u32, scan: &mut Scan| {
+            scan.bound = scan.bound.max(high);
+            scan.floor = Some(scan.floor.map_or(low, |f| f.min(low)));
+        };
+        crate::core::subst::rewrite(t, &mut |node, d| {
+            if self.metas.is_final(node) {
+                return Some(node.clone());
+            }
+            match &**node {
+                Term::Var(Ix(i)) if *i >= d => note(i - d, i - d + 1, &mut scan),
+                Term::Hole(HoleKind::MetaCtx(m, count, skip), _) => {
+                    scan.occurs |= *m == id;
+                    if skip + count > d {
+                        note(skip.saturating_sub(d), skip + count - d, &mut scan);
+                    }
+                }
+                Term::Hole(HoleKind::Meta(m), _) => scan.occurs |= *m == id,
+                _ => return None,
+            }
+            Some(node.clone())
+        });
+        scan
     }
 }
 

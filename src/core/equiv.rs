@@ -4,14 +4,21 @@
 //! then parse, wind then readback, encode then decode).
 //!
 //! The comparison walks both trees with an explicit work list, so deep terms cost heap,
-//! not native stack.
+//! not native stack, and compares a pair of shared subterms (`Rc`s with other owners)
+//! once, so two equal terms whose trees are exponentially large but whose graphs are
+//! small compare in the size of their graphs.
 
-use crate::core::term::{Binder, CasePat, HoleKind, Term};
+use crate::core::term::{Binder, CasePat, HoleKind, RcTerm, Term};
+use std::collections::HashSet;
+use std::rc::Rc;
 
 /// Whether `a` and `b` are the same term up to bound names and spans.
 pub fn alpha_eq(a: &Term, b: &Term) -> bool {
-    let mut work: Vec<(&Term, &Term)> = vec![(a, b)];
-    while let Some((a, b)) = work.pop() {
+    let mut work = Work {
+        pairs: vec![(a, b)],
+        seen: HashSet::new(),
+    };
+    while let Some((a, b)) = work.pairs.pop() {
         if std::ptr::eq(a, b) {
             continue;
         }
@@ -29,6 +36,7 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
                 (HoleKind::Infer, HoleKind::Infer) => true,
                 (HoleKind::Goal(m), HoleKind::Goal(n)) => m == n,
                 (HoleKind::Meta(m), HoleKind::Meta(n)) => m == n,
+                (HoleKind::MetaCtx(m, j, a), HoleKind::MetaCtx(n, k, b)) => (m, j, a) == (n, k, b),
                 _ => false,
             },
             (Term::Pi(p, x), Term::Pi(q, y)) | (Term::Lam(p, x), Term::Lam(q, y)) => {
@@ -91,7 +99,30 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
     true
 }
 
-fn push_binder<'t>(work: &mut Vec<(&'t Term, &'t Term)>, p: &'t Binder, q: &'t Binder) {
+/// The pairs of subterms still to compare, and the pairs of shared subterms already
+/// queued (comparing them again would give the same answer).
+struct Work<'t> {
+    pairs: Vec<(&'t Term, &'t Term)>,
+    seen: HashSet<(*const Term, *const Term)>,
+}
+
+impl<'t> Work<'t> {
+    /// Queues a pair of subterms, unless they are one term or a shared pair already met.
+    fn push(&mut self, (a, b): (&'t RcTerm, &'t RcTerm)) {
+        if Rc::ptr_eq(a, b) {
+            return;
+        }
+        if Rc::strong_count(a) > 1
+            && Rc::strong_count(b) > 1
+            && !self.seen.insert((Rc::as_ptr(a), Rc::as_ptr(b)))
+        {
+            return;
+        }
+        self.pairs.push((a, b));
+    }
+}
+
+fn push_binder<'t>(work: &mut Work<'t>, p: &'t Binder, q: &'t Binder) {
     work.push((&p.ty, &q.ty));
 }
 

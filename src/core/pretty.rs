@@ -41,11 +41,35 @@ pub fn term_to_string(program: &Program, locals: &[&str], term: &Term) -> String
     p.out
 }
 
+/// Prints `term` like [`term_to_string`], for a message: at most about `max` bytes,
+/// the rest cut and shown as `…`. A type can be far larger than its source (types are
+/// shared, so a ten-line program can have a type of a billion nodes); the cost of
+/// printing it is bounded by `max` too, not by the term's size.
+pub fn term_to_string_cut(program: &Program, locals: &[&str], term: &Term, max: usize) -> String {
+    let budget = max.saturating_mul(64).max(4096);
+    let mut p = Printer::with_budget(program, term, budget);
+    p.limit = Some(max);
+    for l in locals {
+        p.names.push(l.to_string());
+    }
+    p.term(term, LOW);
+    let mut out = p.out;
+    if out.len() > max {
+        let mut cut = max;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
+}
+
 /// Prints one definition as a `def` declaration.
 pub fn def_to_string(program: &Program, id: crate::core::term::DefId) -> String {
     let d = program.def(id);
     let mut p = Printer::new(program, &d.ty);
-    p.avoid.extend(global_names(program, &d.body));
+    p.also_print(&d.body);
     p.out.push_str("def ");
     p.out.push_str(&d.name);
     if !matches!(&*d.ty, Term::Hole(HoleKind::Infer, _)) {
@@ -64,11 +88,11 @@ pub fn data_to_string(program: &Program, id: crate::core::term::DataId) -> Strin
     let d = program.data(id);
     let mut p = Printer::new(program, &Term::Universe(0));
     for b in &d.params {
-        p.avoid.extend(global_names(program, &b.ty));
+        p.also_print(&b.ty);
     }
     for c in &d.ctors {
         for f in &c.fields {
-            p.avoid.extend(global_names(program, f));
+            p.also_print(f);
         }
     }
     let _ = write!(p.out, "data {}", d.name);
@@ -142,20 +166,51 @@ struct Printer<'p> {
     names: Names,
     /// Global names the printed term mentions: no local may take one of them.
     avoid: HashSet<String>,
+    /// Which binders of the printed terms their bodies refer to.
+    uses: Uses,
     out: String,
     indent: usize,
+    /// For a message: the length past which the rest is cut.
+    limit: Option<usize>,
 }
 
 impl<'p> Printer<'p> {
     fn new(program: &'p Program, term: &Term) -> Printer<'p> {
-        Printer {
+        Printer::with_budget(program, term, usize::MAX)
+    }
+
+    /// A printer whose analyses of the term (the globals it names, the binders it
+    /// uses) stop after `budget` nodes; past it, every binder counts as used.
+    fn with_budget(program: &'p Program, term: &Term, budget: usize) -> Printer<'p> {
+        let mut p = Printer {
             program,
             builtins: program.builtins,
             names: Names::default(),
-            avoid: global_names(program, term),
+            avoid: HashSet::new(),
+            uses: Uses {
+                used: HashSet::new(),
+                complete: true,
+                budget,
+            },
             out: String::new(),
             indent: 0,
-        }
+            limit: None,
+        };
+        p.also_print(term);
+        p
+    }
+
+    /// Analyses another term this printer will print (a definition's body after its
+    /// type).
+    fn also_print(&mut self, term: &Term) {
+        global_names(self.program, term, &mut self.avoid, &mut self.uses.budget);
+        self.uses.analyse(term);
+    }
+
+    /// Whether the binder `key` is referred to (always true once the analysis stopped
+    /// early: a name is then shown, which is never wrong).
+    fn is_used(&self, key: BinderKey) -> bool {
+        !self.uses.complete || self.uses.used.contains(&key)
     }
 
     /// A display name for a binder named `name` in the source; `used` says whether the
@@ -192,6 +247,12 @@ impl<'p> Printer<'p> {
     }
 
     fn term(&mut self, t: &Term, prec: u8) {
+        if let Some(limit) = self.limit
+            && self.out.len() > limit
+        {
+            // Past the limit: the caller cuts the text here, so stop walking.
+            return;
+        }
         stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t, prec));
     }
 
@@ -235,7 +296,9 @@ impl<'p> Printer<'p> {
                 self.close(paren);
             }
             // An unsolved metavariable shows as `_` in messages: "expected `List _`".
-            Term::Hole(HoleKind::Infer | HoleKind::Meta(_), _) => self.out.push('_'),
+            Term::Hole(HoleKind::Infer | HoleKind::Meta(_) | HoleKind::MetaCtx(..), _) => {
+                self.out.push('_')
+            }
             Term::Hole(HoleKind::Goal(name), _) => {
                 self.out.push('?');
                 if let Some(n) = name {
@@ -244,7 +307,7 @@ impl<'p> Printer<'p> {
             }
             Term::Pi(b, cod) => {
                 let paren = self.open(LOW, prec);
-                let used = mentions(cod, 0);
+                let used = self.is_used(binder_key(t, 0, 0));
                 if b.plicity == Plicity::Explicit && !used {
                     self.term(&b.ty, OR);
                     self.out.push_str(" -> ");
@@ -270,7 +333,8 @@ impl<'p> Printer<'p> {
                     if count > 0 {
                         self.out.push(' ');
                     }
-                    let name = self.fresh(&b.name, b.name.as_ref() != "_" || mentions(inner, 0));
+                    let used = b.name.as_ref() != "_" || self.is_used(binder_key(body, 0, 0));
+                    let name = self.fresh(&b.name, used);
                     self.binder_group(&name, b);
                     self.names.push(name);
                     count += 1;
@@ -285,7 +349,7 @@ impl<'p> Printer<'p> {
             }
             Term::Let(b, rhs, body) => {
                 let paren = self.open(LOW, prec);
-                let used = b.name.as_ref() != "_" || mentions(rhs, 0) || mentions(body, 0);
+                let used = b.name.as_ref() != "_" || self.is_used(binder_key(t, 0, 0));
                 let name = self.fresh(&b.name, used);
                 let _ = write!(self.out, "let {name}");
                 if !matches!(&*b.ty, Term::Hole(HoleKind::Infer, _)) {
@@ -503,6 +567,14 @@ impl<'p> Printer<'p> {
             self.close(paren);
             return;
         }
+        // A match without arms is always parenthesised: after `with`, the end of the
+        // input (or of a declaration) would read as a missing arm.
+        if m.arms.is_empty() && m.default.is_none() {
+            self.out.push_str("(match ");
+            self.term(&m.scrut, OR);
+            self.out.push_str(" with)");
+            return;
+        }
         // A match is always parenthesised unless it stands where nothing can follow it,
         // because its arms extend as far right as possible.
         let paren = self.open(LOW, prec);
@@ -519,8 +591,8 @@ impl<'p> Printer<'p> {
                     self.out.push_str(&self.program.con(*c).name);
                     let n = fields.len();
                     for (k, f) in fields.iter().enumerate() {
-                        let used =
-                            f.name.as_ref() != "_" || mentions(&arm.body, (n - 1 - k) as u32);
+                        let key = binder_key(m, i as u32, k as u32);
+                        let used = f.name.as_ref() != "_" || self.is_used(key);
                         let name = self.fresh(&f.name, used);
                         self.out.push(' ');
                         self.out.push_str(&name);
@@ -541,7 +613,7 @@ impl<'p> Printer<'p> {
         }
         if let Some((binder, body)) = &m.default {
             self.newline();
-            let used = binder.name.as_ref() != "_" || mentions(body, 0);
+            let used = binder.name.as_ref() != "_" || self.is_used(binder_key(m, u32::MAX, 0));
             let name = self.fresh(&binder.name, used);
             let _ = write!(self.out, "| {name} -> ");
             self.names.push(name);
@@ -663,23 +735,129 @@ pub fn quote_into(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Whether `t` refers to the variable with index `ix` (counted from `t`'s root).
-fn mentions(t: &Term, ix: u32) -> bool {
-    let mut work: Vec<(&Term, u32)> = vec![(t, ix)];
-    while let Some((t, ix)) = work.pop() {
-        if matches!(t, Term::Var(v) if v.0 == ix) {
-            return true;
-        }
-        t.for_each_child(|child, binders| work.push((child, ix + binders)));
-    }
-    false
+/// A binder of a printed term: the node that binds it (a `Pi`, a lambda, a `let`, or
+/// a `match`), and for a match the arm (`u32::MAX` for the default) and the field.
+type BinderKey = (*const (), u32, u32);
+
+fn binder_key<T>(node: &T, arm: u32, field: u32) -> BinderKey {
+    (node as *const T as *const (), arm, field)
 }
 
-/// The names of every global a term mentions (so locals can avoid them).
-fn global_names(program: &Program, t: &Term) -> HashSet<String> {
-    let mut out = HashSet::new();
+/// Which binders the printed terms refer to, found in one pass over each term before
+/// printing (asking at every binder whether its body mentions it would cost the square
+/// of a deep term's size).
+struct Uses {
+    used: HashSet<BinderKey>,
+    /// False once the analysis stopped early for lack of budget.
+    complete: bool,
+    /// Nodes the analyses may still visit.
+    budget: usize,
+}
+
+/// One step of [`Uses::analyse`].
+enum UseStep<'t> {
+    Visit(&'t Term),
+    Bind(BinderKey),
+    Unbind(usize),
+}
+
+impl Uses {
+    /// Marks every binder of `t` that a variable of `t` refers to.
+    fn analyse(&mut self, t: &Term) {
+        // The binders around the current node, innermost last; the term's own free
+        // variables are not in it.
+        let mut scope: Vec<BinderKey> = Vec::new();
+        let mut steps = vec![UseStep::Visit(t)];
+        while let Some(step) = steps.pop() {
+            let t = match step {
+                UseStep::Visit(t) => t,
+                UseStep::Bind(key) => {
+                    scope.push(key);
+                    continue;
+                }
+                UseStep::Unbind(n) => {
+                    scope.truncate(scope.len().saturating_sub(n));
+                    continue;
+                }
+            };
+            if self.budget == 0 {
+                self.complete = false;
+                return;
+            }
+            self.budget -= 1;
+            match t {
+                Term::Var(ix) => {
+                    if let Some(j) = scope.len().checked_sub(ix.0 as usize + 1) {
+                        self.used.insert(scope[j]);
+                    }
+                }
+                Term::Pi(b, body) | Term::Lam(b, body) => {
+                    steps.push(UseStep::Unbind(1));
+                    steps.push(UseStep::Visit(body));
+                    steps.push(UseStep::Bind(binder_key(t, 0, 0)));
+                    steps.push(UseStep::Visit(&b.ty));
+                }
+                Term::Let(b, rhs, body) => {
+                    steps.push(UseStep::Unbind(1));
+                    steps.push(UseStep::Visit(body));
+                    steps.push(UseStep::Visit(rhs));
+                    steps.push(UseStep::Bind(binder_key(t, 0, 0)));
+                    steps.push(UseStep::Visit(&b.ty));
+                }
+                Term::App(f, _, a) => {
+                    steps.push(UseStep::Visit(a));
+                    steps.push(UseStep::Visit(f));
+                }
+                Term::Ann(e, ty) => {
+                    steps.push(UseStep::Visit(ty));
+                    steps.push(UseStep::Visit(e));
+                }
+                Term::Match(m) => {
+                    let m: &Match = m;
+                    if let Some((b, body)) = &m.default {
+                        steps.push(UseStep::Unbind(1));
+                        steps.push(UseStep::Visit(body));
+                        steps.push(UseStep::Bind(binder_key(m, u32::MAX, 0)));
+                        steps.push(UseStep::Visit(&b.ty));
+                    }
+                    for (i, arm) in m.arms.iter().enumerate().rev() {
+                        let fields: &[Binder] = match &arm.pat {
+                            CasePat::Con(_, fields) => fields,
+                            CasePat::Lit(_) => &[],
+                        };
+                        steps.push(UseStep::Unbind(fields.len()));
+                        steps.push(UseStep::Visit(&arm.body));
+                        for (k, f) in fields.iter().enumerate().rev() {
+                            steps.push(UseStep::Bind(binder_key(m, i as u32, k as u32)));
+                            steps.push(UseStep::Visit(&f.ty));
+                        }
+                    }
+                    steps.push(UseStep::Visit(&m.scrut));
+                }
+                Term::Def(_)
+                | Term::Data(_)
+                | Term::Con(_)
+                | Term::Extern(_)
+                | Term::Prim(..)
+                | Term::PrimType(_)
+                | Term::Lit(_)
+                | Term::Universe(_)
+                | Term::Hole(..) => {}
+            }
+        }
+    }
+}
+
+/// Adds the names of every global a term mentions to `out` (so locals can avoid them),
+/// visiting each node once and at most `budget` nodes.
+fn global_names(program: &Program, t: &Term, out: &mut HashSet<String>, budget: &mut usize) {
+    let mut seen: HashSet<*const Term> = HashSet::new();
     let mut work: Vec<&Term> = vec![t];
     while let Some(t) = work.pop() {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
         let name = match t {
             Term::Def(id) => Some(&program.def(*id).name),
             Term::Data(id) => Some(&program.data(*id).name),
@@ -703,12 +881,17 @@ fn global_names(program: &Program, t: &Term) -> HashSet<String> {
             }
             _ => None,
         };
-        if let Some(n) = name {
+        if let Some(n) = name
+            && !out.contains(&**n)
+        {
             out.insert(n.to_string());
         }
-        t.for_each_child(|child, _| work.push(child));
+        t.for_each_child(|child, _| {
+            if std::rc::Rc::strong_count(child) == 1 || seen.insert(std::rc::Rc::as_ptr(child)) {
+                work.push(child);
+            }
+        });
     }
-    out
 }
 
 /// Prints every declaration that came from `file` (data types, externals, definitions,

@@ -134,13 +134,21 @@ impl Program {
         &self.externs[id.0 as usize]
     }
 
-    /// The type of a data type: `(params) -> Type`.
+    /// The type of a data type, `(params) -> Type`, as if it lived in `Type`: a data
+    /// type whose fields hold types lives higher (`data Box = MkBox Type` is in
+    /// `Type 1`), and the type checker, which computes that level, uses
+    /// [`Program::data_type_at`] with it.
     pub fn data_type(&self, id: DataId) -> RcTerm {
+        self.data_type_at(id, 0)
+    }
+
+    /// The type of a data type living in `Type level`: `(params) -> Type level`.
+    pub fn data_type_at(&self, id: DataId, level: u32) -> RcTerm {
         self.data(id)
             .params
             .iter()
             .rev()
-            .fold(Term::Universe(0).rc(), |cod, b| {
+            .fold(Term::Universe(level).rc(), |cod, b| {
                 Term::Pi(b.clone(), cod).rc()
             })
     }

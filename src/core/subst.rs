@@ -5,10 +5,14 @@
 //! `match` arm is a [`rewrite`] too).
 //!
 //! Everything is built on one rewriting traversal, [`rewrite`], which rebuilds only the
-//! parts of a term that change (unchanged subtrees are shared) and grows the native
-//! stack on demand for deep terms.
+//! parts of a term that change (unchanged subtrees are shared), walks deep terms with
+//! an explicit stack and visits a shared subterm once per binder depth, so its cost is
+//! the size of the term's graph, not of its tree. [`map_free_vars`] is the form for
+//! operations on variables, which also spells out a type checker's context
+//! metavariable ([`HoleKind::MetaCtx`]) where its implicit arguments change.
 
-use crate::core::term::{Binder, CaseArm, CasePat, Ix, Match, RcTerm, Term};
+use crate::core::term::{Binder, CaseArm, CasePat, HoleKind, Ix, Match, Plicity, RcTerm, Term};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// A copy of match `m` around `scrut`, with each piece of its code (the fields' type
@@ -59,90 +63,142 @@ pub fn map_match(m: &Match, scrut: RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> R
 /// Rebuilds `t`, first asking `f(node, binders)` at every node, where `binders` is how
 /// many binders of `t` enclose the node; `Some(r)` replaces the node (and its children
 /// are not visited; `Some(node.clone())` keeps a subtree as it is), `None` descends.
+///
+/// The walk uses an explicit stack, so a term of any depth (a million nested arrows or
+/// `let`s) costs heap, not native stack. Unchanged subtrees are shared with `t`, and a
+/// subtree shared within `t` (an `Rc` with several owners, as types are: a pair type
+/// mentions its component types once each, however often they occur) is rewritten once
+/// per binder depth and its result shared: a term whose tree would be exponentially
+/// large but whose graph is small costs the size of its graph. `f` must therefore give
+/// the same answer (and have the same effect) each time it is asked about the same node
+/// at the same depth.
 pub fn rewrite(t: &RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
-    go(t, 0, f)
+    rewrite_spines(t, &mut |node, d, _| f(node, d))
 }
 
-fn go(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
-    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || go_inner(t, depth, f))
+/// [`rewrite`], also telling `f` whether the node is the function part of an
+/// application (`inner` in `App(inner, _, _)`): a pass that treats whole application
+/// spines (`f a b c`) handles each spine where it starts, once, instead of again at
+/// every one of its prefixes.
+pub fn rewrite_spines(
+    t: &RcTerm,
+    f: &mut impl FnMut(&RcTerm, u32, bool) -> Option<RcTerm>,
+) -> RcTerm {
+    Rewrite {
+        f,
+        memo: HashMap::new(),
+    }
+    .run(t, 0)
 }
 
-fn binder(b: &Binder, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> Binder {
-    Binder {
+/// The state of one [`rewrite`].
+struct Rewrite<'f, F> {
+    f: &'f mut F,
+    /// Results for shared nodes, by node and binder depth.
+    memo: HashMap<(*const Term, u32), RcTerm>,
+}
+
+/// One step of the walk: visit a node (at a binder depth, and whether it is the
+/// function part of an application), or rebuild it once its children are done (their
+/// results are the last `children` entries of the result stack).
+enum Step<'t> {
+    Visit(&'t RcTerm, u32, bool),
+    Build(&'t RcTerm, u32, usize),
+}
+
+/// Whether a node has other owners, so that its rewrite is worth remembering.
+fn is_shared(t: &RcTerm) -> bool {
+    Rc::strong_count(t) > 1
+}
+
+impl<F: FnMut(&RcTerm, u32, bool) -> Option<RcTerm>> Rewrite<'_, F> {
+    fn run(&mut self, root: &RcTerm, depth: u32) -> RcTerm {
+        let mut steps = vec![Step::Visit(root, depth, false)];
+        let mut results: Vec<RcTerm> = Vec::new();
+        while let Some(step) = steps.pop() {
+            match step {
+                Step::Visit(t, d, in_spine) => {
+                    if is_shared(t)
+                        && let Some(r) = self.memo.get(&(Rc::as_ptr(t), d))
+                    {
+                        results.push(r.clone());
+                        continue;
+                    }
+                    if let Some(r) = (self.f)(t, d, in_spine) {
+                        self.remember(t, d, &r);
+                        results.push(r);
+                        continue;
+                    }
+                    let mut children = Vec::new();
+                    t.for_each_child(|child, k| children.push((child, k)));
+                    if children.is_empty() {
+                        results.push(t.clone());
+                        continue;
+                    }
+                    steps.push(Step::Build(t, d, children.len()));
+                    let app = matches!(&**t, Term::App(..));
+                    for (i, (child, k)) in children.into_iter().enumerate().rev() {
+                        steps.push(Step::Visit(child, d + k, app && i == 0));
+                    }
+                }
+                Step::Build(t, d, n) => {
+                    let kids = results.split_off(results.len() - n);
+                    let r = rebuild(t, kids);
+                    self.remember(t, d, &r);
+                    results.push(r);
+                }
+            }
+        }
+        results.pop().unwrap_or_else(|| root.clone())
+    }
+
+    fn remember(&mut self, t: &RcTerm, d: u32, r: &RcTerm) {
+        if is_shared(t) {
+            self.memo.insert((Rc::as_ptr(t), d), r.clone());
+        }
+    }
+}
+
+/// `t` with its direct subterms replaced by `kids` (in [`Term::for_each_child`]'s
+/// order); `t` itself when every one of them is unchanged.
+fn rebuild(t: &RcTerm, kids: Vec<RcTerm>) -> RcTerm {
+    let mut old = Vec::with_capacity(kids.len());
+    t.for_each_child(|child, _| old.push(child));
+    if old.len() == kids.len() && old.iter().zip(&kids).all(|(a, b)| Rc::ptr_eq(a, b)) {
+        return t.clone();
+    }
+    let mut kids = kids.into_iter();
+    let mut next = || kids.next().unwrap_or_else(|| Term::Universe(0).rc());
+    let binder = |b: &Binder, ty: RcTerm| Binder {
         name: b.name.clone(),
         plicity: b.plicity,
-        ty: go(&b.ty, depth, f),
-    }
-}
-
-fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<RcTerm>) -> RcTerm {
-    if let Some(r) = f(t, depth) {
-        return r;
-    }
+        ty,
+    };
     match &**t {
-        Term::Pi(b, body) => {
-            let nb = binder(b, depth, f);
-            let nbody = go(body, depth + 1, f);
-            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nbody, body) {
-                return t.clone();
-            }
-            Term::Pi(nb, nbody).rc()
+        Term::Pi(b, _) => {
+            let ty = next();
+            Term::Pi(binder(b, ty), next()).rc()
         }
-        Term::Lam(b, body) => {
-            let nb = binder(b, depth, f);
-            let nbody = go(body, depth + 1, f);
-            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nbody, body) {
-                return t.clone();
-            }
-            Term::Lam(nb, nbody).rc()
+        Term::Lam(b, _) => {
+            let ty = next();
+            Term::Lam(binder(b, ty), next()).rc()
         }
-        Term::App(fun, p, arg) => {
-            // Walk the application spine in a loop: it can be long.
-            let mut args = Vec::new();
-            let mut head = t;
-            while let Term::App(g, p, a) = &**head {
-                args.push((*p, a));
-                head = g;
-            }
-            let _ = (fun, p, arg);
-            let nhead = go(head, depth, f);
-            let mut changed = !Rc::ptr_eq(&nhead, head);
-            let nargs: Vec<_> = args
-                .iter()
-                .rev()
-                .map(|(p, a)| {
-                    let na = go(a, depth, f);
-                    changed |= !Rc::ptr_eq(&na, a);
-                    (*p, na)
-                })
-                .collect();
-            if !changed {
-                return t.clone();
-            }
-            nargs
-                .into_iter()
-                .fold(nhead, |acc, (p, a)| Term::App(acc, p, a).rc())
+        Term::App(_, p, _) => {
+            let f = next();
+            Term::App(f, *p, next()).rc()
         }
-        Term::Let(b, rhs, body) => {
-            let nb = binder(b, depth, f);
-            let nrhs = go(rhs, depth + 1, f);
-            let nbody = go(body, depth + 1, f);
-            if Rc::ptr_eq(&nb.ty, &b.ty) && Rc::ptr_eq(&nrhs, rhs) && Rc::ptr_eq(&nbody, body) {
-                return t.clone();
-            }
-            Term::Let(nb, nrhs, nbody).rc()
+        Term::Let(b, _, _) => {
+            let ty = next();
+            let rhs = next();
+            Term::Let(binder(b, ty), rhs, next()).rc()
         }
-        Term::Ann(e, ty) => {
-            let ne = go(e, depth, f);
-            let nty = go(ty, depth, f);
-            if Rc::ptr_eq(&ne, e) && Rc::ptr_eq(&nty, ty) {
-                return t.clone();
-            }
-            Term::Ann(ne, nty).rc()
+        Term::Ann(..) => {
+            let e = next();
+            Term::Ann(e, next()).rc()
         }
         Term::Match(m) => {
-            let scrut = go(&m.scrut, depth, f);
-            map_match(m, scrut, &mut |code, k| go(code, depth + k, f))
+            let scrut = next();
+            map_match(m, scrut, &mut |_, _| next())
         }
         Term::Var(_)
         | Term::Def(_)
@@ -157,15 +213,125 @@ fn go_inner(t: &RcTerm, depth: u32, f: &mut impl FnMut(&RcTerm, u32) -> Option<R
     }
 }
 
+/// The explicit form of a context metavariable `MetaCtx(id, count, skip)`: `?id`
+/// applied to the variables `skip + count - 1`, ..., `skip`.
+pub fn meta_spine_term(id: u32, count: u32, skip: u32, span: crate::syntax::span::Span) -> RcTerm {
+    (0..count)
+        .rev()
+        .fold(Term::Hole(HoleKind::Meta(id), span).rc(), |f, i| {
+            Term::App(f, Plicity::Explicit, Term::Var(Ix(i + skip)).rc()).rc()
+        })
+}
+
+/// Rewrites the free variables of `t`: `f(ix, binders)` is asked about each variable
+/// that is free in `t`, with its index seen from `t`'s root (`ix`) and the number of
+/// binders of `t` around it; `Some(r)` replaces it (`r` is in the scope of that node).
+///
+/// A context metavariable ([`HoleKind::MetaCtx`]) stands for an application to
+/// variables; where some of those are free in `t` and `f` changes one of them, it is
+/// spelt out as that application first.
+pub fn map_free_vars(t: &RcTerm, f: &mut impl FnMut(u32, u32) -> Option<RcTerm>) -> RcTerm {
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i >= d => f(i - d, d),
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            let mut changed = false;
+            let args: Vec<RcTerm> = (0..*count)
+                .rev()
+                .map(|j| {
+                    let i = j + skip;
+                    let new = if i >= d { f(i - d, d) } else { None };
+                    changed |= new.is_some();
+                    new.unwrap_or_else(|| Term::Var(Ix(i)).rc())
+                })
+                .collect();
+            if !changed {
+                return Some(node.clone());
+            }
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                args,
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// Adds `delta` to the index of every free variable of `t` (the caller guarantees no
+/// free variable below `-delta`). A context metavariable whose arguments are all free
+/// keeps its compact form (its `skip` moves); one whose arguments are partly bound
+/// inside `t` is spelt out.
+fn shift_free(t: &RcTerm, delta: i64) -> RcTerm {
+    let moved = |i: u32| (i as i64 + delta).max(0) as u32;
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i >= d => Some(Term::Var(Ix(moved(*i - d) + d)).rc()),
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            if *skip >= d {
+                let skip = moved(skip - d) + d;
+                return Some(Term::Hole(HoleKind::MetaCtx(*id, *count, skip), *span).rc());
+            }
+            let args = (0..*count).rev().map(|j| {
+                let i = j + skip;
+                let i = if i >= d { moved(i - d) + d } else { i };
+                Term::Var(Ix(i)).rc()
+            });
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                args,
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// One more than the largest index of a variable free in `t` (0 when `t` is closed):
+/// every free variable of `t` is below it.
+pub fn free_var_bound(t: &RcTerm) -> u32 {
+    let mut bound = 0;
+    rewrite(t, &mut |node, d| {
+        match &**node {
+            Term::Var(Ix(i)) if *i >= d => bound = bound.max(i - d + 1),
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _) if skip + count > d => {
+                bound = bound.max(skip + count - d)
+            }
+            _ => return None,
+        }
+        Some(node.clone())
+    });
+    bound
+}
+
+/// The smallest index of a variable free in `t`, if any.
+pub fn free_var_floor(t: &RcTerm) -> Option<u32> {
+    let mut floor: Option<u32> = None;
+    rewrite(t, &mut |node, d| {
+        let low = match &**node {
+            Term::Var(Ix(i)) if *i >= d => i - d,
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _) if skip + count > d => {
+                skip.saturating_sub(d)
+            }
+            _ => return None,
+        };
+        floor = Some(floor.map_or(low, |f| f.min(low)));
+        Some(node.clone())
+    });
+    floor
+}
+
 /// Moves `t` under `by` more binders: every free variable's index grows by `by`.
 pub fn shift(t: &RcTerm, by: u32) -> RcTerm {
     if by == 0 {
         return t.clone();
     }
-    rewrite(t, &mut |node, d| match &**node {
-        Term::Var(Ix(i)) if *i >= d => Some(Term::Var(Ix(i + by)).rc()),
-        _ => None,
-    })
+    shift_free(t, by as i64)
+}
+
+/// Moves `t` out from under `by` binders it does not use: every free variable's index
+/// drops by `by` (none may be below `by`).
+pub fn unshift(t: &RcTerm, by: u32) -> RcTerm {
+    if by == 0 {
+        return t.clone();
+    }
+    shift_free(t, -(by as i64))
 }
 
 /// Substitutes for the `args.len()` innermost free variables of `body` (`args[0]` for
@@ -177,13 +343,38 @@ pub fn instantiate(body: &RcTerm, args: &[RcTerm]) -> RcTerm {
         return body.clone();
     }
     rewrite(body, &mut |node, d| match &**node {
+        // Past the substituted variables, or below them: only the indices move.
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span)
+            if skip + count > d && *skip >= d + n =>
+        {
+            Some(Term::Hole(HoleKind::MetaCtx(*id, *count, skip - n), *span).rc())
+        }
         Term::Var(Ix(i)) if *i >= d => {
             let j = i - d;
             Some(if j < n {
                 shift(&args[(n - 1 - j) as usize], d)
             } else {
-                Term::Var(Ix(i - n)).rc()
+                Term::Var(Ix(j - n + d)).rc()
             })
+        }
+        Term::Hole(HoleKind::MetaCtx(id, count, skip), span) if skip + count > d => {
+            // Some arguments substituted, or some bound inside `body`: spelt out.
+            let spelt = (0..*count).rev().map(|k| {
+                let i = k + skip;
+                if i < d {
+                    return Term::Var(Ix(i)).rc();
+                }
+                let j = i - d;
+                if j < n {
+                    shift(&args[(n - 1 - j) as usize], d)
+                } else {
+                    Term::Var(Ix(j - n + d)).rc()
+                }
+            });
+            Some(Term::apps(
+                Term::Hole(HoleKind::Meta(*id), *span).rc(),
+                spelt,
+            ))
         }
         _ => None,
     })
@@ -202,11 +393,14 @@ pub fn has_free_var(t: &RcTerm, ix: u32) -> bool {
         if found {
             return Some(node.clone());
         }
-        if let Term::Var(Ix(i)) = &**node
-            && *i >= d
-            && i - d == ix
-        {
-            found = true;
+        match &**node {
+            Term::Var(Ix(i)) if *i >= d && i - d == ix => found = true,
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _)
+                if ix + d >= *skip && ix + d < skip + count =>
+            {
+                found = true
+            }
+            _ => {}
         }
         None
     });

@@ -122,9 +122,19 @@ pub enum HoleKind {
     Infer,
     /// A user's `?name` (or `?`): checking stops and reports the goal.
     Goal(Option<Name>),
-    /// A metavariable of the type checker (an index into its store). Exists only during
-    /// elaboration: a checked program has none.
+    /// A metavariable of the type checker (an index into its store), standing for its
+    /// solution: a closed term, applied explicitly to what it may depend on. Exists
+    /// only during elaboration: a checked program has none.
     Meta(u32),
+    /// A metavariable of the type checker applied to a run of consecutive variables,
+    /// its arguments left implicit: `MetaCtx(id, count, skip)` means `Meta(id)` applied
+    /// to the variables with indices `skip + count - 1`, ..., `skip + 1`, `skip`, in
+    /// that order. The checker creates every unknown this way (`skip` 0: applied to
+    /// every variable of its context, so that its solution may use any of them), at a
+    /// constant cost however deep the context; moving the term under more binders only
+    /// raises `skip`, so the arguments are spelt out only when a substitution changes
+    /// some of them and not others. Exists only during elaboration.
+    MetaCtx(u32, u32, u32),
 }
 
 /// A binder: name (for printing), plicity and type annotation. The annotation is in the

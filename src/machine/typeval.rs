@@ -82,10 +82,21 @@ impl TypeEval for MachineTypeEval {
             Err(_) if self.step_limit != 0 && m.steps > self.step_limit => {
                 Err(TypeEvalError::StepLimit(self.step_limit))
             }
-            // An external is not called while checking: the term stays as it is, a
+            // Stuck on an open variable or an unknown: the term stays as it is, a
             // neutral term for the checker.
-            Err(e) if e.message.contains("is not called during type checking") => Ok(term.clone()),
-            Err(e) => Err(TypeEvalError::Failed(e.message.clone())),
+            Err(e) if is_stuck(&e) => Ok(term.clone()),
+            Err(e) => Err(TypeEvalError::Failed(e.message.clone(), e.span)),
         }
     }
+}
+
+/// Whether an evaluation error only says that evaluation met an unknown value (an open
+/// variable, an unknown, a stuck match) where it needed a known one: a well-typed term
+/// raises such errors only because part of it is unknown, so the term is stuck, not
+/// failed. Every other error (division by zero, `error`, a match no arm covers, an
+/// external, an infinite loop) is a real failure of the type's computation.
+fn is_stuck(e: &crate::machine::error::RuntimeError) -> bool {
+    e.message.contains("cannot be applied to")
+        || e.message.starts_with("cannot apply ")
+        || e.message.starts_with("internal error")
 }

@@ -151,7 +151,7 @@ fn node<'t>(t: &'t Term, names: Names, children: &mut Vec<&'t Term>) -> pb::node
         Term::Hole(h, _) => Kind::Hole(match h {
             // Metavariables exist only during elaboration: a checked program has none.
             // Should one reach here, it is written as the unknown it stands for.
-            HoleKind::Infer | HoleKind::Meta(_) => pb::Hole {
+            HoleKind::Infer | HoleKind::Meta(_) | HoleKind::MetaCtx(..) => pb::Hole {
                 kind: pb::HoleKind::Infer as i32,
                 name: None,
             },

@@ -31,7 +31,7 @@ use crate::core::pretty;
 use crate::core::program::{DeclCounts, Program};
 use crate::core::term::{CasePat, Name, Term};
 use crate::prim::Prim;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Prints the program's own declarations (not the prelude's) as a source file that loads
@@ -103,7 +103,7 @@ fn check_prelude(decoded: &Decoded, prelude: Option<&Program>) -> Result<(), Dec
 /// A copy of `program` whose declarations after `prelude` have names that print
 /// unambiguously in one file (see the module documentation).
 fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError> {
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut taken = Taken::default();
     taken.extend(["Int", "Float", "String"].map(String::from));
     taken.extend(Prim::names().map(String::from));
     taken.extend(referenced_prelude_names(program, prelude));
@@ -138,17 +138,39 @@ fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError
     Ok(out)
 }
 
+/// The names taken so far, and for each name the suffix to try next, so that `n`
+/// declarations of one name cost `O(n)`, not `O(n²)` (untrusted input can hold ten
+/// thousand constructors of one name).
+#[derive(Default)]
+struct Taken {
+    names: HashSet<String>,
+    next_suffix: HashMap<String, u64>,
+}
+
+impl Taken {
+    fn insert(&mut self, name: String) -> bool {
+        self.names.insert(name)
+    }
+
+    fn extend(&mut self, names: impl IntoIterator<Item = String>) {
+        self.names.extend(names);
+    }
+}
+
 /// `name` if free, else the first free `name_2`, `name_3`, ...; marks it taken.
-fn claim(taken: &mut HashSet<String>, name: &str) -> Name {
-    let chosen = if taken.contains(name) {
-        (2u64..)
-            .map(|k| format!("{name}_{k}"))
-            .find(|n| !taken.contains(n))
-            .unwrap_or_else(|| name.to_string())
+fn claim(taken: &mut Taken, name: &str) -> Name {
+    let chosen = if taken.names.contains(name) {
+        let start = taken.next_suffix.get(name).copied().unwrap_or(2);
+        let (k, chosen) = (start..)
+            .map(|k| (k, format!("{name}_{k}")))
+            .find(|(_, n)| !taken.names.contains(n))
+            .unwrap_or((start, name.to_string()));
+        taken.next_suffix.insert(name.to_string(), k + 1);
+        chosen
     } else {
         name.to_string()
     };
-    taken.insert(chosen.clone());
+    taken.names.insert(chosen.clone());
     Rc::from(chosen)
 }
 

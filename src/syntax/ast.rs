@@ -10,6 +10,11 @@
 
 use crate::syntax::span::Span;
 
+/// The largest universe level a program may write (`Type 1000`; LANGUAGE.md section 3).
+/// Levels are bounded so that no arithmetic on them can wrap or saturate: the checker
+/// never forms a level above this one plus one (the type of `Type 1000`).
+pub const MAX_UNIVERSE_LEVEL: u32 = 1000;
+
 /// A name as written, with its place.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Ident<'a> {
@@ -299,6 +304,23 @@ pub struct Pat<'a> {
     pub kind: PatKind<'a>,
     /// Where it is written.
     pub span: Span,
+}
+
+impl<'a> Pat<'a> {
+    /// The variables the pattern binds, left to right.
+    pub fn variables(&self) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut work = vec![self];
+        while let Some(p) = work.pop() {
+            match &p.kind {
+                PatKind::Var(name) => out.push(*name),
+                PatKind::Con { args, .. } => work.extend(args.iter().rev()),
+                PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+            }
+        }
+        out
+    }
 }
 
 /// The forms of patterns (LANGUAGE.md section 5).

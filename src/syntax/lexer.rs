@@ -21,6 +21,15 @@ use crate::diagnostic::Diagnostic;
 use crate::syntax::span::{FileId, Span};
 use bumpalo::Bump;
 
+/// The length of a first line starting with `#!` (`#!/usr/bin/env spindle run`), which
+/// the lexer skips so that a script can be made executable; 0 when there is none.
+fn shebang_len(text: &str) -> usize {
+    if !text.starts_with("#!") {
+        return 0;
+    }
+    text.find('\n').unwrap_or(text.len())
+}
+
 /// Lexical errors reported before the lexer stays silent (a megabyte of garbage should
 /// not produce a megabyte of messages).
 const MAX_LEX_ERRORS: usize = 50;
@@ -290,7 +299,7 @@ impl<'a, 's> Lexer<'a, 's> {
             arena,
             file,
             text,
-            pos: 0,
+            pos: shebang_len(text),
             prev_ends_operand: false,
             diagnostics: Vec::new(),
             eof_errors: 0,
@@ -859,6 +868,21 @@ mod tests {
             ]
         );
         assert_eq!(kinds("_ été Δx"), [Underscore, Ident("été"), Ident("Δx")]);
+    }
+
+    #[test]
+    fn a_shebang_first_line_is_skipped() {
+        assert_eq!(
+            kinds("#!/usr/bin/env spindle run\ndef x = 1"),
+            [Def, Ident("x"), Equals, Int(1)]
+        );
+        assert!(kinds("#!spindle").is_empty());
+        // Only on the first line, and only at its very start.
+        for text in ["def x = 1\n#!x", " #!x"] {
+            let arena = Bump::new();
+            let (_, diags) = tokenize(&arena, FileId(0), text);
+            assert!(!diags.is_empty(), "{text:?}");
+        }
     }
 
     #[test]

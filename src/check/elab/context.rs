@@ -1,0 +1,138 @@
+//! The local context of elaboration: the variables in scope with their types (and
+//! values, for `let`), and the names the source uses for them.
+
+use super::*;
+use std::collections::HashMap;
+
+/// The local context while elaborating: the variables in scope with their types (and
+/// values, for `let`), and the names the source can use for them. A pattern variable
+/// names an existing variable, so names and variables are kept apart.
+pub(in crate::check) struct Cx<'s> {
+    pub(in crate::check) unit: usize,
+    pub(in crate::check) names: Names<'s>,
+    pub(in crate::check) entries: Vec<CtxEntry>,
+}
+
+/// The source names in scope, in the order they were bound, with an index from each
+/// name to the variable it names now, so that looking a name up costs the same in a
+/// context of a hundred thousand variables as in a small one. Each binding remembers
+/// what its name named before, which unbinding restores.
+#[derive(Default)]
+pub(in crate::check) struct Names<'s> {
+    stack: Vec<(&'s str, Lvl, Option<Lvl>)>,
+    index: HashMap<&'s str, Lvl>,
+}
+
+impl<'s> Names<'s> {
+    /// Binds `name` to the variable at `lvl`, shadowing what it named before.
+    pub(in crate::check) fn push(&mut self, name: &'s str, lvl: Lvl) {
+        let before = self.index.insert(name, lvl);
+        self.stack.push((name, lvl, before));
+    }
+
+    /// Unbinds the innermost name.
+    pub(in crate::check) fn pop(&mut self) -> Option<(&'s str, Lvl)> {
+        let (name, lvl, before) = self.stack.pop()?;
+        match before {
+            Some(b) => {
+                self.index.insert(name, b);
+            }
+            None => {
+                self.index.remove(name);
+            }
+        }
+        Some((name, lvl))
+    }
+
+    /// The innermost binding, if any.
+    pub(in crate::check) fn last(&self) -> Option<(&'s str, Lvl)> {
+        self.stack.last().map(|(n, l, _)| (*n, *l))
+    }
+
+    /// How many bindings there are.
+    pub(in crate::check) fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Unbinds names until `len` are left.
+    pub(in crate::check) fn truncate(&mut self, len: usize) {
+        while self.stack.len() > len {
+            self.pop();
+        }
+    }
+
+    /// The variable `name` names, if any.
+    pub(in crate::check) fn get(&self, name: &str) -> Option<Lvl> {
+        self.index.get(name).copied()
+    }
+
+    /// The bindings, innermost first (shadowed ones included).
+    pub(in crate::check) fn innermost_first(&self) -> impl Iterator<Item = (&'s str, Lvl)> + '_ {
+        self.stack.iter().rev().map(|(n, l, _)| (*n, *l))
+    }
+}
+
+impl<'s> Cx<'s> {
+    /// An empty context in the scope unit `unit`.
+    pub(in crate::check) fn new(unit: usize) -> Cx<'s> {
+        Cx {
+            unit,
+            names: Names::default(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// How many variables are in scope.
+    pub(in crate::check) fn depth(&self) -> u32 {
+        self.entries.len() as u32
+    }
+
+    /// Enters a variable the source calls `name`, of type `ty` (in the current scope).
+    pub(in crate::check) fn push(&mut self, name: &'s str, ty: RcTerm) {
+        self.names.push(name, Lvl(self.depth()));
+        self.push_hidden(name_of(name), ty);
+    }
+
+    /// Enters a variable no source name refers to (a pattern's field, an inserted
+    /// implicit parameter, a bound scrutinee).
+    pub(in crate::check) fn push_hidden(&mut self, name: Name, ty: RcTerm) {
+        self.entries.push(CtxEntry {
+            name,
+            ty,
+            value: None,
+        });
+    }
+
+    /// Leaves the innermost variable (and its name, if it has one).
+    pub(in crate::check) fn pop(&mut self) {
+        let lvl = Lvl(self.depth() - 1);
+        if self.names.last().is_some_and(|(_, l)| l == lvl) {
+            self.names.pop();
+        }
+        self.entries.pop();
+    }
+
+    /// The index of the variable at `lvl`, seen from here.
+    pub(in crate::check) fn var(&self, lvl: Lvl) -> RcTerm {
+        Term::Var(lvl.to_ix(self.depth())).rc()
+    }
+
+    /// The type of the variable at `lvl`, in the current scope.
+    pub(in crate::check) fn type_of(&self, lvl: Lvl) -> RcTerm {
+        shift(&self.entries[lvl.0 as usize].ty, self.depth() - lvl.0)
+    }
+
+    /// The variable a local name denotes, if it is a local.
+    pub(in crate::check) fn lookup(&self, name: &str) -> Option<Lvl> {
+        self.names.get(name)
+    }
+
+    /// Display names of the variables in scope from level `from` on, outermost first
+    /// (for printing types whose free variables are all at least that level).
+    pub(in crate::check) fn display_names(&self, from: u32) -> Vec<String> {
+        self.entries[from as usize..]
+            .iter()
+            .map(|e| e.name.to_string())
+            .collect()
+    }
+}

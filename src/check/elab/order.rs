@@ -1,0 +1,377 @@
+//! The order declarations are checked in: dependencies first.
+//!
+//! Every top-level name can be used anywhere (LANGUAGE.md section 2), and types may
+//! compute: a type that calls a function defined further down the file needs that
+//! function checked (and its body known) first. So the declarations form a graph, an
+//! edge from each declaration to every global its text names (a constructor names its
+//! data type), and they are checked one strongly connected component at a time,
+//! dependencies first (Tarjan's algorithm, with an explicit stack): mutually recursive
+//! declarations are checked together, data types, then externals, then the definitions'
+//! types, then their bodies (type-level definitions first).
+//!
+//! The walk over each declaration's text is a loop with its own stack (a chain of ten
+//! thousand `let`s costs no native stack), and it knows which names are local, so a
+//! parameter that shadows a global is no false edge.
+
+use super::*;
+use crate::syntax::ast::{Pat, PatKind};
+use std::collections::HashMap;
+
+/// One declaration of the program, as a node of the dependency graph.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(in crate::check) enum Node {
+    /// A data type (its constructors are part of it).
+    Data(DataId),
+    /// An external.
+    Extern(ExternId),
+    /// A definition.
+    Def(DefId),
+}
+
+/// One step of the walk over a declaration's text.
+enum Step<'s> {
+    Expr(&'s Expr<'s>),
+    Pat(&'s Pat<'s>),
+    /// A local name comes into scope.
+    Bind(&'s str),
+    /// Local names leave scope.
+    Unbind(usize),
+}
+
+/// The globals a declaration's text refers to, walking it with the names it binds.
+struct Walk<'s, 'r> {
+    /// How many local binders of each name are in scope.
+    locals: HashMap<&'s str, u32>,
+    /// The names bound, innermost last (for unbinding); `None` for one that hides no
+    /// global.
+    bound: Vec<Option<&'s str>>,
+    steps: Vec<Step<'s>>,
+    resolve: &'r dyn Fn(&str) -> Option<Global>,
+    out: Vec<Global>,
+}
+
+impl<'s> Walk<'s, '_> {
+    fn name(&mut self, name: &str) {
+        if self.locals.contains_key(name) {
+            return;
+        }
+        if let Some(g) = (self.resolve)(name) {
+            self.out.push(g);
+        }
+    }
+
+    /// Queues `params` (each annotation in the scope of the earlier ones), then `then`
+    /// in the scope of all of them, then their unbinding.
+    fn params(&mut self, params: &'s [Param<'s>], then: &[&'s Expr<'s>]) {
+        // Steps run last-pushed first.
+        self.steps.push(Step::Unbind(params.len()));
+        for e in then.iter().rev() {
+            self.steps.push(Step::Expr(e));
+        }
+        for p in params.iter().rev() {
+            self.steps.push(Step::Bind(p.name.name));
+            if let Some(ty) = p.ty {
+                self.steps.push(Step::Expr(ty));
+            }
+        }
+    }
+
+    fn run(&mut self) {
+        while let Some(step) = self.steps.pop() {
+            match step {
+                Step::Bind(name) => {
+                    // Only a local that hides a global matters (most do not: they are
+                    // not tracked, so a hundred thousand parameters cost no table).
+                    if (self.resolve)(name).is_some() {
+                        *self.locals.entry(name).or_default() += 1;
+                        self.bound.push(Some(name));
+                    } else {
+                        self.bound.push(None);
+                    }
+                }
+                Step::Unbind(n) => {
+                    for _ in 0..n {
+                        let Some(bound) = self.bound.pop() else { break };
+                        if let Some(name) = bound
+                            && let Some(count) = self.locals.get_mut(name)
+                        {
+                            *count -= 1;
+                            if *count == 0 {
+                                self.locals.remove(name);
+                            }
+                        }
+                    }
+                }
+                Step::Pat(p) => self.pattern(p),
+                Step::Expr(e) => self.expr(e),
+            }
+        }
+    }
+
+    fn pattern(&mut self, p: &'s Pat<'s>) {
+        match &p.kind {
+            PatKind::Con { name, args } => {
+                self.name(name.name);
+                for a in args.iter() {
+                    self.steps.push(Step::Pat(a));
+                }
+            }
+            PatKind::Tuple(items) | PatKind::List(items) => {
+                for a in items.iter() {
+                    self.steps.push(Step::Pat(a));
+                }
+            }
+            PatKind::Var(_) | PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &'s Expr<'s>) {
+        match &e.kind {
+            ExprKind::Var(name) => self.name(name),
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Universe(_)
+            | ExprKind::Hole
+            | ExprKind::TypedHole(_)
+            | ExprKind::Unit => {}
+            ExprKind::Lam { params, body } => self.params(params, &[body]),
+            ExprKind::Pi { name, dom, cod, .. } => {
+                let bound = name.map(|n| n.name).unwrap_or("_");
+                self.steps.push(Step::Unbind(1));
+                self.steps.push(Step::Expr(cod));
+                self.steps.push(Step::Bind(bound));
+                self.steps.push(Step::Expr(dom));
+            }
+            ExprKind::Let {
+                name,
+                params,
+                ret,
+                rhs,
+                body,
+            } => {
+                // Recursive: the name is in scope in its right-hand side too.
+                self.steps.push(Step::Unbind(1));
+                self.steps.push(Step::Expr(body));
+                let then: Vec<&Expr<'_>> = ret.iter().copied().chain([*rhs]).collect();
+                self.params(params, &then);
+                self.steps.push(Step::Bind(name.name));
+            }
+            ExprKind::If { cond, then_, else_ } => {
+                self.steps.push(Step::Expr(else_));
+                self.steps.push(Step::Expr(then_));
+                self.steps.push(Step::Expr(cond));
+            }
+            ExprKind::Match { scrut, arms } => {
+                for arm in arms.iter().rev() {
+                    let vars = arm.pat.variables();
+                    self.steps.push(Step::Unbind(vars.len()));
+                    self.steps.push(Step::Expr(arm.body));
+                    for v in vars {
+                        self.steps.push(Step::Bind(v));
+                    }
+                    self.steps.push(Step::Pat(arm.pat));
+                }
+                self.steps.push(Step::Expr(scrut));
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.steps.push(Step::Expr(rhs));
+                self.steps.push(Step::Expr(lhs));
+            }
+            ExprKind::App { fun, arg, .. } => {
+                self.steps.push(Step::Expr(arg));
+                self.steps.push(Step::Expr(fun));
+            }
+            ExprKind::Ann { expr, ty } => {
+                self.steps.push(Step::Expr(ty));
+                self.steps.push(Step::Expr(expr));
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                for i in items.iter() {
+                    self.steps.push(Step::Expr(i));
+                }
+            }
+        }
+    }
+}
+
+impl Elab<'_> {
+    /// The global a name means in `unit`, without reporting anything (an unbound or
+    /// ambiguous name is reported when the declaration is checked).
+    pub(in crate::check) fn resolve_quietly(&self, unit: usize, name: &str) -> Option<Global> {
+        if let Some((g, _)) = self.scopes[unit].get(name) {
+            return Some(g);
+        }
+        if let Some((g, _)) = self.imports[unit]
+            .iter()
+            .find_map(|(u, _)| self.scopes[*u].get(name))
+        {
+            return Some(g);
+        }
+        if unit != PRELUDE_UNIT
+            && let Some((g, _)) = self.scopes[PRELUDE_UNIT].get(name)
+        {
+            return Some(g);
+        }
+        scope::builtin(name)
+    }
+
+    /// The declarations `decl` (of `unit`) refers to.
+    fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
+        let resolve = |name: &str| self.resolve_quietly(unit, name);
+        let mut walk = Walk {
+            locals: HashMap::new(),
+            bound: Vec::new(),
+            steps: Vec::new(),
+            resolve: &resolve,
+            out: Vec::new(),
+        };
+        match decl {
+            Decl::Import { .. } => {}
+            Decl::Def {
+                params, ret, body, ..
+            } => {
+                let then: Vec<&Expr<'_>> = ret.iter().copied().chain([*body]).collect();
+                walk.params(params, &then);
+            }
+            Decl::Data { params, ctors, .. } => {
+                let fields: Vec<&Expr<'_>> = ctors.iter().flat_map(|c| c.fields.iter()).collect();
+                walk.params(params, &fields);
+            }
+            Decl::Extern { ty, .. } => walk.steps.push(Step::Expr(ty)),
+        }
+        walk.run();
+        walk.out
+            .into_iter()
+            .filter_map(|g| match g {
+                Global::Def(id) => Some(Node::Def(id)),
+                Global::Data(id) => Some(Node::Data(id)),
+                Global::Con(c) => Some(Node::Data(c.data)),
+                Global::Extern(id) => Some(Node::Extern(id)),
+                Global::PrimType(_) | Global::Prim(_) => None,
+            })
+            .collect()
+    }
+
+    /// The declarations (each with its unit) grouped into strongly connected
+    /// components of the reference graph, every group after the groups it refers to.
+    pub(in crate::check) fn declaration_groups(
+        &self,
+        decls: &[(Node, usize, &Decl<'_>)],
+    ) -> Vec<Vec<usize>> {
+        let index: HashMap<NodeKey, usize> = decls
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _, _))| (key(*n), i))
+            .collect();
+        let edges: Vec<Vec<usize>> = decls
+            .iter()
+            .map(|(_, unit, decl)| {
+                let mut out: Vec<usize> = self
+                    .references(*unit, decl)
+                    .into_iter()
+                    .filter_map(|n| index.get(&key(n)).copied())
+                    .collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        components(&edges)
+    }
+}
+
+/// A hashable form of a [`Node`].
+type NodeKey = (u8, u32);
+
+fn key(n: Node) -> NodeKey {
+    match n {
+        Node::Data(id) => (0, id.0),
+        Node::Extern(id) => (1, id.0),
+        Node::Def(id) => (2, id.0),
+    }
+}
+
+/// The strongly connected components of a graph (Tarjan's algorithm, iterative), each
+/// emitted after every component it has an edge to; nodes of a component in
+/// increasing order.
+pub(in crate::check) fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let n = edges.len();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    // The depth-first path: a node and how many of its edges are done.
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        path.push((root, 0));
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut done)) = path.last_mut() {
+            if let Some(&w) = edges[v].get(*done) {
+                *done += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    path.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(parent, _)) = path.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut group = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    group.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                group.sort_unstable();
+                out.push(group);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::components;
+
+    #[test]
+    fn components_come_after_what_they_refer_to() {
+        // 0 -> 1 -> 2 -> 1, 3 -> 0, 4 alone.
+        let edges = vec![vec![1], vec![2], vec![1], vec![0], vec![]];
+        assert_eq!(
+            components(&edges),
+            vec![vec![1, 2], vec![0], vec![3], vec![4]]
+        );
+        // A long chain costs no native stack.
+        let n = 200_000;
+        let chain: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        let groups = components(&chain);
+        assert_eq!(groups.len(), n);
+        assert_eq!(groups[0], vec![n - 1]);
+    }
+}

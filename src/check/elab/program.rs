@@ -1,0 +1,516 @@
+//! The program as a whole: every declaration entered in the tables and scopes first, then
+//! each one elaborated (data types, externals, signatures, bodies), then the unknowns
+//! substituted and the ones left reported.
+
+use super::*;
+
+/// How many unknowns that cannot be inferred are reported one by one (the rest are
+/// counted in one more error).
+const UNSOLVED_REPORTED: usize = 10;
+
+/// Whether a definition's type ends, after its parameters, in a universe: a
+/// type-level function, whose body types may unfold.
+pub(in crate::check) fn ends_in_universe(ty: &Term) -> bool {
+    let mut t = ty;
+    while let Term::Pi(_, cod) = t {
+        t = cod;
+    }
+    matches!(t, Term::Universe(_))
+}
+
+/// Enters one declaration in the tables and its unit's scope.
+pub(in crate::check) fn declare_one(
+    program: &mut Program,
+    scope: &mut UnitScope,
+    decl: &Decl<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let hole = |span: Span| Term::infer(span);
+    match decl {
+        Decl::Import { .. } => {}
+        Decl::Def { name, .. } => {
+            let id = DefId(program.defs.len() as u32);
+            program.defs.push(DefDecl {
+                name: name_of(name.name),
+                ty: hole(name.span),
+                body: hole(name.span),
+                span: name.span,
+            });
+            scope.declare(name.name, Global::Def(id), name.span, errors);
+        }
+        Decl::Data { name, ctors, .. } => {
+            let id = DataId(program.datas.len() as u32);
+            scope.declare(name.name, Global::Data(id), name.span, errors);
+            let mut decls = Vec::new();
+            for (i, c) in ctors.iter().enumerate() {
+                let con = ConId {
+                    data: id,
+                    index: i as u32,
+                };
+                scope.declare(c.name.name, Global::Con(con), c.name.span, errors);
+                decls.push(CtorDecl {
+                    name: name_of(c.name.name),
+                    fields: c.fields.iter().map(|f| hole(f.span)).collect(),
+                    span: c.name.span,
+                });
+            }
+            program.datas.push(DataDecl {
+                name: name_of(name.name),
+                params: Vec::new(),
+                ctors: decls,
+                span: name.span,
+            });
+        }
+        Decl::Extern { name, .. } => {
+            if !external::is_known(name.name) {
+                let mut d = Diagnostic::error(format!("unknown external `{}`", name.name))
+                    .at(name.span, "the host provides no external of this name")
+                    .note(format!(
+                        "known externals: {}",
+                        external::known_names().join(", ")
+                    ));
+                if let Some(s) = scope::suggest(name.name, external::known_names().into_iter()) {
+                    d = d.note(format!("help: did you mean `{s}`?"));
+                }
+                errors.push(d);
+            }
+            let id = ExternId(program.externs.len() as u32);
+            program.externs.push(ExternDecl {
+                name: name_of(name.name),
+                ty: hole(name.span),
+                span: name.span,
+            });
+            scope.declare(name.name, Global::Extern(id), name.span, errors);
+        }
+    }
+}
+
+/// Builtins that stand in until the prelude's are found (only used if it lacks them,
+/// which is reported).
+pub(in crate::check) fn placeholder_builtins() -> Builtins {
+    let c = ConId {
+        data: DataId(0),
+        index: 0,
+    };
+    Builtins {
+        bool_: DataId(0),
+        false_: c,
+        true_: c,
+        unit: DataId(0),
+        unit_con: c,
+        pair: DataId(0),
+        mk_pair: c,
+        list: DataId(0),
+        nil: c,
+        cons: c,
+        maybe: DataId(0),
+        nothing: c,
+        just: c,
+    }
+}
+
+impl<'e> Elab<'e> {
+    /// Gives every declaration of every unit its id and enters its name in its unit's
+    /// scope, so that any declaration can refer to any other.
+    pub(in crate::check) fn declare(
+        units: &[SourceUnit<'_>],
+        eval: &'e mut dyn TypeEval,
+    ) -> Elab<'e> {
+        let mut program = Program {
+            defs: Vec::new(),
+            datas: Vec::new(),
+            externs: Vec::new(),
+            builtins: placeholder_builtins(),
+            main: None,
+        };
+        let mut errors = Vec::new();
+        let mut scopes = Vec::new();
+        for unit in units {
+            let mut scope = UnitScope::default();
+            for module in &unit.modules {
+                for decl in module.decls {
+                    declare_one(&mut program, &mut scope, decl, &mut errors);
+                }
+            }
+            scopes.push(scope);
+        }
+        let imports = units.iter().map(|u| u.imports.clone()).collect();
+        let mut e = Elab {
+            program,
+            scopes,
+            imports,
+            errors,
+            metas: Metas::default(),
+            eval,
+            deferred: Vec::new(),
+            eval_failures: Default::default(),
+            holes: Vec::new(),
+            eval_failure_kinds: Default::default(),
+            prelude_files: units
+                .get(PRELUDE_UNIT)
+                .into_iter()
+                .flat_map(|u| &u.modules)
+                .filter_map(|m| m.decls.first().map(|d| d.span().file))
+                .collect(),
+            coverage: Default::default(),
+            arm_use: Default::default(),
+            data_levels: Vec::new(),
+        };
+        e.data_levels = vec![0; e.program.datas.len()];
+        if !units.is_empty() {
+            e.program.builtins = e.find_builtins();
+        }
+        e
+    }
+
+    /// Looks up the prelude types and constructors that syntax desugars to.
+    pub(in crate::check) fn find_builtins(&mut self) -> Builtins {
+        let scope = &self.scopes[PRELUDE_UNIT];
+        let mut missing = Vec::new();
+        let mut data = |name: &str| match scope.get(name) {
+            Some((Global::Data(id), _)) => id,
+            _ => {
+                missing.push(name.to_string());
+                DataId(0)
+            }
+        };
+        let (bool_, unit, pair, list, maybe) = (
+            data("Bool"),
+            data("Unit"),
+            data("Pair"),
+            data("List"),
+            data("Maybe"),
+        );
+        let mut con = |name: &str| match scope.get(name) {
+            Some((Global::Con(id), _)) => id,
+            _ => {
+                missing.push(name.to_string());
+                ConId {
+                    data: DataId(0),
+                    index: 0,
+                }
+            }
+        };
+        let b = Builtins {
+            bool_,
+            false_: con("False"),
+            true_: con("True"),
+            unit,
+            unit_con: con("MkUnit"),
+            pair,
+            mk_pair: con("MkPair"),
+            list,
+            nil: con("Nil"),
+            cons: con("Cons"),
+            maybe,
+            nothing: con("Nothing"),
+            just: con("Just"),
+        };
+        if !missing.is_empty() {
+            self.errors.push(Diagnostic::error(format!(
+                "the prelude lacks {}",
+                missing.join(", ")
+            )));
+        }
+        b
+    }
+
+    /// Elaborates every declaration, phase by phase (see the module documentation).
+    pub(in crate::check) fn elaborate_declarations(&mut self, units: &[SourceUnit<'_>]) {
+        // Declarations in table order, with the unit each comes from.
+        let mut defs = Vec::new();
+        let mut datas = Vec::new();
+        let mut externs = Vec::new();
+        for (u, unit) in units.iter().enumerate() {
+            for module in &unit.modules {
+                for decl in module.decls {
+                    match decl {
+                        Decl::Def { .. } => defs.push((u, decl)),
+                        Decl::Data { .. } => datas.push((u, decl)),
+                        Decl::Extern { .. } => externs.push((u, decl)),
+                        Decl::Import { span, .. } => {
+                            if u == PRELUDE_UNIT {
+                                self.errors.push(
+                                    Diagnostic::error("the prelude cannot import files")
+                                        .at(*span, ""),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut nodes: Vec<(order::Node, usize, &Decl<'_>)> = Vec::new();
+        for (i, (u, decl)) in datas.iter().enumerate() {
+            nodes.push((order::Node::Data(DataId(i as u32)), *u, decl));
+        }
+        for (i, (u, decl)) in externs.iter().enumerate() {
+            nodes.push((order::Node::Extern(ExternId(i as u32)), *u, decl));
+        }
+        for (i, (u, decl)) in defs.iter().enumerate() {
+            nodes.push((order::Node::Def(DefId(i as u32)), *u, decl));
+        }
+        for group in self.declaration_groups(&nodes) {
+            let members: Vec<(order::Node, usize, &Decl<'_>)> =
+                group.iter().map(|i| nodes[*i]).collect();
+            self.elaborate_group(&members);
+        }
+        self.zonk_program();
+    }
+
+    /// Elaborates one group of mutually dependent declarations (every declaration it
+    /// refers to outside the group is done): its data types, externals, the types of
+    /// its definitions, then their bodies (type-level ones first, since types unfold
+    /// them); then substitutes what is solved, so that later groups (and type-level
+    /// evaluation) see finished terms.
+    fn elaborate_group(&mut self, members: &[(order::Node, usize, &Decl<'_>)]) {
+        let datas: Vec<(DataId, usize, &Decl<'_>)> = members
+            .iter()
+            .filter_map(|(n, u, d)| match n {
+                order::Node::Data(id) => Some((*id, *u, *d)),
+                _ => None,
+            })
+            .collect();
+        if !datas.is_empty() {
+            self.data_group(&datas, members);
+        }
+        for (n, u, decl) in members {
+            if let (order::Node::Extern(id), Decl::Extern { ty, .. }) = (n, decl) {
+                let (t, _) = self.check_type(&mut Cx::new(*u), ty);
+                self.check_host_type(id.0 as usize, &t, ty.span);
+                self.program.externs[id.0 as usize].ty = self.metas.zonk_closed(&t);
+            }
+        }
+        let defs: Vec<(DefId, usize, &Decl<'_>)> = members
+            .iter()
+            .filter_map(|(n, u, d)| match n {
+                order::Node::Def(id) => Some((*id, *u, *d)),
+                _ => None,
+            })
+            .collect();
+        for (id, u, decl) in &defs {
+            if let Decl::Def {
+                params, ret, body, ..
+            } = decl
+            {
+                let ty = self.signature(*u, params, *ret, body.span);
+                self.program.defs[id.0 as usize].ty = ty;
+            }
+        }
+        let mut order: Vec<usize> = (0..defs.len()).collect();
+        order.sort_by_key(|i| !ends_in_universe(&self.program.def(defs[*i].0).ty));
+        for i in order {
+            if let (id, u, Decl::Def { params, body, .. }) = defs[i] {
+                let value = self.def_body(u, id, params, body);
+                // Substituted already: a later body of the group may unfold it.
+                self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
+            }
+        }
+        for (id, _, _) in &defs {
+            let d = &self.program.defs[id.0 as usize];
+            let (ty, body) = (
+                self.metas.zonk_closed(&d.ty),
+                self.metas.zonk_closed(&d.body),
+            );
+            let d = &mut self.program.defs[id.0 as usize];
+            d.ty = ty;
+            d.body = body;
+        }
+    }
+
+    /// An `extern` must be declared at the type the host gives the external (the host
+    /// calls it with exactly those arguments).
+    pub(in crate::check) fn check_host_type(&mut self, i: usize, declared: &RcTerm, at: Span) {
+        let name = self.program.externs[i].name.clone();
+        let Some(host) = external::host_type(&name) else {
+            return; // An unknown external, already reported.
+        };
+        let arena = bumpalo::Bump::new();
+        let Ok(expr) = crate::syntax::parser::parse_expr(&arena, at.file, host) else {
+            return;
+        };
+        let mut cx = Cx::new(PRELUDE_UNIT);
+        let errors_before = self.errors.len();
+        let (host_ty, _) = self.check_type(&mut cx, expr);
+        self.errors.truncate(errors_before);
+        if !self.unify(&mut cx, declared, &host_ty, at) {
+            let shown = self.show(&cx, declared);
+            let name_span = self.program.externs[i].span;
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "the host provides `{name}` with type `{host}`, not `{shown}`"
+                ))
+                .at(name_span, "declared here")
+                .also(at, "with this type")
+                .note(format!("expected: {host}"))
+                .note(format!("   found: {shown}")),
+            );
+        }
+    }
+
+    /// A data declaration: its parameters and each constructor's field types; returns
+    /// the largest universe level of a field's type.
+    pub(in crate::check) fn data_decl<'s>(
+        &mut self,
+        unit: usize,
+        id: DataId,
+        params: &'s [Param<'s>],
+        ctors: &'s [crate::syntax::ast::CtorDecl<'s>],
+    ) -> u32 {
+        let mut cx = Cx::new(unit);
+        let binders = self.telescope(&mut cx, params, "parameter");
+        self.program.datas[id.0 as usize].params = binders;
+        let mut level = 0;
+        for (c, ctor) in ctors.iter().enumerate() {
+            let mut fields = Vec::new();
+            for field in ctor.fields {
+                let (t, l) = self.check_type(&mut cx, field);
+                level = level.max(l);
+                cx.push_hidden(name_of("_"), t.clone());
+                fields.push(t);
+            }
+            for _ in ctor.fields {
+                cx.pop();
+            }
+            self.program.datas[id.0 as usize].ctors[c].fields = fields;
+        }
+        level
+    }
+
+    /// The type of a `def`: its parameters as a `Pi` telescope around the result type
+    /// (unknowns where the source wrote no type).
+    pub(in crate::check) fn signature<'s>(
+        &mut self,
+        unit: usize,
+        params: &'s [Param<'s>],
+        ret: Option<&'s Expr<'s>>,
+        at: Span,
+    ) -> RcTerm {
+        let mut cx = Cx::new(unit);
+        let binders = self.telescope(&mut cx, params, "parameter");
+        let ret_ty = match ret {
+            Some(t) => self.check_type(&mut cx, t).0,
+            None => self.fresh(&cx, at.first_point(), "the result type"),
+        };
+        binders
+            .into_iter()
+            .rev()
+            .fold(ret_ty, |cod, b| Term::Pi(b, cod).rc())
+    }
+
+    /// Checks a definition's body against its signature; returns the value (the body
+    /// wrapped in the parameters' lambdas).
+    pub(in crate::check) fn def_body<'s>(
+        &mut self,
+        unit: usize,
+        id: DefId,
+        params: &'s [Param<'s>],
+        body: &'s Expr<'s>,
+    ) -> RcTerm {
+        let mut cx = Cx::new(unit);
+        let mut ty = self.program.def(id).ty.clone();
+        let mut binders = Vec::new();
+        for p in params {
+            let Term::Pi(b, cod) = &*ty else { break };
+            let b = b.clone();
+            cx.push(p.name.name, b.ty.clone());
+            ty = cod.clone();
+            binders.push(b);
+        }
+        let value = self.check(&mut cx, body, &ty);
+        binders
+            .into_iter()
+            .rev()
+            .fold(value, |body, b| Term::Lam(b, body).rc())
+    }
+
+    /// Substitutes every solution into the program and reports every unknown left.
+    pub(in crate::check) fn zonk_program(&mut self) {
+        self.check_deferred();
+        let unit = Term::Data(self.program.builtins.unit).rc();
+        let open: Vec<u32> = self
+            .metas
+            .all()
+            .filter(|(_, m)| m.defaultable && m.solution.is_none())
+            .map(|(id, _)| id)
+            .collect();
+        for id in open {
+            self.metas.solve(id, unit.clone());
+        }
+        let mut unsolved = Vec::new();
+        let mut fix = |metas: &Metas, t: &mut RcTerm| {
+            *t = metas.zonk_closed(t);
+            metas.unsolved_in(t, &mut unsolved);
+        };
+        for d in &mut self.program.defs {
+            fix(&self.metas, &mut d.ty);
+            fix(&self.metas, &mut d.body);
+        }
+        for d in &mut self.program.datas {
+            for b in &mut d.params {
+                fix(&self.metas, &mut b.ty);
+            }
+            for c in &mut d.ctors {
+                for f in &mut c.fields {
+                    fix(&self.metas, f);
+                }
+            }
+        }
+        for e in &mut self.program.externs {
+            fix(&self.metas, &mut e.ty);
+        }
+        unsolved.sort_unstable();
+        unsolved.dedup();
+        // In source order, and only the first few: a lambda of ten thousand untyped
+        // parameters is one mistake, not ten thousand.
+        unsolved.sort_by_key(|id| {
+            let s = self.metas.get(*id).span;
+            (s.file, s.start, *id)
+        });
+        for (k, id) in unsolved.iter().enumerate() {
+            let info = self.metas.get(*id);
+            if k == UNSOLVED_REPORTED {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "... and {} more unknowns cannot be inferred",
+                        unsolved.len() - k
+                    ))
+                    .at(info.span, format!("the next one is {}", info.what)),
+                );
+                break;
+            }
+            self.errors.push(
+                Diagnostic::error(format!("cannot infer {}", info.what))
+                    .at(info.span, "add a type annotation here"),
+            );
+        }
+    }
+
+    /// Elaborates binders left to right, each annotation a type in the scope of the
+    /// earlier binders, and leaves them all in `cx`.
+    pub(in crate::check) fn telescope<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        params: &'s [Param<'s>],
+        what: &str,
+    ) -> Vec<Binder> {
+        let mut binders = Vec::with_capacity(params.len());
+        for p in params {
+            let ty = match p.ty {
+                Some(t) => self.check_type(cx, t).0,
+                None => self.fresh(
+                    cx,
+                    p.name.span,
+                    format!("the type of the {what} `{}`", p.name.name),
+                ),
+            };
+            cx.push(p.name.name, ty.clone());
+            binders.push(Binder {
+                name: name_of(p.name.name),
+                plicity: p.plicity,
+                ty,
+            });
+        }
+        binders
+    }
+}

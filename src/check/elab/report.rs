@@ -1,0 +1,170 @@
+//! Messages about a program: typed holes with their goals, unbound names with a
+//! suggestion, type mismatches; types shown in messages are cut to a readable length.
+
+use super::*;
+
+/// How long a type shown in a message may be (LANGUAGE.md section 6: types in messages
+/// are cut to a readable length); the rest is shown as `…`.
+pub(in crate::check) const SHOWN_TYPE_LIMIT: usize = 300;
+
+/// How many local variables a typed hole's report lists (the innermost ones).
+const HOLE_LOCALS_SHOWN: usize = 30;
+
+/// A typed hole, reported once elaboration is over: by then the unknowns in its goal
+/// and in the types of the variables around it are solved as far as they will be (in
+/// `Just ?x` where a `Maybe Int` is expected, `?x`'s type is known only after the
+/// application is checked against `Maybe Int`).
+pub(in crate::check) struct PendingHole {
+    label: String,
+    span: Span,
+    goal: RcTerm,
+    /// The innermost local variables: name and type (in the hole's scope).
+    locals: Vec<(String, RcTerm)>,
+    /// How many more local variables there are.
+    more: usize,
+    /// Display names of the variables the goal and those types may mention.
+    names: Vec<String>,
+}
+
+impl<'e> Elab<'e> {
+    /// Records a typed hole: the goal and the local variables with their types, to be
+    /// reported by [`Elab::report_holes`].
+    pub(in crate::check) fn report_goal(
+        &mut self,
+        cx: &Cx<'_>,
+        name: Option<&str>,
+        goal: &RcTerm,
+        span: Span,
+    ) {
+        let label = match name {
+            Some(n) => format!("hole `?{n}`"),
+            None => "hole `?`".to_string(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut locals = Vec::new();
+        let mut more = 0;
+        for (n, lvl) in cx.names.innermost_first() {
+            if n == "_" || !seen.insert(n) {
+                continue;
+            }
+            if locals.len() == HOLE_LOCALS_SHOWN {
+                more += 1;
+                continue;
+            }
+            locals.push((n.to_string(), cx.type_of(lvl)));
+        }
+        locals.reverse();
+        let depth = cx.depth();
+        let reach = std::iter::once(goal)
+            .chain(locals.iter().map(|(_, t)| t))
+            .map(crate::core::subst::free_var_bound)
+            .max()
+            .unwrap_or(0)
+            .min(depth);
+        self.holes.push(PendingHole {
+            label,
+            span,
+            goal: goal.clone(),
+            locals,
+            more,
+            names: cx.display_names(depth - reach),
+        });
+    }
+
+    /// Reports every typed hole recorded, with the types as the end of elaboration
+    /// knows them.
+    pub(in crate::check) fn report_holes(&mut self) {
+        for hole in std::mem::take(&mut self.holes) {
+            let names: Vec<&str> = hole.names.iter().map(String::as_str).collect();
+            let show = |t: &RcTerm| {
+                let t = self.metas.zonk(t);
+                pretty::term_to_string_cut(&self.program, &names, &t, SHOWN_TYPE_LIMIT)
+            };
+            let shown = show(&hole.goal);
+            let mut d = Diagnostic::error(format!("{} has type `{shown}`", hole.label))
+                .at(hole.span, format!("expected type: {shown}"));
+            if hole.locals.is_empty() {
+                d = d.note("no local variables are in scope");
+            } else {
+                let mut lines: Vec<String> = Vec::new();
+                if hole.more > 0 {
+                    lines.push(format!("  ... and {} more", hole.more));
+                }
+                for (n, t) in &hole.locals {
+                    lines.push(format!("  {n} : {}", show(t)));
+                }
+                d = d.note(format!("local variables:\n{}", lines.join("\n")));
+            }
+            self.errors.push(d);
+        }
+    }
+
+    /// Reports an unbound name, suggesting a close one in scope.
+    pub(in crate::check) fn unbound(&mut self, cx: &Cx<'_>, name: &str, span: Span) {
+        // The innermost locals (a suggestion among a hundred thousand would cost more
+        // than it helps).
+        let mut candidates: Vec<String> = cx
+            .names
+            .innermost_first()
+            .take(1000)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        candidates.extend(self.scopes[cx.unit].names().map(str::to_string));
+        for (u, _) in &self.imports[cx.unit] {
+            candidates.extend(self.scopes[*u].names().map(str::to_string));
+        }
+        candidates.extend(self.scopes[PRELUDE_UNIT].names().map(str::to_string));
+        candidates.extend(scope::builtin_names().map(str::to_string));
+        let mut d = Diagnostic::error(format!("unbound name `{name}`")).at(span, "not in scope");
+        if let Some(s) = scope::suggest(name, candidates.iter().map(String::as_str)) {
+            d = d.note(format!("help: did you mean `{s}`?"));
+        }
+        self.errors.push(d);
+    }
+
+    /// Prints a type for a message, with the user's names for the variables in scope,
+    /// cut to [`SHOWN_TYPE_LIMIT`] bytes.
+    pub(in crate::check) fn show(&self, cx: &Cx<'_>, t: &RcTerm) -> String {
+        let t = self.metas.zonk(t);
+        // Only the variables `t` can refer to need names.
+        let depth = cx.depth();
+        let from = depth - crate::core::subst::free_var_bound(&t).min(depth);
+        let names = cx.display_names(from);
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        pretty::term_to_string_cut(&self.program, &refs, &t, SHOWN_TYPE_LIMIT)
+    }
+
+    /// Whether `t` is (an application of) an unknown standing for a type after an
+    /// error: it agrees with anything, so a mismatch with it is no second error.
+    pub(in crate::check) fn is_recovery(&self, t: &RcTerm) -> bool {
+        let t = self.metas.force_head(t);
+        crate::check::meta::flex(&t)
+            .is_some_and(|f| self.metas.is_unsolved(f.id) && self.metas.get(f.id).defaultable)
+    }
+
+    /// Reports that `found` is not `expected` at `span`, unless a failure of type-level
+    /// evaluation there, or an earlier error (a type standing for something already
+    /// reported), explains it.
+    pub(in crate::check) fn mismatch(
+        &mut self,
+        cx: &Cx<'_>,
+        span: Span,
+        found: &RcTerm,
+        expected: &RcTerm,
+    ) {
+        if self.eval_failures.contains(&span)
+            || self.is_recovery(found)
+            || self.is_recovery(expected)
+        {
+            return;
+        }
+        let f = self.show(cx, found);
+        let e = self.show(cx, expected);
+        self.errors.push(
+            Diagnostic::error(format!("type mismatch: expected `{e}`, found `{f}`"))
+                .at(span, format!("this has type `{f}`"))
+                .note(format!("expected: {e}"))
+                .note(format!("   found: {f}")),
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! Declarations (`def`, `data`, `extern`, `import`) and the parameter lists they share
+//! with `let` and lambdas, with the recovery that skips a broken declaration and goes on
+//! with the next one.
+
+use super::exprs::starts_atom;
+use super::*;
+
+impl<'a> Parser<'a, '_> {
+    /// Declarations up to the end of the input, recovering after errors.
+    pub(super) fn module(&mut self) -> Vec<Decl<'a>> {
+        let mut decls = Vec::new();
+        while !self.at(TokenKind::Eof) {
+            if self.too_many_errors() {
+                let d = Diagnostic::error("too many syntax errors; not reporting more")
+                    .at(self.tok.span, "stopped parsing here");
+                self.diagnostics.push(d);
+                break;
+            }
+            self.depth = 0;
+            self.open.clear();
+            match self.decl() {
+                Ok(decl) => {
+                    decls.push(decl);
+                    if !self.at(TokenKind::Eof) && !self.tok.kind.starts_declaration() {
+                        self.stray_token(
+                            "expected a new declaration (def, data, extern or import)",
+                        );
+                        self.recover();
+                    }
+                }
+                Err(Abort) => self.recover(),
+            }
+        }
+        decls
+    }
+
+    /// Skips to the next declaration keyword at the start of a line.
+    pub(super) fn recover(&mut self) {
+        while !self.at_declaration_boundary() {
+            self.bump();
+        }
+    }
+
+    /// One declaration, by its keyword.
+    pub(super) fn decl(&mut self) -> PResult<Decl<'a>> {
+        match self.tok.kind {
+            TokenKind::Def => self.def_decl(),
+            TokenKind::Data => self.data_decl(),
+            TokenKind::Extern => self.extern_decl(),
+            TokenKind::Import => self.import_decl(),
+            _ => Err(self.unexpected("a declaration (def, data, extern or import)")),
+        }
+    }
+
+    /// A name (not `_`), as after `def`.
+    pub(super) fn name(&mut self, what: &str) -> PResult<Ident<'a>> {
+        match self.tok.kind {
+            TokenKind::Ident(name) => {
+                let tok = self.bump();
+                Ok(Self::ident(tok, name))
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    /// Reports (without stopping) a type or constructor name that is not capitalised.
+    pub(super) fn check_capitalised(&mut self, name: Ident<'a>, what: &str) {
+        if !is_constructor_name(name.name) {
+            let d = Diagnostic::error(format!("{what} names must start with an uppercase letter"))
+                .at(name.span, format!("'{}' is not capitalised", name.name));
+            self.fail(d);
+        }
+    }
+
+    /// `def name params : ret = body`
+    pub(super) fn def_decl(&mut self) -> PResult<Decl<'a>> {
+        let start = self.bump().span;
+        let name = self.name("a name after 'def'")?;
+        let params = self.params()?;
+        let ret = self.annotation()?;
+        self.expect(
+            TokenKind::Equals,
+            if ret.is_some() {
+                "'='"
+            } else {
+                "'=', ':' or a parameter"
+            },
+        )?;
+        let body = self.expr()?;
+        Ok(Decl::Def {
+            name,
+            params: self.alloc_params(params),
+            ret,
+            body,
+            span: self.since(start),
+        })
+    }
+
+    /// `data Name params = C1 fields | C2 fields ...`, or `data Name params`.
+    pub(super) fn data_decl(&mut self) -> PResult<Decl<'a>> {
+        let start = self.bump().span;
+        let name = self.name("a type name after 'data'")?;
+        self.check_capitalised(name, "data type");
+        let params = self.params()?;
+        let mut ctors = Vec::new();
+        if self.eat(TokenKind::Equals) {
+            self.eat(TokenKind::Bar);
+            loop {
+                ctors.push(self.ctor_decl()?);
+                if !self.eat(TokenKind::Bar) {
+                    break;
+                }
+            }
+        }
+        Ok(Decl::Data {
+            name,
+            params: self.alloc_params(params),
+            ctors: self.arena.alloc_slice_fill_iter(ctors),
+            span: self.since(start),
+        })
+    }
+
+    /// One alternative of a `data` declaration: a constructor and its atomic fields.
+    pub(super) fn ctor_decl(&mut self) -> PResult<CtorDecl<'a>> {
+        let name = self.name("a constructor name")?;
+        self.check_capitalised(name, "constructor");
+        let mut fields = Vec::new();
+        while starts_atom(self.tok.kind) {
+            fields.push(self.atom()?);
+        }
+        Ok(CtorDecl {
+            name,
+            fields: self.alloc_exprs(fields),
+            span: self.since(name.span),
+        })
+    }
+
+    /// `extern name : T`
+    pub(super) fn extern_decl(&mut self) -> PResult<Decl<'a>> {
+        let start = self.bump().span;
+        let name = self.name("a name after 'extern'")?;
+        self.expect(TokenKind::Colon, "':' and the external's type")?;
+        let ty = self.expr()?;
+        Ok(Decl::Extern {
+            name,
+            ty,
+            span: self.since(start),
+        })
+    }
+
+    /// `import "path"`
+    pub(super) fn import_decl(&mut self) -> PResult<Decl<'a>> {
+        let start = self.bump().span;
+        match self.tok.kind {
+            TokenKind::Str(path) => {
+                self.bump();
+                Ok(Decl::Import {
+                    path,
+                    span: self.since(start),
+                })
+            }
+            _ => Err(self.unexpected("a file path in quotes after 'import'")),
+        }
+    }
+
+    /// `: T` if present.
+    pub(super) fn annotation(&mut self) -> PResult<Option<&'a Expr<'a>>> {
+        if !self.eat(TokenKind::Colon) {
+            return Ok(None);
+        }
+        let ty = self.expr()?;
+        Ok(Some(ty))
+    }
+
+    /// Parameters of a `def`, `let`, lambda or `data`: `x`, `_`, `(x : A)`,
+    /// `(x y : A)`, `{b : Type}`, `{b}`, as many as are written (maybe none).
+    pub(super) fn params(&mut self) -> PResult<Vec<Param<'a>>> {
+        let mut params = Vec::new();
+        loop {
+            match self.tok.kind {
+                TokenKind::LParen => {
+                    self.param_group(Delim::Paren, Plicity::Explicit, &mut params)?
+                }
+                TokenKind::LBrace => {
+                    self.param_group(Delim::Brace, Plicity::Implicit, &mut params)?
+                }
+                _ => match self.binder_name() {
+                    Some(name) => params.push(Param {
+                        name,
+                        ty: None,
+                        plicity: Plicity::Explicit,
+                        span: name.span,
+                    }),
+                    None => return Ok(params),
+                },
+            }
+        }
+    }
+
+    /// A bound name: an identifier or `_`.
+    pub(super) fn binder_name(&mut self) -> Option<Ident<'a>> {
+        let name = match self.tok.kind {
+            TokenKind::Ident(name) => name,
+            TokenKind::Underscore => "_",
+            _ => return None,
+        };
+        let tok = self.bump();
+        Some(Self::ident(tok, name))
+    }
+
+    /// `(x y : A)` or `{x y : A}` or `{x}`: one parameter per name, sharing the type.
+    pub(super) fn param_group(
+        &mut self,
+        delim: Delim,
+        plicity: Plicity,
+        out: &mut Vec<Param<'a>>,
+    ) -> PResult<()> {
+        let open = self.open_delim(delim);
+        let first = out.len();
+        while let Some(name) = self.binder_name() {
+            out.push(Param {
+                name,
+                ty: None,
+                plicity,
+                span: name.span,
+            });
+        }
+        if out.len() == first {
+            return Err(self.unexpected("a parameter name"));
+        }
+        let ty = self.annotation()?;
+        let close = match (delim, ty.is_some()) {
+            (Delim::Brace, true) => "'}'",
+            (Delim::Brace, false) => "':' or '}'",
+            (_, true) => "')'",
+            (_, false) => "':' or ')'",
+        };
+        self.close_delim(delim, close)?;
+        let span = self.since(open);
+        for param in &mut out[first..] {
+            param.ty = ty;
+            param.span = span;
+        }
+        Ok(())
+    }
+}

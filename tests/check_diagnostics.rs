@@ -1,0 +1,147 @@
+//! How many diagnostics the checker gives, and how long they are (issues 12 and 16):
+//! one mistake is one error, and a message about a huge type, or about ten thousand
+//! untyped parameters, stays readable. Through the library, counting diagnostics.
+
+use spindle::diagnostic::Diagnostic;
+use spindle::driver;
+
+/// The errors of checking `text`.
+fn errors(text: &str) -> Vec<Diagnostic> {
+    driver::load_text("t.sp", text)
+        .diagnostics
+        .into_iter()
+        .filter(Diagnostic::is_error)
+        .collect()
+}
+
+/// Every diagnostic of checking `text`, rendered as `spindle check` prints them.
+fn rendered(text: &str) -> String {
+    driver::load_text("t.sp", text).render_diagnostics()
+}
+
+#[test]
+fn one_unbound_name_is_one_error() {
+    for text in [
+        "def main = foo 1",
+        "def main : Int = foo 1",
+        "def main : Int = foo 1 + 2",
+        "def main : Int = foo 1 2 3",
+        "def main : List Int = [foo, 1]",
+        "def main : Int = let x = foo in x + 1",
+        "def main : Int = match foo with\n  | Just y -> y\n  | Nothing -> 0",
+        "def f (m : Maybe Int) : Int = match m with\n  | Jsut y -> y + 1\n  | _ -> 0",
+        "def main = (foo, foo 1)",
+    ] {
+        let errs = errors(text);
+        let unbound = errs
+            .iter()
+            .filter(|d| d.message.starts_with("unbound name"))
+            .count();
+        assert!(unbound >= 1, "{text:?}: {errs:#?}");
+        assert_eq!(
+            errs.len(),
+            unbound,
+            "{text:?}: an unbound name gives no further errors: {errs:#?}"
+        );
+    }
+    // The last one is used twice: two places, two errors, nothing else.
+    assert_eq!(errors("def main = (foo, foo 1)").len(), 2);
+}
+
+#[test]
+fn a_hole_under_a_constructor_has_the_fields_type() {
+    let errs = errors("def f : Maybe Int = Just ?x\ndef g : Pair Int String = (?a, ?b)");
+    let messages: Vec<&str> = errs.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "hole `?x` has type `Int`",
+            "hole `?a` has type `Int`",
+            "hole `?b` has type `String`"
+        ]
+    );
+}
+
+#[test]
+fn ten_thousand_untyped_parameters_give_a_short_report() {
+    let params: Vec<String> = (0..10_000).map(|i| format!("x{i}")).collect();
+    let text = format!("def main = \\{} -> 0\n", params.join(" "));
+    let errs = errors(&text);
+    assert!(
+        errs[0]
+            .message
+            .starts_with("cannot infer the type of the parameter `x0`"),
+        "{:?}",
+        errs[0]
+    );
+    assert!(errs.len() <= 11, "{} errors", errs.len());
+    assert!(
+        errs.last()
+            .is_some_and(|d| d.message.contains("9990 more unknowns")),
+        "{:?}",
+        errs.last()
+    );
+    let out = rendered(&text);
+    assert!(out.len() < 4_000, "{} bytes of errors", out.len());
+}
+
+#[test]
+fn a_huge_type_in_a_message_is_cut() {
+    // v30's type is a pair tree of 2^30 leaves: shared, it is small; printed, it is
+    // cut to a readable length.
+    let mut text = String::from("def v0 = 1\n");
+    for i in 1..=30 {
+        text.push_str(&format!("def v{i} = (v{}, v{})\n", i - 1, i - 1));
+    }
+    text.push_str("def bad : Int = v30\n");
+    let errs = errors(&text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(
+        errs[0]
+            .message
+            .starts_with("type mismatch: expected `Int`, found `Pair (Pair"),
+        "{}",
+        errs[0].message
+    );
+    assert!(errs[0].message.contains('…'));
+    let out = rendered(&text);
+    assert!(out.len() < 3_000, "{} bytes of errors", out.len());
+}
+
+#[test]
+fn a_failing_type_is_reported_once() {
+    let text = "def F (n : Int) : Type = if 1 / n == 0 then Int else String\n\
+                def x : F 0 = 3\n\
+                def y : F 0 = 4\n\
+                def main = (x, y)\n";
+    let errs = errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(
+        errs[0].message,
+        "evaluating the type `F 0`: division by zero"
+    );
+}
+
+#[test]
+fn a_pattern_error_is_one_error_and_hides_no_arm() {
+    // The broken arm's variable is an unknown in its body (no second error), and the
+    // arms after it are not called unreachable.
+    let text =
+        "def f (m : Maybe Int) : Int = match m with\n  | Foo y -> y\n  | Just z -> z\n  | _ -> 0\n";
+    let loaded = driver::load_text("t.sp", text);
+    assert_eq!(loaded.diagnostics.len(), 1, "{:#?}", loaded.diagnostics);
+    assert_eq!(loaded.diagnostics[0].message, "unbound name `Foo`");
+}
+
+#[test]
+fn unreachable_arms_are_warnings_with_a_place() {
+    let text = "def f (b : Bool) : Int = match b with\n  | True -> 1\n  | False -> 2\n  | _ -> 3\n\
+                def main = f True\n";
+    let loaded = driver::load_text("t.sp", text);
+    assert!(!loaded.has_errors(), "{:#?}", loaded.diagnostics);
+    let out = loaded.render_diagnostics();
+    assert!(
+        out.starts_with("warning: t.sp:4:5: this match arm is never reached"),
+        "{out}"
+    );
+}
