@@ -128,16 +128,16 @@ fn free_raw(heap: &mut Heap, o: Obj) {
             heap.thunks.free(r);
         }
         Obj::Rec(r) => {
-            let run = heap.recs.get(r).slots;
+            let slots = heap.recs.get(r).slots;
             heap.recs.get_mut(r).rc = 0;
             heap.recs.free(r);
-            heap.words.free(run);
+            slots.free(&mut heap.words);
         }
         Obj::Con(r) => {
-            let run = heap.cons.get(r).fields;
+            let fields = heap.cons.get(r).fields;
             heap.cons.get_mut(r).rc = 0;
             heap.cons.free(r);
-            heap.words.free(run);
+            fields.free(&mut heap.words);
         }
         Obj::Str(r) => {
             let o = heap.strs.get_mut(r);

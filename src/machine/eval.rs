@@ -939,10 +939,10 @@ impl<'p> Machine<'p> {
                             self.heap.release(v);
                             return Ok(Ctl::Eval(body, env));
                         };
-                        let run = self.heap.cons.get(r).fields;
-                        let rec = self.heap.record(env, layout, run.len);
-                        for i in 0..run.len {
-                            let w = self.heap.forced(self.heap.words.at(run, i));
+                        let fields = self.heap.cons.get(r).fields;
+                        let rec = self.heap.record(env, layout, fields.len());
+                        for i in 0..fields.len() {
+                            let w = self.heap.forced(fields.at(&self.heap.words, i));
                             self.heap.retain(w);
                             self.heap.set_slot(rec, i, w);
                         }

@@ -223,10 +223,9 @@ impl<'p> Machine<'p> {
             Val::Con(r) => {
                 let o = self.heap.cons.get(r);
                 let name = self.prog.con(o.con).name.to_string();
-                let fields = self
-                    .heap
-                    .words
-                    .get(o.fields)
+                let fields = o
+                    .fields
+                    .get(&self.heap.words)
                     .iter()
                     .map(|&f| self.plain_of(f))
                     .collect();

@@ -17,8 +17,9 @@ use std::rc::Rc;
 enum Cmp {
     Same,
     Diff,
-    /// Same constructor: the fields (two runs) decide.
-    Fields(super::arena::Run, super::arena::Run),
+    /// Same constructor: the fields (of two constructor values, or the arguments of
+    /// two applied type constructors) decide.
+    Fields(Val, Val),
 }
 
 impl<'p> Machine<'p> {
@@ -541,9 +542,9 @@ impl<'p> Machine<'p> {
 
     fn deep_push_parts(&mut self, v: Val) {
         if let Val::Con(r) = v {
-            let run = self.heap.cons.get(r).fields;
-            for i in (0..run.len).rev() {
-                let w = self.heap.words.at(run, i);
+            let fields = self.heap.cons.get(r).fields;
+            for i in (0..fields.len()).rev() {
+                let w = fields.at(&self.heap.words, i);
                 self.heap.retain(w);
                 self.deep.push(w);
             }
@@ -593,7 +594,7 @@ impl<'p> Machine<'p> {
                 if cx.con != cy.con {
                     Cmp::Diff
                 } else {
-                    Cmp::Fields(cx.fields, cy.fields)
+                    Cmp::Fields(a, b)
                 }
             }
             (Val::Pap(x), Val::Pap(y))
@@ -604,7 +605,7 @@ impl<'p> Machine<'p> {
                 if px.head != py.head || px.args.len != py.args.len {
                     Cmp::Diff
                 } else {
-                    Cmp::Fields(px.args, py.args)
+                    Cmp::Fields(a, b)
                 }
             }
             (Val::Universe(x), Val::Universe(y)) => same(x == y),
@@ -633,8 +634,16 @@ impl<'p> Machine<'p> {
             Ok(Cmp::Diff) => Ok(false),
             Ok(Cmp::Same) => Ok(true),
             Ok(Cmp::Fields(x, y)) => {
-                for i in (0..x.len).rev() {
-                    let (fx, fy) = (self.heap.words.at(x, i), self.heap.words.at(y, i));
+                let parts = |m: &Self, v: Val| -> Vec<Val> {
+                    match v {
+                        Val::Con(r) => m.heap.fields(r).to_vec(),
+                        Val::Pap(r) => m.heap.words.get(m.heap.paps.get(r).args).to_vec(),
+                        _ => Vec::new(),
+                    }
+                };
+                let (xs, ys) = (parts(self, x), parts(self, y));
+                for i in (0..xs.len()).rev() {
+                    let (fx, fy) = (xs[i], ys[i]);
                     self.heap.retain(fx);
                     self.heap.retain(fy);
                     self.eq_work.push((fx, fy));

@@ -285,7 +285,7 @@ impl<'p> Machine<'p> {
                     continue;
                 }
                 let o = self.heap.recs.get(r);
-                work.extend_from_slice(self.heap.words.get(o.slots));
+                work.extend_from_slice(o.slots.get(&self.heap.words));
                 recs.push(o.parent);
                 continue;
             }

@@ -83,7 +83,7 @@ pub fn children(heap: &Heap, o: Obj, f: &mut impl FnMut(Obj)) {
         Obj::Rec(r) => {
             let o = heap.recs.get(r);
             rec(o.parent, f);
-            for &w in heap.words.get(o.slots) {
+            for &w in o.slots.get(&heap.words) {
                 val(w, f);
             }
         }

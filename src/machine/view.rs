@@ -164,7 +164,7 @@ impl<'p> Machine<'p> {
             let parent = o.parent;
             let pname = name_of(parent, &mut order);
             let _ = writeln!(out, "  R{} (continues in {pname}):", i - 1);
-            for s in 0..o.slots.len {
+            for s in 0..o.slots.len() {
                 let b = self.code.slot_binder(o.layout, s);
                 let (name, ty) = match b {
                     Some(b) => (

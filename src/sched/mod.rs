@@ -570,7 +570,7 @@ impl Scheduler {
         if rec == NIL {
             return;
         }
-        let slots = m.heap.words.get(m.heap.recs.get(rec).slots).to_vec();
+        let slots = m.heap.rec_slots(rec).to_vec();
         for v in slots {
             self.push_frontier(m, v);
         }
