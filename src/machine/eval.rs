@@ -454,7 +454,12 @@ impl<'p> Machine<'p> {
             Code::Bin { prim, a, b, span } => return self.bin(prim, a, b, span, env),
             Code::Prim { prim, args, span } => {
                 let op = StrictOp::Prim(prim, span);
-                return self.strict_code(op, args, env, prim == Prim::Join);
+                return self.strict_code(
+                    op,
+                    args,
+                    env,
+                    matches!(prim, Prim::Join | Prim::SortInts),
+                );
             }
             Code::Extern { ext, args } => {
                 return self.strict_code(StrictOp::Extern(ext, Site(c)), args, env, true);
@@ -909,9 +914,11 @@ impl<'p> Machine<'p> {
             } else {
                 self.heap.con(c, args)
             })),
-            PapHead::Prim(p, span) => {
-                self.strict_vals(StrictOp::Prim(p, span), args, p == Prim::Join)
-            }
+            PapHead::Prim(p, span) => self.strict_vals(
+                StrictOp::Prim(p, span),
+                args,
+                matches!(p, Prim::Join | Prim::SortInts),
+            ),
             PapHead::Extern(e, site) => self.strict_vals(StrictOp::Extern(e, site), args, true),
             _ => unreachable!(),
         }

@@ -378,6 +378,30 @@ impl<'p> Machine<'p> {
                 let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
                 self.heap.string(items.join(&*sep).into())
             }
+            Prim::SortInts => {
+                let bi = self.prog.builtins;
+                let mut xs = Vec::new();
+                let mut cur = args[0];
+                loop {
+                    match self.heap.forced(cur) {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                            let f = self.heap.fields(r);
+                            match self.heap.forced(f[0]) {
+                                Val::Int(n) => xs.push(n),
+                                _ => return Err(bad(self)),
+                            }
+                            cur = f[1];
+                        }
+                        _ => break,
+                    }
+                }
+                xs.sort_unstable();
+                let mut acc = Val::Atom(bi.nil);
+                for &n in xs.iter().rev() {
+                    acc = self.heap.con(bi.cons, &[Val::Int(n), acc]);
+                }
+                acc
+            }
             Prim::ParseJson => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 self.str_list(prim::json::tokens(&s))
