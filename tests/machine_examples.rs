@@ -236,3 +236,29 @@ fn a_local_recursive_loop_is_reclaimed() {
     // Every `let go` of every call was reclaimed (only the program's own entries stay).
     assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);
 }
+
+/// `--max-memory` (LANGUAGE.md 6): a program that needs more stops with `error: out
+/// of memory` at the place being evaluated (the user's, not the prelude's), exit 1,
+/// never an abort.
+#[test]
+fn running_out_of_memory_is_an_error() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("dbl.sp"),
+        "def dbl (n : Int) (s : String) : String = if n == 0 then s else dbl (n - 1) (s ++ s)\n\
+         def main = strLength (dbl 40 \"x\")\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--max-memory", "64M", "dbl.sp"]);
+    check_error_output(&out, "out of memory\ndbl.sp:1:").unwrap();
+    std::fs::write(
+        dir.join("deep.sp"),
+        "def main = foldr (\\x acc -> x + acc) 0 (range 0 30000000)\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--max-memory", "128M", "deep.sp"]);
+    check_error_output(&out, "out of memory\ndeep.sp:1:").unwrap();
+    // A bad size is a command-line error.
+    let out = run_in(&dir, &["run", "--max-memory", "lots", "deep.sp"]);
+    assert_eq!(out.status.code(), Some(2));
+}

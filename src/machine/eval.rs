@@ -159,6 +159,22 @@ impl<'p> Machine<'p> {
         {
             return Err(RuntimeError::new("interrupted"));
         }
+        self.check_memory(0)
+    }
+
+    /// `--max-memory`: the heap, the strings and the stacks, plus `more` bytes about
+    /// to be taken, must fit (LANGUAGE.md 6). The error's place is the computation
+    /// in progress.
+    #[inline]
+    pub(crate) fn check_memory(&self, more: usize) -> Result<()> {
+        if self.max_memory == 0 {
+            return Ok(());
+        }
+        let stacks = self.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity()) * 16;
+        if self.heap.bytes_in_use() + stacks + more > self.max_memory {
+            return Err(RuntimeError::new("out of memory"));
+        }
         Ok(())
     }
 
@@ -1029,9 +1045,23 @@ impl<'p> Machine<'p> {
     }
 
     /// Gives an error without a place the place of the innermost frame that has one.
+    /// An error inside the prelude (or without a place) is reported at the innermost
+    /// place in the user's program that led to it (LANGUAGE.md 7.4: never a line of
+    /// the prelude), when the machine knows which files are the user's.
     fn place_error(&self, mut e: RuntimeError) -> RuntimeError {
-        if e.span.is_none() {
-            e.span = self.frames.iter().rev().find_map(|f| self.frame_span(f));
+        let user = |s: &Span| self.user_file.as_ref().is_none_or(|f| f(s.file));
+        if e.span.is_none_or(|s| !user(&s)) {
+            let found = self
+                .frames
+                .iter()
+                .rev()
+                .filter_map(|f| self.frame_span(f))
+                .find(|s| user(s));
+            if let Some(s) = found {
+                e.span = Some(s);
+            } else if e.span.is_none() {
+                e.span = self.frames.iter().rev().find_map(|f| self.frame_span(f));
+            }
         }
         e
     }

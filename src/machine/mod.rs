@@ -152,6 +152,9 @@ pub struct Machine<'p> {
     pub(crate) calls_layer: Option<crate::external::calls::Calls>,
     /// The next ticket for a call.
     pub(crate) next_ticket: u64,
+    /// Which source files are the user's (not the prelude's); set by the driver, so
+    /// that errors inside prelude functions point at the user's call.
+    pub user_file: Option<Box<dyn Fn(crate::syntax::span::FileId) -> bool + 'p>>,
     /// How a source place is shown to users (`wf.sp:3:5`); set by the driver.
     pub place_shown: Option<Box<dyn Fn(crate::syntax::span::Span) -> String + 'p>>,
     def_hashes: Option<crate::proto::defhash::DefHashes>,
@@ -161,6 +164,9 @@ pub struct Machine<'p> {
     pub(crate) first_failure: Option<RuntimeError>,
     /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
     pub fail_fast: bool,
+    /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
+    /// memory`.
+    pub max_memory: usize,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -218,10 +224,12 @@ impl<'p> Machine<'p> {
             calls_layer: None,
             next_ticket: 0,
             place_shown: None,
+            user_file: None,
             def_hashes: None,
             places: std::collections::HashMap::new(),
             first_failure: None,
             fail_fast: false,
+            max_memory: 0,
         }
     }
 

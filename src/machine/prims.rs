@@ -376,6 +376,8 @@ impl<'p> Machine<'p> {
             Prim::Join => {
                 let sep = text(self, 0).ok_or_else(|| bad(self))?;
                 let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
+                let size = items.iter().map(|s| s.len() + sep.len()).sum::<usize>();
+                self.check_memory(size)?;
                 self.heap.string(items.join(&*sep).into())
             }
             Prim::SortInts => {
@@ -532,6 +534,12 @@ impl<'p> Machine<'p> {
             self.heap.release(b);
             return Err(e);
         };
+        let (sx, sy) = (self.heap.text(x), self.heap.text(y));
+        if let Err(e) = self.check_memory(sx.len() + sy.len()) {
+            self.heap.release(a);
+            self.heap.release(b);
+            return Err(e);
+        }
         let (sx, sy) = (self.heap.text(x), self.heap.text(y));
         let mut s = String::with_capacity(sx.len() + sy.len());
         s.push_str(sx);
