@@ -43,10 +43,20 @@
 //!
 //! # Readback and folds
 //!
-//! Every traversal of a machine state goes through one generic walk ([`unwind`]):
-//! readback to core terms ([`readback`]), printing ([`print`]), the reference-count
-//! and reachability audits ([`audit`]), statistics, and the scheduler's search for
-//! work are folds over it.
+//! Every traversal of a whole machine state goes through one generic walk
+//! ([`unwind`]) with a fold: the reference-count and reachability audits, the census
+//! for statistics. Readback to core terms ([`readback`], and [`state`] for a paused
+//! state), the printer ([`mod@print`]) and the cycle collector ([`cycles`]) follow the
+//! same edges between objects ([`unwind::children`]); the scheduler looks only at what
+//! changed (the frames a fiber pushed since it last parked, what speculation computed),
+//! never at the whole heap.
+//!
+//! # Memory
+//!
+//! Reference counts free an object as soon as its last reference goes. Records point
+//! outward, so the only cycles go through a recursive data `let`; a backup cycle
+//! collector ([`cycles`]) takes them, and top-level values no live code can reach are
+//! unpinned. `--max-memory` bounds the heap, strings and stacks.
 
 pub mod analysis;
 pub mod arena;

@@ -5,7 +5,7 @@
 //! the same time. The machine ([`crate::machine`]) runs several **fibers** over one heap,
 //! each with its own frames; the running fiber's stacks are the machine's, the others
 //! wait here (switching swaps the vectors, nothing is copied). The interpreter stays on
-//! one thread; calls go to an [`exec::Executor`].
+//! one thread; calls go to the machine's call layer ([`crate::external::calls`]).
 //!
 //! - **Certainty.** A fiber is *certain* when the sequential run is sure to need what
 //!   it computes: fiber 0 (what the caller of `run` asked for), fibers forked for work
