@@ -59,7 +59,9 @@
 //! unpinned. `--max-memory` bounds the heap, strings and stacks.
 
 pub mod analysis;
+pub mod apply;
 pub mod arena;
+pub mod case;
 pub mod code;
 pub mod compile;
 pub mod cycles;
@@ -78,6 +80,7 @@ pub mod typeval;
 pub mod unwind;
 pub mod value;
 pub mod view;
+pub mod words;
 
 use crate::core::program::Program;
 use crate::core::term::DefId;
