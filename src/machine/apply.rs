@@ -6,7 +6,7 @@ use super::Machine;
 use super::code::{Code, CodeId, FunId};
 use super::error::{Result, RuntimeError};
 use super::eval::IMM_DEPTH;
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::PapHead;
 use super::value::{NIL, Ref, Val};
 use crate::prim::Prim;
@@ -15,7 +15,7 @@ impl<'p> Machine<'p> {
     /// A known call: one record for the parameters, strict arguments evaluated into
     /// it first, then the body.
     #[inline]
-    pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Ctl> {
+    pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Control> {
         let Code::CallDef { def, .. } = self.code.nodes[c as usize] else {
             unreachable!("call_def on a node that is not a call")
         };
@@ -28,7 +28,13 @@ impl<'p> Machine<'p> {
     /// Fills the record `rec` (owned) of a known call from argument `next` on; a
     /// strict argument whose value is not at hand is evaluated under a `CallArgs`
     /// frame. When all are in, the body runs.
-    pub(crate) fn call_args(&mut self, c: CodeId, env: Ref, next: u32, rec: Ref) -> Result<Ctl> {
+    pub(crate) fn call_args(
+        &mut self,
+        c: CodeId,
+        env: Ref,
+        next: u32,
+        rec: Ref,
+    ) -> Result<Control> {
         let Code::CallDef { def, args, strict } = self.code.nodes[c as usize] else {
             unreachable!("call_args on a node that is not a call")
         };
@@ -45,7 +51,7 @@ impl<'p> Machine<'p> {
                             next: i,
                             rec,
                         });
-                        return Ok(Ctl::Eval(a, env));
+                        return Ok(Control::Eval(a, env));
                     }
                 }
             } else {
@@ -56,7 +62,7 @@ impl<'p> Machine<'p> {
         let f = self.fun_of(def);
         let body = self.code.funs[f as usize].body;
         self.heap.release_rec(env);
-        Ok(Ctl::Eval(body, rec))
+        Ok(Control::Eval(body, rec))
     }
 
     /// An application of a head that is not a known definition.
@@ -65,7 +71,7 @@ impl<'p> Machine<'p> {
         fun: CodeId,
         args: super::code::Args,
         env: Ref,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         // A function already evaluated, with enough arguments: no frames.
         if let Some(Val::Fun(fr)) =
             self.var_word(fun, env)
@@ -104,7 +110,7 @@ impl<'p> Machine<'p> {
                 self.heap.release_rec(env);
                 let body = self.code.funs[f as usize].body;
                 self.heap.release(Val::Fun(fr));
-                return Ok(Ctl::Eval(body, rec));
+                return Ok(Control::Eval(body, rec));
             }
         }
         for i in (0..args.len).rev() {
@@ -112,7 +118,7 @@ impl<'p> Machine<'p> {
             let v = self.mkarg(a.code, env);
             self.push(Frame::Arg(v, a.implicit));
         }
-        Ok(Ctl::Eval(fun, env))
+        Ok(Control::Eval(fun, env))
     }
 
     /// A new record for a call of function value `fr` (borrowed): its parent is the
@@ -133,7 +139,7 @@ impl<'p> Machine<'p> {
     }
 
     /// A weak head normal form meets pending applications (`Arg` frames on top).
-    pub(crate) fn apply(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn apply(&mut self, v: Val) -> Result<Control> {
         match v {
             Val::Fun(fr) => {
                 let f = self.heap.funs.get(fr).fun;
@@ -173,7 +179,7 @@ impl<'p> Machine<'p> {
                     self.frames.pop();
                     self.heap.release(a);
                 }
-                Ok(Ctl::Ret(v))
+                Ok(Control::Ret(v))
             }
             other => {
                 let Some(Frame::Arg(a, implicit)) = self.frames.pop() else {
@@ -182,7 +188,7 @@ impl<'p> Machine<'p> {
                 self.heap.release(a);
                 if implicit {
                     // A constructor's type parameters given after it was built.
-                    return Ok(Ctl::Ret(other));
+                    return Ok(Control::Ret(other));
                 }
                 let kind = other.kind();
                 self.heap.release(other);
@@ -196,7 +202,7 @@ impl<'p> Machine<'p> {
     /// Binds the pending arguments to function `f`'s parameters from `from` on, in
     /// record `rec` (owned); `fv` is the function value (owned). Runs the body when
     /// all are bound, or returns a partial application.
-    pub(crate) fn bind_args(&mut self, fv: Val, f: FunId, rec: Ref, from: u32) -> Result<Ctl> {
+    pub(crate) fn bind_args(&mut self, fv: Val, f: FunId, rec: Ref, from: u32) -> Result<Control> {
         let n = self.code.funs[f as usize].params.len() as u32;
         let mut i = from;
         while i < n {
@@ -224,7 +230,7 @@ impl<'p> Machine<'p> {
         if i == n {
             self.heap.release(fv);
             let body = self.code.funs[f as usize].body;
-            return Ok(Ctl::Eval(body, rec));
+            return Ok(Control::Eval(body, rec));
         }
         // Not enough arguments: a partial application of the slots bound so far.
         let fun = &self.code.funs[f as usize];
@@ -241,12 +247,12 @@ impl<'p> Machine<'p> {
             args.push(w);
         }
         self.heap.release_rec(rec);
-        Ok(Ctl::Ret(self.heap.pap(PapHead::Fun(fr), i, &args)))
+        Ok(Control::Ret(self.heap.pap(PapHead::Fun(fr), i, &args)))
     }
 
     /// A head that takes explicit arguments only (constructor, primitive, external,
     /// neutral), with `args` (owned) received so far, meets pending applications.
-    pub(crate) fn apply_head(&mut self, head: PapHead, args: &mut Vec<Val>) -> Result<Ctl> {
+    pub(crate) fn apply_head(&mut self, head: PapHead, args: &mut Vec<Val>) -> Result<Control> {
         let arity = match head {
             PapHead::Con(c) => self.prog.con(c).fields.len(),
             PapHead::Prim(p, _) => p.arity(),
@@ -268,10 +274,10 @@ impl<'p> Machine<'p> {
         }
         if args.len() < arity {
             let n = args.len() as u32;
-            return Ok(Ctl::Ret(self.heap.pap(head, n, args)));
+            return Ok(Control::Ret(self.heap.pap(head, n, args)));
         }
         match head {
-            PapHead::Con(c) => Ok(Ctl::Ret(if args.is_empty() {
+            PapHead::Con(c) => Ok(Control::Ret(if args.is_empty() {
                 Val::Atom(c)
             } else {
                 self.heap.con(c, args)

@@ -5,20 +5,20 @@
 use super::Machine;
 use super::code::{ArmTest, CodeId, Site};
 use super::error::{Result, RuntimeError};
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
 use crate::syntax::span::Span;
 
 impl<'p> Machine<'p> {
     /// A `match` receives its scrutinee (owned) in its record (owned).
-    pub(crate) fn case(&mut self, v: Val, m: u32, env: Ref) -> Result<Ctl> {
+    pub(crate) fn case(&mut self, v: Val, m: u32, env: Ref) -> Result<Control> {
         let mc = &self.code.matches[m as usize];
         match v {
             Val::Atom(k) => {
                 for arm in &mc.arms {
                     if arm.test == ArmTest::Con(k) {
-                        return Ok(Ctl::Eval(arm.body, env));
+                        return Ok(Control::Eval(arm.body, env));
                     }
                 }
             }
@@ -29,7 +29,7 @@ impl<'p> Machine<'p> {
                         let body = arm.body;
                         let Some(layout) = arm.layout else {
                             self.heap.release(v);
-                            return Ok(Ctl::Eval(body, env));
+                            return Ok(Control::Eval(body, env));
                         };
                         let fields = self.heap.cons.get(r).fields;
                         let rec = self.heap.record(env, layout, fields.len());
@@ -39,14 +39,14 @@ impl<'p> Machine<'p> {
                             self.heap.set_slot(rec, i, w);
                         }
                         self.heap.release(v);
-                        return Ok(Ctl::Eval(body, rec));
+                        return Ok(Control::Eval(body, rec));
                     }
                 }
             }
             Val::Int(n) => {
                 for arm in &mc.arms {
                     if arm.test == ArmTest::Int(n) {
-                        return Ok(Ctl::Eval(arm.body, env));
+                        return Ok(Control::Eval(arm.body, env));
                     }
                 }
             }
@@ -58,7 +58,7 @@ impl<'p> Machine<'p> {
                     {
                         let body = arm.body;
                         self.heap.release(v);
-                        return Ok(Ctl::Eval(body, env));
+                        return Ok(Control::Eval(body, env));
                     }
                 }
             }
@@ -79,7 +79,7 @@ impl<'p> Machine<'p> {
             Some((layout, body)) => {
                 let rec = self.heap.record(env, layout, 1);
                 self.heap.set_slot(rec, 0, v);
-                Ok(Ctl::Eval(body, rec))
+                Ok(Control::Eval(body, rec))
             }
             None => {
                 let span = mc.span;
@@ -91,9 +91,9 @@ impl<'p> Machine<'p> {
     }
 
     /// A match whose scrutinee is neutral: a stuck value (type-level evaluation).
-    pub(crate) fn stuck(&mut self, scrut: Val, m: u32, env: Ref) -> Ctl {
+    pub(crate) fn stuck(&mut self, scrut: Val, m: u32, env: Ref) -> Control {
         let code = self.match_node(m);
-        Ctl::Ret(Val::Stuck(self.heap.stucks.alloc(super::heap::StuckObj {
+        Control::Ret(Val::Stuck(self.heap.stucks.alloc(super::heap::StuckObj {
             rc: 1,
             code,
             env,

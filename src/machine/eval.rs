@@ -6,7 +6,7 @@
 use super::Machine;
 use super::code::{Code, CodeId, HeadCode, Site};
 use super::error::{Result, RuntimeError};
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
 use crate::prim::Prim;
@@ -19,14 +19,14 @@ impl<'p> Machine<'p> {
     /// Runs the loop from `ctl` until a value returns to the frame height it started
     /// at, and returns that value (a new reference). A runtime error unwinds to the
     /// nearest `try` above that height, or out.
-    pub fn run(&mut self, ctl: Ctl) -> Result<Val> {
+    pub fn run(&mut self, ctl: Control) -> Result<Val> {
         let base = self.frames.len();
         self.run_at(ctl, base)
     }
 
     /// Like [`Machine::run`], until a value returns to frame height `base` (the
     /// control may come from frames pushed above it).
-    pub(crate) fn run_at(&mut self, ctl: Ctl, base: usize) -> Result<Val> {
+    pub(crate) fn run_at(&mut self, ctl: Control, base: usize) -> Result<Val> {
         let root = self.fiber;
         let mut ctl = ctl;
         let mut check_at = self.steps + super::CHECK_EVERY;
@@ -81,9 +81,9 @@ impl<'p> Machine<'p> {
                 }
             }
             let next = match ctl {
-                Ctl::Eval(c, env) => self.eval(c, env),
-                Ctl::Force(t) => self.force(t),
-                Ctl::Ret(v) => {
+                Control::Eval(c, env) => self.eval(c, env),
+                Control::Force(t) => self.force(t),
+                Control::Ret(v) => {
                     let my_base = if self.fiber == root { base } else { 0 };
                     if self.frames.len() == my_base {
                         if self.fiber == root {
@@ -94,7 +94,7 @@ impl<'p> Machine<'p> {
                         self.ret(v)
                     }
                 }
-                Ctl::Park => match self.host.is_some() {
+                Control::Park => match self.host.is_some() {
                     true => self.with_host(|h, m| h.switch(m)),
                     false => Err(RuntimeError::new(
                         "internal error: a fiber parked without a scheduler",
@@ -111,7 +111,7 @@ impl<'p> Machine<'p> {
     /// A runtime error in the current fiber: the fiber the run belongs to unwinds to
     /// its nearest `try` or out of [`Machine::run`]; another fiber unwinds to its own
     /// `try`, or ends failed and the scheduler goes on with the next.
-    pub(crate) fn fail(&mut self, e: RuntimeError, root: u32, base: usize) -> Result<Ctl> {
+    pub(crate) fn fail(&mut self, e: RuntimeError, root: u32, base: usize) -> Result<Control> {
         if self.fiber == root {
             return self.raise(e, base);
         }
@@ -127,7 +127,7 @@ impl<'p> Machine<'p> {
     /// A runtime error: unwinds to the nearest `try` frame above `base` (which turns
     /// it into `Left message`), or out of [`Machine::run`].
     #[cold]
-    pub(crate) fn raise(&mut self, e: RuntimeError, base: usize) -> Result<Ctl> {
+    pub(crate) fn raise(&mut self, e: RuntimeError, base: usize) -> Result<Control> {
         let e = self.place_error(e);
         let try_at = self.frames[base..]
             .iter()
@@ -138,7 +138,7 @@ impl<'p> Machine<'p> {
                 self.unwind_to(i + 1, &e);
                 self.frames.pop();
                 let msg = self.heap.string(e.message.as_str().into());
-                Ok(Ctl::Ret(self.maybe(Some(msg))))
+                Ok(Control::Ret(self.maybe(Some(msg))))
             }
             None => {
                 self.unwind_to(base, &e);
@@ -186,47 +186,47 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs code in a record (owned).
-    pub(crate) fn eval(&mut self, c: CodeId, env: Ref) -> Result<Ctl> {
+    pub(crate) fn eval(&mut self, c: CodeId, env: Ref) -> Result<Control> {
         Ok(match self.code.nodes[c as usize] {
             Code::Local(_) | Code::Outer { .. } => {
                 let w = self.var_word(c, env).expect("variable");
                 self.heap.retain(w);
                 self.heap.release_rec(env);
                 match w {
-                    Val::Thunk(t) => Ctl::Force(t),
-                    v => Ctl::Ret(v),
+                    Val::Thunk(t) => Control::Force(t),
+                    v => Control::Ret(v),
                 }
             }
             Code::Global(d) => {
                 self.heap.release_rec(env);
                 match self.def_value(d) {
-                    Val::Thunk(t) => Ctl::Force(t),
-                    v => Ctl::Ret(v),
+                    Val::Thunk(t) => Control::Force(t),
+                    v => Control::Ret(v),
                 }
             }
             Code::Int(n) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::Int(n))
+                Control::Ret(Val::Int(n))
             }
             Code::Float(x) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::Float(x))
+                Control::Ret(Val::Float(x))
             }
             Code::Atom(k) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::Atom(k))
+                Control::Ret(Val::Atom(k))
             }
             Code::Erased => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::Erased)
+                Control::Ret(Val::Erased)
             }
             Code::Universe(n) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::Universe(n))
+                Control::Ret(Val::Universe(n))
             }
             Code::PrimType(p) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(Val::PrimType(p))
+                Control::Ret(Val::PrimType(p))
             }
             Code::Str(_) => {
                 let Code::Str(s) = &self.code.nodes[c as usize] else {
@@ -234,15 +234,15 @@ impl<'p> Machine<'p> {
                 };
                 let s = s.clone();
                 self.heap.release_rec(env);
-                Ctl::Ret(self.heap.string(s))
+                Control::Ret(self.heap.string(s))
             }
             Code::Data(d) => {
                 self.heap.release_rec(env);
-                Ctl::Ret(self.heap.pap(PapHead::Data(d), 0, &[]))
+                Control::Ret(self.heap.pap(PapHead::Data(d), 0, &[]))
             }
             Code::Hole => {
                 self.heap.release_rec(env);
-                Ctl::Ret(self.heap.pap(PapHead::Hole(c), 0, &[]))
+                Control::Ret(self.heap.pap(PapHead::Hole(c), 0, &[]))
             }
             Code::Head(h) => {
                 self.heap.release_rec(env);
@@ -251,19 +251,19 @@ impl<'p> Machine<'p> {
                     HeadCode::Prim(p, s) => PapHead::Prim(p, s),
                     HeadCode::Extern(e) => PapHead::Extern(e, Site(c)),
                 };
-                Ctl::Ret(self.heap.pap(head, 0, &[]))
+                Control::Ret(self.heap.pap(head, 0, &[]))
             }
             Code::Con { .. } => {
                 let v = self.mkarg(c, env);
                 self.heap.release_rec(env);
-                Ctl::Ret(v)
+                Control::Ret(v)
             }
             Code::Lam(f) => {
                 let v = self.closure(f, env);
                 self.heap.release_rec(env);
-                Ctl::Ret(v)
+                Control::Ret(v)
             }
-            Code::Pi => Ctl::Ret(Val::Pi(self.heap.pis.alloc(super::heap::PiObj {
+            Code::Pi => Control::Ret(Val::Pi(self.heap.pis.alloc(super::heap::PiObj {
                 rc: 1,
                 code: c,
                 env,
@@ -286,7 +286,7 @@ impl<'p> Machine<'p> {
             Code::Seq { a, b } => {
                 self.heap.retain_rec(env);
                 self.push(Frame::SeqB { b, env });
-                Ctl::Eval(a, env)
+                Control::Eval(a, env)
             }
             Code::Let {
                 layout,
@@ -299,11 +299,11 @@ impl<'p> Machine<'p> {
                     if let Some(v) = self.imm(rhs, env, IMM_DEPTH) {
                         let rec = self.heap.record(env, layout, 1);
                         self.heap.set_slot(rec, 0, v);
-                        return Ok(Ctl::Eval(body, rec));
+                        return Ok(Control::Eval(body, rec));
                     }
                     self.heap.retain_rec(env);
                     self.push(Frame::LetStrict { layout, body, env });
-                    return Ok(Ctl::Eval(rhs, env));
+                    return Ok(Control::Eval(rhs, env));
                 }
                 // The outer record's reference moves into the new record.
                 let rec = self.heap.record(env, layout, 1);
@@ -317,7 +317,7 @@ impl<'p> Machine<'p> {
                     self.mkarg(rhs, env)
                 };
                 self.heap.set_slot(rec, 0, v);
-                Ctl::Eval(body, rec)
+                Control::Eval(body, rec)
             }
             Code::Match(m) => {
                 let scrut = self.code.matches[m as usize].scrut;
@@ -337,26 +337,26 @@ impl<'p> Machine<'p> {
                 }
                 self.heap.retain_rec(env);
                 self.push(Frame::Case { m, env });
-                Ctl::Eval(scrut, env)
+                Control::Eval(scrut, env)
             }
         })
     }
 
     /// Needs a thunk (owned reference).
     #[inline]
-    pub(crate) fn force(&mut self, t: Ref) -> Result<Ctl> {
+    pub(crate) fn force(&mut self, t: Ref) -> Result<Control> {
         let fiber = self.fiber;
         let obj = self.heap.thunks.get_mut(t);
         match obj.state {
             ThunkState::Done(v) => {
                 self.heap.retain(v);
                 self.heap.release(Val::Thunk(t));
-                Ok(Ctl::Ret(v))
+                Ok(Control::Ret(v))
             }
             ThunkState::Suspended { code, env } => {
                 obj.state = ThunkState::Blackholed { fiber, code };
                 self.push(Frame::Update(t));
-                Ok(Ctl::Eval(code, env))
+                Ok(Control::Eval(code, env))
             }
             ThunkState::Blackholed { fiber: owner, code } => {
                 if owner != fiber
@@ -378,13 +378,13 @@ impl<'p> Machine<'p> {
     /// A fiber needs a thunk (owned reference) another fiber is evaluating: the
     /// scheduler parks it, or `None` when there is no scheduler or waiting would
     /// never end.
-    pub(crate) fn wait_for_thunk(&mut self, t: Ref, owner: u32) -> Option<Ctl> {
+    pub(crate) fn wait_for_thunk(&mut self, t: Ref, owner: u32) -> Option<Control> {
         self.host.as_ref()?;
         self.with_host(|h, m| h.wait_thunk(m, t, owner))
     }
 
     /// A value reaches the frame on top.
-    pub(crate) fn ret(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn ret(&mut self, v: Val) -> Result<Control> {
         let f = self.frames.pop().expect("ret() with frames");
         match f {
             Frame::Update(t) => {
@@ -396,7 +396,7 @@ impl<'p> Machine<'p> {
                     self.with_host(|h, m| h.wake(m, t));
                 }
                 self.heap.release(Val::Thunk(t));
-                Ok(Ctl::Ret(v))
+                Ok(Control::Ret(v))
             }
             Frame::Arg(..) => {
                 self.frames.push(f);
@@ -409,7 +409,7 @@ impl<'p> Machine<'p> {
                     return self.bin_run(prim, v, y, span);
                 }
                 self.push(Frame::BinR { prim, a: v, span });
-                Ok(Ctl::Eval(b, env))
+                Ok(Control::Eval(b, env))
             }
             Frame::BinLv { prim, b, span } => {
                 self.push(Frame::BinR { prim, a: v, span });
@@ -432,11 +432,11 @@ impl<'p> Machine<'p> {
             Frame::LetStrict { layout, body, env } => {
                 let rec = self.heap.record(env, layout, 1);
                 self.heap.set_slot(rec, 0, v);
-                Ok(Ctl::Eval(body, rec))
+                Ok(Control::Eval(body, rec))
             }
             Frame::SeqB { b, env } => {
                 self.heap.release(v);
-                Ok(Ctl::Eval(b, env))
+                Ok(Control::Eval(b, env))
             }
             Frame::ConcatL { b, span } => self.concat_left(v, b, span),
             Frame::ConcatR { a } => self.concat_right(a, v),
@@ -451,10 +451,10 @@ impl<'p> Machine<'p> {
                 Ok(self.need(right))
             }
             Frame::EqRight(left) => self.eq_step(left, v),
-            Frame::Try => Ok(Ctl::Ret(v)),
+            Frame::Try => Ok(Control::Ret(v)),
             Frame::Declare { files, .. } => {
                 self.heap.release(files);
-                Ok(Ctl::Ret(v))
+                Ok(Control::Ret(v))
             }
             Frame::After(b) => {
                 self.heap.release(v);
@@ -465,10 +465,10 @@ impl<'p> Machine<'p> {
 
     /// The control that needs a word (owned).
     #[inline(always)]
-    pub(crate) fn need(&self, v: Val) -> Ctl {
+    pub(crate) fn need(&self, v: Val) -> Control {
         match v {
-            Val::Thunk(t) => Ctl::Force(t),
-            v => Ctl::Ret(v),
+            Val::Thunk(t) => Control::Force(t),
+            v => Control::Ret(v),
         }
     }
 }

@@ -8,7 +8,7 @@
 use super::Machine;
 use super::code::Site;
 use super::error::{Result, RuntimeError};
-use super::frame::Ctl;
+use super::frame::Control;
 use super::host::CallRequest;
 use super::value::Val;
 use crate::core::term::{ConId, DataId, ExternId};
@@ -35,7 +35,12 @@ pub type CallAnswer = std::result::Result<Reply, CallError>;
 
 impl<'p> Machine<'p> {
     /// An external with its arguments in normal form (owned).
-    pub(crate) fn extern_run(&mut self, e: ExternId, site: Site, args: Vec<Val>) -> Result<Ctl> {
+    pub(crate) fn extern_run(
+        &mut self,
+        e: ExternId,
+        site: Site,
+        args: Vec<Val>,
+    ) -> Result<Control> {
         let decl = self.prog.external(e);
         let span = if site == Site::UNKNOWN {
             decl.span
@@ -171,11 +176,11 @@ impl<'p> Machine<'p> {
         answer: CallAnswer,
         passthrough: Option<Val>,
         span: Span,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         let outcome = answer.and_then(|reply| ext.finish(reply));
         match outcome {
             Ok(Outcome::Argument(_)) => match passthrough {
-                Some(v) => Ok(Ctl::Ret(v)),
+                Some(v) => Ok(Control::Ret(v)),
                 None => Err(RuntimeError::at(
                     "internal error: a call lost its argument",
                     span,
@@ -185,7 +190,7 @@ impl<'p> Machine<'p> {
                 if let Some(v) = passthrough {
                     self.heap.release(v);
                 }
-                Ok(Ctl::Ret(self.value_of(&p)))
+                Ok(Control::Ret(self.value_of(&p)))
             }
             Err(e) => {
                 if let Some(v) = passthrough {

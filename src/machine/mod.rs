@@ -13,7 +13,7 @@
 //! - **Frames** ([`frame`]): the typed continuation stack, plus side stacks for
 //!   arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
 //!   structural comparisons (`eq_work`).
-//! - **Control** ([`frame::Ctl`]): run code in a record, need a thunk, or return a
+//! - **Control** ([`frame::Control`]): run code in a record, need a thunk, or return a
 //!   weak head normal form to the top frame.
 //!
 //! # Transitions ([`eval`])
@@ -88,7 +88,7 @@ use analysis::Facts;
 use code::{CodeStore, FunId};
 use compile::DefCode;
 use error::{Result, RuntimeError};
-use frame::{Ctl, Frame};
+use frame::{Control, Frame};
 use heap::{Heap, ThunkState};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -138,7 +138,7 @@ pub struct Machine<'p> {
     /// When not zero, evaluation stops before this step ([`state`]).
     pub(crate) pause_after: u64,
     /// The control of an evaluation stopped by `pause_after`.
-    pub(crate) paused: Option<Ctl>,
+    pub(crate) paused: Option<Control>,
     /// Where the printer writes.
     pub(crate) out: Option<print::Output>,
     /// What the printer holds while it needs a value (for the audits).
@@ -334,7 +334,7 @@ impl<'p> Machine<'p> {
     /// result is a new reference.
     pub fn whnf(&mut self, v: Val) -> Result<Val> {
         match v {
-            Val::Thunk(t) => self.run(Ctl::Force(t)),
+            Val::Thunk(t) => self.run(Control::Force(t)),
             v => Ok(v),
         }
     }
@@ -422,12 +422,12 @@ impl<'p> Machine<'p> {
     }
 
     /// Releases what a control holds.
-    pub(crate) fn drop_ctl(&mut self, ctl: Ctl) {
+    pub(crate) fn drop_ctl(&mut self, ctl: Control) {
         match ctl {
-            Ctl::Eval(_, env) => self.heap.release_rec(env),
-            Ctl::Force(t) => self.heap.release(Val::Thunk(t)),
-            Ctl::Ret(v) => self.heap.release(v),
-            Ctl::Park => {}
+            Control::Eval(_, env) => self.heap.release_rec(env),
+            Control::Force(t) => self.heap.release(Val::Thunk(t)),
+            Control::Ret(v) => self.heap.release(v),
+            Control::Park => {}
         }
     }
 

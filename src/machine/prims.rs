@@ -6,7 +6,7 @@ use super::Machine;
 use super::code::{Args, CodeId};
 use super::error::{Result, RuntimeError};
 use super::eval::{FloatResult, IntResult, float_op, int_op};
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
 use crate::prim::{self, Prim};
@@ -34,42 +34,44 @@ impl<'p> Machine<'p> {
         b: CodeId,
         span: Span,
         env: Ref,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         if let Some(x) = self.imm(a, env, 6) {
             if let Some(y) = self.imm(b, env, 6) {
                 self.heap.release_rec(env);
                 return self.bin_run(prim, x, y, span);
             }
             self.push(Frame::BinR { prim, a: x, span });
-            return Ok(Ctl::Eval(b, env));
+            return Ok(Control::Eval(b, env));
         }
         self.heap.retain_rec(env);
         self.push(Frame::BinL { prim, b, env, span });
-        Ok(Ctl::Eval(a, env))
+        Ok(Control::Eval(a, env))
     }
 
     /// Runs a binary primitive on two values (owned).
     #[inline]
-    pub(crate) fn bin_run(&mut self, p: Prim, x: Val, y: Val, span: Span) -> Result<Ctl> {
+    pub(crate) fn bin_run(&mut self, p: Prim, x: Val, y: Val, span: Span) -> Result<Control> {
         match (x, y) {
             (Val::Int(a), Val::Int(b)) => match int_op(p, a, b) {
-                Some(IntResult::Int(n)) => Ok(Ctl::Ret(Val::Int(n))),
-                Some(IntResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                Some(IntResult::Int(n)) => Ok(Control::Ret(Val::Int(n))),
+                Some(IntResult::Bool(t)) => Ok(Control::Ret(self.bool_val(t))),
                 None => match prim::arith::int(p, a, b) {
-                    Ok(n) => Ok(Ctl::Ret(Val::Int(n))),
+                    Ok(n) => Ok(Control::Ret(Val::Int(n))),
                     Err(m) => Err(RuntimeError::at(m, span)),
                 },
             },
             (Val::Float(a), Val::Float(b)) => match float_op(p, a, b) {
-                Some(FloatResult::Float(r)) => Ok(Ctl::Ret(Val::Float(r))),
-                Some(FloatResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                Some(FloatResult::Float(r)) => Ok(Control::Ret(Val::Float(r))),
+                Some(FloatResult::Bool(t)) => Ok(Control::Ret(self.bool_val(t))),
                 None => Err(self.mismatch(p, span, &[x, y])),
             },
             (Val::Str(a), Val::Str(b)) if prim::compare::is_ordering(p) => {
                 let o = self.heap.text(a).as_ref().cmp(self.heap.text(b).as_ref());
                 self.heap.release(x);
                 self.heap.release(y);
-                Ok(Ctl::Ret(self.bool_val(prim::compare::holds(p, Some(o)))))
+                Ok(Control::Ret(
+                    self.bool_val(prim::compare::holds(p, Some(o))),
+                ))
             }
             _ if matches!(p, Prim::Eq | Prim::Ne) => self.eq_start(x, y, p == Prim::Ne, span),
             _ => {
@@ -104,7 +106,7 @@ impl<'p> Machine<'p> {
         args: Args,
         env: Ref,
         nf: bool,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         if let StrictOp::Prim(Prim::Concat, span) = op
             && !matches!(self.frames.last(), Some(Frame::Stream))
         {
@@ -112,7 +114,7 @@ impl<'p> Machine<'p> {
             let (a, b) = (codes[0], codes[1]);
             let bv = self.mkarg(b, env);
             self.push(Frame::ConcatL { b: bv, span });
-            return Ok(Ctl::Eval(a, env));
+            return Ok(Control::Eval(a, env));
         }
         let mut vals = Vec::with_capacity(args.len as usize);
         for i in 0..args.len {
@@ -125,12 +127,12 @@ impl<'p> Machine<'p> {
 
     /// An operation with its argument words (owned): evaluates them in order (to
     /// normal form when `nf`), then runs it.
-    pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
+    pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         if let StrictOp::Prim(p @ (Prim::Join | Prim::Concat), span) = op
             && matches!(self.frames.last(), Some(Frame::Stream))
         {
             // The printer streams this string: hand its pieces back.
-            return Ok(Ctl::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
+            return Ok(Control::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
         }
         if let StrictOp::Prim(Prim::Concat, span) = op {
             self.push(Frame::ConcatL { b: args[1], span });
@@ -160,7 +162,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Evaluates the argument words (owned) of an operation, then runs it.
-    fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
+    fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         let n = args.len() as u8;
         for &a in args.iter().rev() {
             self.pending.push(a);
@@ -175,7 +177,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The next argument of the `Strict` frame on top, or the operation itself.
-    fn strict_next(&mut self) -> Result<Ctl> {
+    fn strict_next(&mut self) -> Result<Control> {
         loop {
             let Some(&Frame::Strict { op, n, done, nf }) = self.frames.last() else {
                 unreachable!("strict_next() without a Strict frame")
@@ -192,7 +194,7 @@ impl<'p> Machine<'p> {
             // arguments of a normal-form operation must be whole.
             let whole = !nf || self.is_whole(a);
             match a {
-                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                Val::Thunk(t) => return Ok(Control::Force(t)),
                 v if whole => {
                     self.vals.push(v);
                     if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
@@ -205,7 +207,7 @@ impl<'p> Machine<'p> {
     }
 
     /// An argument of the `Strict` frame on top has been evaluated.
-    pub(crate) fn strict_value(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn strict_value(&mut self, v: Val) -> Result<Control> {
         let Some(&Frame::Strict { nf, .. }) = self.frames.last() else {
             unreachable!()
         };
@@ -247,7 +249,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs an operation on its evaluated arguments (owned).
-    fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Ctl> {
+    fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Control> {
         match op {
             StrictOp::Prim(p, span) => {
                 let r = self.prim_run(p, span, &args);
@@ -262,7 +264,7 @@ impl<'p> Machine<'p> {
 
     /// A primitive other than the binary operators, on evaluated arguments
     /// (borrowed).
-    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Ctl> {
+    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
         let text = |m: &Self, i: usize| -> Option<Rc<str>> {
             match args.get(i) {
                 Some(Val::Str(r)) => Some(m.heap.text(*r).clone()),
@@ -447,7 +449,7 @@ impl<'p> Machine<'p> {
             }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
         };
-        Ok(Ctl::Ret(v))
+        Ok(Control::Ret(v))
     }
 
     /// A list of strings as a value.
@@ -494,7 +496,7 @@ impl<'p> Machine<'p> {
 
     /// `a ++ b`: `a` is evaluated. Strings need `b` too; lists are the prelude's
     /// `append a b` (lazy in `b`).
-    pub(crate) fn concat_left(&mut self, a: Val, b: Val, span: Span) -> Result<Ctl> {
+    pub(crate) fn concat_left(&mut self, a: Val, b: Val, span: Span) -> Result<Control> {
         match a {
             Val::Str(_) => {
                 self.push(Frame::ConcatR { a });
@@ -515,7 +517,7 @@ impl<'p> Machine<'p> {
                 // `append`'s type parameter is implicit and erased: the function
                 // value takes it as an implicit argument, which it drops.
                 self.push(Frame::Arg(Val::Erased, true));
-                Ok(Ctl::Ret(f))
+                Ok(Control::Ret(f))
             }
             other => {
                 let e = self.mismatch(Prim::Concat, span, &[other]);
@@ -527,7 +529,7 @@ impl<'p> Machine<'p> {
     }
 
     /// `a ++ b` on strings: both are evaluated.
-    pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Ctl> {
+    pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Control> {
         let (Val::Str(x), Val::Str(y)) = (a, b) else {
             let e = RuntimeError::new(format!("`++` cannot join {} and {}", a.kind(), b.kind()));
             self.heap.release(a);
@@ -546,7 +548,7 @@ impl<'p> Machine<'p> {
         s.push_str(sy);
         self.heap.release(a);
         self.heap.release(b);
-        Ok(Ctl::Ret(self.heap.string(s.into())))
+        Ok(Control::Ret(self.heap.string(s.into())))
     }
 
     // ----- normal forms -----------------------------------------------------------
@@ -565,7 +567,7 @@ impl<'p> Machine<'p> {
 
     /// Starts a normal-form walk of `v` (owned), which returns `v` when every part is
     /// evaluated.
-    pub(crate) fn deep_start(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn deep_start(&mut self, v: Val) -> Result<Control> {
         let base = self.deep.len() as u32;
         self.push(Frame::Deep { root: v, base });
         self.deep_push_parts(v);
@@ -584,19 +586,19 @@ impl<'p> Machine<'p> {
     }
 
     /// Needs the next part of the walk on top, or ends it.
-    fn deep_next(&mut self) -> Result<Ctl> {
+    fn deep_next(&mut self) -> Result<Control> {
         loop {
             let Some(&Frame::Deep { root, base }) = self.frames.last() else {
                 unreachable!("deep_next() without a Deep frame")
             };
             if self.deep.len() as u32 == base {
                 self.frames.pop();
-                return Ok(Ctl::Ret(root));
+                return Ok(Control::Ret(root));
             }
             let w = self.deep.pop().expect("part");
             let w = self.settle(w);
             match w {
-                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                Val::Thunk(t) => return Ok(Control::Force(t)),
                 v => {
                     self.deep_push_parts(v);
                     self.heap.release(v);
@@ -606,7 +608,7 @@ impl<'p> Machine<'p> {
     }
 
     /// A part of the walk on top has been evaluated.
-    pub(crate) fn deep_value(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn deep_value(&mut self, v: Val) -> Result<Control> {
         self.deep_push_parts(v);
         self.heap.release(v);
         self.deep_next()
@@ -650,14 +652,14 @@ impl<'p> Machine<'p> {
     }
 
     /// Starts a structural comparison of two weak head normal forms (owned).
-    fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Ctl> {
+    fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Control> {
         let base = self.eq_work.len() as u32;
         self.push(Frame::Eq { base, negate, span });
         self.eq_heads(a, b)
     }
 
     /// Compares two evaluated sides (owned) of the comparison on top.
-    fn eq_heads(&mut self, a: Val, b: Val) -> Result<Ctl> {
+    fn eq_heads(&mut self, a: Val, b: Val) -> Result<Control> {
         let Some(&Frame::Eq { span, .. }) = self.frames.last() else {
             unreachable!("eq_heads() without an Eq frame")
         };
@@ -693,11 +695,11 @@ impl<'p> Machine<'p> {
     }
 
     /// Both sides of a pair are evaluated.
-    pub(crate) fn eq_step(&mut self, left: Val, right: Val) -> Result<Ctl> {
+    pub(crate) fn eq_step(&mut self, left: Val, right: Val) -> Result<Control> {
         self.eq_heads(left, right)
     }
 
-    fn eq_next(&mut self) -> Result<Ctl> {
+    fn eq_next(&mut self) -> Result<Control> {
         let Some(&Frame::Eq { base, .. }) = self.frames.last() else {
             unreachable!("eq_next() without an Eq frame")
         };
@@ -710,7 +712,7 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn eq_finish(&mut self, equal: bool) -> Result<Ctl> {
+    fn eq_finish(&mut self, equal: bool) -> Result<Control> {
         let Some(Frame::Eq { base, negate, .. }) = self.frames.pop() else {
             unreachable!("eq_finish() without an Eq frame")
         };
@@ -719,6 +721,6 @@ impl<'p> Machine<'p> {
             self.heap.release(x);
             self.heap.release(y);
         }
-        Ok(Ctl::Ret(self.bool_val(equal != negate)))
+        Ok(Control::Ret(self.bool_val(equal != negate)))
     }
 }

@@ -11,7 +11,7 @@
 
 use super::Machine;
 use super::error::Result;
-use super::frame::{Ctl, Frame};
+use super::frame::{Control, Frame};
 use super::heap::PapHead;
 use super::value::{NIL, Val};
 use crate::core::term::PrimType;
@@ -222,7 +222,7 @@ impl<'p> Machine<'p> {
         let v = match self.def_caf_code(d) {
             // A CAF's code runs under a `Stream` frame, so that a `String` built by
             // `join` or `++` comes back in pieces.
-            Some(c) if !quote_string => self.run_streamed(Ctl::Eval(c, NIL))?,
+            Some(c) if !quote_string => self.run_streamed(Control::Eval(c, NIL))?,
             _ => self.whnf_def(d)?,
         };
         let task = match v {
@@ -386,7 +386,7 @@ impl<'p> Machine<'p> {
                 o.flush_if_due();
             }
             self.printing = std::mem::take(tasks);
-            let r = self.run_streamed(Ctl::Eval(code, env));
+            let r = self.run_streamed(Control::Eval(code, env));
             *tasks = std::mem::take(&mut self.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
@@ -400,7 +400,7 @@ impl<'p> Machine<'p> {
 
     /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
     /// straight to it comes back as a partial application with its two arguments.
-    fn run_streamed(&mut self, ctl: Ctl) -> Result<Val> {
+    fn run_streamed(&mut self, ctl: Control) -> Result<Val> {
         self.frames.push(Frame::Stream);
         let r = self.run(ctl);
         let top = self.frames.pop();

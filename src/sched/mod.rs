@@ -40,7 +40,7 @@ use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
 use crate::machine::external::{CallAnswer, CallKey};
-use crate::machine::frame::{Ctl, Frame};
+use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
 use crate::machine::value::{NIL, Ref, Val};
@@ -80,7 +80,7 @@ struct Fiber {
     pending: Vec<Val>,
     deep: Vec<Val>,
     eq_work: Vec<(Val, Val)>,
-    ctl: Option<Ctl>,
+    ctl: Option<Control>,
     error: Option<RuntimeError>,
     state: State,
     certain: bool,
@@ -185,7 +185,7 @@ impl Scheduler {
 
     // ----- fibers -----------------------------------------------------------------
 
-    fn spawn(&mut self, ctl: Ctl, certain: bool) -> u32 {
+    fn spawn(&mut self, ctl: Control, certain: bool) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -219,7 +219,7 @@ impl Scheduler {
     }
 
     /// Makes fiber `id` the running one and returns what it does next.
-    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Ctl> {
+    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Control> {
         self.save(m, id);
         m.fiber = id;
         let f = &mut self.fibers[id as usize];
@@ -232,7 +232,7 @@ impl Scheduler {
         if let Some(e) = f.error.take() {
             return Err(e);
         }
-        Ok(f.ctl.take().unwrap_or(Ctl::Ret(Val::Erased)))
+        Ok(f.ctl.take().unwrap_or(Control::Ret(Val::Erased)))
     }
 
     fn make_runnable(&mut self, id: u32) {
@@ -254,7 +254,7 @@ impl Scheduler {
     }
 
     /// Picks the next fiber to run, waiting for calls when none can.
-    fn next(&mut self, m: &mut Machine<'_>) -> Result<Ctl> {
+    fn next(&mut self, m: &mut Machine<'_>) -> Result<Control> {
         loop {
             self.poll(m, Some(Duration::ZERO));
             while let Some(id) = self.certain_q.pop_front() {
@@ -552,7 +552,7 @@ impl Scheduler {
             return;
         }
         if deep {
-            let id = self.spawn(Ctl::Ret(Val::Erased), true);
+            let id = self.spawn(Control::Ret(Val::Erased), true);
             let f = &mut self.fibers[id as usize];
             f.frames.push(Frame::Deep {
                 root: Val::Erased,
@@ -560,7 +560,7 @@ impl Scheduler {
             });
             f.deep.push(v);
         } else {
-            self.spawn(Ctl::Force(t), true);
+            self.spawn(Control::Force(t), true);
         }
         // The new fiber gets a turn soon: it may be about to start a call.
         self.slice_end = self.slice_end.min(m.steps + 1);
@@ -597,7 +597,7 @@ impl Scheduler {
                 Val::Thunk(t)
                     if matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) =>
                 {
-                    self.spawn(Ctl::Force(t), false);
+                    self.spawn(Control::Force(t), false);
                     started = true;
                     if self.spec_q.len() >= 64 {
                         break;
@@ -617,7 +617,7 @@ impl Default for Scheduler {
 }
 
 impl<'p> Host<'p> for Scheduler {
-    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Ctl> {
+    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Control> {
         self.charge(m);
         let id = m.fiber;
         self.save(m, id);
@@ -625,7 +625,7 @@ impl<'p> Host<'p> for Scheduler {
         self.next(m)
     }
 
-    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Ctl> {
+    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Control> {
         let cur = m.fiber;
         // A cycle of fibers waiting on each other is an infinite loop.
         let mut f = owner;
@@ -645,11 +645,11 @@ impl<'p> Host<'p> for Scheduler {
         m.heap.thunks.get_mut(t).waiters = true;
         let fib = &mut self.fibers[cur as usize];
         fib.state = State::WaitThunk(t);
-        fib.ctl = Some(Ctl::Force(t));
+        fib.ctl = Some(Control::Force(t));
         if fib.certain {
             self.promote(m, owner);
         }
-        Some(Ctl::Park)
+        Some(Control::Park)
     }
 
     fn wake(&mut self, _m: &mut Machine<'p>, t: Ref) {
@@ -660,7 +660,7 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
-    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Ctl> {
+    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
         let id = m.fiber;
         if let Some(k) = &req.key
             && let Some(w) = self.running.get_mut(k)
@@ -668,7 +668,7 @@ impl<'p> Host<'p> for Scheduler {
             // The same call is running: wait for it.
             w.push(id);
             self.fibers[id as usize].state = State::WaitCall;
-            return Ok(Ctl::Park);
+            return Ok(Control::Park);
         }
         if req.ext.is_effect() && m.first_failure.is_some() {
             // A failure already decided the run: nothing new starts.
@@ -684,17 +684,17 @@ impl<'p> Host<'p> for Scheduler {
             let f = &mut self.fibers[id as usize];
             f.blocked = Some(req);
             f.state = State::WaitCertain;
-            return Ok(Ctl::Park);
+            return Ok(Control::Park);
         }
         self.dispatch(m, req);
-        Ok(Ctl::Park)
+        Ok(Control::Park)
     }
 
     fn fiber_done(
         &mut self,
         m: &mut Machine<'p>,
         r: std::result::Result<Val, RuntimeError>,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         self.charge(m);
         let id = m.fiber;
         if let Ok(v) = r {
@@ -721,7 +721,7 @@ impl<'p> Host<'p> for Scheduler {
         self.next(m)
     }
 
-    fn tick(&mut self, m: &mut Machine<'p>, ctl: Ctl) -> Result<Ctl> {
+    fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
         self.poll(m, Some(Duration::ZERO));
         let id = m.fiber;
         let certain = self.fibers[id as usize].certain;
@@ -730,7 +730,7 @@ impl<'p> Host<'p> for Scheduler {
         } else {
             !self.certain_q.is_empty() || m.steps >= self.slice_end
         };
-        if !preempt || matches!(ctl, Ctl::Park) {
+        if !preempt || matches!(ctl, Control::Park) {
             return Ok(ctl);
         }
         self.charge(m);
@@ -822,7 +822,7 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
-    fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Ctl>)) {
+    fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Control>)) {
         for fib in &self.fibers {
             if !matches!(fib.state, State::Running | State::Free) {
                 f(&fib.frames, fib.ctl.as_ref());
