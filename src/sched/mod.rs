@@ -53,8 +53,14 @@ const SLICE: u64 = 20_000;
 /// Steps speculation may take while no certain fiber makes progress.
 const SPEC_BUDGET: i64 = 2_000_000;
 
-/// Most speculative fibers alive at once.
+/// Most speculative fibers alive at once, besides one for each call the limits let
+/// run at once (a fiber waiting for its call costs little).
 const SPEC_FIBERS: usize = 20_000;
+
+/// Steps of speculation each call speculation finds buys (speculation that keeps
+/// finding calls goes on; speculation that finds none, say down an infinite list,
+/// runs out).
+const SPEC_PER_CALL: i64 = 2_000;
 
 /// What a fiber is doing.
 #[derive(Debug)]
@@ -133,6 +139,8 @@ pub struct Scheduler {
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
+    /// Most speculative fibers alive at once.
+    spec_fibers: usize,
     slice_end: u64,
     /// Steps when the running fiber was resumed (for the speculation budget).
     resumed_at: u64,
@@ -160,6 +168,7 @@ impl Scheduler {
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
+            spec_fibers: SPEC_FIBERS,
             slice_end: u64::MAX,
             resumed_at: 0,
             dispatched: 0,
@@ -180,7 +189,9 @@ impl Scheduler {
             .expect("a call layer without a store");
             m.set_calls(c);
         }
-        m.set_host(Box::new(Scheduler::new()));
+        let mut s = Scheduler::new();
+        s.spec_fibers = SPEC_FIBERS + limits.jobs + limits.io_jobs;
+        m.set_host(Box::new(s));
     }
 
     // ----- fibers -----------------------------------------------------------------
@@ -439,6 +450,9 @@ impl Scheduler {
         }
         let ticket = m.ticket();
         self.dispatched += 1;
+        if !self.fibers[id as usize].certain {
+            self.spec_budget = (self.spec_budget + SPEC_PER_CALL).min(SPEC_BUDGET * 16);
+        }
         let priority = if self.fibers[id as usize].certain {
             Priority::Certain
         } else {
@@ -589,7 +603,7 @@ impl Scheduler {
     /// Starts speculative fibers on frontier thunks; whether any started.
     fn speculate(&mut self, m: &mut Machine<'_>) -> bool {
         let mut started = false;
-        while self.spec_live < SPEC_FIBERS {
+        while self.spec_live < self.spec_fibers {
             let Some(v) = self.frontier.pop_front() else {
                 break;
             };
