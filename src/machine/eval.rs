@@ -284,6 +284,11 @@ impl<'p> Machine<'p> {
                 return self.strict_code(StrictOp::Extern(ext, Site(c)), args, env, true);
             }
             Code::Seq { a, b } => {
+                // `a` already evaluated (a strict `let`'s variable, a number): on to `b`.
+                if let Some(v) = self.imm(a, env, IMM_DEPTH) {
+                    self.heap.release(v);
+                    return Ok(Control::Eval(b, env));
+                }
                 self.heap.retain_rec(env);
                 self.push(Frame::SeqB { b, env });
                 Control::Eval(a, env)
