@@ -147,7 +147,7 @@ pub struct Machine<'p> {
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
     /// The external calls made in this run that finished, by place and arguments
     /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
-    pub(crate) calls: std::collections::HashMap<external::CallKey, external::CallAnswer>,
+    pub(crate) calls: std::collections::HashMap<external::CallKey, Result<Val>>,
     /// External calls made.
     pub externals_dispatched: u64,
     /// Live objects past which the cycle collector runs ([`cycles`]).

@@ -190,6 +190,9 @@ impl<'p> Machine<'p> {
         for v in self.def_vals() {
             f(HeldRef::Val(v));
         }
+        for v in self.calls.values().flatten() {
+            f(HeldRef::Val(*v));
+        }
     }
 }
 

@@ -8,6 +8,11 @@ use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith}
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
 
+/// How deep [`Machine::mkarg`] builds nested constructors before leaving the rest a
+/// thunk: deep enough that ordinary literals are built whole, shallow enough for any
+/// native stack.
+const CON_DEPTH: u32 = 256;
+
 impl<'p> Machine<'p> {
     /// Slot `i` of record `rec`, not counted; an evaluated thunk there is replaced by
     /// its value (so that the slot stops keeping the thunk alive).
@@ -137,6 +142,13 @@ impl<'p> Machine<'p> {
     /// of the code in `env` (borrowed). A new reference.
     #[inline]
     pub(crate) fn mkarg(&mut self, c: CodeId, env: Ref) -> Val {
+        self.mkarg_within(c, env, CON_DEPTH)
+    }
+
+    /// [`Machine::mkarg`] building constructors at most `depth` deep at once: a deeper
+    /// one (the tail of a long list literal) is left a thunk that builds the next
+    /// stretch when forced, so native recursion stays bounded however long the literal.
+    fn mkarg_within(&mut self, c: CodeId, env: Ref, depth: u32) -> Val {
         match self.code.nodes[c as usize] {
             Code::Local(s) => {
                 let w = self.slot_word(env, s);
@@ -161,18 +173,22 @@ impl<'p> Machine<'p> {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
+            Code::Con { .. } if depth == 0 => self.suspend(c, env),
             Code::Con { con, args } => {
                 let n = args.len as usize;
                 let mut fields = [Val::Erased; 4];
                 if n <= 4 {
                     for (i, field) in fields.iter_mut().enumerate().take(n) {
                         let a = self.code.args[(args.start as usize) + i];
-                        *field = self.mkarg(a, env);
+                        *field = self.mkarg_within(a, env, depth - 1);
                     }
                     self.heap.con(con, &fields[..n])
                 } else {
                     let codes: Vec<CodeId> = self.code.args(args).to_vec();
-                    let fields: Vec<Val> = codes.iter().map(|&a| self.mkarg(a, env)).collect();
+                    let fields: Vec<Val> = codes
+                        .iter()
+                        .map(|&a| self.mkarg_within(a, env, depth - 1))
+                        .collect();
                     self.heap.con(con, &fields)
                 }
             }

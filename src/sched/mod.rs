@@ -39,7 +39,7 @@ use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
-use crate::machine::external::{CallAnswer, CallKey};
+use crate::machine::external::CallKey;
 use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
@@ -339,27 +339,24 @@ impl Scheduler {
             if let Err(e) = &answer {
                 self.failed_call(m, call.fiber, e, call.span);
             }
+            let r = m.call_value(call.ext, answer, call.passthrough, call.span);
             if let Some(key) = &call.key {
-                m.calls.insert(key.clone(), answer.clone());
+                m.remember_call(key.clone(), &r);
                 for w in self.running.remove(key).unwrap_or_default() {
-                    self.finish_call(m, w, call.ext, answer.clone(), None, call.span);
+                    if let Ok(v) = &r {
+                        m.heap.retain(*v);
+                    }
+                    self.finish_call(w, r.clone());
                 }
             }
-            self.finish_call(m, call.fiber, call.ext, answer, call.passthrough, call.span);
+            self.finish_call(call.fiber, r);
         }
     }
 
-    fn finish_call(
-        &mut self,
-        m: &mut Machine<'_>,
-        id: u32,
-        ext: &'static crate::external::registry::External,
-        answer: CallAnswer,
-        passthrough: Option<Val>,
-        span: crate::syntax::span::Span,
-    ) {
-        match m.call_result(ext, answer, passthrough, span) {
-            Ok(c) => self.fibers[id as usize].ctl = Some(c),
+    /// A fiber's call ended: it goes on with the value (owned) or the error.
+    fn finish_call(&mut self, id: u32, r: Result<Val>) {
+        match r {
+            Ok(v) => self.fibers[id as usize].ctl = Some(Control::Ret(v)),
             Err(e) => self.fibers[id as usize].error = Some(e),
         }
         self.make_runnable(id);
