@@ -325,6 +325,8 @@ pub struct Calls {
     ready: Vec<Finished>,
     batch: Batch,
     last_commit: Instant,
+    /// Whether a commit since the last durable one was eventual only.
+    unsynced: bool,
     store_error: Option<StoreError>,
     progress: Progress,
     trace: Option<Trace>,
@@ -451,6 +453,7 @@ impl Calls {
             ready: Vec::new(),
             batch: Batch::default(),
             last_commit: Instant::now(),
+            unsynced: false,
             store_error: None,
             progress,
             trace,
@@ -1091,12 +1094,18 @@ impl Calls {
             let due = force
                 || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
                     && self.last_commit.elapsed() >= COMMIT_EVERY;
-            if self.batch.is_empty() || !due || self.shared.plan {
-                if self.shared.plan {
-                    self.batch = Batch::default();
-                }
+            if self.shared.plan {
+                self.batch = Batch::default();
                 return;
             }
+            // A forced commit also makes the earlier, eventual ones durable (and writes
+            // redb's allocator state, which closing the database would otherwise write
+            // in commits of its own).
+            let sync_only = force && self.unsynced && self.batch.is_empty();
+            if !due || (self.batch.is_empty() && !sync_only) {
+                return;
+            }
+            self.unsynced = !force;
             if let Err(e) = store.commit(&mut self.batch, force) {
                 self.batch = Batch::default();
                 if self.store_error.is_none() {
