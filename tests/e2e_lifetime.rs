@@ -60,7 +60,11 @@ fn a_background_child_of_a_finished_tool_is_stopped_on_success() {
             "[\"started\\n\", \"started\\n\", \"started\\n\"]\n",
             "{mode:?}"
         );
-        assert!(live(&ws).is_empty(), "{mode:?}: left running: {:?}", live(&ws));
+        assert!(
+            live(&ws).is_empty(),
+            "{mode:?}: left running: {:?}",
+            live(&ws)
+        );
     }
 }
 
@@ -86,7 +90,11 @@ fn fail_fast_stops_the_running_calls_when_one_fails() {
     let t = Instant::now();
     let out = wf.run(&["--fail-fast", "wf.sp"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("exited with status 3"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("exited with status 3"),
+        "{}",
+        stderr(&out)
+    );
     assert!(live(&ws).is_empty(), "left running: {:?}", live(&ws));
     // Loose: the 31-second sleeps were stopped, not waited for.
     assert!(t.elapsed() < Duration::from_secs(25), "{:?}", t.elapsed());
@@ -107,7 +115,10 @@ fn a_failure_lets_the_running_calls_finish_and_leaves_nothing() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
-    assert!(seen, "the sleeps never ran at the same time as the failing call");
+    assert!(
+        seen,
+        "the sleeps never ran at the same time as the failing call"
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("broken"), "{}", stderr(&out));
     assert!(live(&ws).is_empty(), "left running: {:?}", live(&ws));

@@ -606,7 +606,12 @@ impl Calls {
         }
         let mut out = format!("plan: {} calls would run next:\n", self.plan.len());
         for p in &self.plan {
-            out.push_str(&format!("  {}  {}  ({})\n", p.place, p.shown, p.why));
+            out.push_str(&format!(
+                "  {}  {}  ({})\n",
+                p.place,
+                crate::external::progress::one_line(&p.shown),
+                p.why
+            ));
         }
         out
     }
@@ -864,7 +869,10 @@ impl Calls {
                     } else {
                         format!("{}: ", e.place)
                     };
-                    let mut lines = vec![format!("explain: {place}{}: {why}", e.shown)];
+                    let mut lines = vec![format!(
+                        "explain: {place}{}: {why}",
+                        crate::external::progress::one_line(&e.shown)
+                    )];
                     if let Some(k) = &e.keyed {
                         let covered = key::covered(&k.inputs);
                         if !covered.is_empty() {
