@@ -62,7 +62,7 @@ fn write_file(path: &str, contents: &str) -> Result<Reply, CallError> {
             .suffix(".tmp")
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(dir)
-            .map_err(|e| err(&e))?
+            .map_err(|e| err(&without_temp_path(e)))?
     };
     tmp.write_all(contents.as_bytes()).map_err(|e| err(&e))?;
     if let Ok(meta) = std::fs::metadata(target)
@@ -73,6 +73,15 @@ fn write_file(path: &str, contents: &str) -> Result<Reply, CallError> {
     // On failure the temporary file is removed when `tmp` drops.
     tmp.persist(target).map_err(|e| err(&e.error))?;
     Ok(Reply::Text(path.to_string()))
+}
+
+/// An error of the temporary file without the temporary file's name (which the user
+/// never asked for): the operating system's own error where there is one.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => e,
+    }
 }
 
 fn file_exists(path: &str) -> Result<Reply, CallError> {
@@ -179,6 +188,15 @@ mod tests {
         let nowhere = dir.path().join("no/such/dir/x.txt");
         let e = write_file(nowhere.to_str().unwrap(), "x").unwrap_err();
         assert!(e.message.starts_with("writeFile "), "{e}");
+        assert!(
+            e.message
+                .ends_with("No such file or directory (os error 2)"),
+            "{e}"
+        );
+        assert!(
+            !e.message.contains(".tmp"),
+            "the temporary file's name: {e}"
+        );
         let e = write_file(dir.path().to_str().unwrap(), "x").unwrap_err();
         assert!(e.message.starts_with("writeFile "), "{e}");
         assert!(write_file("", "x").is_err());
