@@ -1,7 +1,7 @@
 -- Sales by region: one CSV file per region (`product,quantity,price`), each checked
--- and summed by `awk` (`check.awk`) and its best seller found by a shell pipeline, all
--- files at once; a file that fails its check is reported and the others go on; the report is
--- written as JSON.
+-- and summed by `awk` (`check.awk`) and its best seller found by a shell pipeline,
+-- all files at once; a file that fails its check is reported and the others go on;
+-- the report is written as JSON.
 --
 --   spindle run sales.sp -- data out        (folder of CSV files, folder for the report)
 --   spindle run --resume sales.sp -- data out
