@@ -146,13 +146,12 @@ pub fn procs_with_arg(word: &str) -> Vec<u32> {
         let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        if let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) {
-            // The state follows the parenthesised command name.
-            if let Some(rest) = stat.rsplit_once(')') {
-                if rest.1.trim_start().starts_with('Z') {
-                    continue;
-                }
-            }
+        // The state follows the parenthesised command name.
+        if let Ok(stat) = std::fs::read_to_string(e.path().join("stat"))
+            && let Some(rest) = stat.rsplit_once(')')
+            && rest.1.trim_start().starts_with('Z')
+        {
+            continue;
         }
         let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
         if words.iter().skip(1).any(|w| *w == word.as_bytes()) {
