@@ -271,10 +271,12 @@ impl Rng {
     }
 }
 
+/// The workflow killed at random moments; `TOKEN` marks its tools' processes (an
+/// argument they ignore) so that the test can wait until a killed run's tools are gone.
 const KILLED: &str = "\
 def make (i : Int) : String =
-  run \"sh\" [\"-c\", \"sleep 0.05; echo a$1 > \\\"$0\\\"; echo \\\"$0\\\"\", \"out/a\" ++ showInt i ++ \".txt\", showInt i]
-def use (p : String) : String = run \"sh\" [\"-c\", \"sleep 0.05; tr a b < \\\"$0\\\"\", trim p]
+  run \"sh\" [\"-c\", \"sleep 0.05; echo a$1 > \\\"$0\\\"; echo \\\"$0\\\"\", \"out/a\" ++ showInt i ++ \".txt\", showInt i, \"TOKEN\"]
+def use (p : String) : String = run \"sh\" [\"-c\", \"sleep 0.05; tr a b < \\\"$0\\\"\", trim p, \"TOKEN\"]
 def main : String =
   let xs = map (\\i -> use (make i)) (range 0 6) in
   writeFile \"out/final.txt\" (concatStrings xs) ++ \"\\n\" ++ concatStrings xs
@@ -289,10 +291,12 @@ fn runs_killed_at_random_moments_never_leave_a_record_trusted_wrongly() {
         | 1;
     let mut rng = Rng(seed);
     let want_final = "b0\nb1\nb2\nb3\nb4\nb5\n";
-    let clean = clean_files_run();
+    let token = format!("killed-{}", unique());
+    let program = KILLED.replace("TOKEN", &token);
+    let clean = clean_files_run(&program);
     assert_eq!(clean, format!("out/final.txt\n{want_final}\n"));
     let wf = Wf::new();
-    wf.write("wf.sp", KILLED);
+    wf.write("wf.sp", &program);
     std::fs::create_dir(wf.file("out")).unwrap();
     let mut moments = Vec::new();
     for round in 0..20 {
@@ -302,14 +306,18 @@ fn runs_killed_at_random_moments_never_leave_a_record_trusted_wrongly() {
             let _ = std::fs::remove_dir_all(wf.file("out"));
             std::fs::create_dir(wf.file("out")).unwrap();
         }
-        let ms = rng.next() % 700;
+        let ms = rng.next() % 450;
         moments.push(ms);
         let mut child = wf.spawn(&["--resume", "--jobs", "2", "wf.sp"]);
         std::thread::sleep(Duration::from_millis(ms));
         let _ = child.kill();
         let _ = child.wait();
-        // The killed run's tools end by themselves (they are short).
-        std::thread::sleep(Duration::from_millis(150));
+        // The killed run's tools end by themselves (they are short): wait for them.
+        assert!(
+            wait_until(Duration::from_secs(20), || procs_with_arg(&token)
+                .is_empty()),
+            "the killed run's tools did not end"
+        );
         let out = wf.run(&["--resume", "wf.sp"]);
         let ctx = format!("seed {seed}, round {round}, moments {moments:?}");
         assert_eq!(ok(&out), clean, "{ctx}\n{}", stderr(&out));
@@ -324,9 +332,9 @@ fn runs_killed_at_random_moments_never_leave_a_record_trusted_wrongly() {
     }
 }
 
-fn clean_files_run() -> String {
+fn clean_files_run(program: &str) -> String {
     let wf = Wf::new();
-    wf.write("wf.sp", KILLED);
+    wf.write("wf.sp", program);
     std::fs::create_dir(wf.file("out")).unwrap();
     ok(&wf.run(&["wf.sp"]))
 }
@@ -587,4 +595,46 @@ fn no_color_is_respected_on_a_terminal() {
             .count();
         assert_eq!(sgr, 0, "{mode}: {plain:?}");
     }
+}
+
+#[test]
+#[ignore = "machine: sched failed_call must call m.calls().hold_effects() (new in external::calls) when not --fail-fast; queued calls start after a failure that decides the run"]
+fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
+    // Two slots; step 1 fails at once, the others take 0.5 s. Whatever order the calls
+    // start in, none starts after step 1 has failed (the other slot is busy until
+    // then), the ones that started finish and are recorded, and after the fix
+    // --resume reuses exactly those.
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def step (i : Int) : String =\n  \
+           run \"sh\" [\"-c\", \"echo start $0 >> log; if [ $0 -eq 1 ] && [ ! -e fixed ]; then exit 1; fi; sleep 0.5; echo $0\", showInt i]\n\
+         def main = map step (range 0 6)\n",
+    );
+    let (first, _) = traced(&wf, "first", &["--jobs", "2", "wf.sp"]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    let log: Vec<String> = wf.read("log").lines().map(String::from).collect();
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some("start 1"),
+        "calls started after the failure: {log:?}"
+    );
+    let mut finished: Vec<String> = log[..log.len() - 1]
+        .iter()
+        .map(|l| l.trim_start_matches("start ").to_string())
+        .collect();
+    finished.sort();
+    wf.write("fixed", "");
+    let (second, t) = traced(&wf, "second", &["--jobs", "2", "--resume", "wf.sp"]);
+    assert_eq!(
+        ok(&second),
+        "[\"0\\n\", \"1\\n\", \"2\\n\", \"3\\n\", \"4\\n\", \"5\\n\"]\n"
+    );
+    let mut reused: Vec<String> = with_status(&t, "reused")
+        .iter()
+        .map(|l| l.command.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    reused.sort();
+    assert_eq!(reused, finished, "{t:?}");
+    assert_eq!(with_status(&t, "ok").len(), 6 - finished.len(), "{t:?}");
 }
