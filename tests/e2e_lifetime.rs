@@ -108,6 +108,7 @@ fn a_failure_lets_the_running_calls_finish_and_leaves_nothing() {
     let ws: Vec<String> = (0..3).map(|_| format!("1.{}", unique())).collect();
     let _guard = Leftovers(ws.clone());
     failing_with_sleeps(&wf, &ws);
+    let started = std::time::Instant::now();
     let mut child = wf.spawn(&["wf.sp"]);
     let mut seen = false;
     while child.try_wait().unwrap().is_none() {
@@ -118,6 +119,12 @@ fn a_failure_lets_the_running_calls_finish_and_leaves_nothing() {
     assert!(
         seen,
         "the sleeps never ran at the same time as the failing call"
+    );
+    // The one-second sleeps were waited for, not stopped when the failure came.
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("broken"), "{}", stderr(&out));

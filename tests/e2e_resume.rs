@@ -455,7 +455,6 @@ fn deleting_a_side_output_reruns_the_call_that_made_it() {
 }
 
 #[test]
-#[ignore = "machine: analysis.rs counts prim_reading/prim_writing as strict in x, so the call runs outside the Declare frame and the declared files never reach its key (fix: treat them like After)"]
 fn reading_and_writing_declarations_cover_files_no_argument_names() {
     let wf = Wf::new();
     wf.write("conf/settings.txt", "level 1\n");
@@ -598,7 +597,6 @@ fn no_color_is_respected_on_a_terminal() {
 }
 
 #[test]
-#[ignore = "machine: sched failed_call must call m.calls().hold_effects() (new in external::calls) when not --fail-fast; queued calls start after a failure that decides the run"]
 fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
     // Two slots; step 1 fails at once, the others take 0.5 s. Whatever order the calls
     // start in, none starts after step 1 has failed (the other slot is busy until

@@ -258,6 +258,11 @@ pub fn main(args: RunArgs) -> ExitCode {
             let _ = out.flush();
         }),
     }));
+    // A failed call ended the run: the calls still running finish and are recorded
+    // (unless `--fail-fast` stopped them already).
+    if matches!(outcome, Ok(Err(_))) {
+        machine.finish_running_effects();
+    }
     machine.shutdown();
     let mut calls = machine.take_calls();
     if let Some(c) = &mut calls

@@ -790,6 +790,24 @@ impl Calls {
         }
     }
 
+    /// Waits for the `effect` calls that have started to end, so that they are recorded
+    /// (LANGUAGE.md 11: after a failure that ends the run, the calls already running
+    /// finish and are recorded, for `--resume` to reuse). Their values go nowhere; the
+    /// calls not started are left for [`shutdown`](Self::shutdown) to cancel.
+    pub fn finish_running_effects(&mut self) {
+        loop {
+            self.take_started();
+            let running = self
+                .entries
+                .values()
+                .any(|e| e.external.is_effect() && e.started.is_some());
+            if !running {
+                return;
+            }
+            self.wait(Some(Duration::from_millis(100)));
+        }
+    }
+
     /// Cancels every call in flight (processes stopped, Slurm jobs cancelled); the
     /// store's pending records are kept for [`finish`](Self::finish).
     pub fn shutdown(&mut self) {

@@ -453,6 +453,17 @@ impl<'p> Machine<'p> {
         self.calls_layer.take()
     }
 
+    /// After a run ended in error: if a failed call decided it (and `--fail-fast` is
+    /// off), waits for the `effect` calls still running so that they are recorded
+    /// (LANGUAGE.md 11).
+    pub fn finish_running_effects(&mut self) {
+        if self.first_failure.is_some() && !self.fail_fast {
+            if let Some(c) = &mut self.calls_layer {
+                c.finish_running_effects();
+            }
+        }
+    }
+
     /// The call layer, made with defaults (no store, no progress) on first use.
     pub(crate) fn calls(&mut self) -> &mut crate::external::calls::Calls {
         self.calls_layer.get_or_insert_with(|| {

@@ -389,6 +389,8 @@ impl Scheduler {
         m.first_failure = Some(err);
         if m.fail_fast {
             m.calls().shutdown();
+        } else {
+            m.calls().hold_effects();
         }
     }
 
