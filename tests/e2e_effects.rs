@@ -272,7 +272,6 @@ fn io_jobs_bounds_the_waiting_calls_in_flight() {
 }
 
 #[test]
-#[ignore = "machine: parallel mode prints `a ++ b` only when b is known (`--sequential` streams)"]
 fn a_string_main_is_streamed_line_by_line() {
     for mode in MODES {
         let wf = Wf::new();
@@ -316,7 +315,6 @@ fn what_was_printed_stays_printed_when_a_later_step_fails() {
 }
 
 #[test]
-#[ignore = "machine: the elements of a list literal run one after another (`map` over `range` runs them at once)"]
 fn the_elements_of_a_printed_list_run_at_once() {
     // Streaming a list must not serialise its calls: `[a, b, c]` as `main` starts all
     // three tools before any ends (counted from the tools' own log).
@@ -329,6 +327,27 @@ fn the_elements_of_a_printed_list_run_at_once() {
         let wf = Wf::new();
         wf.write("wf.sp", prog);
         assert_eq!(ok(&wf.run(&["wf.sp"])), "[\"\", \"\", \"\"]\n");
+        let log = wf.read("log");
+        assert_eq!(most_at_once(&log), 3, "{prog}\n{log}");
+    }
+}
+
+#[test]
+fn independent_tools_run_at_once_however_the_program_is_phrased() {
+    // LANGUAGE.md 7.3: the operands of `++`, and a `map` inside a string function,
+    // start all their tools before any ends.
+    let tool = "def t (i : Int) : String = run \"sh\" [\"-c\", \"echo start >> log; sleep 0.5; echo end >> log; echo $0\", showInt i]\n";
+    for (main, printed) in [
+        ("def main : String = t 0 ++ t 1 ++ t 2\n", "0\n1\n2\n\n"),
+        (
+            "def main : String = concatStrings (map t (range 0 3))\n",
+            "0\n1\n2\n\n",
+        ),
+    ] {
+        let wf = Wf::new();
+        let prog = format!("{tool}{main}");
+        wf.write("wf.sp", &prog);
+        assert_eq!(ok(&wf.run(&["wf.sp"])), printed, "{prog}");
         let log = wf.read("log");
         assert_eq!(most_at_once(&log), 3, "{prog}\n{log}");
     }

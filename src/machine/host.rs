@@ -67,6 +67,10 @@ pub trait Host<'p> {
     /// fiber may start on it if it is worth one (its code may reach an external).
     fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool);
 
+    /// Whether a word is a thunk not evaluated yet whose code may reach an external
+    /// (waiting for it may take long, so whatever else is needed should start first).
+    fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool;
+
     /// Whether the current fiber is certain (its value is certainly needed).
     fn certain(&self, m: &Machine<'p>) -> bool;
 

@@ -47,6 +47,10 @@ use crate::machine::value::{NIL, Ref, Val};
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
+/// How many built constructor objects [`Scheduler::push_frontier`] looks into for
+/// thunks to speculate on.
+const FRONTIER_LOOKAHEAD: usize = 64;
+
 /// Steps a fiber runs before others get a turn.
 const SLICE: u64 = 20_000;
 
@@ -318,7 +322,13 @@ impl Scheduler {
         }
         let done: Vec<Finished> = match timeout {
             Some(t) if t.is_zero() => m.calls().poll(),
-            t => m.calls().wait(t),
+            t => {
+                // Nothing to do but wait: what is printed so far goes out first.
+                if let Some(o) = &mut m.out {
+                    o.flush();
+                }
+                m.calls().wait(t)
+            }
         };
         for (ticket, answer) in done {
             let Some(call) = self.tickets.remove(&ticket.0) else {
@@ -530,6 +540,11 @@ impl Scheduler {
                 | Frame::LetStrict { env, .. }
                 | Frame::SeqB { env, .. }
                 | Frame::CallArgs { env, .. } => self.push_record(m, env),
+                // Both operands of `++` are needed (LANGUAGE.md 7.1).
+                Frame::ConcatL { b: v, .. } if certain => {
+                    m.heap.retain(v);
+                    self.fork(m, v, false);
+                }
                 Frame::Arg(v, _) | Frame::ConcatL { b: v, .. } | Frame::EqLeft(v) => {
                     self.push_frontier(m, v)
                 }
@@ -589,13 +604,31 @@ impl Scheduler {
         }
     }
 
+    /// Puts the thunks a word holds and that are not evaluated yet on the frontier: the
+    /// word itself, or, inside data already built (the elements of a list literal),
+    /// up to [`FRONTIER_LOOKAHEAD`] objects deep.
     fn push_frontier(&mut self, m: &mut Machine<'_>, v: Val) {
-        if let Val::Thunk(t) = v
-            && matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. })
-            && self.frontier.len() < 1_000_000
-        {
-            m.heap.retain(v);
-            self.frontier.push_back(v);
+        let mut todo = vec![v];
+        let mut budget = FRONTIER_LOOKAHEAD;
+        while let Some(v) = todo.pop() {
+            if self.frontier.len() >= 1_000_000 {
+                return;
+            }
+            match v {
+                Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                    ThunkState::Suspended { .. } => {
+                        m.heap.retain(v);
+                        self.frontier.push_back(v);
+                    }
+                    ThunkState::Done(w @ Val::Con(_)) => todo.push(w),
+                    _ => {}
+                },
+                Val::Con(r) if budget > 0 => {
+                    budget -= 1;
+                    todo.extend(m.heap.fields(r).iter().rev());
+                }
+                _ => {}
+            }
         }
     }
 
@@ -759,6 +792,10 @@ impl<'p> Host<'p> for Scheduler {
         } else {
             m.heap.release(v);
         }
+    }
+
+    fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool {
+        self.worth_forking(m, v)
     }
 
     fn certain(&self, m: &Machine<'p>) -> bool {
