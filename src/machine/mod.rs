@@ -457,10 +457,11 @@ impl<'p> Machine<'p> {
     /// off), waits for the `effect` calls still running so that they are recorded
     /// (LANGUAGE.md 11).
     pub fn finish_running_effects(&mut self) {
-        if self.first_failure.is_some() && !self.fail_fast {
-            if let Some(c) = &mut self.calls_layer {
-                c.finish_running_effects();
-            }
+        if self.first_failure.is_some()
+            && !self.fail_fast
+            && let Some(c) = &mut self.calls_layer
+        {
+            c.finish_running_effects();
         }
     }
 
