@@ -131,7 +131,6 @@ const FAILING_STEP: &str = "def step (i : Int) : String =\n  \
      run \"sh\" [\"-c\", \"[ $0 = 0 ] || for i in $(seq 1 30); do echo \\\"complaint $i\\\" >&2; done; exit $0\", showInt (if i == 2 then 3 else 0)]\n";
 
 #[test]
-#[ignore = "machine: a call's place is its definition's name (compile.rs own_span: core applications of externs carry no span), not the call's line"]
 fn a_call_failing_inside_map_is_reported_at_the_users_line() {
     for mode in MODES {
         let wf = Wf::new();
@@ -147,7 +146,6 @@ fn a_call_failing_inside_map_is_reported_at_the_users_line() {
 }
 
 #[test]
-#[ignore = "machine: a call's place is its definition's name (compile.rs own_span: core applications of externs carry no span), not the call's line"]
 fn a_call_failing_inside_foldr_is_reported_at_the_users_line() {
     for mode in MODES {
         let wf = Wf::new();

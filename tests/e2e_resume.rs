@@ -598,15 +598,15 @@ fn no_color_is_respected_on_a_terminal() {
 
 #[test]
 fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
-    // Two slots; step 1 fails at once, the others take 0.5 s. Whatever order the calls
-    // start in, none starts after step 1 has failed (the other slot is busy until
-    // then), the ones that started finish and are recorded, and after the fix
-    // --resume reuses exactly those.
+    // Two slots; step 1 fails after 0.2 s (time for a call started beside it to log its
+    // start), the others take 0.5 s. Whatever order the calls start in, none starts
+    // after step 1 has failed (its "failed" line is the log's last), the ones that
+    // started finish and are recorded, and after the fix --resume reuses exactly those.
     let wf = Wf::new();
     wf.write(
         "wf.sp",
         "def step (i : Int) : String =\n  \
-           run \"sh\" [\"-c\", \"echo start $0 >> log; if [ $0 -eq 1 ] && [ ! -e fixed ]; then exit 1; fi; sleep 0.5; echo $0\", showInt i]\n\
+           run \"sh\" [\"-c\", \"echo start $0 >> log; if [ $0 -eq 1 ] && [ ! -e fixed ]; then sleep 0.2; echo failed >> log; exit 1; fi; sleep 0.5; echo $0\", showInt i]\n\
          def main = map step (range 0 6)\n",
     );
     let (first, _) = traced(&wf, "first", &["--jobs", "2", "wf.sp"]);
@@ -614,11 +614,13 @@ fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
     let log: Vec<String> = wf.read("log").lines().map(String::from).collect();
     assert_eq!(
         log.last().map(String::as_str),
-        Some("start 1"),
+        Some("failed"),
         "calls started after the failure: {log:?}"
     );
-    let mut finished: Vec<String> = log[..log.len() - 1]
+    assert!(log.iter().any(|l| l == "start 1"), "{log:?}");
+    let mut finished: Vec<String> = log
         .iter()
+        .filter(|l| *l != "start 1" && *l != "failed")
         .map(|l| l.trim_start_matches("start ").to_string())
         .collect();
     finished.sort();

@@ -180,7 +180,7 @@ fn build(g: &G, depth: u32, s: &Scope) -> RcTerm {
         G::Def(i) => Term::Def(DefId(i % s.defs as u32)),
         G::Data(i) => Term::Data(DataId(i % s.ctors.len() as u32)),
         G::Con(d, i) => Term::Con(con(s, *d, *i)),
-        G::Ext(i) => Term::Extern(ExternId(i % s.externs as u32)),
+        G::Ext(i) => Term::Extern(ExternId(i % s.externs as u32), NO_SPAN),
         G::Prim(i) => {
             let ps = all_prims();
             Term::Prim(ps[i % ps.len()], NO_SPAN)
@@ -285,7 +285,7 @@ fn shallow_copy(t: &Term) -> RcTerm {
         Term::Def(i) => Term::Def(*i),
         Term::Data(i) => Term::Data(*i),
         Term::Con(c) => Term::Con(*c),
-        Term::Extern(e) => Term::Extern(*e),
+        Term::Extern(e, s) => Term::Extern(*e, *s),
         Term::Prim(p, s) => Term::Prim(*p, *s),
         Term::PrimType(p) => Term::PrimType(*p),
         Term::Lit(l) => Term::Lit(l.clone()),

@@ -449,7 +449,7 @@ fn rigid_spine(t: &Term) -> Option<(&Term, Vec<(Plicity, &RcTerm)>)> {
         | Term::Def(_)
         | Term::Data(_)
         | Term::Con(_)
-        | Term::Extern(_)
+        | Term::Extern(..)
         | Term::Prim(..)
         | Term::PrimType(_)
         | Term::Lit(_) => {
@@ -467,7 +467,7 @@ fn same_head(a: &Term, b: &Term) -> bool {
         (Term::Def(x), Term::Def(y)) => x == y,
         (Term::Data(x), Term::Data(y)) => x == y,
         (Term::Con(x), Term::Con(y)) => x == y,
-        (Term::Extern(x), Term::Extern(y)) => x == y,
+        (Term::Extern(x, _), Term::Extern(y, _)) => x == y,
         (Term::Prim(x, _), Term::Prim(y, _)) => x == y,
         (Term::PrimType(x), Term::PrimType(y)) => x == y,
         (Term::Lit(x), Term::Lit(y)) => x == y,

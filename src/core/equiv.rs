@@ -27,7 +27,7 @@ pub fn alpha_eq(a: &Term, b: &Term) -> bool {
             (Term::Def(x), Term::Def(y)) => x == y,
             (Term::Data(x), Term::Data(y)) => x == y,
             (Term::Con(x), Term::Con(y)) => x == y,
-            (Term::Extern(x), Term::Extern(y)) => x == y,
+            (Term::Extern(x, _), Term::Extern(y, _)) => x == y,
             (Term::Prim(x, _), Term::Prim(y, _)) => x == y,
             (Term::PrimType(x), Term::PrimType(y)) => x == y,
             (Term::Lit(x), Term::Lit(y)) => x == y,

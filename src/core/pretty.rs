@@ -285,7 +285,7 @@ impl<'p> Printer<'p> {
             Term::Def(id) => self.out.push_str(&self.program.def(*id).name),
             Term::Data(id) => self.out.push_str(&self.program.data(*id).name),
             Term::Con(id) => self.con_name(*id),
-            Term::Extern(id) => self.out.push_str(&self.program.external(*id).name),
+            Term::Extern(id, _) => self.out.push_str(&self.program.external(*id).name),
             Term::Prim(p, _) => self.out.push_str(p.name()),
             Term::PrimType(p) => self.out.push_str(p.name()),
             Term::Lit(l) => self.lit(l, prec),
@@ -837,7 +837,7 @@ impl Uses {
                 Term::Def(_)
                 | Term::Data(_)
                 | Term::Con(_)
-                | Term::Extern(_)
+                | Term::Extern(..)
                 | Term::Prim(..)
                 | Term::PrimType(_)
                 | Term::Lit(_)
@@ -862,7 +862,7 @@ fn global_names(program: &Program, t: &Term, out: &mut HashSet<String>, budget: 
             Term::Def(id) => Some(&program.def(*id).name),
             Term::Data(id) => Some(&program.data(*id).name),
             Term::Con(id) => Some(&program.con(*id).name),
-            Term::Extern(id) => Some(&program.external(*id).name),
+            Term::Extern(id, _) => Some(&program.external(*id).name),
             Term::Prim(p, _) => {
                 out.insert(p.name().to_string());
                 None

@@ -204,7 +204,7 @@ fn rebuild(t: &RcTerm, kids: Vec<RcTerm>) -> RcTerm {
         | Term::Def(_)
         | Term::Data(_)
         | Term::Con(_)
-        | Term::Extern(_)
+        | Term::Extern(..)
         | Term::Prim(..)
         | Term::PrimType(_)
         | Term::Lit(_)

@@ -160,8 +160,9 @@ pub enum Term {
     Data(DataId),
     /// A data constructor (`Cons`, `Leaf`).
     Con(ConId),
-    /// A declared external (`run`, `delay`).
-    Extern(ExternId),
+    /// A declared external (`run`, `delay`); the span is where it is named, and
+    /// locates a failing call.
+    Extern(ExternId, Span),
     /// A primitive operation; the span locates runtime errors it raises.
     Prim(Prim, Span),
     /// `Int`, `Float` or `String`.
@@ -282,7 +283,7 @@ impl Term {
             | Term::Def(_)
             | Term::Data(_)
             | Term::Con(_)
-            | Term::Extern(_)
+            | Term::Extern(..)
             | Term::Prim(..)
             | Term::PrimType(_)
             | Term::Lit(_)
@@ -350,7 +351,7 @@ impl Term {
             | Term::Def(_)
             | Term::Data(_)
             | Term::Con(_)
-            | Term::Extern(_)
+            | Term::Extern(..)
             | Term::Prim(..)
             | Term::PrimType(_)
             | Term::Lit(_)

@@ -123,7 +123,7 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
             return true;
         }
         match &**t {
-            Term::Extern(_) => return true,
+            Term::Extern(..) => return true,
             Term::Def(d) if defs.is_none_or(|ds| ds.get(d.0 as usize).copied().unwrap_or(true)) => {
                 return true;
             }
@@ -137,7 +137,7 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
                     Term::Def(_)
                     | Term::Con(_)
                     | Term::Prim(..)
-                    | Term::Extern(_)
+                    | Term::Extern(..)
                     | Term::Data(_) => work.push(head),
                     _ => return true,
                 }
@@ -262,7 +262,7 @@ impl Uses<'_> {
             Term::Def(_)
             | Term::Data(_)
             | Term::Con(_)
-            | Term::Extern(_)
+            | Term::Extern(..)
             | Term::Prim(..)
             | Term::PrimType(_)
             | Term::Lit(_)
@@ -284,7 +284,7 @@ impl Uses<'_> {
         let head_t = unann(head);
         let skip = |i: usize, pl: Plicity| -> bool {
             match &**head_t {
-                Term::Con(_) | Term::Extern(_) | Term::Prim(..) | Term::Data(_) => {
+                Term::Con(_) | Term::Extern(..) | Term::Prim(..) | Term::Data(_) => {
                     pl == Plicity::Implicit
                 }
                 Term::Def(d) => self
@@ -504,7 +504,7 @@ impl Strict<'_> {
                     n
                 }
             },
-            Term::Extern(_) => {
+            Term::Extern(..) => {
                 // A call needs its arguments (to normal form) when its value is needed.
                 let mut n = Needs::none();
                 for a in &explicit {

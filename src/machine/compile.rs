@@ -230,7 +230,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     self.emit(Code::Head(HeadCode::Con(*c)), t)
                 }
             }
-            Term::Extern(e) => self.emit(Code::Head(HeadCode::Extern(*e)), t),
+            Term::Extern(e, _) => self.emit(Code::Head(HeadCode::Extern(*e)), t),
             Term::Prim(p, span) => self.emit(Code::Head(HeadCode::Prim(*p, *span)), t),
             Term::PrimType(p) => self.emit(Code::PrimType(*p), t),
             Term::Lit(Lit::Int(n)) => self.emit(Code::Int(*n), t),
@@ -513,7 +513,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     }
                 }
             }
-            Term::Extern(e) if explicit.len() == extern_arity(self.prog, *e) => {
+            Term::Extern(e, _) if explicit.len() == extern_arity(self.prog, *e) => {
                 let codes: Vec<CodeId> = explicit.iter().map(|a| self.term(a)).collect();
                 let args = self.args_run(&codes);
                 self.emit(Code::Extern { ext: *e, args }, t)
@@ -624,7 +624,7 @@ fn own_span(t: &RcTerm) -> Option<Span> {
     let mut t = t;
     loop {
         match &**t {
-            Term::Prim(_, s) | Term::Hole(_, s) => return Some(*s),
+            Term::Prim(_, s) | Term::Hole(_, s) | Term::Extern(_, s) => return Some(*s),
             Term::Match(m) => return Some(m.span),
             Term::App(f, _, _) => t = f,
             Term::Ann(e, _) => t = e,

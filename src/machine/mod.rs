@@ -465,6 +465,19 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Where the call at `site` is written (a span in no file when not known).
+    pub(crate) fn site_span(&self, site: code::Site) -> crate::syntax::span::Span {
+        self.code
+            .meta
+            .get(site.0 as usize)
+            .map(|m| m.span)
+            .unwrap_or(crate::syntax::span::Span::new(
+                crate::syntax::span::FileId(0),
+                0,
+                0,
+            ))
+    }
+
     /// The call layer, made with defaults (no store, no progress) on first use.
     pub(crate) fn calls(&mut self) -> &mut crate::external::calls::Calls {
         self.calls_layer.get_or_insert_with(|| {

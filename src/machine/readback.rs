@@ -142,7 +142,10 @@ impl<'m, 'p> Reader<'m, 'p> {
                     PapHead::Def(d) => self.applied(Term::Def(d).rc(), &args, under),
                     PapHead::Con(c) => self.applied(Term::Con(c).rc(), &args, under),
                     PapHead::Prim(p, s) => self.applied(Term::Prim(p, s).rc(), &args, under),
-                    PapHead::Extern(e, _) => self.applied(Term::Extern(e).rc(), &args, under),
+                    PapHead::Extern(e, site) => {
+                        let span = self.m.site_span(site);
+                        self.applied(Term::Extern(e, span).rc(), &args, under)
+                    }
                     PapHead::Data(d) => self.applied(Term::Data(d).rc(), &args, under),
                     PapHead::Open(level) => {
                         let var = self.open_var(level, under);

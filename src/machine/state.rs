@@ -154,7 +154,7 @@ impl<'p> Machine<'p> {
                     pending_top -= rest;
                     let head = match op {
                         StrictOp::Prim(p, span) => Term::Prim(p, span).rc(),
-                        StrictOp::Extern(e, _) => Term::Extern(e).rc(),
+                        StrictOp::Extern(e, site) => Term::Extern(e, self.site_span(site)).rc(),
                     };
                     let mut term = head;
                     for &v in have {

@@ -647,7 +647,9 @@ fn leaf_or_frame<'m>(
         Kind::Def(id) => Term::Def(DefId(range("definition", *id, scope.defs)?)),
         Kind::Data(id) => Term::Data(DataId(range("data type", *id, scope.ctors.len())?)),
         Kind::Con(c) => Term::Con(con_ref(c, &scope.ctors)?),
-        Kind::External(id) => Term::Extern(ExternId(range("external", *id, scope.externs)?)),
+        Kind::External(id) => {
+            Term::Extern(ExternId(range("external", *id, scope.externs)?), NO_SPAN)
+        }
         Kind::Prim(p) => Term::Prim(prim(*p)?, NO_SPAN),
         Kind::PrimType(p) => Term::PrimType(match pb::PrimType::try_from(*p) {
             Ok(pb::PrimType::Int) => PrimType::Int,

@@ -143,7 +143,7 @@ fn node<'t>(t: &'t Term, names: Names, children: &mut Vec<&'t Term>) -> pb::node
         Term::Def(id) => Kind::Def(id.0),
         Term::Data(id) => Kind::Data(id.0),
         Term::Con(c) => Kind::Con(con_ref(*c)),
-        Term::Extern(id) => Kind::External(id.0),
+        Term::Extern(id, _) => Kind::External(id.0),
         Term::Prim(p, _) => Kind::Prim(prim(*p) as i32),
         Term::PrimType(p) => Kind::PrimType(prim_type(*p) as i32),
         Term::Lit(l) => Kind::Lit(lit(l)),

@@ -203,7 +203,7 @@ fn referenced_prelude_names(program: &Program, prelude: DeclCounts) -> HashSet<S
                 names.insert(program.data(*id).name.to_string());
             }
             Term::Con(c) => con(*c, &mut names),
-            Term::Extern(id) if (id.0 as usize) < prelude.externs => {
+            Term::Extern(id, _) if (id.0 as usize) < prelude.externs => {
                 names.insert(program.external(*id).name.to_string());
             }
             Term::Match(m) => {

@@ -574,8 +574,11 @@ fn externals_that_would_clash_when_printed_are_an_error() {
         .expect("the prelude declares `run`");
     assert!(prelude_run < counts.externs);
     let main = both.program.main.expect("main").0 as usize;
-    both.program.defs[main].body =
-        Term::Extern(crate::core::term::ExternId(prelude_run as u32)).rc();
+    both.program.defs[main].body = Term::Extern(
+        crate::core::term::ExternId(prelude_run as u32),
+        super::NO_SPAN,
+    )
+    .rc();
     let err = super::source::program_to_source(&both, crate::driver::prelude_program().as_ref())
         .unwrap_err();
     assert!(matches!(err.problem, Problem::Unprintable(_)), "{err}");

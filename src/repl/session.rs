@@ -378,7 +378,7 @@ fn type_text(program: &Program, id: DefId, source: &str) -> String {
             Term::Def(d) => program.def(*d).ty.clone(),
             Term::Con(c) => program.con_type(*c),
             Term::Data(d) => program.data_type(*d),
-            Term::Extern(e) => program.external(*e).ty.clone(),
+            Term::Extern(e, _) => program.external(*e).ty.clone(),
             _ => ty,
         };
     }

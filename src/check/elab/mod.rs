@@ -159,7 +159,7 @@ pub(in crate::check) fn global_term(g: Global, span: Span) -> RcTerm {
         Global::Def(id) => Term::Def(id),
         Global::Data(id) => Term::Data(id),
         Global::Con(id) => Term::Con(id),
-        Global::Extern(id) => Term::Extern(id),
+        Global::Extern(id) => Term::Extern(id, span),
         Global::PrimType(t) => Term::PrimType(t),
         Global::Prim(p) => Term::Prim(p, span),
     }
