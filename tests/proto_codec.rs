@@ -461,6 +461,7 @@ fn random_program(
             maybe: DataId(2),
             nothing: c(2, 0),
             just: c(2, 2),
+            append: None,
         },
         main: main.map(DefId),
     }

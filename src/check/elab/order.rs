@@ -4,10 +4,11 @@
 //! compute: a type that calls a function defined further down the file needs that
 //! function checked (and its body known) first. So the declarations form a graph, an
 //! edge from each declaration to every global its text names (a constructor names its
-//! data type), and they are checked one strongly connected component at a time,
-//! dependencies first (Tarjan's algorithm, with an explicit stack): mutually recursive
-//! declarations are checked together, data types, then externals, then the definitions'
-//! types, then their bodies (type-level definitions first).
+//! data type; `++` names the prelude's `append`, which it means on lists), and they are
+//! checked one strongly connected component at a time, dependencies first (Tarjan's
+//! algorithm, with an explicit stack): mutually recursive declarations are checked
+//! together, data types, then externals, then the definitions' types, then their
+//! bodies (type-level definitions first).
 //!
 //! The walk over each declaration's text is a loop with its own stack (a chain of ten
 //! thousand `let`s costs no native stack), and it knows which names are local, so a
@@ -47,6 +48,9 @@ struct Walk<'s, 'r> {
     bound: Vec<Option<&'s str>>,
     steps: Vec<Step<'s>>,
     resolve: &'r dyn Fn(&str) -> Option<Global>,
+    /// What `++` may elaborate to besides a primitive: the prelude's `append` (on
+    /// lists), whose type must be known first.
+    concat: Option<Global>,
     out: Vec<Global>,
 }
 
@@ -175,7 +179,12 @@ impl<'s> Walk<'s, '_> {
                 }
                 self.steps.push(Step::Expr(scrut));
             }
-            ExprKind::Binary { lhs, rhs, .. } => {
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                if *op == BinOp::Concat
+                    && let Some(g) = self.concat
+                {
+                    self.out.push(g);
+                }
                 self.steps.push(Step::Expr(rhs));
                 self.steps.push(Step::Expr(lhs));
             }
@@ -225,6 +234,7 @@ impl Elab<'_> {
             bound: Vec::new(),
             steps: Vec::new(),
             resolve: &resolve,
+            concat: self.program.builtins.append.map(Global::Def),
             out: Vec::new(),
         };
         match decl {

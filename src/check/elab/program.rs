@@ -106,6 +106,7 @@ pub(in crate::check) fn placeholder_builtins() -> Builtins {
         maybe: DataId(0),
         nothing: c,
         just: c,
+        append: None,
     }
 }
 
@@ -205,6 +206,10 @@ impl<'e> Elab<'e> {
             maybe,
             nothing: con("Nothing"),
             just: con("Just"),
+            append: match scope.get("append") {
+                Some((Global::Def(id), _)) => Some(id),
+                _ => None,
+            },
         };
         if !missing.is_empty() {
             self.errors.push(Diagnostic::error(format!(
@@ -264,6 +269,7 @@ impl<'e> Elab<'e> {
     /// them); then substitutes what is solved, so that later groups (and type-level
     /// evaluation) see finished terms.
     fn elaborate_group(&mut self, members: &[(order::Node, usize, &Decl<'_>)]) {
+        let deferred = self.deferred.len();
         let datas: Vec<(DataId, usize, &Decl<'_>)> = members
             .iter()
             .filter_map(|(n, u, d)| match n {
@@ -306,6 +312,8 @@ impl<'e> Elab<'e> {
                 self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
             }
         }
+        // The operators whose operand types are known by now.
+        self.check_deferred(Some(deferred));
         for (id, _, _) in &defs {
             let d = &self.program.defs[id.0 as usize];
             let (ty, body) = (
@@ -426,7 +434,7 @@ impl<'e> Elab<'e> {
 
     /// Substitutes every solution into the program and reports every unknown left.
     pub(in crate::check) fn zonk_program(&mut self) {
-        self.check_deferred();
+        self.check_deferred(None);
         let unit = Term::Data(self.program.builtins.unit).rc();
         let open: Vec<u32> = self
             .metas
