@@ -5,7 +5,7 @@
 use bumpalo::Bump;
 use proptest::prelude::*;
 use spindle::diagnostic::Diagnostic;
-use spindle::syntax::ast::{Expr, ExprKind};
+use spindle::syntax::ast::{Expr, ExprKind, PiExpr};
 use spindle::syntax::parser::{MAX_NESTING, parse_expr, parse_module, parse_repl_input};
 use spindle::syntax::span::{FileId, SourceMap};
 use std::path::{Path, PathBuf};
@@ -221,7 +221,7 @@ fn is_right_chain(e: &Expr<'_>) {
                 assert!(matches!(lhs.kind, ExprKind::Var(_)));
                 rhs
             }
-            ExprKind::Pi { cod, dom, .. } => {
+            ExprKind::Pi(PiExpr { cod, dom, .. }) => {
                 assert!(matches!(dom.kind, ExprKind::Var(_)));
                 cod
             }

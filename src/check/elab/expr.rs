@@ -35,12 +35,12 @@ impl<'e> Elab<'e> {
         let mut binders = Vec::new();
         let mut level = 0;
         let mut cur = e;
-        while let ExprKind::Pi {
+        while let ExprKind::Pi(PiExpr {
             name,
             plicity,
             dom,
             cod,
-        } = &cur.kind
+        }) = &cur.kind
         {
             let (dom, i) = self.check_type(cx, dom);
             level = level.max(i);
@@ -87,7 +87,7 @@ impl<'e> Elab<'e> {
             // In a type's place `Type n` needs no type of its own (the largest,
             // `Type 1000`, has none that could be written).
             ExprKind::Universe(n) => return (Term::Universe(*n).rc(), n + 1),
-            ExprKind::Pi { .. } => return self.function_type(cx, e),
+            ExprKind::Pi(_) => return self.function_type(cx, e),
             _ => {}
         }
         let (t, ty) = self.infer(cx, e);
@@ -125,7 +125,7 @@ impl<'e> Elab<'e> {
     fn check_inner<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>, ty: &RcTerm) -> RcTerm {
         match &e.kind {
             ExprKind::Lam { params, body } => return self.check_lam(cx, params, body, ty, e.span),
-            ExprKind::Let { .. } => return self.check_let_chain(cx, e, ty),
+            ExprKind::Let(_) => return self.check_let_chain(cx, e, ty),
             ExprKind::If { .. } => return self.check_if_chain(cx, e, ty),
             ExprKind::Match { scrut, arms } => {
                 return self.match_expr(cx, scrut, arms, e.span, Some(ty)).0;
@@ -378,7 +378,7 @@ impl<'e> Elab<'e> {
                 )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
-            ExprKind::Pi { .. } => {
+            ExprKind::Pi(_) => {
                 let (t, level) = self.function_type(cx, e);
                 if level > MAX_UNIVERSE_LEVEL {
                     self.too_large(e.span, "this function type has no type", level);
@@ -386,13 +386,13 @@ impl<'e> Elab<'e> {
                 }
                 (t, Term::Universe(level).rc())
             }
-            ExprKind::Let {
+            ExprKind::Let(LetExpr {
                 name,
                 params,
                 ret,
                 rhs,
                 body,
-            } => self.infer_let(cx, *name, params, *ret, rhs, body),
+            }) => self.infer_let(cx, *name, params, *ret, rhs, body),
             ExprKind::If { cond, then_, else_ } => {
                 let bool_ty = Term::Data(b.bool_).rc();
                 let cond = self.check(cx, cond, &bool_ty);
@@ -611,13 +611,13 @@ impl<'e> Elab<'e> {
         let mut bound = Vec::new();
         let mut goal = goal.clone();
         let mut cur = e;
-        while let ExprKind::Let {
+        while let ExprKind::Let(LetExpr {
             name,
             params,
             ret,
             rhs,
             body,
-        } = &cur.kind
+        }) = &cur.kind
         {
             let (ty, value) = self.let_binding(cx, *name, params, *ret, rhs);
             bound.push((name_of(name.name), ty, value));

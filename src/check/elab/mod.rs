@@ -50,7 +50,9 @@ use crate::core::term::{
 use crate::diagnostic::Diagnostic;
 use crate::external;
 use crate::prim::Prim;
-use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, MAX_UNIVERSE_LEVEL, Module, Param};
+use crate::syntax::ast::{
+    BinOp, Decl, Expr, ExprKind, LetExpr, MAX_UNIVERSE_LEVEL, Module, Param, PiExpr,
+};
 use crate::syntax::span::Span;
 use std::rc::Rc;
 

@@ -141,20 +141,20 @@ impl<'s> Walk<'s, '_> {
             | ExprKind::TypedHole(_)
             | ExprKind::Unit => {}
             ExprKind::Lam { params, body } => self.params(params, &[body]),
-            ExprKind::Pi { name, dom, cod, .. } => {
+            ExprKind::Pi(PiExpr { name, dom, cod, .. }) => {
                 let bound = name.map(|n| n.name).unwrap_or("_");
                 self.steps.push(Step::Unbind(1));
                 self.steps.push(Step::Expr(cod));
                 self.steps.push(Step::Bind(bound));
                 self.steps.push(Step::Expr(dom));
             }
-            ExprKind::Let {
+            ExprKind::Let(LetExpr {
                 name,
                 params,
                 ret,
                 rhs,
                 body,
-            } => {
+            }) => {
                 // Recursive: the name is in scope in its right-hand side too.
                 self.steps.push(Step::Unbind(1));
                 self.steps.push(Step::Expr(body));
