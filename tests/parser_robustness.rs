@@ -287,8 +287,8 @@ fn a_ten_megabyte_line_parses_quickly() {
         assert_eq!(module.decls.len(), 1);
         start.elapsed()
     });
-    // The AST of this line is 10 million 96-byte nodes, about 1 GB; most of the time
-    // (1 to 2.5 s in release on a small VM) goes to the kernel handing out that memory.
+    // The AST of this line is 10 million 48-byte nodes, about 500 MB; most of the time
+    // goes to the kernel handing out that memory.
     // The bound is generous so that a loaded machine passes; what it catches is
     // non-linear behaviour, which would take hours at this size.
     let limit = Duration::from_secs(if cfg!(debug_assertions) { 120 } else { 20 });
