@@ -156,6 +156,7 @@ impl<'e> Elab<'e> {
             coverage: Default::default(),
             arm_use: Default::default(),
             data_levels: Vec::new(),
+            final_levels: Default::default(),
         };
         e.data_levels = vec![0; e.program.datas.len()];
         if !units.is_empty() {
