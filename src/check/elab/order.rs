@@ -227,7 +227,7 @@ impl Elab<'_> {
     }
 
     /// The declarations `decl` (of `unit`) refers to.
-    fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
+    pub(in crate::check) fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
         let resolve = |name: &str| self.resolve_quietly(unit, name);
         let mut walk = Walk {
             locals: HashMap::new(),
