@@ -5,29 +5,37 @@
 //!
 //! ```text
 //! source text ──parse──▶ surface AST ──elaborate (type check)──▶ core term
-//!    core term ──wind──▶ stack form ──need──▶ stack form ──readback──▶ core term
+//!    core term ──analyse (relevance, strictness) + compile──▶ machine code
+//!    machine code ──evaluate (one machine, fibers, scheduler)──▶ machine state
+//!    machine state ──unwind + a fold (readback, print, audit, ...)──▶ term / text / ...
 //!    core term ◀──▶ protobuf bytes ──blake3──▶ content hash
 //! ```
 //!
 //! - [`syntax`]: spans, lexer, parser and the surface AST.
 //! - [`core`]: core terms (de Bruijn indices, annotated binders), programs, the pretty
 //!   printer back to Spindle source, substitution, alpha-equivalence.
-//! - [`check`]: from surface AST to checked core terms in one pass: scopes and imports,
-//!   bidirectional elaboration with implicit arguments and unification, pattern
-//!   compilation with dependent refinement. Types are evaluated on the machine.
-//! - [`machine`]: the by-need stack machine (wind, need, unwind folds, refcounted heap),
-//!   the one evaluator for programs and for types.
+//! - [`check`]: from surface AST to checked core terms: scopes and imports, dependency
+//!   order, bidirectional elaboration with implicit arguments and unification, data
+//!   types, pattern compilation with dependent refinement. Types are evaluated on the
+//!   machine.
+//! - [`machine`]: the by-need machine, the one evaluator for programs and for types:
+//!   analyses, machine code, the evaluation loop, the heap with its cycle collector,
+//!   readback of values and of paused states, the printer, the audits.
+//! - [`sched`]: fibers, certainty and the opportunistic scheduler: independent external
+//!   calls run at the same time, found by demand, forks of certain work and bounded
+//!   speculation.
 //! - [`prim`]: primitive operations.
-//! - [`external`]: host externals: their names and types, performing a call, and the
-//!   worker pool that performs calls in parallel.
-//! - [`sched`]: fibers and the opportunistic scheduler: independent external calls run
-//!   at the same time, found by demand and by bounded speculation.
+//! - [`external`]: the registry of externals, the executors that perform calls (local
+//!   processes, timers, files, Slurm), process lifetime, the result store, progress and
+//!   the trace. Executors know nothing of fibers.
 //! - [`diagnostic`]: errors and warnings as data, rendered with `codespan-reporting`.
-//! - [`proto`]: core terms and programs to and from protobuf, and content hashes.
+//! - [`proto`]: core terms and programs to and from protobuf, content and definition
+//!   hashes.
+//! - [`snapshot`]: evaluations stopped, stored as programs and resumed.
 //! - [`prelude`]: the standard library's source, embedded.
 //! - [`driver`]: loading a program from a file (or a REPL session), with the prelude,
 //!   through the passes.
-//! - [`output`]: `--format json`: a value in normal form as one JSON document.
+//! - [`output`]: normal forms as JSON (`--format json`).
 //! - [`repl`]: the REPL: a backend that keeps a session, and a `rustyline` frontend.
 
 pub mod check;

@@ -582,8 +582,11 @@ fn a_hundred_thousand_waiting_calls_at_once_cost_no_threads() {
     eprintln!(
         "100k delays of 1 s: submitted in {submitted:?}, all done in {wall:?}; threads {before_threads} -> {peak_threads}; RSS {before_rss} kB -> {peak_rss} kB"
     );
+    // The count is the whole test process's, and other tests run beside this one with
+    // their own threads: a margin of 32 absorbs them, while a thread per waiting call
+    // (or per batch of a few thousand) would add far more.
     assert!(
-        peak_threads <= before_threads + 2,
+        peak_threads <= before_threads + 32,
         "threads: {before_threads} -> {peak_threads}"
     );
     assert!(wall >= Duration::from_secs(1));

@@ -178,6 +178,46 @@ fn a_long_lazy_pipeline_runs_in_constant_memory() {
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
 }
 
+/// A recursive data `let` makes a cycle of cells; walking it a million times keeps a
+/// handful of objects live, and once the result is out the cycle itself is reclaimed.
+#[test]
+fn a_cyclic_list_runs_in_constant_memory_and_is_reclaimed() {
+    let src = "def twice (k : Int) : Int = let xs = Cons 1 (Cons 2 xs) in sum (take k xs)\n\
+               def main = twice 1000000 + twice 3\n";
+    let loaded = driver::load_text("cyc.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v, false).unwrap(), "1500004");
+    let s = m.stats();
+    assert!(s.objects_peak < 10_000, "objects_peak {}", s.objects_peak);
+    assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);
+}
+
+/// A top-level value (a CAF) that only `main` uses is not pinned for the whole run:
+/// once `main` has walked past its head, its cells go (the unpinning runs with the
+/// cycle check, once a quarter million objects are live).
+#[test]
+fn a_big_top_level_list_is_not_pinned() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("caf.sp"),
+        "def big : List Int = range 0 2000000\ndef main = sum big\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--stats", "--progress", "none", "caf.sp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1999999000000\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let peak: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("objects_peak: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no objects_peak in {err}"));
+    // Pinned, the two million cells (and their thunks) would all be live at the end.
+    assert!(peak < 600_000, "objects_peak {peak}");
+}
+
 #[test]
 fn externals_run_sequentially() {
     let dir = tempdir();
@@ -235,4 +275,30 @@ fn a_local_recursive_loop_is_reclaimed() {
     assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
     // Every `let go` of every call was reclaimed (only the program's own entries stay).
     assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);
+}
+
+/// `--max-memory` (LANGUAGE.md 6): a program that needs more stops with `error: out
+/// of memory` at the place being evaluated (the user's, not the prelude's), exit 1,
+/// never an abort.
+#[test]
+fn running_out_of_memory_is_an_error() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("dbl.sp"),
+        "def dbl (n : Int) (s : String) : String = if n == 0 then s else dbl (n - 1) (s ++ s)\n\
+         def main = strLength (dbl 40 \"x\")\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--max-memory", "64M", "dbl.sp"]);
+    check_error_output(&out, "out of memory\ndbl.sp:1:").unwrap();
+    std::fs::write(
+        dir.join("deep.sp"),
+        "def main = foldr (\\x acc -> x + acc) 0 (range 0 30000000)\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--max-memory", "128M", "deep.sp"]);
+    check_error_output(&out, "out of memory\ndeep.sp:1:").unwrap();
+    // A bad size is a command-line error.
+    let out = run_in(&dir, &["run", "--max-memory", "lots", "deep.sp"]);
+    assert_eq!(out.status.code(), Some(2));
 }

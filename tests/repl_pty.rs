@@ -156,6 +156,22 @@ fn ctrl_c_interrupts_an_endless_evaluation() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The REPL evaluates through the scheduler, as `spindle run` does: twenty independent
+/// waits of 200 ms overlap (four seconds one after another).
+#[test]
+fn independent_calls_typed_at_the_prompt_run_in_parallel() {
+    let dir = scratch("fanout");
+    let mut p = start(&dir, &[]);
+    let started = std::time::Instant::now();
+    send(&mut p, "sum (map (\\x -> delay 200 x) (range 0 20))");
+    expect(&mut p, "190 : Int");
+    let took = started.elapsed();
+    // Loose on purpose (a busy machine is slow): the critical path is 200 ms.
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn quit_command_and_help() {
     let dir = scratch("quit");

@@ -101,6 +101,34 @@ fn a_million_element_list_and_right_nested_concat_check() {
 }
 
 #[test]
+fn a_long_list_literal_runs_and_prints() {
+    // Building a literal's cells must not recurse natively once per element.
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("spindle-robust-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long_literal.sp");
+    let items: Vec<String> = (0..200_000).map(|i| i.to_string()).collect();
+    let text = format!(
+        "def xs : List Int = [{}]\ndef main : List Int = [sum xs, length xs, fromMaybe 0 (last xs)]\n",
+        items.join(", ")
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = spindle()
+        .args(["run", "--progress", "none"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_clean(&out);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[19999900000, 200000, 199999]\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn random_bytes_never_panic() {
     // A fixed pseudo-random sequence (xorshift), so failures are reproducible.
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;

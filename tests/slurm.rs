@@ -446,7 +446,7 @@ fn spindle_run_resume_under_slurm() {
     let trace = dir.path().join("t.tsv");
     std::fs::write(
         &wf,
-        "def step (i : Int) : String = run \"sh\" [\"-c\", \"[ $0 -lt 7 ] || [ -e fixed ]; echo $0\", showInt i]\n\
+        "def step (i : Int) : String = run \"sh\" [\"-c\", \"{ [ $0 -lt 7 ] || [ -e fixed ]; } && echo $0\", showInt i]\n\
          def main = map step (range 0 10)\n",
     )
     .unwrap();
@@ -467,10 +467,20 @@ fn spindle_run_resume_under_slurm() {
             .output()
             .unwrap()
     };
-    assert!(!run().status.success());
+    let first = run();
+    assert!(!first.status.success(), "{first:?}");
     std::fs::write(dir.path().join("fixed"), "").unwrap();
     let second = run();
     assert!(second.status.success(), "{second:?}");
+    // What a clean local run prints.
+    let clean = spindle()
+        .current_dir(dir.path())
+        .args(["run", "--progress", "none", "--store"])
+        .arg(dir.path().join("clean-store"))
+        .arg(&wf)
+        .output()
+        .unwrap();
+    assert_eq!(second.stdout, clean.stdout);
     let text = std::fs::read_to_string(&trace).unwrap();
     let ran = text
         .lines()

@@ -61,6 +61,7 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             let a = fresh();
             arrows(&[string(), a.clone()], a)
         }
+        Prim::SortInts => arrows(&[list(int())], list(int())),
         Prim::Reading | Prim::Writing => {
             let a = fresh();
             arrows(&[list(string()), a.clone()], a)

@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// When a call fails for good, stop the calls still running too.
     #[arg(long)]
     pub fail_fast: bool,
+    /// The most memory evaluation may use (e.g. 512M, 8G; default: three quarters of
+    /// the machine's memory); past it the run stops with `out of memory`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<usize>,
     /// The result store, progress, the trace, retries, timeouts, the executor.
     #[command(flatten)]
     pub calls: spindle::external::options::CallOptions,
@@ -213,7 +217,14 @@ pub fn main(args: RunArgs) -> ExitCode {
     let mut machine = Machine::new(program);
     machine.set_calls(calls);
     machine.fail_fast = args.fail_fast;
+    machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
     let sources = &loaded.sources;
+    machine.user_file = Some(Box::new(move |f| {
+        sources
+            .files()
+            .nth(f.0 as usize)
+            .is_none_or(|(_, file)| !file.name.starts_with(driver::PRELUDE_PREFIX))
+    }));
     let files = sources.files().count();
     machine.place_shown = Some(Box::new(move |span| {
         if (span.file.0 as usize) < files {
@@ -247,6 +258,11 @@ pub fn main(args: RunArgs) -> ExitCode {
             let _ = out.flush();
         }),
     }));
+    // A failed call ended the run: the calls still running finish and are recorded
+    // (unless `--fail-fast` stopped them already).
+    if matches!(outcome, Ok(Err(_))) {
+        machine.finish_running_effects();
+    }
     machine.shutdown();
     let mut calls = machine.take_calls();
     if let Some(c) = &mut calls
@@ -283,4 +299,41 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprint!("{}", stats.render());
     }
     code
+}
+
+/// A size with an optional unit: `1024`, `64K`, `512M`, `8G` (powers of 1024).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. 512M, 8G)"))?;
+    let mult: usize = match unit.to_ascii_uppercase().trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(format!("`{s}`: the unit must be K, M, G or T")),
+    };
+    n.checked_mul(mult)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
+/// Three quarters of the machine's memory (`MemTotal` of /proc/meminfo), or no limit
+/// where that cannot be read.
+fn default_max_memory() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map(|kb| kb * 1024 / 4 * 3)
+        .unwrap_or(0)
 }

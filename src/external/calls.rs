@@ -63,7 +63,7 @@ use crate::external::store::record::{RECORD_VERSION, StoredReply};
 use crate::external::store::{self, Batch, Record, Store, StoreError, Why};
 use crate::external::trace::{self, Trace};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -304,6 +304,11 @@ struct Shared {
     explain: bool,
 }
 
+/// The failure of an `effect` call that did not start because an earlier failure
+/// decided the run ([`Calls::hold_effects`]); the machine reports the earlier failure
+/// instead (its `NOT_STARTED` is the same text).
+pub const NOT_STARTED: &str = "not started: an earlier call failed";
+
 /// The run's executor: see the module documentation.
 pub struct Calls {
     config: Config,
@@ -325,6 +330,8 @@ pub struct Calls {
     ready: Vec<Finished>,
     batch: Batch,
     last_commit: Instant,
+    /// Whether a commit since the last durable one was eventual only.
+    unsynced: bool,
     store_error: Option<StoreError>,
     progress: Progress,
     trace: Option<Trace>,
@@ -332,6 +339,11 @@ pub struct Calls {
     plan: Vec<PlannedCall>,
     explained: Vec<String>,
     stats: CallStats,
+    /// Calls whose failure the driver has not been given yet: while there are any,
+    /// the executor's gate stays closed (no queued process starts).
+    undelivered: HashSet<Ticket>,
+    /// A failure decided the run ([`Calls::hold_effects`]): no `effect` call starts.
+    holding: bool,
 }
 
 impl std::fmt::Debug for Calls {
@@ -403,6 +415,8 @@ impl Calls {
         };
         let mut exec = Executor::new(config.limits);
         exec.set_call_timeout(config.call_timeout);
+        // A failure may decide the run: nothing queued starts before the driver knows.
+        exec.set_gate_on_failure(true);
         // Start reporting starts from the first call on.
         exec.take_started();
         let waker = exec.waker();
@@ -451,6 +465,7 @@ impl Calls {
             ready: Vec::new(),
             batch: Batch::default(),
             last_commit: Instant::now(),
+            unsynced: false,
             store_error: None,
             progress,
             trace,
@@ -458,7 +473,46 @@ impl Calls {
             plan: Vec::new(),
             explained: Vec::new(),
             stats: CallStats::default(),
+            undelivered: HashSet::new(),
+            holding: false,
         })
+    }
+
+    /// A failure decided the run (LANGUAGE.md 11: no `try` around it): from now on no
+    /// `effect` call starts. Those submitted and not started yet (queued behind
+    /// `--jobs`, or still being looked up) answer at once with a failure saying so
+    /// ([`NOT_STARTED`]); calls already running go on and are recorded; recorded
+    /// results are still reused, and `reads` and `pure` calls go on.
+    pub fn hold_effects(&mut self) {
+        self.holding = true;
+        self.take_started();
+        let waiting: Vec<Ticket> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| {
+                e.external.is_effect()
+                    && e.started.is_none()
+                    && matches!(e.stage, Stage::Preparing | Stage::Running | Stage::Backoff)
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        for t in waiting {
+            self.not_started(t);
+        }
+    }
+
+    /// Ends a call that will not start now ([`hold_effects`](Self::hold_effects)).
+    fn not_started(&mut self, ticket: Ticket) {
+        let Some(e) = self.entries.remove(&ticket) else {
+            return;
+        };
+        if e.stage == Stage::Running {
+            self.cancel_running(ticket, &e.request);
+        }
+        self.undelivered.remove(&ticket);
+        self.end_line(&e, Status::Cancelled, None, NOT_STARTED);
+        let err = CallError::new(CallErrorKind::Stopping, NOT_STARTED);
+        self.ready.push((ticket, Answer::Done(Err(err))));
     }
 
     /// Asks for a call; its answer comes from [`wait`](Self::wait) with `ticket`,
@@ -545,6 +599,7 @@ impl Calls {
     /// never reported by [`wait`](Self::wait). Its trace line says `cancelled`.
     pub fn cancel(&mut self, ticket: Ticket) {
         self.ready.retain(|(t, _)| *t != ticket);
+        self.undelivered.remove(&ticket);
         let Some(e) = self.entries.remove(&ticket) else {
             return;
         };
@@ -606,7 +661,12 @@ impl Calls {
         }
         let mut out = format!("plan: {} calls would run next:\n", self.plan.len());
         for p in &self.plan {
-            out.push_str(&format!("  {}  {}  ({})\n", p.place, p.shown, p.why));
+            out.push_str(&format!(
+                "  {}  {}  ({})\n",
+                p.place,
+                crate::external::progress::one_line(&p.shown),
+                p.why
+            ));
         }
         out
     }
@@ -615,6 +675,14 @@ impl Calls {
     /// (`None`: no limit). Returns at once when nothing is in flight.
     pub fn wait(&mut self, timeout: Option<Duration>) -> Vec<Finished> {
         let until = timeout.and_then(|t| Instant::now().checked_add(t));
+        // The driver has seen every failure so far (and held effects if one decided
+        // the run): queued processes may start again.
+        let (entries, ready) = (&self.entries, &self.ready);
+        self.undelivered
+            .retain(|t| entries.contains_key(t) || ready.iter().any(|(r, _)| r == t));
+        if self.undelivered.is_empty() {
+            self.exec.open_gate();
+        }
         loop {
             while let Ok(d) = self.done_rx.try_recv() {
                 self.helper_done(d);
@@ -624,7 +692,11 @@ impl Calls {
             self.retry_due();
             self.maybe_commit(false);
             if !self.ready.is_empty() {
-                return std::mem::take(&mut self.ready);
+                let batch = std::mem::take(&mut self.ready);
+                for (t, _) in &batch {
+                    self.undelivered.remove(t);
+                }
+                return batch;
             }
             if self.entries.is_empty() {
                 return Vec::new();
@@ -718,6 +790,24 @@ impl Calls {
         }
     }
 
+    /// Waits for the `effect` calls that have started to end, so that they are recorded
+    /// (LANGUAGE.md 11: after a failure that ends the run, the calls already running
+    /// finish and are recorded, for `--resume` to reuse). Their values go nowhere; the
+    /// calls not started are left for [`shutdown`](Self::shutdown) to cancel.
+    pub fn finish_running_effects(&mut self) {
+        loop {
+            self.take_started();
+            let running = self
+                .entries
+                .values()
+                .any(|e| e.external.is_effect() && e.started.is_some());
+            if !running {
+                return;
+            }
+            self.wait(Some(Duration::from_millis(100)));
+        }
+    }
+
     /// Cancels every call in flight (processes stopped, Slurm jobs cancelled); the
     /// store's pending records are kept for [`finish`](Self::finish).
     pub fn shutdown(&mut self) {
@@ -790,6 +880,10 @@ impl Calls {
         let Some(e) = self.entries.get_mut(&ticket) else {
             return;
         };
+        if self.holding && e.external.is_effect() {
+            self.not_started(ticket);
+            return;
+        }
         e.stage = Stage::Running;
         e.generation += 1;
         if store_on
@@ -864,7 +958,10 @@ impl Calls {
                     } else {
                         format!("{}: ", e.place)
                     };
-                    let mut lines = vec![format!("explain: {place}{}: {why}", e.shown)];
+                    let mut lines = vec![format!(
+                        "explain: {place}{}: {why}",
+                        crate::external::progress::one_line(&e.shown)
+                    )];
                     if let Some(k) = &e.keyed {
                         let covered = key::covered(&k.inputs);
                         if !covered.is_empty() {
@@ -921,6 +1018,9 @@ impl Calls {
         self.take_started();
         for (ticket, result) in done {
             self.in_exec = self.in_exec.saturating_sub(1);
+            if result.is_err() {
+                self.undelivered.insert(ticket);
+            }
             self.ran(ticket, result);
         }
     }
@@ -1025,6 +1125,11 @@ impl Calls {
                 let generation = e.generation;
                 self.write_line(&line_entry, Status::Failed, exit, &detail);
                 self.stats.retried += 1;
+                // Not a failure the driver must see first: the gate may open.
+                self.undelivered.remove(&ticket);
+                if self.undelivered.is_empty() {
+                    self.exec.open_gate();
+                }
                 self.backoff
                     .push(Reverse((Instant::now() + wait, ticket, generation)));
                 return;
@@ -1091,12 +1196,18 @@ impl Calls {
             let due = force
                 || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
                     && self.last_commit.elapsed() >= COMMIT_EVERY;
-            if self.batch.is_empty() || !due || self.shared.plan {
-                if self.shared.plan {
-                    self.batch = Batch::default();
-                }
+            if self.shared.plan {
+                self.batch = Batch::default();
                 return;
             }
+            // A forced commit also makes the earlier, eventual ones durable (and writes
+            // redb's allocator state, which closing the database would otherwise write
+            // in commits of its own).
+            let sync_only = force && self.unsynced && self.batch.is_empty();
+            if !due || (self.batch.is_empty() && !sync_only) {
+                return;
+            }
+            self.unsynced = !force;
             if let Err(e) = store.commit(&mut self.batch, force) {
                 self.batch = Batch::default();
                 if self.store_error.is_none() {

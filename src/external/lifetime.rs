@@ -347,6 +347,10 @@ pub fn shutdown_all() {
         }
     }
     let give_up = start + GRACE + SHUTDOWN_EXTRA;
+    if lock().groups.is_empty() {
+        // No process group to stop or reap: no need to read `/proc`.
+        return;
+    }
     loop {
         let live = live_pgids();
         let mut table = lock();

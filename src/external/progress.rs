@@ -86,6 +86,16 @@ pub fn color_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
 }
 
+/// A text for a one-line report: line breaks shown as `\n` (a `shell` command line, or
+/// a failure's message that quotes one, may hold several lines).
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['\n', '\r']) {
+        text.replace('\n', "\\n").replace('\r', "\\r").into()
+    } else {
+        text.into()
+    }
+}
+
 /// The live display, when there is one: other writers lift it out of the way.
 static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
 
@@ -252,8 +262,9 @@ impl Progress {
             let tail = if detail.is_empty() {
                 format!("({} ms)", took.as_millis())
             } else {
-                format!("({} ms: {detail})", took.as_millis())
+                format!("({} ms: {})", took.as_millis(), one_line(detail))
             };
+            let shown = one_line(shown);
             let place = if place.is_empty() {
                 String::new()
             } else {
@@ -413,6 +424,12 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_line_is_one_line() {
+        assert_eq!(one_line("a\nb\r"), "a\\nb\\r");
+        assert_eq!(one_line("plain"), "plain");
+    }
 
     #[test]
     fn modes_parse() {

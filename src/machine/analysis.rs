@@ -493,8 +493,9 @@ impl Strict<'_> {
                 // outside the catch, would let them escape.
                 Prim::Catch => Needs::none(),
                 // The second argument comes after the first, in that order (effects
-                // ordered by `after`, messages by `trace`).
-                Prim::After | Prim::Trace => self.term(explicit[0]),
+                // ordered by `after`, messages by `trace`); `reading` and `writing`
+                // evaluate theirs inside the declaration, so it is not needed early.
+                Prim::After | Prim::Trace | Prim::Reading | Prim::Writing => self.term(explicit[0]),
                 _ => {
                     let mut n = Needs::none();
                     for a in &explicit[..p.arity()] {

@@ -261,3 +261,95 @@ mod tests {
         assert_eq!(w.live(), 5);
     }
 }
+
+/// How many words an object keeps in place before it spills into the [`Words`] slab.
+pub const INLINE: usize = 3;
+
+/// The words of an object (a record's slots, a constructor's fields): up to
+/// [`INLINE`] in place, so that the common small object is one allocation; more in a
+/// run of the slab.
+#[derive(Debug, Clone, Copy)]
+pub struct Slots {
+    len: u32,
+    inline: [Val; INLINE],
+    spill: Run,
+}
+
+impl Slots {
+    /// `len` words, each `Val::Erased`.
+    #[inline(always)]
+    pub fn new(words: &mut Words, len: u32) -> Slots {
+        let spill = if len as usize > INLINE {
+            words.alloc(len)
+        } else {
+            Run::EMPTY
+        };
+        Slots {
+            len,
+            inline: [Val::Erased; INLINE],
+            spill,
+        }
+    }
+
+    /// Words given (their references move in).
+    #[inline(always)]
+    pub fn from_slice(words: &mut Words, vals: &[Val]) -> Slots {
+        let mut s = Slots::new(words, vals.len() as u32);
+        if vals.len() <= INLINE {
+            s.inline[..vals.len()].copy_from_slice(vals);
+        } else {
+            words.get_mut(s.spill).copy_from_slice(vals);
+        }
+        s
+    }
+
+    /// How many words.
+    #[inline(always)]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether there are none.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words.
+    #[inline(always)]
+    pub fn get<'a>(&'a self, words: &'a Words) -> &'a [Val] {
+        if self.len as usize <= INLINE {
+            &self.inline[..self.len as usize]
+        } else {
+            words.get(self.spill)
+        }
+    }
+
+    /// Word `i`.
+    #[inline(always)]
+    pub fn at(&self, words: &Words, i: u32) -> Val {
+        if self.len as usize <= INLINE {
+            self.inline[i as usize]
+        } else {
+            words.at(self.spill, i)
+        }
+    }
+
+    /// Writes word `i` (the caller counts references).
+    #[inline(always)]
+    pub fn set(&mut self, words: &mut Words, i: u32, v: Val) {
+        if self.len as usize <= INLINE {
+            self.inline[i as usize] = v;
+        } else {
+            words.set(self.spill, i, v);
+        }
+    }
+
+    /// Gives back what the slab holds (the caller has released the words).
+    #[inline(always)]
+    pub fn free(self, words: &mut Words) {
+        if self.len as usize > INLINE {
+            words.free(self.spill);
+        }
+    }
+}

@@ -184,7 +184,7 @@ pub enum Code {
     Pi,
 }
 
-/// What [`super::Machine::imm`] can compute of a node without evaluation, decided
+/// What the machine's `imm` can compute of a node without evaluation, decided
 /// when the node is compiled (superinstructions for the common operands: a slot of
 /// the current record, a literal).
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -29,7 +29,7 @@ pub const MIN_THRESHOLD: usize = 1 << 18;
 impl<'p> Machine<'p> {
     /// Runs the cycle collector if the heap has grown past its threshold.
     #[inline]
-    pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Ctl) {
+    pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Control) {
         let allocated = self.heap.allocated_objects();
         if allocated < self.gc_threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
             return;
@@ -128,16 +128,16 @@ fn free_raw(heap: &mut Heap, o: Obj) {
             heap.thunks.free(r);
         }
         Obj::Rec(r) => {
-            let run = heap.recs.get(r).slots;
+            let slots = heap.recs.get(r).slots;
             heap.recs.get_mut(r).rc = 0;
             heap.recs.free(r);
-            heap.words.free(run);
+            slots.free(&mut heap.words);
         }
         Obj::Con(r) => {
-            let run = heap.cons.get(r).fields;
+            let fields = heap.cons.get(r).fields;
             heap.cons.get_mut(r).rc = 0;
             heap.cons.free(r);
-            heap.words.free(run);
+            fields.free(&mut heap.words);
         }
         Obj::Str(r) => {
             let o = heap.strs.get_mut(r);
@@ -233,8 +233,8 @@ impl<'p> Machine<'p> {
     /// Unpins the top-level values that no live code can refer to any more (their
     /// pinned reference goes; if nothing else holds them, they are freed). A value
     /// still referenced stays, and code that mentions a definition keeps it pinned.
-    pub(crate) fn unpin_dead_cafs(&mut self, ctl: Option<&super::frame::Ctl>) {
-        use super::frame::{Ctl, Frame};
+    pub(crate) fn unpin_dead_cafs(&mut self, ctl: Option<&super::frame::Control>) {
+        use super::frame::{Control, Frame};
         let pinned: Vec<u32> = (0..self.def_vals.len() as u32)
             .filter(|&d| matches!(self.def_vals[d as usize], Val::Thunk(_)))
             .collect();
@@ -269,7 +269,7 @@ impl<'p> Machine<'p> {
             frame_code(f, &mut codes);
         }
         for c in [ctl, self.paused.as_ref()].into_iter().flatten() {
-            if let Ctl::Eval(code, _) = c {
+            if let Control::Eval(code, _) = c {
                 codes.push(*code);
             }
         }
@@ -278,7 +278,7 @@ impl<'p> Machine<'p> {
                 for f in frames {
                     frame_code(f, &mut codes);
                 }
-                if let Some(Ctl::Eval(code, _)) = ctl {
+                if let Some(Control::Eval(code, _)) = ctl {
                     codes.push(*code);
                 }
             });

@@ -8,7 +8,7 @@
 use super::Machine;
 use super::code::Site;
 use super::error::{Result, RuntimeError};
-use super::frame::Ctl;
+use super::frame::Control;
 use super::host::CallRequest;
 use super::value::Val;
 use crate::core::term::{ConId, DataId, ExternId};
@@ -35,7 +35,12 @@ pub type CallAnswer = std::result::Result<Reply, CallError>;
 
 impl<'p> Machine<'p> {
     /// An external with its arguments in normal form (owned).
-    pub(crate) fn extern_run(&mut self, e: ExternId, site: Site, args: Vec<Val>) -> Result<Ctl> {
+    pub(crate) fn extern_run(
+        &mut self,
+        e: ExternId,
+        site: Site,
+        args: Vec<Val>,
+    ) -> Result<Control> {
         let decl = self.prog.external(e);
         let span = if site == Site::UNKNOWN {
             decl.span
@@ -90,10 +95,15 @@ impl<'p> Machine<'p> {
         let key = (site != Site::UNKNOWN && passthrough.is_none())
             .then(|| (site, ext.name, data.clone()));
         if let Some(k) = &key
-            && let Some(answer) = self.calls.get(k)
+            && let Some(r) = self.calls.get(k)
         {
-            let answer = answer.clone();
-            return self.call_result(ext, answer, passthrough, span);
+            return match r.clone() {
+                Ok(v) => {
+                    self.heap.retain(v);
+                    Ok(Control::Ret(v))
+                }
+                Err(e) => Err(e),
+            };
         }
         self.externals_dispatched += 1;
         let place = self.place_of(site, span);
@@ -139,10 +149,22 @@ impl<'p> Machine<'p> {
                 return Err(RuntimeError::at(PLANNED, span));
             }
         };
+        let r = self.call_value(ext, answer, req.passthrough, span);
         if let Some(k) = req.key {
-            self.calls.insert(k, answer.clone());
+            self.remember_call(k, &r);
         }
-        self.call_result(ext, answer, req.passthrough, span)
+        r.map(Control::Ret)
+    }
+
+    /// Keeps a finished call's value (a counted reference of the table's own) or
+    /// error, for every later asker of the same call.
+    pub(crate) fn remember_call(&mut self, k: CallKey, r: &Result<Val>) {
+        if let Ok(v) = r {
+            self.heap.retain(*v);
+        }
+        if let Some(Ok(old)) = self.calls.insert(k, r.clone()) {
+            self.heap.release(old);
+        }
     }
 
     /// The files declared with `reading` and `writing` around the running
@@ -163,19 +185,19 @@ impl<'p> Machine<'p> {
         (reading, writing)
     }
 
-    /// What a finished call gives the fiber that made it: its value, or the word it
-    /// passes through (owned), or its error at `span`.
-    pub(crate) fn call_result(
+    /// What a finished call gives the fiber that made it: its value (a new
+    /// reference), or the word it passes through (owned), or its error at `span`.
+    pub(crate) fn call_value(
         &mut self,
         ext: &'static External,
         answer: CallAnswer,
         passthrough: Option<Val>,
         span: Span,
-    ) -> Result<Ctl> {
+    ) -> Result<Val> {
         let outcome = answer.and_then(|reply| ext.finish(reply));
         match outcome {
             Ok(Outcome::Argument(_)) => match passthrough {
-                Some(v) => Ok(Ctl::Ret(v)),
+                Some(v) => Ok(v),
                 None => Err(RuntimeError::at(
                     "internal error: a call lost its argument",
                     span,
@@ -185,7 +207,7 @@ impl<'p> Machine<'p> {
                 if let Some(v) = passthrough {
                     self.heap.release(v);
                 }
-                Ok(Ctl::Ret(self.value_of(&p)))
+                Ok(self.value_of(&p))
             }
             Err(e) => {
                 if let Some(v) = passthrough {
@@ -223,10 +245,9 @@ impl<'p> Machine<'p> {
             Val::Con(r) => {
                 let o = self.heap.cons.get(r);
                 let name = self.prog.con(o.con).name.to_string();
-                let fields = self
-                    .heap
-                    .words
-                    .get(o.fields)
+                let fields = o
+                    .fields
+                    .get(&self.heap.words)
                     .iter()
                     .map(|&f| self.plain_of(f))
                     .collect();

@@ -17,7 +17,7 @@ use crate::syntax::span::Span;
 
 /// What the loop does next.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Ctl {
+pub enum Control {
     /// Run code in a record (the record reference is owned by the control).
     Eval(CodeId, Ref),
     /// Need a thunk (owned reference).
@@ -184,7 +184,7 @@ pub fn stack_refs(
     pending: &[Val],
     deep: &[Val],
     eq_work: &[(Val, Val)],
-    ctl: Option<&Ctl>,
+    ctl: Option<&Control>,
     f: &mut dyn FnMut(super::host::HeldRef),
 ) {
     use super::host::HeldRef::{Rec, Val as V};
@@ -220,10 +220,10 @@ pub fn stack_refs(
         f(V(b));
     }
     match ctl {
-        Some(Ctl::Eval(_, env)) => f(Rec(*env)),
-        Some(Ctl::Force(t)) => f(V(Val::Thunk(*t))),
-        Some(Ctl::Ret(v)) => f(V(*v)),
-        Some(Ctl::Park) | None => {}
+        Some(Control::Eval(_, env)) => f(Rec(*env)),
+        Some(Control::Force(t)) => f(V(Val::Thunk(*t))),
+        Some(Control::Ret(v)) => f(V(*v)),
+        Some(Control::Park) | None => {}
     }
 }
 
@@ -232,11 +232,11 @@ mod size_tests {
     #[test]
     fn sizes() {
         eprintln!(
-            "Ctl {} Frame {} Code {} Result<Ctl> {} Val {}",
-            std::mem::size_of::<super::Ctl>(),
+            "Control {} Frame {} Code {} Result<Control> {} Val {}",
+            std::mem::size_of::<super::Control>(),
             std::mem::size_of::<super::Frame>(),
             std::mem::size_of::<crate::machine::code::Code>(),
-            std::mem::size_of::<crate::machine::error::Result<super::Ctl>>(),
+            std::mem::size_of::<crate::machine::error::Result<super::Control>>(),
             std::mem::size_of::<super::Val>()
         );
     }

@@ -21,7 +21,7 @@
 //! destroyed at once and what it held is released in turn, with an explicit worklist
 //! (never native recursion: a million-element list is freed in a loop).
 
-use super::arena::{Arena, Run, Words};
+use super::arena::{Arena, Run, Slots, Words};
 use super::code::{CodeId, LayoutId, Site};
 use super::value::{NIL, Ref, Val};
 use crate::core::term::{ConId, DataId, DefId, ExternId};
@@ -77,7 +77,7 @@ pub struct RecObj {
     pub layout: LayoutId,
     /// The bound values (each counted; `Val::Erased` for erased binders and slots
     /// not written yet).
-    pub slots: Run,
+    pub slots: Slots,
 }
 
 /// A constructor value with its explicit fields.
@@ -88,7 +88,7 @@ pub struct ConObj {
     /// Which constructor.
     pub con: ConId,
     /// The fields (each counted).
-    pub fields: Run,
+    pub fields: Slots,
 }
 
 /// A string.
@@ -222,7 +222,7 @@ impl Heap {
     /// A new record with `len` slots (all `Erased`), one reference.
     #[inline(always)]
     pub fn record(&mut self, parent: Ref, layout: LayoutId, len: u32) -> Ref {
-        let slots = self.words.alloc(len);
+        let slots = Slots::new(&mut self.words, len);
         self.recs.alloc(RecObj {
             rc: 1,
             parent,
@@ -234,13 +234,8 @@ impl Heap {
     /// A new constructor value whose fields are given (their references move in).
     #[inline(always)]
     pub fn con(&mut self, con: ConId, fields: &[Val]) -> Val {
-        let run = self.words.alloc(fields.len() as u32);
-        self.words.get_mut(run).copy_from_slice(fields);
-        Val::Con(self.cons.alloc(ConObj {
-            rc: 1,
-            con,
-            fields: run,
-        }))
+        let fields = Slots::from_slice(&mut self.words, fields);
+        Val::Con(self.cons.alloc(ConObj { rc: 1, con, fields }))
     }
 
     /// A new string value.
@@ -279,15 +274,20 @@ impl Heap {
     /// A record's slot `i`.
     #[inline(always)]
     pub fn slot(&self, rec: Ref, i: u32) -> Val {
-        self.words.at(self.recs.get(rec).slots, i)
+        self.recs.get(rec).slots.at(&self.words, i)
+    }
+
+    /// A record's slots.
+    #[inline(always)]
+    pub fn rec_slots(&self, rec: Ref) -> &[Val] {
+        self.recs.get(rec).slots.get(&self.words)
     }
 
     /// Writes a record's slot `i` (the reference moves in; the old word is not
     /// released).
     #[inline(always)]
     pub fn set_slot(&mut self, rec: Ref, i: u32, v: Val) {
-        let run = self.recs.get(rec).slots;
-        self.words.set(run, i, v);
+        self.recs.get_mut(rec).slots.set(&mut self.words, i, v);
     }
 
     /// The record `hops` parents up from `rec`.
@@ -302,7 +302,7 @@ impl Heap {
     /// A constructor value's fields.
     #[inline(always)]
     pub fn fields(&self, r: Ref) -> &[Val] {
-        self.words.get(self.cons.get(r).fields)
+        self.cons.get(r).fields.get(&self.words)
     }
 
     /// What a thunk holds if it is evaluated (not counted).
@@ -392,7 +392,7 @@ impl Heap {
                     let o = self.recs.get(r);
                     let (parent, slots) = (o.parent, o.slots);
                     self.recs.free(r);
-                    self.drop_run(slots);
+                    self.drop_slots(slots);
                     self.dec_rec(parent);
                 }
                 Garbage::Val(v) => match v {
@@ -406,9 +406,9 @@ impl Heap {
                         }
                     }
                     Val::Con(r) => {
-                        let run = self.cons.get(r).fields;
+                        let fields = self.cons.get(r).fields;
                         self.cons.free(r);
-                        self.drop_run(run);
+                        self.drop_slots(fields);
                     }
                     Val::Str(r) => {
                         let text = std::mem::replace(&mut self.strs.get_mut(r).text, Rc::from(""));
@@ -445,6 +445,28 @@ impl Heap {
                 },
             }
         }
+    }
+
+    /// Releases every word of an object's slots and frees them (inside
+    /// [`Heap::collect`]).
+    fn drop_slots(&mut self, s: Slots) {
+        for &w in s.get(&self.words) {
+            let rc = match w {
+                Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+                Val::Con(r) => &mut self.cons.get_mut(r).rc,
+                Val::Str(r) => &mut self.strs.get_mut(r).rc,
+                Val::Fun(r) => &mut self.funs.get_mut(r).rc,
+                Val::Pap(r) => &mut self.paps.get_mut(r).rc,
+                Val::Pi(r) => &mut self.pis.get_mut(r).rc,
+                Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
+                _ => continue,
+            };
+            *rc -= 1;
+            if *rc == 0 {
+                self.garbage.push(Garbage::Val(w));
+            }
+        }
+        s.free(&mut self.words);
     }
 
     /// Releases every word of a run and frees the run (inside [`Heap::collect`]).

@@ -7,7 +7,7 @@
 
 use super::Machine;
 use super::error::{Result, RuntimeError};
-use super::frame::Ctl;
+use super::frame::Control;
 use super::value::{Ref, Val};
 
 /// A call ready to be made.
@@ -36,19 +36,19 @@ pub struct CallRequest {
 pub trait Host<'p> {
     /// The current fiber parked (its state says why): save it and return the control
     /// of the next fiber to run (its stacks now the machine's).
-    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Ctl>;
+    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Control>;
 
     /// The current fiber needs thunk `t` (owned reference), which fiber `owner` is
-    /// evaluating: park it (return `Ctl::Park`), or `None` when waiting would never
+    /// evaluating: park it (return `Control::Park`), or `None` when waiting would never
     /// end (an infinite loop).
-    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Ctl>;
+    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Control>;
 
     /// A thunk that fibers wait for has its value.
     fn wake(&mut self, m: &mut Machine<'p>, t: Ref);
 
     /// The current fiber is ready to make a call: start it (or wait for the same call
     /// already running) and park, or return its result at once.
-    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Ctl>;
+    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control>;
 
     /// A fiber other than the one the running evaluation belongs to ended, with its
     /// value (owned) or its error: return the control of the next fiber to run.
@@ -56,16 +56,20 @@ pub trait Host<'p> {
         &mut self,
         m: &mut Machine<'p>,
         r: std::result::Result<Val, RuntimeError>,
-    ) -> Result<Ctl>;
+    ) -> Result<Control>;
 
     /// Called every few thousand steps with the current control (owned): returns a
     /// control to go on with (another fiber's, after saving this one), or gives the
     /// same back.
-    fn tick(&mut self, m: &mut Machine<'p>, ctl: Ctl) -> Result<Ctl>;
+    fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control>;
 
     /// A word (owned) is certainly needed, to normal form when `deep`: a certain
     /// fiber may start on it if it is worth one (its code may reach an external).
     fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool);
+
+    /// Whether a word is a thunk not evaluated yet whose code may reach an external
+    /// (waiting for it may take long, so whatever else is needed should start first).
+    fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool;
 
     /// Whether the current fiber is certain (its value is certainly needed).
     fn certain(&self, m: &Machine<'p>) -> bool;
@@ -78,7 +82,7 @@ pub trait Host<'p> {
 
     /// The frames and saved control of every fiber that is not running (for the
     /// search of code that may still run).
-    fn parked(&self, f: &mut dyn FnMut(&[super::frame::Frame], Option<&Ctl>));
+    fn parked(&self, f: &mut dyn FnMut(&[super::frame::Frame], Option<&Control>));
 
     /// Counters for `--stats`: calls dispatched, most in flight at once.
     fn counters(&self) -> (u64, u64);

@@ -13,7 +13,7 @@
 //! - **Frames** ([`frame`]): the typed continuation stack, plus side stacks for
 //!   arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
 //!   structural comparisons (`eq_work`).
-//! - **Control** ([`frame::Ctl`]): run code in a record, need a thunk, or return a
+//! - **Control** ([`frame::Control`]): run code in a record, need a thunk, or return a
 //!   weak head normal form to the top frame.
 //!
 //! # Transitions ([`eval`])
@@ -43,13 +43,25 @@
 //!
 //! # Readback and folds
 //!
-//! Every traversal of a machine state goes through one generic walk ([`unwind`]):
-//! readback to core terms ([`readback`]), printing ([`print`]), the reference-count
-//! and reachability audits ([`audit`]), statistics, and the scheduler's search for
-//! work are folds over it.
+//! Every traversal of a whole machine state goes through one generic walk
+//! ([`unwind`]) with a fold: the reference-count and reachability audits, the census
+//! for statistics. Readback to core terms ([`readback`], and [`state`] for a paused
+//! state), the printer ([`mod@print`]) and the cycle collector ([`cycles`]) follow the
+//! same edges between objects ([`unwind::children`]); the scheduler looks only at what
+//! changed (the frames a fiber pushed since it last parked, what speculation computed),
+//! never at the whole heap.
+//!
+//! # Memory
+//!
+//! Reference counts free an object as soon as its last reference goes. Records point
+//! outward, so the only cycles go through a recursive data `let`; a backup cycle
+//! collector ([`cycles`]) takes them, and top-level values no live code can reach are
+//! unpinned. `--max-memory` bounds the heap, strings and stacks.
 
 pub mod analysis;
+pub mod apply;
 pub mod arena;
+pub mod case;
 pub mod code;
 pub mod compile;
 pub mod cycles;
@@ -68,6 +80,7 @@ pub mod typeval;
 pub mod unwind;
 pub mod value;
 pub mod view;
+pub mod words;
 
 use crate::core::program::Program;
 use crate::core::term::DefId;
@@ -75,7 +88,7 @@ use analysis::Facts;
 use code::{CodeStore, FunId};
 use compile::DefCode;
 use error::{Result, RuntimeError};
-use frame::{Ctl, Frame};
+use frame::{Control, Frame};
 use heap::{Heap, ThunkState};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -125,7 +138,7 @@ pub struct Machine<'p> {
     /// When not zero, evaluation stops before this step ([`state`]).
     pub(crate) pause_after: u64,
     /// The control of an evaluation stopped by `pause_after`.
-    pub(crate) paused: Option<Ctl>,
+    pub(crate) paused: Option<Control>,
     /// Where the printer writes.
     pub(crate) out: Option<print::Output>,
     /// What the printer holds while it needs a value (for the audits).
@@ -134,7 +147,7 @@ pub struct Machine<'p> {
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
     /// The external calls made in this run that finished, by place and arguments
     /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
-    pub(crate) calls: std::collections::HashMap<external::CallKey, external::CallAnswer>,
+    pub(crate) calls: std::collections::HashMap<external::CallKey, Result<Val>>,
     /// External calls made.
     pub externals_dispatched: u64,
     /// Live objects past which the cycle collector runs ([`cycles`]).
@@ -152,6 +165,9 @@ pub struct Machine<'p> {
     pub(crate) calls_layer: Option<crate::external::calls::Calls>,
     /// The next ticket for a call.
     pub(crate) next_ticket: u64,
+    /// Which source files are the user's (not the prelude's); set by the driver, so
+    /// that errors inside prelude functions point at the user's call.
+    pub user_file: Option<Box<dyn Fn(crate::syntax::span::FileId) -> bool + 'p>>,
     /// How a source place is shown to users (`wf.sp:3:5`); set by the driver.
     pub place_shown: Option<Box<dyn Fn(crate::syntax::span::Span) -> String + 'p>>,
     def_hashes: Option<crate::proto::defhash::DefHashes>,
@@ -161,6 +177,9 @@ pub struct Machine<'p> {
     pub(crate) first_failure: Option<RuntimeError>,
     /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
     pub fail_fast: bool,
+    /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
+    /// memory`.
+    pub max_memory: usize,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -218,10 +237,12 @@ impl<'p> Machine<'p> {
             calls_layer: None,
             next_ticket: 0,
             place_shown: None,
+            user_file: None,
             def_hashes: None,
             places: std::collections::HashMap::new(),
             first_failure: None,
             fail_fast: false,
+            max_memory: 0,
         }
     }
 
@@ -313,7 +334,7 @@ impl<'p> Machine<'p> {
     /// result is a new reference.
     pub fn whnf(&mut self, v: Val) -> Result<Val> {
         match v {
-            Val::Thunk(t) => self.run(Ctl::Force(t)),
+            Val::Thunk(t) => self.run(Control::Force(t)),
             v => Ok(v),
         }
     }
@@ -401,12 +422,12 @@ impl<'p> Machine<'p> {
     }
 
     /// Releases what a control holds.
-    pub(crate) fn drop_ctl(&mut self, ctl: Ctl) {
+    pub(crate) fn drop_ctl(&mut self, ctl: Control) {
         match ctl {
-            Ctl::Eval(_, env) => self.heap.release_rec(env),
-            Ctl::Force(t) => self.heap.release(Val::Thunk(t)),
-            Ctl::Ret(v) => self.heap.release(v),
-            Ctl::Park => {}
+            Control::Eval(_, env) => self.heap.release_rec(env),
+            Control::Force(t) => self.heap.release(Val::Thunk(t)),
+            Control::Ret(v) => self.heap.release(v),
+            Control::Park => {}
         }
     }
 
@@ -430,6 +451,18 @@ impl<'p> Machine<'p> {
     /// Takes the call layer back (to finish it: write the store, print the plan).
     pub fn take_calls(&mut self) -> Option<crate::external::calls::Calls> {
         self.calls_layer.take()
+    }
+
+    /// After a run ended in error: if a failed call decided it (and `--fail-fast` is
+    /// off), waits for the `effect` calls still running so that they are recorded
+    /// (LANGUAGE.md 11).
+    pub fn finish_running_effects(&mut self) {
+        if self.first_failure.is_some()
+            && !self.fail_fast
+            && let Some(c) = &mut self.calls_layer
+        {
+            c.finish_running_effects();
+        }
     }
 
     /// The call layer, made with defaults (no store, no progress) on first use.

@@ -6,7 +6,7 @@ use super::Machine;
 use super::code::{Args, CodeId};
 use super::error::{Result, RuntimeError};
 use super::eval::{FloatResult, IntResult, float_op, int_op};
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
 use crate::prim::{self, Prim};
@@ -17,8 +17,9 @@ use std::rc::Rc;
 enum Cmp {
     Same,
     Diff,
-    /// Same constructor: the fields (two runs) decide.
-    Fields(super::arena::Run, super::arena::Run),
+    /// Same constructor: the fields (of two constructor values, or the arguments of
+    /// two applied type constructors) decide.
+    Fields(Val, Val),
 }
 
 impl<'p> Machine<'p> {
@@ -33,42 +34,44 @@ impl<'p> Machine<'p> {
         b: CodeId,
         span: Span,
         env: Ref,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         if let Some(x) = self.imm(a, env, 6) {
             if let Some(y) = self.imm(b, env, 6) {
                 self.heap.release_rec(env);
                 return self.bin_run(prim, x, y, span);
             }
             self.push(Frame::BinR { prim, a: x, span });
-            return Ok(Ctl::Eval(b, env));
+            return Ok(Control::Eval(b, env));
         }
         self.heap.retain_rec(env);
         self.push(Frame::BinL { prim, b, env, span });
-        Ok(Ctl::Eval(a, env))
+        Ok(Control::Eval(a, env))
     }
 
     /// Runs a binary primitive on two values (owned).
     #[inline]
-    pub(crate) fn bin_run(&mut self, p: Prim, x: Val, y: Val, span: Span) -> Result<Ctl> {
+    pub(crate) fn bin_run(&mut self, p: Prim, x: Val, y: Val, span: Span) -> Result<Control> {
         match (x, y) {
             (Val::Int(a), Val::Int(b)) => match int_op(p, a, b) {
-                Some(IntResult::Int(n)) => Ok(Ctl::Ret(Val::Int(n))),
-                Some(IntResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                Some(IntResult::Int(n)) => Ok(Control::Ret(Val::Int(n))),
+                Some(IntResult::Bool(t)) => Ok(Control::Ret(self.bool_val(t))),
                 None => match prim::arith::int(p, a, b) {
-                    Ok(n) => Ok(Ctl::Ret(Val::Int(n))),
+                    Ok(n) => Ok(Control::Ret(Val::Int(n))),
                     Err(m) => Err(RuntimeError::at(m, span)),
                 },
             },
             (Val::Float(a), Val::Float(b)) => match float_op(p, a, b) {
-                Some(FloatResult::Float(r)) => Ok(Ctl::Ret(Val::Float(r))),
-                Some(FloatResult::Bool(t)) => Ok(Ctl::Ret(self.bool_val(t))),
+                Some(FloatResult::Float(r)) => Ok(Control::Ret(Val::Float(r))),
+                Some(FloatResult::Bool(t)) => Ok(Control::Ret(self.bool_val(t))),
                 None => Err(self.mismatch(p, span, &[x, y])),
             },
             (Val::Str(a), Val::Str(b)) if prim::compare::is_ordering(p) => {
                 let o = self.heap.text(a).as_ref().cmp(self.heap.text(b).as_ref());
                 self.heap.release(x);
                 self.heap.release(y);
-                Ok(Ctl::Ret(self.bool_val(prim::compare::holds(p, Some(o)))))
+                Ok(Control::Ret(
+                    self.bool_val(prim::compare::holds(p, Some(o))),
+                ))
             }
             _ if matches!(p, Prim::Eq | Prim::Ne) => self.eq_start(x, y, p == Prim::Ne, span),
             _ => {
@@ -103,7 +106,7 @@ impl<'p> Machine<'p> {
         args: Args,
         env: Ref,
         nf: bool,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         if let StrictOp::Prim(Prim::Concat, span) = op
             && !matches!(self.frames.last(), Some(Frame::Stream))
         {
@@ -111,7 +114,7 @@ impl<'p> Machine<'p> {
             let (a, b) = (codes[0], codes[1]);
             let bv = self.mkarg(b, env);
             self.push(Frame::ConcatL { b: bv, span });
-            return Ok(Ctl::Eval(a, env));
+            return Ok(Control::Eval(a, env));
         }
         let mut vals = Vec::with_capacity(args.len as usize);
         for i in 0..args.len {
@@ -124,12 +127,12 @@ impl<'p> Machine<'p> {
 
     /// An operation with its argument words (owned): evaluates them in order (to
     /// normal form when `nf`), then runs it.
-    pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
+    pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         if let StrictOp::Prim(p @ (Prim::Join | Prim::Concat), span) = op
             && matches!(self.frames.last(), Some(Frame::Stream))
         {
             // The printer streams this string: hand its pieces back.
-            return Ok(Ctl::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
+            return Ok(Control::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
         }
         if let StrictOp::Prim(Prim::Concat, span) = op {
             self.push(Frame::ConcatL { b: args[1], span });
@@ -159,7 +162,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Evaluates the argument words (owned) of an operation, then runs it.
-    fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Ctl> {
+    fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         let n = args.len() as u8;
         for &a in args.iter().rev() {
             self.pending.push(a);
@@ -174,7 +177,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The next argument of the `Strict` frame on top, or the operation itself.
-    fn strict_next(&mut self) -> Result<Ctl> {
+    fn strict_next(&mut self) -> Result<Control> {
         loop {
             let Some(&Frame::Strict { op, n, done, nf }) = self.frames.last() else {
                 unreachable!("strict_next() without a Strict frame")
@@ -191,7 +194,7 @@ impl<'p> Machine<'p> {
             // arguments of a normal-form operation must be whole.
             let whole = !nf || self.is_whole(a);
             match a {
-                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                Val::Thunk(t) => return Ok(Control::Force(t)),
                 v if whole => {
                     self.vals.push(v);
                     if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
@@ -204,7 +207,7 @@ impl<'p> Machine<'p> {
     }
 
     /// An argument of the `Strict` frame on top has been evaluated.
-    pub(crate) fn strict_value(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn strict_value(&mut self, v: Val) -> Result<Control> {
         let Some(&Frame::Strict { nf, .. }) = self.frames.last() else {
             unreachable!()
         };
@@ -246,7 +249,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs an operation on its evaluated arguments (owned).
-    fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Ctl> {
+    fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Control> {
         match op {
             StrictOp::Prim(p, span) => {
                 let r = self.prim_run(p, span, &args);
@@ -261,7 +264,7 @@ impl<'p> Machine<'p> {
 
     /// A primitive other than the binary operators, on evaluated arguments
     /// (borrowed).
-    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Ctl> {
+    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
         let text = |m: &Self, i: usize| -> Option<Rc<str>> {
             match args.get(i) {
                 Some(Val::Str(r)) => Some(m.heap.text(*r).clone()),
@@ -375,7 +378,33 @@ impl<'p> Machine<'p> {
             Prim::Join => {
                 let sep = text(self, 0).ok_or_else(|| bad(self))?;
                 let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
+                let size = items.iter().map(|s| s.len() + sep.len()).sum::<usize>();
+                self.check_memory(size)?;
                 self.heap.string(items.join(&*sep).into())
+            }
+            Prim::SortInts => {
+                let bi = self.prog.builtins;
+                let mut xs = Vec::new();
+                let mut cur = args[0];
+                loop {
+                    match self.heap.forced(cur) {
+                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                            let f = self.heap.fields(r);
+                            match self.heap.forced(f[0]) {
+                                Val::Int(n) => xs.push(n),
+                                _ => return Err(bad(self)),
+                            }
+                            cur = f[1];
+                        }
+                        _ => break,
+                    }
+                }
+                xs.sort_unstable();
+                let mut acc = Val::Atom(bi.nil);
+                for &n in xs.iter().rev() {
+                    acc = self.heap.con(bi.cons, &[Val::Int(n), acc]);
+                }
+                acc
             }
             Prim::ParseJson => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
@@ -420,7 +449,7 @@ impl<'p> Machine<'p> {
             }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
         };
-        Ok(Ctl::Ret(v))
+        Ok(Control::Ret(v))
     }
 
     /// A list of strings as a value.
@@ -467,7 +496,7 @@ impl<'p> Machine<'p> {
 
     /// `a ++ b`: `a` is evaluated. Strings need `b` too; lists are the prelude's
     /// `append a b` (lazy in `b`).
-    pub(crate) fn concat_left(&mut self, a: Val, b: Val, span: Span) -> Result<Ctl> {
+    pub(crate) fn concat_left(&mut self, a: Val, b: Val, span: Span) -> Result<Control> {
         match a {
             Val::Str(_) => {
                 self.push(Frame::ConcatR { a });
@@ -488,7 +517,7 @@ impl<'p> Machine<'p> {
                 // `append`'s type parameter is implicit and erased: the function
                 // value takes it as an implicit argument, which it drops.
                 self.push(Frame::Arg(Val::Erased, true));
-                Ok(Ctl::Ret(f))
+                Ok(Control::Ret(f))
             }
             other => {
                 let e = self.mismatch(Prim::Concat, span, &[other]);
@@ -500,7 +529,7 @@ impl<'p> Machine<'p> {
     }
 
     /// `a ++ b` on strings: both are evaluated.
-    pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Ctl> {
+    pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Control> {
         let (Val::Str(x), Val::Str(y)) = (a, b) else {
             let e = RuntimeError::new(format!("`++` cannot join {} and {}", a.kind(), b.kind()));
             self.heap.release(a);
@@ -508,12 +537,18 @@ impl<'p> Machine<'p> {
             return Err(e);
         };
         let (sx, sy) = (self.heap.text(x), self.heap.text(y));
+        if let Err(e) = self.check_memory(sx.len() + sy.len()) {
+            self.heap.release(a);
+            self.heap.release(b);
+            return Err(e);
+        }
+        let (sx, sy) = (self.heap.text(x), self.heap.text(y));
         let mut s = String::with_capacity(sx.len() + sy.len());
         s.push_str(sx);
         s.push_str(sy);
         self.heap.release(a);
         self.heap.release(b);
-        Ok(Ctl::Ret(self.heap.string(s.into())))
+        Ok(Control::Ret(self.heap.string(s.into())))
     }
 
     // ----- normal forms -----------------------------------------------------------
@@ -532,7 +567,7 @@ impl<'p> Machine<'p> {
 
     /// Starts a normal-form walk of `v` (owned), which returns `v` when every part is
     /// evaluated.
-    pub(crate) fn deep_start(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn deep_start(&mut self, v: Val) -> Result<Control> {
         let base = self.deep.len() as u32;
         self.push(Frame::Deep { root: v, base });
         self.deep_push_parts(v);
@@ -541,9 +576,9 @@ impl<'p> Machine<'p> {
 
     fn deep_push_parts(&mut self, v: Val) {
         if let Val::Con(r) = v {
-            let run = self.heap.cons.get(r).fields;
-            for i in (0..run.len).rev() {
-                let w = self.heap.words.at(run, i);
+            let fields = self.heap.cons.get(r).fields;
+            for i in (0..fields.len()).rev() {
+                let w = fields.at(&self.heap.words, i);
                 self.heap.retain(w);
                 self.deep.push(w);
             }
@@ -551,19 +586,19 @@ impl<'p> Machine<'p> {
     }
 
     /// Needs the next part of the walk on top, or ends it.
-    fn deep_next(&mut self) -> Result<Ctl> {
+    fn deep_next(&mut self) -> Result<Control> {
         loop {
             let Some(&Frame::Deep { root, base }) = self.frames.last() else {
                 unreachable!("deep_next() without a Deep frame")
             };
             if self.deep.len() as u32 == base {
                 self.frames.pop();
-                return Ok(Ctl::Ret(root));
+                return Ok(Control::Ret(root));
             }
             let w = self.deep.pop().expect("part");
             let w = self.settle(w);
             match w {
-                Val::Thunk(t) => return Ok(Ctl::Force(t)),
+                Val::Thunk(t) => return Ok(Control::Force(t)),
                 v => {
                     self.deep_push_parts(v);
                     self.heap.release(v);
@@ -573,7 +608,7 @@ impl<'p> Machine<'p> {
     }
 
     /// A part of the walk on top has been evaluated.
-    pub(crate) fn deep_value(&mut self, v: Val) -> Result<Ctl> {
+    pub(crate) fn deep_value(&mut self, v: Val) -> Result<Control> {
         self.deep_push_parts(v);
         self.heap.release(v);
         self.deep_next()
@@ -593,7 +628,7 @@ impl<'p> Machine<'p> {
                 if cx.con != cy.con {
                     Cmp::Diff
                 } else {
-                    Cmp::Fields(cx.fields, cy.fields)
+                    Cmp::Fields(a, b)
                 }
             }
             (Val::Pap(x), Val::Pap(y))
@@ -604,7 +639,7 @@ impl<'p> Machine<'p> {
                 if px.head != py.head || px.args.len != py.args.len {
                     Cmp::Diff
                 } else {
-                    Cmp::Fields(px.args, py.args)
+                    Cmp::Fields(a, b)
                 }
             }
             (Val::Universe(x), Val::Universe(y)) => same(x == y),
@@ -617,14 +652,14 @@ impl<'p> Machine<'p> {
     }
 
     /// Starts a structural comparison of two weak head normal forms (owned).
-    fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Ctl> {
+    fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Control> {
         let base = self.eq_work.len() as u32;
         self.push(Frame::Eq { base, negate, span });
         self.eq_heads(a, b)
     }
 
     /// Compares two evaluated sides (owned) of the comparison on top.
-    fn eq_heads(&mut self, a: Val, b: Val) -> Result<Ctl> {
+    fn eq_heads(&mut self, a: Val, b: Val) -> Result<Control> {
         let Some(&Frame::Eq { span, .. }) = self.frames.last() else {
             unreachable!("eq_heads() without an Eq frame")
         };
@@ -633,8 +668,16 @@ impl<'p> Machine<'p> {
             Ok(Cmp::Diff) => Ok(false),
             Ok(Cmp::Same) => Ok(true),
             Ok(Cmp::Fields(x, y)) => {
-                for i in (0..x.len).rev() {
-                    let (fx, fy) = (self.heap.words.at(x, i), self.heap.words.at(y, i));
+                let parts = |m: &Self, v: Val| -> Vec<Val> {
+                    match v {
+                        Val::Con(r) => m.heap.fields(r).to_vec(),
+                        Val::Pap(r) => m.heap.words.get(m.heap.paps.get(r).args).to_vec(),
+                        _ => Vec::new(),
+                    }
+                };
+                let (xs, ys) = (parts(self, x), parts(self, y));
+                for i in (0..xs.len()).rev() {
+                    let (fx, fy) = (xs[i], ys[i]);
                     self.heap.retain(fx);
                     self.heap.retain(fy);
                     self.eq_work.push((fx, fy));
@@ -652,11 +695,11 @@ impl<'p> Machine<'p> {
     }
 
     /// Both sides of a pair are evaluated.
-    pub(crate) fn eq_step(&mut self, left: Val, right: Val) -> Result<Ctl> {
+    pub(crate) fn eq_step(&mut self, left: Val, right: Val) -> Result<Control> {
         self.eq_heads(left, right)
     }
 
-    fn eq_next(&mut self) -> Result<Ctl> {
+    fn eq_next(&mut self) -> Result<Control> {
         let Some(&Frame::Eq { base, .. }) = self.frames.last() else {
             unreachable!("eq_next() without an Eq frame")
         };
@@ -669,7 +712,7 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn eq_finish(&mut self, equal: bool) -> Result<Ctl> {
+    fn eq_finish(&mut self, equal: bool) -> Result<Control> {
         let Some(Frame::Eq { base, negate, .. }) = self.frames.pop() else {
             unreachable!("eq_finish() without an Eq frame")
         };
@@ -678,6 +721,6 @@ impl<'p> Machine<'p> {
             self.heap.release(x);
             self.heap.release(y);
         }
-        Ok(Ctl::Ret(self.bool_val(equal != negate)))
+        Ok(Control::Ret(self.bool_val(equal != negate)))
     }
 }

@@ -11,7 +11,7 @@
 
 use super::Machine;
 use super::error::Result;
-use super::frame::{Ctl, Frame};
+use super::frame::{Control, Frame};
 use super::heap::PapHead;
 use super::value::{NIL, Val};
 use crate::core::term::PrimType;
@@ -115,6 +115,10 @@ pub(crate) enum Task {
     Release(Val),
 }
 
+/// How many built constructor objects the printer searches for calls to start before
+/// it waits for one.
+const PRINT_LOOKAHEAD: usize = 256;
+
 impl<'p> Machine<'p> {
     /// Needs a word (owned) to weak head normal form for the printer.
     fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
@@ -122,7 +126,7 @@ impl<'p> Machine<'p> {
             if let Some(o) = &mut self.out {
                 o.flush_if_due();
             }
-            self.fork_printed(tasks);
+            self.fork_printed(v, tasks);
             self.printing = std::mem::take(tasks);
             let r = self.whnf(v);
             *tasks = std::mem::take(&mut self.printing);
@@ -142,14 +146,16 @@ impl<'p> Machine<'p> {
     /// Every part still to print is certainly needed (LANGUAGE.md 7.1): with a
     /// scheduler, each part not evaluated yet that may reach an external gets a
     /// certain fiber of its own, evaluating it to normal form, before the printer
-    /// waits for the next one (a call in the second field of a pair starts while the
-    /// first is computed).
-    fn fork_printed(&mut self, tasks: &[Task]) {
+    /// waits for `next` (a call in the second field of a pair starts while the first
+    /// is computed). When `next` may itself wait for a call, the parts already built
+    /// are searched too (the elements of a list literal), up to [`PRINT_LOOKAHEAD`]
+    /// objects, so that the search costs little beside the call.
+    fn fork_printed(&mut self, next: Val, tasks: &[Task]) {
         if self.host.is_none() {
             return;
         }
         let mut parts = Vec::new();
-        for t in tasks {
+        for t in tasks.iter().rev() {
             match *t {
                 Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
                     parts.push(v)
@@ -158,15 +164,24 @@ impl<'p> Machine<'p> {
                 Task::Text(_) | Task::Release(_) => {}
             }
         }
-        for v in parts {
-            if let Val::Thunk(t) = v
-                && matches!(
-                    self.heap.thunks.get(t).state,
-                    super::heap::ThunkState::Suspended { .. }
-                )
-            {
-                self.heap.retain(v);
-                self.with_host(|h, m| h.fork(m, v, true));
+        let look_inside = self.with_host(|h, m| h.may_call(m, next));
+        let mut budget = PRINT_LOOKAHEAD;
+        // Depth first, the parts to be printed first first.
+        while let Some(v) = parts.pop() {
+            match v {
+                Val::Thunk(t) => match self.heap.thunks.get(t).state {
+                    super::heap::ThunkState::Suspended { .. } => {
+                        self.heap.retain(v);
+                        self.with_host(|h, m| h.fork(m, v, true));
+                    }
+                    super::heap::ThunkState::Done(w) if look_inside => parts.push(w),
+                    _ => {}
+                },
+                Val::Con(r) if look_inside && budget > 0 => {
+                    budget -= 1;
+                    parts.extend(self.heap.fields(r).iter().rev());
+                }
+                _ => {}
             }
         }
     }
@@ -222,7 +237,7 @@ impl<'p> Machine<'p> {
         let v = match self.def_caf_code(d) {
             // A CAF's code runs under a `Stream` frame, so that a `String` built by
             // `join` or `++` comes back in pieces.
-            Some(c) if !quote_string => self.run_streamed(Ctl::Eval(c, NIL))?,
+            Some(c) if !quote_string => self.run_streamed(Control::Eval(c, NIL))?,
             _ => self.whnf_def(d)?,
         };
         let task = match v {
@@ -379,6 +394,7 @@ impl<'p> Machine<'p> {
             && let super::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
             && self.heap.thunks.get(t).rc == 1
         {
+            self.fork_printed(v, tasks);
             // Nobody else holds this thunk: its code may run without an update.
             self.heap.retain_rec(env);
             self.heap.release(v);
@@ -386,7 +402,7 @@ impl<'p> Machine<'p> {
                 o.flush_if_due();
             }
             self.printing = std::mem::take(tasks);
-            let r = self.run_streamed(Ctl::Eval(code, env));
+            let r = self.run_streamed(Control::Eval(code, env));
             *tasks = std::mem::take(&mut self.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
@@ -400,7 +416,7 @@ impl<'p> Machine<'p> {
 
     /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
     /// straight to it comes back as a partial application with its two arguments.
-    fn run_streamed(&mut self, ctl: Ctl) -> Result<Val> {
+    fn run_streamed(&mut self, ctl: Control) -> Result<Val> {
         self.frames.push(Frame::Stream);
         let r = self.run(ctl);
         let top = self.frames.pop();

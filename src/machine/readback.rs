@@ -125,7 +125,7 @@ impl<'m, 'p> Reader<'m, 'p> {
             Val::Erased => hole(),
             Val::Con(r) => {
                 let o = heap.cons.get(r);
-                let (c, fields) = (o.con, heap.words.get(o.fields).to_vec());
+                let (c, fields) = (o.con, o.fields.get(&heap.words).to_vec());
                 self.applied(Term::Con(c).rc(), &fields, under)
             }
             Val::Thunk(t) => match heap.thunks.get(t).state {

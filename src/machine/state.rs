@@ -34,7 +34,7 @@
 
 use super::Machine;
 use super::code::{Code, NO_SCOPE};
-use super::frame::{Ctl, Frame, StrictOp};
+use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::readback::{PLACE, Reader, hole};
 use super::value::{NIL, Ref, Val};
@@ -85,7 +85,7 @@ impl<'p> Machine<'p> {
                 "a state with several fibers is not read back (pause sequential runs)".into(),
             ));
         }
-        let ctl = self.paused.unwrap_or(Ctl::Ret(root));
+        let ctl = self.paused.unwrap_or(Control::Ret(root));
         let mut r = Reader::new(self);
         // 1. Every object the state reaches that becomes a binding.
         let order = self.state_objects(root, &ctl);
@@ -96,10 +96,10 @@ impl<'p> Machine<'p> {
         let mut rhs: Vec<Option<RcTerm>> = vec![None; n];
         // 2. The frames: segments for black-holed thunks.
         let mut t = match ctl {
-            Ctl::Eval(c, env) => r.code(c, env, 0),
-            Ctl::Force(th) => r.word(Val::Thunk(th), 0),
-            Ctl::Ret(v) => r.word(v, 0),
-            Ctl::Park => hole(),
+            Control::Eval(c, env) => r.code(c, env, 0),
+            Control::Force(th) => r.word(Val::Thunk(th), 0),
+            Control::Ret(v) => r.word(v, 0),
+            Control::Park => hole(),
         };
         let (mut vals_top, mut pending_top, mut deep_top, mut eq_top) = (
             self.vals.len(),
@@ -259,7 +259,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The objects of a paused state that become bindings, in discovery order.
-    fn state_objects(&self, root: Val, ctl: &Ctl) -> Vec<(u8, Ref)> {
+    fn state_objects(&self, root: Val, ctl: &Control) -> Vec<(u8, Ref)> {
         let mut seen: HashMap<(u8, Ref), ()> = HashMap::new();
         let mut seen_recs: HashMap<Ref, ()> = HashMap::new();
         let mut order = Vec::new();
@@ -285,7 +285,7 @@ impl<'p> Machine<'p> {
                     continue;
                 }
                 let o = self.heap.recs.get(r);
-                work.extend_from_slice(self.heap.words.get(o.slots));
+                work.extend_from_slice(o.slots.get(&self.heap.words));
                 recs.push(o.parent);
                 continue;
             }

@@ -12,7 +12,7 @@
 
 use super::Machine;
 use super::compile::compile_in_context;
-use super::frame::Ctl;
+use super::frame::Control;
 use super::heap::PapHead;
 use super::readback::Reader;
 use super::value::Val;
@@ -72,7 +72,7 @@ impl TypeEval for MachineTypeEval {
             m.heap.set_slot(env, level as u32, w);
         }
         m.heap.retain_rec(env);
-        let result = m.run(Ctl::Eval(code, env));
+        let result = m.run(Control::Eval(code, env));
         match result {
             Ok(v) => {
                 let mut reader = Reader::new(&m);

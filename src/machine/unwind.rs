@@ -11,7 +11,7 @@
 //! ([`super::cycles`]) follow the same edges through [`children`].
 
 use super::Machine;
-use super::frame::Ctl;
+use super::frame::Control;
 use super::heap::{Heap, PapHead, ThunkState};
 use super::host::HeldRef;
 use super::value::{NIL, Ref, Val};
@@ -83,7 +83,7 @@ pub fn children(heap: &Heap, o: Obj, f: &mut impl FnMut(Obj)) {
         Obj::Rec(r) => {
             let o = heap.recs.get(r);
             rec(o.parent, f);
-            for &w in heap.words.get(o.slots) {
+            for &w in o.slots.get(&heap.words) {
                 val(w, f);
             }
         }
@@ -168,7 +168,7 @@ impl<'p> Machine<'p> {
     /// Calls `f` on every reference the machine holds from outside the heap: the
     /// running fiber (with `ctl`, its control, if the caller has it), the parked
     /// fibers, the printer, the pinned definitions, the paused control.
-    pub fn roots(&self, ctl: Option<&Ctl>, f: &mut dyn FnMut(HeldRef)) {
+    pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         super::frame::stack_refs(
             &self.frames,
             &self.vals,
@@ -190,11 +190,14 @@ impl<'p> Machine<'p> {
         for v in self.def_vals() {
             f(HeldRef::Val(v));
         }
+        for v in self.calls.values().flatten() {
+            f(HeldRef::Val(*v));
+        }
     }
 }
 
 /// Walks the machine state from its roots, calling the fold on every edge.
-pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Ctl>, f: &mut F) {
+pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Control>, f: &mut F) {
     let mut work: Vec<Obj> = Vec::new();
     m.roots(ctl, &mut |h| {
         if let Some(o) = Obj::of_held(h)
@@ -231,7 +234,7 @@ impl Fold for Audit {
 impl<'p> Machine<'p> {
     /// Checks that reference counts are exact and (unless `cycles_ok`) that nothing
     /// unreachable is alive; `ctl` is the control the caller holds, if any.
-    pub fn audit(&self, ctl: Option<&Ctl>, cycles_ok: bool) -> Result<(), String> {
+    pub fn audit(&self, ctl: Option<&Control>, cycles_ok: bool) -> Result<(), String> {
         let mut a = Audit {
             counts: std::collections::HashMap::new(),
         };

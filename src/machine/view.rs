@@ -4,7 +4,7 @@
 //! parent record). Words are shown read back as terms, cut to a readable length.
 
 use super::Machine;
-use super::frame::{Ctl, Frame};
+use super::frame::{Control, Frame};
 use super::host::HeldRef;
 use super::readback::Reader;
 use super::value::{NIL, Ref, Val};
@@ -49,7 +49,7 @@ impl<'p> Machine<'p> {
         };
         let _ = writeln!(out, "control:");
         match self.paused {
-            Some(Ctl::Eval(c, env)) => {
+            Some(Control::Eval(c, env)) => {
                 let _ = writeln!(
                     out,
                     "  run {}   in {}",
@@ -57,13 +57,13 @@ impl<'p> Machine<'p> {
                     name_of(env, &mut order)
                 );
             }
-            Some(Ctl::Force(t)) => {
+            Some(Control::Force(t)) => {
                 let _ = writeln!(out, "  need {}", term(self, Val::Thunk(t)));
             }
-            Some(Ctl::Ret(v)) => {
+            Some(Control::Ret(v)) => {
                 let _ = writeln!(out, "  return {}", term(self, v));
             }
-            Some(Ctl::Park) | None => {
+            Some(Control::Park) | None => {
                 let _ = writeln!(out, "  (finished)");
             }
         }
@@ -164,7 +164,7 @@ impl<'p> Machine<'p> {
             let parent = o.parent;
             let pname = name_of(parent, &mut order);
             let _ = writeln!(out, "  R{} (continues in {pname}):", i - 1);
-            for s in 0..o.slots.len {
+            for s in 0..o.slots.len() {
                 let b = self.code.slot_binder(o.layout, s);
                 let (name, ty) = match b {
                     Some(b) => (

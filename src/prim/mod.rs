@@ -112,6 +112,9 @@ pub enum Prim {
     Reading,
     /// `prim_writing files x`: `x`, whose calls write the files listed.
     Writing,
+    /// `prim_sortInts xs`: the `Int`s of a list in ascending order (the prelude's
+    /// `sort`).
+    SortInts,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -157,6 +160,7 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Trace, "prim_trace", 2),
     (Prim::Reading, "prim_reading", 2),
     (Prim::Writing, "prim_writing", 2),
+    (Prim::SortInts, "prim_sortInts", 1),
 ];
 
 impl Prim {

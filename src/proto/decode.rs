@@ -868,5 +868,6 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Trace => Prim::Trace,
         pb::Prim::Reading => Prim::Reading,
         pb::Prim::Writing => Prim::Writing,
+        pb::Prim::SortInts => Prim::SortInts,
     })
 }

@@ -338,5 +338,6 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Trace => pb::Prim::Trace,
         Prim::Reading => pb::Prim::Reading,
         Prim::Writing => pb::Prim::Writing,
+        Prim::SortInts => pb::Prim::SortInts,
     }
 }

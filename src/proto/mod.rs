@@ -8,7 +8,7 @@
 //! - [`defhash`]: per-declaration hashes (Merkle, independent of table order), which
 //!   name the places of calls in the result store.
 //! - [`source`]: a decoded program printed back as one Spindle source file.
-//! - [`snapshot`]: an evaluation stopped after some steps, stored as a program and
+//! - [`crate::snapshot`] (beside the driver, not here): an evaluation stopped after some steps, stored as a program and
 //!   resumed.
 //! - [`error`]: what can go wrong, as plain data.
 //!
@@ -71,7 +71,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// 600 MB at worst).
 pub const MAX_ENCODED_BYTES: usize = 16 << 20;
 
-/// The largest stored evaluation state ([`snapshot`]) that is written or resumed, in
+/// The largest stored evaluation state ([`crate::snapshot`]) that is written or resumed, in
 /// bytes. A state holds the work in progress, which can be far larger than the
 /// program: a `foldr` a million elements deep is a million pending additions, about
 /// 40 MB. Decoding hostile input of this size can take up to about 2.4 GB.

@@ -138,6 +138,13 @@ impl Session {
         let mut machine = Machine::new(program);
         self.interrupt.store(false, Ordering::SeqCst);
         machine.interrupt = Some(self.interrupt.clone());
+        let sources = &loaded.sources;
+        machine.user_file = Some(Box::new(move |f| {
+            sources
+                .files()
+                .nth(f.0 as usize)
+                .is_none_or(|(_, file)| !file.name.starts_with(driver::PRELUDE_PREFIX))
+        }));
         // The REPL evaluates with the same parallel scheduler as `spindle run`.
         crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
         let result = driver::evaluate_def(&mut machine, id, true);

@@ -5,7 +5,7 @@
 //! the same time. The machine ([`crate::machine`]) runs several **fibers** over one heap,
 //! each with its own frames; the running fiber's stacks are the machine's, the others
 //! wait here (switching swaps the vectors, nothing is copied). The interpreter stays on
-//! one thread; calls go to an [`exec::Executor`].
+//! one thread; calls go to the machine's call layer ([`crate::external::calls`]).
 //!
 //! - **Certainty.** A fiber is *certain* when the sequential run is sure to need what
 //!   it computes: fiber 0 (what the caller of `run` asked for), fibers forked for work
@@ -39,13 +39,17 @@ use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
-use crate::machine::external::{CallAnswer, CallKey};
-use crate::machine::frame::{Ctl, Frame};
+use crate::machine::external::CallKey;
+use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
 use crate::machine::value::{NIL, Ref, Val};
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
+
+/// How many built constructor objects [`Scheduler::push_frontier`] looks into for
+/// thunks to speculate on.
+const FRONTIER_LOOKAHEAD: usize = 64;
 
 /// Steps a fiber runs before others get a turn.
 const SLICE: u64 = 20_000;
@@ -53,8 +57,14 @@ const SLICE: u64 = 20_000;
 /// Steps speculation may take while no certain fiber makes progress.
 const SPEC_BUDGET: i64 = 2_000_000;
 
-/// Most speculative fibers alive at once.
+/// Most speculative fibers alive at once, besides one for each call the limits let
+/// run at once (a fiber waiting for its call costs little).
 const SPEC_FIBERS: usize = 20_000;
+
+/// Steps of speculation each call speculation finds buys (speculation that keeps
+/// finding calls goes on; speculation that finds none, say down an infinite list,
+/// runs out).
+const SPEC_PER_CALL: i64 = 2_000;
 
 /// What a fiber is doing.
 #[derive(Debug)]
@@ -80,7 +90,7 @@ struct Fiber {
     pending: Vec<Val>,
     deep: Vec<Val>,
     eq_work: Vec<(Val, Val)>,
-    ctl: Option<Ctl>,
+    ctl: Option<Control>,
     error: Option<RuntimeError>,
     state: State,
     certain: bool,
@@ -133,6 +143,8 @@ pub struct Scheduler {
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
+    /// Most speculative fibers alive at once.
+    spec_fibers: usize,
     slice_end: u64,
     /// Steps when the running fiber was resumed (for the speculation budget).
     resumed_at: u64,
@@ -160,6 +172,7 @@ impl Scheduler {
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
+            spec_fibers: SPEC_FIBERS,
             slice_end: u64::MAX,
             resumed_at: 0,
             dispatched: 0,
@@ -180,12 +193,14 @@ impl Scheduler {
             .expect("a call layer without a store");
             m.set_calls(c);
         }
-        m.set_host(Box::new(Scheduler::new()));
+        let mut s = Scheduler::new();
+        s.spec_fibers = SPEC_FIBERS + limits.jobs + limits.io_jobs;
+        m.set_host(Box::new(s));
     }
 
     // ----- fibers -----------------------------------------------------------------
 
-    fn spawn(&mut self, ctl: Ctl, certain: bool) -> u32 {
+    fn spawn(&mut self, ctl: Control, certain: bool) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -219,7 +234,7 @@ impl Scheduler {
     }
 
     /// Makes fiber `id` the running one and returns what it does next.
-    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Ctl> {
+    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Control> {
         self.save(m, id);
         m.fiber = id;
         let f = &mut self.fibers[id as usize];
@@ -232,7 +247,7 @@ impl Scheduler {
         if let Some(e) = f.error.take() {
             return Err(e);
         }
-        Ok(f.ctl.take().unwrap_or(Ctl::Ret(Val::Erased)))
+        Ok(f.ctl.take().unwrap_or(Control::Ret(Val::Erased)))
     }
 
     fn make_runnable(&mut self, id: u32) {
@@ -254,7 +269,7 @@ impl Scheduler {
     }
 
     /// Picks the next fiber to run, waiting for calls when none can.
-    fn next(&mut self, m: &mut Machine<'_>) -> Result<Ctl> {
+    fn next(&mut self, m: &mut Machine<'_>) -> Result<Control> {
         loop {
             self.poll(m, Some(Duration::ZERO));
             while let Some(id) = self.certain_q.pop_front() {
@@ -307,7 +322,13 @@ impl Scheduler {
         }
         let done: Vec<Finished> = match timeout {
             Some(t) if t.is_zero() => m.calls().poll(),
-            t => m.calls().wait(t),
+            t => {
+                // Nothing to do but wait: what is printed so far goes out first.
+                if let Some(o) = &mut m.out {
+                    o.flush();
+                }
+                m.calls().wait(t)
+            }
         };
         for (ticket, answer) in done {
             let Some(call) = self.tickets.remove(&ticket.0) else {
@@ -328,27 +349,24 @@ impl Scheduler {
             if let Err(e) = &answer {
                 self.failed_call(m, call.fiber, e, call.span);
             }
+            let r = m.call_value(call.ext, answer, call.passthrough, call.span);
             if let Some(key) = &call.key {
-                m.calls.insert(key.clone(), answer.clone());
+                m.remember_call(key.clone(), &r);
                 for w in self.running.remove(key).unwrap_or_default() {
-                    self.finish_call(m, w, call.ext, answer.clone(), None, call.span);
+                    if let Ok(v) = &r {
+                        m.heap.retain(*v);
+                    }
+                    self.finish_call(w, r.clone());
                 }
             }
-            self.finish_call(m, call.fiber, call.ext, answer, call.passthrough, call.span);
+            self.finish_call(call.fiber, r);
         }
     }
 
-    fn finish_call(
-        &mut self,
-        m: &mut Machine<'_>,
-        id: u32,
-        ext: &'static crate::external::registry::External,
-        answer: CallAnswer,
-        passthrough: Option<Val>,
-        span: crate::syntax::span::Span,
-    ) {
-        match m.call_result(ext, answer, passthrough, span) {
-            Ok(c) => self.fibers[id as usize].ctl = Some(c),
+    /// A fiber's call ended: it goes on with the value (owned) or the error.
+    fn finish_call(&mut self, id: u32, r: Result<Val>) {
+        match r {
+            Ok(v) => self.fibers[id as usize].ctl = Some(Control::Ret(v)),
             Err(e) => self.fibers[id as usize].error = Some(e),
         }
         self.make_runnable(id);
@@ -381,6 +399,8 @@ impl Scheduler {
         m.first_failure = Some(err);
         if m.fail_fast {
             m.calls().shutdown();
+        } else {
+            m.calls().hold_effects();
         }
     }
 
@@ -439,6 +459,9 @@ impl Scheduler {
         }
         let ticket = m.ticket();
         self.dispatched += 1;
+        if !self.fibers[id as usize].certain {
+            self.spec_budget = (self.spec_budget + SPEC_PER_CALL).min(SPEC_BUDGET * 16);
+        }
         let priority = if self.fibers[id as usize].certain {
             Priority::Certain
         } else {
@@ -517,6 +540,11 @@ impl Scheduler {
                 | Frame::LetStrict { env, .. }
                 | Frame::SeqB { env, .. }
                 | Frame::CallArgs { env, .. } => self.push_record(m, env),
+                // Both operands of `++` are needed (LANGUAGE.md 7.1).
+                Frame::ConcatL { b: v, .. } if certain => {
+                    m.heap.retain(v);
+                    self.fork(m, v, false);
+                }
                 Frame::Arg(v, _) | Frame::ConcatL { b: v, .. } | Frame::EqLeft(v) => {
                     self.push_frontier(m, v)
                 }
@@ -552,7 +580,7 @@ impl Scheduler {
             return;
         }
         if deep {
-            let id = self.spawn(Ctl::Ret(Val::Erased), true);
+            let id = self.spawn(Control::Ret(Val::Erased), true);
             let f = &mut self.fibers[id as usize];
             f.frames.push(Frame::Deep {
                 root: Val::Erased,
@@ -560,7 +588,7 @@ impl Scheduler {
             });
             f.deep.push(v);
         } else {
-            self.spawn(Ctl::Force(t), true);
+            self.spawn(Control::Force(t), true);
         }
         // The new fiber gets a turn soon: it may be about to start a call.
         self.slice_end = self.slice_end.min(m.steps + 1);
@@ -570,26 +598,44 @@ impl Scheduler {
         if rec == NIL {
             return;
         }
-        let slots = m.heap.words.get(m.heap.recs.get(rec).slots).to_vec();
+        let slots = m.heap.rec_slots(rec).to_vec();
         for v in slots {
             self.push_frontier(m, v);
         }
     }
 
+    /// Puts the thunks a word holds and that are not evaluated yet on the frontier: the
+    /// word itself, or, inside data already built (the elements of a list literal),
+    /// up to [`FRONTIER_LOOKAHEAD`] objects deep.
     fn push_frontier(&mut self, m: &mut Machine<'_>, v: Val) {
-        if let Val::Thunk(t) = v
-            && matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. })
-            && self.frontier.len() < 1_000_000
-        {
-            m.heap.retain(v);
-            self.frontier.push_back(v);
+        let mut todo = vec![v];
+        let mut budget = FRONTIER_LOOKAHEAD;
+        while let Some(v) = todo.pop() {
+            if self.frontier.len() >= 1_000_000 {
+                return;
+            }
+            match v {
+                Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                    ThunkState::Suspended { .. } => {
+                        m.heap.retain(v);
+                        self.frontier.push_back(v);
+                    }
+                    ThunkState::Done(w @ Val::Con(_)) => todo.push(w),
+                    _ => {}
+                },
+                Val::Con(r) if budget > 0 => {
+                    budget -= 1;
+                    todo.extend(m.heap.fields(r).iter().rev());
+                }
+                _ => {}
+            }
         }
     }
 
     /// Starts speculative fibers on frontier thunks; whether any started.
     fn speculate(&mut self, m: &mut Machine<'_>) -> bool {
         let mut started = false;
-        while self.spec_live < SPEC_FIBERS {
+        while self.spec_live < self.spec_fibers {
             let Some(v) = self.frontier.pop_front() else {
                 break;
             };
@@ -597,7 +643,7 @@ impl Scheduler {
                 Val::Thunk(t)
                     if matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) =>
                 {
-                    self.spawn(Ctl::Force(t), false);
+                    self.spawn(Control::Force(t), false);
                     started = true;
                     if self.spec_q.len() >= 64 {
                         break;
@@ -617,7 +663,7 @@ impl Default for Scheduler {
 }
 
 impl<'p> Host<'p> for Scheduler {
-    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Ctl> {
+    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Control> {
         self.charge(m);
         let id = m.fiber;
         self.save(m, id);
@@ -625,7 +671,7 @@ impl<'p> Host<'p> for Scheduler {
         self.next(m)
     }
 
-    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Ctl> {
+    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Control> {
         let cur = m.fiber;
         // A cycle of fibers waiting on each other is an infinite loop.
         let mut f = owner;
@@ -645,11 +691,11 @@ impl<'p> Host<'p> for Scheduler {
         m.heap.thunks.get_mut(t).waiters = true;
         let fib = &mut self.fibers[cur as usize];
         fib.state = State::WaitThunk(t);
-        fib.ctl = Some(Ctl::Force(t));
+        fib.ctl = Some(Control::Force(t));
         if fib.certain {
             self.promote(m, owner);
         }
-        Some(Ctl::Park)
+        Some(Control::Park)
     }
 
     fn wake(&mut self, _m: &mut Machine<'p>, t: Ref) {
@@ -660,7 +706,7 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
-    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Ctl> {
+    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
         let id = m.fiber;
         if let Some(k) = &req.key
             && let Some(w) = self.running.get_mut(k)
@@ -668,7 +714,7 @@ impl<'p> Host<'p> for Scheduler {
             // The same call is running: wait for it.
             w.push(id);
             self.fibers[id as usize].state = State::WaitCall;
-            return Ok(Ctl::Park);
+            return Ok(Control::Park);
         }
         if req.ext.is_effect() && m.first_failure.is_some() {
             // A failure already decided the run: nothing new starts.
@@ -684,17 +730,17 @@ impl<'p> Host<'p> for Scheduler {
             let f = &mut self.fibers[id as usize];
             f.blocked = Some(req);
             f.state = State::WaitCertain;
-            return Ok(Ctl::Park);
+            return Ok(Control::Park);
         }
         self.dispatch(m, req);
-        Ok(Ctl::Park)
+        Ok(Control::Park)
     }
 
     fn fiber_done(
         &mut self,
         m: &mut Machine<'p>,
         r: std::result::Result<Val, RuntimeError>,
-    ) -> Result<Ctl> {
+    ) -> Result<Control> {
         self.charge(m);
         let id = m.fiber;
         if let Ok(v) = r {
@@ -721,7 +767,7 @@ impl<'p> Host<'p> for Scheduler {
         self.next(m)
     }
 
-    fn tick(&mut self, m: &mut Machine<'p>, ctl: Ctl) -> Result<Ctl> {
+    fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
         self.poll(m, Some(Duration::ZERO));
         let id = m.fiber;
         let certain = self.fibers[id as usize].certain;
@@ -730,7 +776,7 @@ impl<'p> Host<'p> for Scheduler {
         } else {
             !self.certain_q.is_empty() || m.steps >= self.slice_end
         };
-        if !preempt || matches!(ctl, Ctl::Park) {
+        if !preempt || matches!(ctl, Control::Park) {
             return Ok(ctl);
         }
         self.charge(m);
@@ -746,6 +792,10 @@ impl<'p> Host<'p> for Scheduler {
         } else {
             m.heap.release(v);
         }
+    }
+
+    fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool {
+        self.worth_forking(m, v)
     }
 
     fn certain(&self, m: &Machine<'p>) -> bool {
@@ -822,7 +872,7 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
-    fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Ctl>)) {
+    fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Control>)) {
         for fib in &self.fibers {
             if !matches!(fib.state, State::Running | State::Free) {
                 f(&fib.frames, fib.ctl.as_ref());

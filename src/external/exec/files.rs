@@ -62,7 +62,7 @@ fn write_file(path: &str, contents: &str) -> Result<Reply, CallError> {
             .suffix(".tmp")
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(dir)
-            .map_err(|e| err(&e))?
+            .map_err(|e| err(&without_temp_path(e)))?
     };
     tmp.write_all(contents.as_bytes()).map_err(|e| err(&e))?;
     if let Ok(meta) = std::fs::metadata(target)
@@ -73,6 +73,16 @@ fn write_file(path: &str, contents: &str) -> Result<Reply, CallError> {
     // On failure the temporary file is removed when `tmp` drops.
     tmp.persist(target).map_err(|e| err(&e.error))?;
     Ok(Reply::Text(path.to_string()))
+}
+
+/// An error of the temporary file without the temporary file's name, which the user
+/// never asked for (`tempfile` ends its message with ` at path "..."`).
+fn without_temp_path(e: std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
 }
 
 fn file_exists(path: &str) -> Result<Reply, CallError> {
@@ -179,6 +189,15 @@ mod tests {
         let nowhere = dir.path().join("no/such/dir/x.txt");
         let e = write_file(nowhere.to_str().unwrap(), "x").unwrap_err();
         assert!(e.message.starts_with("writeFile "), "{e}");
+        assert!(
+            e.message
+                .ends_with("No such file or directory (os error 2)"),
+            "{e}"
+        );
+        assert!(
+            !e.message.contains(" at path "),
+            "the temporary file's name: {e}"
+        );
         let e = write_file(dir.path().to_str().unwrap(), "x").unwrap_err();
         assert!(e.message.starts_with("writeFile "), "{e}");
         assert!(write_file("", "x").is_err());

@@ -237,6 +237,10 @@ pub struct Executor {
     /// once that has been called: a driver that never asks keeps nothing).
     started: Vec<(Ticket, std::time::SystemTime)>,
     report_starts: bool,
+    /// Close the gate when a process call fails ([`Executor::set_gate_on_failure`]).
+    gate_on_failure: bool,
+    /// Closed: no queued process starts until [`Executor::open_gate`].
+    gated: bool,
 }
 
 impl Executor {
@@ -267,7 +271,34 @@ impl Executor {
             deadlines: BinaryHeap::new(),
             started: Vec::new(),
             report_starts: false,
+            gate_on_failure: false,
+            gated: false,
         }
+    }
+
+    /// With `on`, a process call that fails closes a gate: no queued process starts
+    /// until the driver, having seen the failure, opens it again
+    /// ([`open_gate`](Self::open_gate)). A driver whose failure may decide the run
+    /// (LANGUAGE.md 11: then no new effect call starts) needs this, or a freed slot would
+    /// start the next queued process before the driver hears of the failure.
+    pub fn set_gate_on_failure(&mut self, on: bool) {
+        self.gate_on_failure = on;
+        if !on {
+            self.open_gate();
+        }
+    }
+
+    /// Lets queued processes start again (see [`set_gate_on_failure`](Self::set_gate_on_failure)).
+    pub fn open_gate(&mut self) {
+        if self.gated {
+            self.gated = false;
+            self.start_queued();
+        }
+    }
+
+    /// Whether a failure closed the gate.
+    pub fn is_gated(&self) -> bool {
+        self.gated
     }
 
     /// Calls that run longer than `timeout` fail with [`CallErrorKind::TimedOut`]: a
@@ -492,14 +523,20 @@ impl Executor {
             return;
         };
         self.class(job.kind).release(job.priority);
+        let process = job.kind == ExecutorKind::Process;
         match job.state {
             State::Cancelled => {}
             State::TimedOut(err) => {
                 self.by_ticket.remove(&job.ticket);
+                self.gated |= self.gate_on_failure && process;
                 self.ready.push((job.ticket, Err(err)));
             }
             _ => {
                 self.by_ticket.remove(&job.ticket);
+                if let Err(e) = &result {
+                    self.gated |=
+                        self.gate_on_failure && process && e.kind != CallErrorKind::Stopping;
+                }
                 self.ready.push((job.ticket, result));
             }
         }
@@ -572,6 +609,9 @@ impl Executor {
             ExecutorKind::Files,
             ExecutorKind::Process,
         ] {
+            if kind == ExecutorKind::Process && self.gated {
+                continue;
+            }
             while let Some(id) = self.next_startable(kind) {
                 self.start(id);
             }

@@ -235,8 +235,10 @@ impl Store {
             dir: dir.to_path_buf(),
             db,
         };
-        // Make every table, so that reads never meet a missing one.
-        store.commit(&mut Batch::default(), true)?;
+        // Make every table, so that reads never meet a missing one. Not synced to disk
+        // (it holds nothing that a crash could lose: a store whose tables are missing
+        // makes them again on the next open), so the first calls do not wait for it.
+        store.write(&mut Batch::default(), Durability::None, false)?;
         Ok(store)
     }
 
@@ -306,13 +308,24 @@ impl Store {
     /// `durable`: on disk when this returns (else in the operating system's hands:
     /// it survives the process being killed, not a power cut).
     pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
-        let mut tx = self.db.begin_write().map_err(io)?;
-        tx.set_durability(if durable {
-            Durability::Immediate
+        // A durable commit also writes the allocator state (quick repair): redb writes
+        // it when the database is closed otherwise, in a second commit of its own.
+        if durable {
+            self.write(batch, Durability::Immediate, true)
         } else {
-            Durability::Eventual
-        });
-        tx.set_quick_repair(false);
+            self.write(batch, Durability::Eventual, false)
+        }
+    }
+
+    fn write(
+        &self,
+        batch: &mut Batch,
+        durability: Durability,
+        quick_repair: bool,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.db.begin_write().map_err(io)?;
+        tx.set_durability(durability);
+        tx.set_quick_repair(quick_repair);
         {
             let mut records = tx.open_table(RECORDS).map_err(io)?;
             let mut latest = tx.open_table(LATEST).map_err(io)?;

@@ -1,0 +1,294 @@
+//! Calls and applications: a known call fills the callee's record (strict arguments
+//! first), a function value meets its pending arguments, partial applications, and
+//! heads that take explicit arguments only (constructors, primitives, externals).
+
+use super::Machine;
+use super::code::{Code, CodeId, FunId};
+use super::error::{Result, RuntimeError};
+use super::eval::IMM_DEPTH;
+use super::frame::{Control, Frame, StrictOp};
+use super::heap::PapHead;
+use super::value::{NIL, Ref, Val};
+use crate::prim::Prim;
+
+impl<'p> Machine<'p> {
+    /// A known call: one record for the parameters, strict arguments evaluated into
+    /// it first, then the body.
+    #[inline]
+    pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Control> {
+        let Code::CallDef { def, .. } = self.code.nodes[c as usize] else {
+            unreachable!("call_def on a node that is not a call")
+        };
+        let f = self.fun_of(def);
+        let fun = &self.code.funs[f as usize];
+        let rec = self.heap.record(NIL, fun.layout, fun.slots);
+        self.call_args(c, env, 0, rec)
+    }
+
+    /// Fills the record `rec` (owned) of a known call from argument `next` on; a
+    /// strict argument whose value is not at hand is evaluated under a `CallArgs`
+    /// frame. When all are in, the body runs.
+    pub(crate) fn call_args(
+        &mut self,
+        c: CodeId,
+        env: Ref,
+        next: u32,
+        rec: Ref,
+    ) -> Result<Control> {
+        let Code::CallDef { def, args, strict } = self.code.nodes[c as usize] else {
+            unreachable!("call_args on a node that is not a call")
+        };
+        for i in next..args.len {
+            let a = self.code.args[(args.start + i) as usize];
+            let v = if i < 64 && strict & (1 << i) != 0 {
+                match self.imm(a, env, IMM_DEPTH) {
+                    Some(v) => v,
+                    None => {
+                        self.heap.retain_rec(env);
+                        self.push(Frame::CallArgs {
+                            code: c,
+                            env,
+                            next: i,
+                            rec,
+                        });
+                        return Ok(Control::Eval(a, env));
+                    }
+                }
+            } else {
+                self.mkarg(a, env)
+            };
+            self.heap.set_slot(rec, i, v);
+        }
+        let f = self.fun_of(def);
+        let body = self.code.funs[f as usize].body;
+        self.heap.release_rec(env);
+        Ok(Control::Eval(body, rec))
+    }
+
+    /// An application of a head that is not a known definition.
+    pub(crate) fn apply_code(
+        &mut self,
+        fun: CodeId,
+        args: super::code::Args,
+        env: Ref,
+    ) -> Result<Control> {
+        // A function already evaluated, with enough arguments: no frames.
+        if let Some(Val::Fun(fr)) =
+            self.var_word(fun, env)
+                .or_else(|| match self.code.nodes[fun as usize] {
+                    Code::Global(d) => {
+                        let v = self.def_value(d);
+                        self.heap.release(v);
+                        Some(v)
+                    }
+                    _ => None,
+                })
+        {
+            let f = self.heap.funs.get(fr).fun;
+            let params = self.code.funs[f as usize].params.len() as u32;
+            let direct = args.len >= params
+                && self.code.apply_args(args)[..params as usize]
+                    .iter()
+                    .zip(&self.code.funs[f as usize].params)
+                    .all(|(a, p)| a.implicit == p.implicit);
+            if direct {
+                for i in (params..args.len).rev() {
+                    let a = self.code.apply_args[(args.start + i) as usize];
+                    let v = self.mkarg(a.code, env);
+                    self.push(Frame::Arg(v, a.implicit));
+                }
+                self.heap.retain(Val::Fun(fr));
+                let rec = self.new_call_record(fr);
+                for i in 0..params {
+                    let p = self.code.funs[f as usize].params[i as usize];
+                    if let Some(slot) = p.slot {
+                        let a = self.code.apply_args[(args.start + i) as usize];
+                        let v = self.mkarg(a.code, env);
+                        self.heap.set_slot(rec, slot, v);
+                    }
+                }
+                self.heap.release_rec(env);
+                let body = self.code.funs[f as usize].body;
+                self.heap.release(Val::Fun(fr));
+                return Ok(Control::Eval(body, rec));
+            }
+        }
+        for i in (0..args.len).rev() {
+            let a = self.code.apply_args[(args.start + i) as usize];
+            let v = self.mkarg(a.code, env);
+            self.push(Frame::Arg(v, a.implicit));
+        }
+        Ok(Control::Eval(fun, env))
+    }
+
+    /// A new record for a call of function value `fr` (borrowed): its parent is the
+    /// function's context, and its own slot (a recursive local function) holds it.
+    #[inline]
+    pub(crate) fn new_call_record(&mut self, fr: Ref) -> Ref {
+        let fo = self.heap.funs.get(fr);
+        let (f, env) = (fo.fun, fo.env);
+        let fun = &self.code.funs[f as usize];
+        let (layout, slots, self_slot) = (fun.layout, fun.slots, fun.self_slot);
+        self.heap.retain_rec(env);
+        let rec = self.heap.record(env, layout, slots);
+        if let Some(s) = self_slot {
+            self.heap.retain(Val::Fun(fr));
+            self.heap.set_slot(rec, s, Val::Fun(fr));
+        }
+        rec
+    }
+
+    /// A weak head normal form meets pending applications (`Arg` frames on top).
+    pub(crate) fn apply(&mut self, v: Val) -> Result<Control> {
+        match v {
+            Val::Fun(fr) => {
+                let f = self.heap.funs.get(fr).fun;
+                let rec = self.new_call_record(fr);
+                self.bind_args(v, f, rec, 0)
+            }
+            Val::Pap(p) => {
+                let o = self.heap.paps.get(p);
+                let (head, taken, run) = (o.head, o.taken, o.args);
+                match head {
+                    PapHead::Fun(fr) => {
+                        let f = self.heap.funs.get(fr).fun;
+                        let rec = self.new_call_record(fr);
+                        let first = self.code.funs[f as usize].self_slot.map_or(0, |_| 1);
+                        for i in 0..run.len {
+                            let w = self.heap.words.at(run, i);
+                            self.heap.retain(w);
+                            self.heap.set_slot(rec, first + i, w);
+                        }
+                        self.heap.retain(Val::Fun(fr));
+                        self.heap.release(v);
+                        self.bind_args(Val::Fun(fr), f, rec, taken)
+                    }
+                    _ => {
+                        let mut args: Vec<Val> = self.heap.words.get(run).to_vec();
+                        for &a in &args {
+                            self.heap.retain(a);
+                        }
+                        self.heap.release(v);
+                        self.apply_head(head, args.as_mut())
+                    }
+                }
+            }
+            Val::Erased | Val::Stuck(_) => {
+                // An unknown (type-level evaluation): it absorbs its arguments.
+                while let Some(Frame::Arg(a, _)) = self.frames.last().copied() {
+                    self.frames.pop();
+                    self.heap.release(a);
+                }
+                Ok(Control::Ret(v))
+            }
+            other => {
+                let Some(Frame::Arg(a, implicit)) = self.frames.pop() else {
+                    unreachable!("apply() without an argument frame")
+                };
+                self.heap.release(a);
+                if implicit {
+                    // A constructor's type parameters given after it was built.
+                    return Ok(Control::Ret(other));
+                }
+                let kind = other.kind();
+                self.heap.release(other);
+                Err(RuntimeError::new(format!(
+                    "cannot apply {kind} to an argument"
+                )))
+            }
+        }
+    }
+
+    /// Binds the pending arguments to function `f`'s parameters from `from` on, in
+    /// record `rec` (owned); `fv` is the function value (owned). Runs the body when
+    /// all are bound, or returns a partial application.
+    pub(crate) fn bind_args(&mut self, fv: Val, f: FunId, rec: Ref, from: u32) -> Result<Control> {
+        let n = self.code.funs[f as usize].params.len() as u32;
+        let mut i = from;
+        while i < n {
+            let Some(Frame::Arg(a, implicit)) = self.frames.last().copied() else {
+                break;
+            };
+            let p = self.code.funs[f as usize].params[i as usize];
+            if p.implicit == implicit {
+                self.frames.pop();
+                match p.slot {
+                    Some(s) => self.heap.set_slot(rec, s, a),
+                    None => self.heap.release(a),
+                }
+                i += 1;
+            } else if implicit {
+                // An implicit argument meeting an explicit parameter: erased.
+                self.frames.pop();
+                self.heap.release(a);
+            } else {
+                // An explicit argument meeting an implicit parameter: the implicit one
+                // was left out (a well-typed program only does so where it is erased).
+                i += 1;
+            }
+        }
+        if i == n {
+            self.heap.release(fv);
+            let body = self.code.funs[f as usize].body;
+            return Ok(Control::Eval(body, rec));
+        }
+        // Not enough arguments: a partial application of the slots bound so far.
+        let fun = &self.code.funs[f as usize];
+        let first = fun.self_slot.map_or(0, |_| 1);
+        let bound = fun.params[..i as usize]
+            .iter()
+            .filter(|p| p.slot.is_some())
+            .count() as u32;
+        let Val::Fun(fr) = fv else { unreachable!() };
+        let mut args = Vec::with_capacity(bound as usize);
+        for k in 0..bound {
+            let w = self.heap.slot(rec, first + k);
+            self.heap.retain(w);
+            args.push(w);
+        }
+        self.heap.release_rec(rec);
+        Ok(Control::Ret(self.heap.pap(PapHead::Fun(fr), i, &args)))
+    }
+
+    /// A head that takes explicit arguments only (constructor, primitive, external,
+    /// neutral), with `args` (owned) received so far, meets pending applications.
+    pub(crate) fn apply_head(&mut self, head: PapHead, args: &mut Vec<Val>) -> Result<Control> {
+        let arity = match head {
+            PapHead::Con(c) => self.prog.con(c).fields.len(),
+            PapHead::Prim(p, _) => p.arity(),
+            PapHead::Extern(e, _) => super::compile::extern_arity(self.prog, e),
+            PapHead::Data(_) | PapHead::Open(_) | PapHead::Hole(_) => usize::MAX,
+            PapHead::Fun(_) | PapHead::Def(_) => unreachable!(),
+        };
+        let neutral = matches!(head, PapHead::Data(_) | PapHead::Open(_) | PapHead::Hole(_));
+        while args.len() < arity {
+            let Some(Frame::Arg(a, implicit)) = self.frames.last().copied() else {
+                break;
+            };
+            self.frames.pop();
+            if implicit && !neutral {
+                self.heap.release(a);
+            } else {
+                args.push(a);
+            }
+        }
+        if args.len() < arity {
+            let n = args.len() as u32;
+            return Ok(Control::Ret(self.heap.pap(head, n, args)));
+        }
+        match head {
+            PapHead::Con(c) => Ok(Control::Ret(if args.is_empty() {
+                Val::Atom(c)
+            } else {
+                self.heap.con(c, args)
+            })),
+            PapHead::Prim(p, span) => self.strict_vals(
+                StrictOp::Prim(p, span),
+                args,
+                matches!(p, Prim::Join | Prim::SortInts),
+            ),
+            PapHead::Extern(e, site) => self.strict_vals(StrictOp::Extern(e, site), args, true),
+            _ => unreachable!(),
+        }
+    }
+}

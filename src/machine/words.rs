@@ -1,0 +1,222 @@
+//! Words at hand: reading a slot (compressing evaluated thunks away), the value of
+//! code when it needs no evaluation (`imm`, with its superinstructions), and the word
+//! an argument becomes (`mkarg`: its value, or a thunk of its code).
+
+use super::Machine;
+use super::code::{Code, CodeId, Fast, FunId};
+use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith};
+use super::heap::ThunkState;
+use super::value::{NIL, Ref, Val};
+
+/// How deep [`Machine::mkarg`] builds nested constructors before leaving the rest a
+/// thunk: deep enough that ordinary literals are built whole, shallow enough for any
+/// native stack.
+const CON_DEPTH: u32 = 256;
+
+impl<'p> Machine<'p> {
+    /// Slot `i` of record `rec`, not counted; an evaluated thunk there is replaced by
+    /// its value (so that the slot stops keeping the thunk alive).
+    #[inline(always)]
+    pub(crate) fn slot_word(&mut self, rec: Ref, i: u32) -> Val {
+        let w = self.heap.slot(rec, i);
+        if let Val::Thunk(t) = w
+            && let ThunkState::Done(x) = self.heap.thunks.get(t).state
+        {
+            self.heap.retain(x);
+            self.heap.set_slot(rec, i, x);
+            self.heap.release(w);
+            return x;
+        }
+        w
+    }
+
+    /// The word a variable node reads, not counted.
+    #[inline(always)]
+    pub(crate) fn var_word(&mut self, c: CodeId, env: Ref) -> Option<Val> {
+        match self.code.nodes[c as usize] {
+            Code::Local(s) => Some(self.slot_word(env, s)),
+            Code::Outer { hops, slot } => {
+                let r = self.heap.up(env, hops);
+                Some(self.slot_word(r, slot))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of code when it is at hand without evaluation (a literal, an
+    /// evaluated variable, an operator on such): a new reference.
+    #[inline]
+    pub(crate) fn imm(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
+        match self.code.fast[c as usize] {
+            Fast::Int(n) => return Some(Val::Int(n)),
+            Fast::Slot(s) => {
+                let w = self.heap.slot(env, s);
+                if !w.is_counted() {
+                    return Some(w);
+                }
+            }
+            Fast::SlotInt(p, s, k) => {
+                if let Val::Int(x) = self.heap.slot(env, s)
+                    && let Some(r) = int_op(p, x, k)
+                {
+                    return Some(self.int_result(r));
+                }
+            }
+            Fast::SlotSlot(p, a, b) => {
+                if let (Val::Int(x), Val::Int(y)) = (self.heap.slot(env, a), self.heap.slot(env, b))
+                    && let Some(r) = int_op(p, x, y)
+                {
+                    return Some(self.int_result(r));
+                }
+            }
+            Fast::No => {}
+        }
+        self.imm_general(c, env, depth)
+    }
+
+    /// [`Machine::imm`] for what its superinstructions do not cover.
+    fn imm_general(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
+        let v = match self.code.nodes[c as usize] {
+            Code::Local(s) => self.slot_word(env, s),
+            Code::Outer { hops, slot } => {
+                let r = self.heap.up(env, hops);
+                self.slot_word(r, slot)
+            }
+            Code::Int(n) => return Some(Val::Int(n)),
+            Code::Float(x) => return Some(Val::Float(x)),
+            Code::Atom(c) => return Some(Val::Atom(c)),
+            Code::Bin { prim, a, b, .. } if depth > 0 && is_arith(prim) => {
+                let x = self.imm(a, env, depth - 1)?;
+                let y = match self.imm(b, env, depth - 1) {
+                    Some(y) => y,
+                    None => {
+                        self.heap.release(x);
+                        return None;
+                    }
+                };
+                return match (x, y) {
+                    (Val::Int(x), Val::Int(y)) => int_op(prim, x, y).map(|r| self.int_result(r)),
+                    (Val::Float(x), Val::Float(y)) => {
+                        float_op(prim, x, y).map(|r| self.float_result(r))
+                    }
+                    _ => {
+                        self.heap.release(x);
+                        self.heap.release(y);
+                        None
+                    }
+                };
+            }
+            _ => return None,
+        };
+        if matches!(v, Val::Thunk(_)) {
+            return None;
+        }
+        self.heap.retain(v);
+        Some(v)
+    }
+
+    #[inline(always)]
+    pub(crate) fn int_result(&self, r: IntResult) -> Val {
+        match r {
+            IntResult::Int(n) => Val::Int(n),
+            IntResult::Bool(b) => self.bool_val(b),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn float_result(&self, r: FloatResult) -> Val {
+        match r {
+            FloatResult::Float(x) => Val::Float(x),
+            FloatResult::Bool(b) => self.bool_val(b),
+        }
+    }
+
+    /// `True` or `False`.
+    #[inline(always)]
+    pub(crate) fn bool_val(&self, b: bool) -> Val {
+        let bi = &self.prog.builtins;
+        Val::Atom(if b { bi.true_ } else { bi.false_ })
+    }
+
+    /// The word an argument's code becomes: its value when at hand, otherwise a thunk
+    /// of the code in `env` (borrowed). A new reference.
+    #[inline]
+    pub(crate) fn mkarg(&mut self, c: CodeId, env: Ref) -> Val {
+        self.mkarg_within(c, env, CON_DEPTH)
+    }
+
+    /// [`Machine::mkarg`] building constructors at most `depth` deep at once: a deeper
+    /// one (the tail of a long list literal) is left a thunk that builds the next
+    /// stretch when forced, so native recursion stays bounded however long the literal.
+    fn mkarg_within(&mut self, c: CodeId, env: Ref, depth: u32) -> Val {
+        match self.code.nodes[c as usize] {
+            Code::Local(s) => {
+                let w = self.slot_word(env, s);
+                self.heap.retain(w);
+                w
+            }
+            Code::Outer { hops, slot } => {
+                let r = self.heap.up(env, hops);
+                let w = self.slot_word(r, slot);
+                self.heap.retain(w);
+                w
+            }
+            Code::Int(n) => Val::Int(n),
+            Code::Float(x) => Val::Float(x),
+            Code::Atom(c) => Val::Atom(c),
+            Code::Erased => Val::Erased,
+            Code::Universe(n) => Val::Universe(n),
+            Code::PrimType(p) => Val::PrimType(p),
+            Code::Global(d) => self.def_value(d),
+            Code::Lam(f) => self.closure(f, env),
+            Code::Bin { .. } => match self.imm(c, env, IMM_DEPTH) {
+                Some(v) => v,
+                None => self.suspend(c, env),
+            },
+            Code::Con { .. } if depth == 0 => self.suspend(c, env),
+            Code::Con { con, args } => {
+                let n = args.len as usize;
+                let mut fields = [Val::Erased; 4];
+                if n <= 4 {
+                    for (i, field) in fields.iter_mut().enumerate().take(n) {
+                        let a = self.code.args[(args.start as usize) + i];
+                        *field = self.mkarg_within(a, env, depth - 1);
+                    }
+                    self.heap.con(con, &fields[..n])
+                } else {
+                    let codes: Vec<CodeId> = self.code.args(args).to_vec();
+                    let fields: Vec<Val> = codes
+                        .iter()
+                        .map(|&a| self.mkarg_within(a, env, depth - 1))
+                        .collect();
+                    self.heap.con(con, &fields)
+                }
+            }
+            _ => self.suspend(c, env),
+        }
+    }
+
+    /// A thunk of code in `env` (borrowed; none is kept when the code is closed).
+    #[inline(always)]
+    pub(crate) fn suspend(&mut self, c: CodeId, env: Ref) -> Val {
+        let env = if self.code.closed[c as usize] {
+            NIL
+        } else {
+            self.heap.retain_rec(env);
+            env
+        };
+        Val::Thunk(self.heap.thunk(c, env))
+    }
+
+    /// A function value of `f` closed over `env` (borrowed).
+    #[inline(always)]
+    pub(crate) fn closure(&mut self, f: FunId, env: Ref) -> Val {
+        let env = if self.code.funs[f as usize].closed {
+            NIL
+        } else {
+            self.heap.retain_rec(env);
+            env
+        };
+        self.heap.fun(f, env)
+    }
+}

