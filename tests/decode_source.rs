@@ -72,3 +72,58 @@ fn data_types_in_higher_universes_round_trip() {
          def main = match Node 1 [] with\n  | Node n _ -> n\n",
     );
 }
+
+#[test]
+fn concat_prints_back_as_written_on_strings_and_on_lists() {
+    // On strings `++` is the primitive; on lists it is the prelude's `append {A}`,
+    // printed back as `++` (what the user wrote), even where a file has its own
+    // `append`; the prelude's `append` by name and partly applied stays `append`.
+    let printed = round_trip(
+        "def append (n : Int) : Int = n\n\
+         def s (a : String) : String = a ++ \"!\" ++ a\n\
+         def l {t : Type} (xs : List t) (ys : List t) : List t = xs ++ (ys ++ xs)\n\
+         def left (xs : List Int) : List Int = (xs ++ xs) ++ [1]\n\
+         def named (xs : List Int) : List Int = foldr (\\x acc -> append2 acc [x]) [] xs\n\
+         def append2 (xs : List Int) (ys : List Int) : List Int = xs ++ ys\n\
+         def late : List Int = let h = \\x y -> x ++ y in h [1] [2]\n\
+         def main = (s \"a\", l [1] [2], left [3], named [4], late, append 5)\n",
+    );
+    for line in [
+        "a ++ \"!\" ++ a",
+        "xs ++ ys ++ xs",
+        "(xs ++ xs) ++ [1]",
+        "x ++ y",
+    ] {
+        assert!(printed.contains(line), "no `{line}` in:\n{printed}");
+    }
+    assert!(!printed.contains("append {"), "{printed}");
+}
+
+#[test]
+fn the_preludes_append_by_name_prints_by_name() {
+    let printed = round_trip(
+        "def glue : List (List Int) -> List Int = foldr append []\n\
+         def once (xs : List Int) : List Int -> List Int = append xs\n\
+         def main = (glue [[1], [2]], once [3] [4])\n",
+    );
+    for line in ["(append {Int})", "-> append {Int} xs"] {
+        assert!(printed.contains(line), "no `{line}` in:\n{printed}");
+    }
+    assert!(!printed.contains("++"), "{printed}");
+}
+
+#[test]
+fn concat_golden() {
+    // Exactly what `spindle decode` prints for this program.
+    let printed = round_trip(
+        "def greet (name : String) : String = \"hi \" ++ name\n\
+         def both (xs : List Int) : List Int = xs ++ [0] ++ xs\n\
+         def main = (greet \"x\", both [1])\n",
+    );
+    assert_eq!(
+        printed,
+        "def greet : String -> String =\n  \\(name : String) -> \"hi \" ++ name\n\n\
+         def both : List Int -> List Int =\n  \\(xs : List Int) -> xs ++ [0] ++ xs\n\n\
+         def main : Pair String (List Int) =\n  (greet \"x\", both [1])\n\n"
+    );
+}

@@ -461,6 +461,7 @@ fn random_program(
             maybe: DataId(2),
             nothing: c(2, 0),
             just: c(2, 2),
+            append: None,
         },
         main: main.map(DefId),
     }
@@ -679,6 +680,7 @@ impl Rng {
 #[test]
 fn every_single_byte_mutation_is_rejected_or_valid() {
     let bytes = real_encoding();
+    let prelude = spindle::driver::prelude_program();
     let mut rng = Rng(0x5eed);
     let mut accepted = 0;
     for i in 0..bytes.len() {
@@ -691,7 +693,7 @@ fn every_single_byte_mutation_is_rejected_or_valid() {
             let again = encode::program_bytes(&d.program, d.prelude);
             decode::program_bytes(&again).expect("a decoded program re-decodes");
             if i % 8 == 0 {
-                let _ = source::program_to_source(&d, spindle::driver::prelude_program().as_ref());
+                let _ = source::program_to_source(&d, prelude.as_ref());
             }
         }
     }

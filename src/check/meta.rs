@@ -45,6 +45,10 @@ pub struct MetaInfo {
     pub span: Span,
     /// What it is, in words: "the implicit argument `a`", "the type of `x`".
     pub what: String,
+    /// Its type (in its own context), where it is known to be a universe or a family
+    /// of types ending in one (`{a : Type}`, `{f : Type -> Type}`): a solution must
+    /// be a type (family) of that universe, not a larger one (see `unify`).
+    pub ty: Option<RcTerm>,
     /// A type argument nothing constrains (`fst (1, error "x")` leaves the second
     /// component's type open): any type will do, so it defaults to `Unit` instead of
     /// being an error.
@@ -116,8 +120,38 @@ impl Metas {
             span,
             what,
             defaultable: false,
+            ty: None,
         });
         id
+    }
+
+    /// Records the type of the unknown `t` (a fresh one, or one applied to the
+    /// variables it was created over), in its own context.
+    pub fn set_type(&mut self, t: &RcTerm, ty: RcTerm) {
+        if let Some(f) = flex(t) {
+            self.entries[f.id as usize].ty = Some(ty);
+        }
+    }
+
+    /// The universe a solution of `id` must live in, if its type is known to be one
+    /// (`Type n`) or a family of types ending in one (`A -> Type n`).
+    pub fn universe_of_solution(&self, id: u32) -> Option<u32> {
+        let mut ty = self.force_head(self.entries[id as usize].ty.as_ref()?);
+        loop {
+            match &*ty {
+                Term::Universe(n) => return Some(*n),
+                Term::Pi(_, cod) => ty = self.force_head(cod),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Requires the solution of the unsolved `id` to live in `Type n` (or lower): a
+    /// type found inside another unknown's solution, which must live there.
+    pub fn bound_universe(&mut self, id: u32, n: u32) {
+        if self.universe_of_solution(id).is_none_or(|m| m > n) {
+            self.entries[id as usize].ty = Some(Term::Universe(n).rc());
+        }
     }
 
     /// A fresh unknown in a context of `depth` variables, returned by id: its term is

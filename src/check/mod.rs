@@ -6,7 +6,8 @@
 //! - [`elab`]: bidirectional elaboration of declarations and expressions.
 //! - `patterns`: `match` compiled to one-level matches, with dependent refinement;
 //!   `coverage` names a case no arm covers.
-//! - `unify`: definitional equality with unknowns (pattern unification).
+//! - `unify`: definitional equality with unknowns (pattern unification); `levels`: the
+//!   universe a solution lives in, so that an unknown's solution has its type.
 //! - [`meta`]: the unknowns (metavariables) and their solutions.
 //! - [`eval`]: what elaboration needs from the evaluator (weak head normal forms).
 //! - [`prim_types`]: the types of primitives.
@@ -14,6 +15,7 @@
 mod coverage;
 pub mod elab;
 pub mod eval;
+mod levels;
 pub mod meta;
 mod patterns;
 pub mod prim_types;

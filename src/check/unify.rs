@@ -21,6 +21,7 @@ use super::meta::{Flex, flex};
 use crate::core::equiv::alpha_eq;
 use crate::core::subst::{map_free_vars, rewrite_spines, shift, unshift};
 use crate::core::term::{CasePat, HoleKind, Ix, Plicity, RcTerm, Term};
+use crate::diagnostic::Diagnostic;
 use crate::syntax::span::Span;
 
 impl Elab<'_> {
@@ -66,7 +67,7 @@ impl Elab<'_> {
             }
             for (f, other) in tries {
                 if let Some(f) = f
-                    && self.solve(cx, &f, other)
+                    && self.solve(cx, &f, other, span)
                 {
                     return true;
                 }
@@ -196,7 +197,7 @@ impl Elab<'_> {
 
     /// Solves `?id args = rhs` if `args` are distinct local variables and `rhs` uses
     /// only those variables and not `?id` itself.
-    fn solve(&mut self, cx: &Cx<'_>, f: &Flex<'_>, rhs: &RcTerm) -> bool {
+    fn solve(&mut self, cx: &mut Cx<'_>, f: &Flex<'_>, rhs: &RcTerm, span: Span) -> bool {
         let id = f.id;
         if f.args.is_empty() {
             // The unknown applied to the consecutive variables `skip .. skip + k`, as it
@@ -211,6 +212,7 @@ impl Elab<'_> {
             if scan.bound > skip + k || scan.floor.is_some_and(|low| low < skip) || scan.occurs {
                 return false;
             }
+            self.check_universe(cx, id, &rhs, span);
             let rhs = unshift(&rhs, skip);
             self.pass_on_default(id, &rhs);
             self.metas.solve_with(id, k, rhs);
@@ -241,6 +243,7 @@ impl Elab<'_> {
         if self.scan(&rhs, id).occurs {
             return false;
         }
+        self.check_universe(cx, id, &rhs, span);
         let n = levels.len() as u32;
         let mut ok = true;
         let renamed = map_free_vars(&rhs, &mut |outer, d| {
@@ -262,6 +265,33 @@ impl Elab<'_> {
             self.metas.solve_with(id, n, renamed);
         }
         ok
+    }
+
+    /// Reports a solution `rhs` (in `cx`) of the unknown `id` that lives in a larger
+    /// universe than the unknown's type allows (see `levels`). The unknown is solved
+    /// all the same, so that the mistake is one error.
+    fn check_universe(&mut self, cx: &mut Cx<'_>, id: u32, rhs: &RcTerm, span: Span) {
+        let Some(n) = self.metas.universe_of_solution(id) else {
+            return;
+        };
+        if let Err(found) = self.fits_universe(cx, rhs, n, span) {
+            let shown = self.show(cx, rhs);
+            let what = self.metas.get(id).what.clone();
+            let universe = super::levels::universe_name;
+            self.errors.push(
+                Diagnostic::error(format!(
+                    "universe mismatch: {what} must be a type in {}, but `{shown}` is in {}",
+                    universe(n),
+                    universe(found)
+                ))
+                .at(span, format!("this makes {what} `{shown}`"))
+                .note(format!("expected: a type in {}", universe(n)))
+                .note(format!(
+                    "   found: `{shown}`, a type in {}",
+                    universe(found)
+                )),
+            );
+        }
     }
 
     /// An unconstrained type argument solved by another unknown passes on its freedom

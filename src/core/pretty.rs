@@ -8,7 +8,9 @@
 //!   the source left unnamed (`_`) but that is referenced gets a fresh name.
 //! - Sugar is used only where it resolves back to the same term: `[a, b]` for a `Cons`
 //!   chain ending in `Nil`, `(a, b)` for `MkPair`, `()`, `if` for a two-armed match on
-//!   `Bool`, infix operators for fully applied operator primitives.
+//!   `Bool`, infix operators for fully applied operator primitives, `xs ++ ys` for the
+//!   prelude's `append {A} xs ys` (what `++` on lists elaborates to; the element type
+//!   comes back from the operands' type, as it does for a list literal's).
 //! - Parentheses follow the precedence table of LANGUAGE.md section 3, erring on the
 //!   side of more.
 //!
@@ -453,6 +455,18 @@ impl<'p> Printer<'p> {
             self.close(paren);
             return;
         }
+        if let Term::Def(d) = head
+            && Some(*d) == self.builtins.append
+            && let Some((a, b)) = append_operands(&args)
+        {
+            // What `xs ++ ys` on lists elaborates to, printed as it was written.
+            let paren = self.open(CONCAT, prec);
+            self.term(a, ADD);
+            self.out.push_str(" ++ ");
+            self.term(b, CONCAT);
+            self.close(paren);
+            return;
+        }
         if let Term::Con(c) = head {
             if *c == self.builtins.cons && self.list_literal(t) {
                 return;
@@ -663,6 +677,19 @@ fn operator(p: Prim) -> Option<(&'static str, u8, u8, u8)> {
         Prim::Rem => ("%", MUL, MUL, APP),
         _ => return None,
     })
+}
+
+/// `(xs, ys)` if the arguments of `append` are `{A} xs ys` or `xs ys`: `xs ++ ys`.
+fn append_operands<'t>(args: &[(Plicity, &'t Term)]) -> Option<(&'t Term, &'t Term)> {
+    match args {
+        [
+            (Plicity::Implicit, _),
+            (Plicity::Explicit, a),
+            (Plicity::Explicit, b),
+        ]
+        | [(Plicity::Explicit, a), (Plicity::Explicit, b)] => Some((a, b)),
+        _ => None,
+    }
 }
 
 /// `(element type, x, xs)` if `t` is `Cons x xs` or `Cons {A} x xs`.

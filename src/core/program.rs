@@ -65,9 +65,10 @@ pub struct ExternDecl {
     pub span: Span,
 }
 
-/// The prelude types and constructors that syntax refers to directly: `if` and `&&`
-/// match on `Bool`, `()` is `Unit`'s constructor, `(a, b)` is `MkPair`, list literals are
-/// `Cons`/`Nil`. Printing uses them too (`()`, tuples, lists, `True`).
+/// The prelude types, constructors and definitions that syntax refers to directly: `if`
+/// and `&&` match on `Bool`, `()` is `Unit`'s constructor, `(a, b)` is `MkPair`, list
+/// literals are `Cons`/`Nil`, `++` on lists is `append`. Printing uses them too (`()`,
+/// tuples, lists, `True`, `xs ++ ys`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Builtins {
     /// `Bool`.
@@ -96,6 +97,11 @@ pub struct Builtins {
     pub nothing: ConId,
     /// `Just`.
     pub just: ConId,
+    /// The prelude's `append : {a : Type} -> List a -> List a -> List a`, which `xs ++ ys`
+    /// on lists elaborates to (`append {A} xs ys`); `None` if the prelude has none (a
+    /// test's own prelude), when `++` works on strings only. A file's own `append`
+    /// shadows the name, never this.
+    pub append: Option<DefId>,
 }
 
 /// A resolved program.

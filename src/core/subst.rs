@@ -100,13 +100,21 @@ struct Rewrite<'f, F> {
 
 /// One step of the walk: visit a node (at a binder depth, and whether it is the
 /// function part of an application), or rebuild it once its children are done (their
-/// results are the last `children` entries of the result stack).
+/// results are the last `children` entries of the result stack; `shared` tells whether
+/// the node had other owners when it was visited, so its result is worth remembering).
 enum Step<'t> {
     Visit(&'t RcTerm, u32, bool),
-    Build(&'t RcTerm, u32, usize),
+    Build {
+        node: &'t RcTerm,
+        depth: u32,
+        children: u32,
+        shared: bool,
+    },
 }
 
-/// Whether a node has other owners, so that its rewrite is worth remembering.
+/// Whether a node has other owners, so that its rewrite is worth remembering. Asked
+/// when the walk first meets the node, before the walk holds a copy of it itself (a
+/// result that keeps the node as it is is one).
 fn is_shared(t: &RcTerm) -> bool {
     Rc::strong_count(t) > 1
 }
@@ -115,59 +123,74 @@ impl<F: FnMut(&RcTerm, u32, bool) -> Option<RcTerm>> Rewrite<'_, F> {
     fn run(&mut self, root: &RcTerm, depth: u32) -> RcTerm {
         let mut steps = vec![Step::Visit(root, depth, false)];
         let mut results: Vec<RcTerm> = Vec::new();
+        // The children of the node being visited (reused: one allocation per walk,
+        // not one per node).
+        let mut children: Vec<(&RcTerm, u32)> = Vec::new();
         while let Some(step) = steps.pop() {
             match step {
                 Step::Visit(t, d, in_spine) => {
-                    if is_shared(t)
-                        && let Some(r) = self.memo.get(&(Rc::as_ptr(t), d))
-                    {
+                    let shared = is_shared(t);
+                    if shared && let Some(r) = self.memo.get(&(Rc::as_ptr(t), d)) {
                         results.push(r.clone());
                         continue;
                     }
                     if let Some(r) = (self.f)(t, d, in_spine) {
-                        self.remember(t, d, &r);
+                        if shared {
+                            self.memo.insert((Rc::as_ptr(t), d), r.clone());
+                        }
                         results.push(r);
                         continue;
                     }
-                    let mut children = Vec::new();
+                    children.clear();
                     t.for_each_child(|child, k| children.push((child, k)));
                     if children.is_empty() {
                         results.push(t.clone());
                         continue;
                     }
-                    steps.push(Step::Build(t, d, children.len()));
+                    steps.push(Step::Build {
+                        node: t,
+                        depth: d,
+                        children: children.len() as u32,
+                        shared,
+                    });
                     let app = matches!(&**t, Term::App(..));
-                    for (i, (child, k)) in children.into_iter().enumerate().rev() {
+                    for (i, (child, k)) in children.drain(..).enumerate().rev() {
                         steps.push(Step::Visit(child, d + k, app && i == 0));
                     }
                 }
-                Step::Build(t, d, n) => {
-                    let kids = results.split_off(results.len() - n);
-                    let r = rebuild(t, kids);
-                    self.remember(t, d, &r);
+                Step::Build {
+                    node,
+                    depth,
+                    children,
+                    shared,
+                } => {
+                    let from = results.len() - children as usize;
+                    let r = rebuild(node, &results[from..]);
+                    results.truncate(from);
+                    if shared {
+                        self.memo.insert((Rc::as_ptr(node), depth), r.clone());
+                    }
                     results.push(r);
                 }
             }
         }
         results.pop().unwrap_or_else(|| root.clone())
     }
-
-    fn remember(&mut self, t: &RcTerm, d: u32, r: &RcTerm) {
-        if is_shared(t) {
-            self.memo.insert((Rc::as_ptr(t), d), r.clone());
-        }
-    }
 }
 
 /// `t` with its direct subterms replaced by `kids` (in [`Term::for_each_child`]'s
 /// order); `t` itself when every one of them is unchanged.
-fn rebuild(t: &RcTerm, kids: Vec<RcTerm>) -> RcTerm {
-    let mut old = Vec::with_capacity(kids.len());
-    t.for_each_child(|child, _| old.push(child));
-    if old.len() == kids.len() && old.iter().zip(&kids).all(|(a, b)| Rc::ptr_eq(a, b)) {
+fn rebuild(t: &RcTerm, kids: &[RcTerm]) -> RcTerm {
+    let mut same = true;
+    let mut count = 0;
+    t.for_each_child(|child, _| {
+        same &= kids.get(count).is_some_and(|k| Rc::ptr_eq(child, k));
+        count += 1;
+    });
+    if same && count == kids.len() {
         return t.clone();
     }
-    let mut kids = kids.into_iter();
+    let mut kids = kids.iter().cloned();
     let mut next = || kids.next().unwrap_or_else(|| Term::Universe(0).rc());
     let binder = |b: &Binder, ty: RcTerm| Binder {
         name: b.name.clone(),

@@ -386,16 +386,20 @@ mod tests {
 
     #[test]
     fn dropping_a_very_deep_term_does_not_overflow() {
+        // Deep on the left, then on the right; one at a time, and the leaves shared
+        // (the spines are what must not be dropped recursively).
+        let leaf = Term::Var(Ix(0)).rc();
         let mut t = Term::Lit(Lit::Int(0)).rc();
         for _ in 0..2_000_000 {
-            t = Term::App(t, Plicity::Explicit, Term::Var(Ix(0)).rc()).rc();
-        }
-        let mut u = Term::Var(Ix(0)).rc();
-        for _ in 0..2_000_000 {
-            u = Term::App(Term::Var(Ix(1)).rc(), Plicity::Explicit, u).rc();
+            t = Term::App(t, Plicity::Explicit, leaf.clone()).rc();
         }
         drop(t);
+        let mut u = Term::Var(Ix(0)).rc();
+        for _ in 0..2_000_000 {
+            u = Term::App(leaf.clone(), Plicity::Explicit, u).rc();
+        }
         drop(u);
+        assert_eq!(Rc::strong_count(&leaf), 1);
     }
 
     #[test]

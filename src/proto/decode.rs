@@ -172,7 +172,13 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
             span: NO_SPAN,
         });
     }
-    let builtins = builtins(msg.builtins.as_ref(), &scope).map_err(|e| e.within("builtins"))?;
+    let mut builtins = builtins(msg.builtins.as_ref(), &scope).map_err(|e| e.within("builtins"))?;
+    // `append` is no field of the message: it is the prelude's definition of that name
+    // (names are unique within the prelude), as loading the source finds it.
+    builtins.append = defs[..prelude.defs]
+        .iter()
+        .position(|d| &*d.name == "append")
+        .map(|i| DefId(i as u32));
     let main = match msg.main {
         None => None,
         Some(m) if (m as usize) >= msg.defs.len() => {
@@ -288,6 +294,7 @@ fn builtins(b: Option<&pb::Builtins>, scope: &Scope) -> Result<Builtins, DecodeE
         maybe,
         nothing: con(b.nothing.as_ref(), maybe)?,
         just: con(b.just.as_ref(), maybe)?,
+        append: None,
     })
 }
 

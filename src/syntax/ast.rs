@@ -210,30 +210,12 @@ pub enum ExprKind<'a> {
         /// The body.
         body: &'a Expr<'a>,
     },
-    /// `(x : A) -> B`, `{x : A} -> B` or `A -> B` (then `name` is `None`).
-    Pi {
-        /// The bound name of a dependent arrow.
-        name: Option<Ident<'a>>,
-        /// Explicit or implicit.
-        plicity: Plicity,
-        /// The domain.
-        dom: &'a Expr<'a>,
-        /// The codomain (may mention `name`).
-        cod: &'a Expr<'a>,
-    },
-    /// `let name params : ret = rhs in body` (always recursive).
-    Let {
-        /// The bound name.
-        name: Ident<'a>,
-        /// Function parameters, as in `let f (x : A) = ...`.
-        params: &'a [Param<'a>],
-        /// The annotation, if any.
-        ret: Option<&'a Expr<'a>>,
-        /// The bound expression; may refer to `name`.
-        rhs: &'a Expr<'a>,
-        /// The scope of the binding.
-        body: &'a Expr<'a>,
-    },
+    /// `(x : A) -> B`, `{x : A} -> B` or `A -> B` (then `name` is `None`). Its fields
+    /// live beside the node, in the arena, so that they do not make every node larger.
+    Pi(&'a PiExpr<'a>),
+    /// `let name params : ret = rhs in body` (always recursive); its fields live beside
+    /// the node, as a `Pi`'s do.
+    Let(&'a LetExpr<'a>),
     /// `if cond then then_ else else_`.
     If {
         /// Must be a `Bool`.
@@ -284,6 +266,34 @@ pub enum ExprKind<'a> {
     Tuple(&'a [Expr<'a>]),
     /// `[a, b, ...]`, possibly empty.
     List(&'a [Expr<'a>]),
+}
+
+/// The fields of [`ExprKind::Pi`].
+#[derive(Debug)]
+pub struct PiExpr<'a> {
+    /// The bound name of a dependent arrow.
+    pub name: Option<Ident<'a>>,
+    /// Explicit or implicit.
+    pub plicity: Plicity,
+    /// The domain.
+    pub dom: &'a Expr<'a>,
+    /// The codomain (may mention `name`).
+    pub cod: &'a Expr<'a>,
+}
+
+/// The fields of [`ExprKind::Let`].
+#[derive(Debug)]
+pub struct LetExpr<'a> {
+    /// The bound name.
+    pub name: Ident<'a>,
+    /// Function parameters, as in `let f (x : A) = ...`.
+    pub params: &'a [Param<'a>],
+    /// The annotation, if any.
+    pub ret: Option<&'a Expr<'a>>,
+    /// The bound expression; may refer to `name`.
+    pub rhs: &'a Expr<'a>,
+    /// The scope of the binding.
+    pub body: &'a Expr<'a>,
 }
 
 /// One arm of a `match`.

@@ -90,6 +90,25 @@ pub fn example_programs() -> Vec<PathBuf> {
     files
 }
 
+/// [`example_programs`], each program once: a file whose program (its lines other
+/// than comments) is the same as an earlier file's is left out (`bench/fanout.sp` is
+/// `spec/fanout.sp` with another comment), for tests that check what a program does,
+/// not what a file is.
+pub fn distinct_example_programs() -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    example_programs()
+        .into_iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let program: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect();
+            seen.insert(program.join("\n"))
+        })
+        .collect()
+}
+
 /// Loads a program that must check, and returns what the driver loaded.
 pub fn load_checked(path: &Path) -> spindle::driver::Loaded {
     let loaded = spindle::driver::load(path);

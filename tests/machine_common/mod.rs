@@ -152,6 +152,7 @@ pub fn base() -> Program {
             maybe: DataId(3),
             nothing: c(3, 0),
             just: c(3, 1),
+            append: None,
         },
         main: None,
     }

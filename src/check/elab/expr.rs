@@ -35,12 +35,12 @@ impl<'e> Elab<'e> {
         let mut binders = Vec::new();
         let mut level = 0;
         let mut cur = e;
-        while let ExprKind::Pi {
+        while let ExprKind::Pi(PiExpr {
             name,
             plicity,
             dom,
             cod,
-        } = &cur.kind
+        }) = &cur.kind
         {
             let (dom, i) = self.check_type(cx, dom);
             level = level.max(i);
@@ -87,7 +87,7 @@ impl<'e> Elab<'e> {
             // In a type's place `Type n` needs no type of its own (the largest,
             // `Type 1000`, has none that could be written).
             ExprKind::Universe(n) => return (Term::Universe(*n).rc(), n + 1),
-            ExprKind::Pi { .. } => return self.function_type(cx, e),
+            ExprKind::Pi(_) => return self.function_type(cx, e),
             _ => {}
         }
         let (t, ty) = self.infer(cx, e);
@@ -125,12 +125,16 @@ impl<'e> Elab<'e> {
     fn check_inner<'s>(&mut self, cx: &mut Cx<'s>, e: &'s Expr<'s>, ty: &RcTerm) -> RcTerm {
         match &e.kind {
             ExprKind::Lam { params, body } => return self.check_lam(cx, params, body, ty, e.span),
-            ExprKind::Let { .. } => return self.check_let_chain(cx, e, ty),
+            ExprKind::Let(_) => return self.check_let_chain(cx, e, ty),
             ExprKind::If { .. } => return self.check_if_chain(cx, e, ty),
             ExprKind::Match { scrut, arms } => {
                 return self.match_expr(cx, scrut, arms, e.span, Some(ty)).0;
             }
-            ExprKind::Hole => return self.fresh(cx, e.span, "this `_`"),
+            ExprKind::Hole => {
+                let hole = self.fresh(cx, e.span, "this `_`");
+                self.type_unknown(cx, &hole, ty, e.span);
+                return hole;
+            }
             ExprKind::TypedHole(name) => {
                 self.report_goal(cx, *name, ty, e.span);
                 return Term::Hole(HoleKind::Goal(name.map(name_of)), e.span).rc();
@@ -305,6 +309,26 @@ impl<'e> Elab<'e> {
         self.insert_implicits(cx, t, ty, e.span)
     }
 
+    /// Records the type `ty` (in `cx`) of the fresh unknown `t` where it is a universe
+    /// or a family of types ending in one: then a solution must live in that universe
+    /// (see `check::levels`). Other types are not recorded.
+    pub(in crate::check) fn type_unknown(
+        &mut self,
+        cx: &Cx<'_>,
+        t: &RcTerm,
+        ty: &RcTerm,
+        span: Span,
+    ) {
+        let mut cur = self.whnf(cx, ty, span);
+        while let Term::Pi(_, cod) = &*cur {
+            cur = cod.clone();
+        }
+        if let Term::Universe(n) = &*cur {
+            // Only the universe at the end matters.
+            self.metas.set_type(t, Term::Universe(*n).rc());
+        }
+    }
+
     /// Applies `t : ty` to fresh unknowns for as long as `ty` expects implicit arguments.
     pub(in crate::check) fn insert_implicits(
         &mut self,
@@ -325,6 +349,7 @@ impl<'e> Elab<'e> {
             if matches!(&*b.ty, Term::Universe(_)) {
                 self.metas.mark_defaultable(&arg);
             }
+            self.type_unknown(cx, &arg, &b.ty, span);
             t = Term::App(t, Plicity::Implicit, arg.clone()).rc();
             ty = subst_top(cod, &arg);
         }
@@ -364,7 +389,10 @@ impl<'e> Elab<'e> {
             }
             ExprKind::Hole => {
                 let ty = self.fresh(cx, e.span, "the type of this `_`");
-                (self.fresh(cx, e.span, "this `_`"), ty)
+                let hole = self.fresh(cx, e.span, "this `_`");
+                // Its type is an unknown: what it turns out to be bounds the solution.
+                self.metas.set_type(&hole, ty.clone());
+                (hole, ty)
             }
             ExprKind::TypedHole(name) => {
                 // The hole is reported here; its type, if nothing else fixes it, is no
@@ -378,7 +406,7 @@ impl<'e> Elab<'e> {
                 )
             }
             ExprKind::Lam { params, body } => self.infer_lam(cx, params, body),
-            ExprKind::Pi { .. } => {
+            ExprKind::Pi(_) => {
                 let (t, level) = self.function_type(cx, e);
                 if level > MAX_UNIVERSE_LEVEL {
                     self.too_large(e.span, "this function type has no type", level);
@@ -386,13 +414,13 @@ impl<'e> Elab<'e> {
                 }
                 (t, Term::Universe(level).rc())
             }
-            ExprKind::Let {
+            ExprKind::Let(LetExpr {
                 name,
                 params,
                 ret,
                 rhs,
                 body,
-            } => self.infer_let(cx, *name, params, *ret, rhs, body),
+            }) => self.infer_let(cx, *name, params, *ret, rhs, body),
             ExprKind::If { cond, then_, else_ } => {
                 let bool_ty = Term::Data(b.bool_).rc();
                 let cond = self.check(cx, cond, &bool_ty);
@@ -412,8 +440,18 @@ impl<'e> Elab<'e> {
             ExprKind::Tuple(items) => self.infer_tuple(cx, items),
             ExprKind::List(items) => {
                 let elem = match items.first() {
-                    Some(first) => self.infer_value(cx, first).1,
-                    None => self.fresh(cx, e.span, "the type of the list's elements"),
+                    Some(first) => {
+                        let elem = self.infer_value(cx, first).1;
+                        let what = "the type of a list's elements";
+                        self.check_sugar_universe(cx, b.list, 0, &elem, first.span, what);
+                        elem
+                    }
+                    None => {
+                        let elem = self.fresh(cx, e.span, "the type of the list's elements");
+                        let universe = self.program.data(b.list).params[0].ty.clone();
+                        self.type_unknown(cx, &elem, &universe, e.span);
+                        elem
+                    }
                 };
                 let terms: Vec<RcTerm> = items.iter().map(|i| self.check(cx, i, &elem)).collect();
                 let ty = Term::App(Term::Data(b.list).rc(), Plicity::Explicit, elem.clone()).rc();
@@ -611,13 +649,13 @@ impl<'e> Elab<'e> {
         let mut bound = Vec::new();
         let mut goal = goal.clone();
         let mut cur = e;
-        while let ExprKind::Let {
+        while let ExprKind::Let(LetExpr {
             name,
             params,
             ret,
             rhs,
             body,
-        } = &cur.kind
+        }) = &cur.kind
         {
             let (ty, value) = self.let_binding(cx, *name, params, *ret, rhs);
             bound.push((name_of(name.name), ty, value));

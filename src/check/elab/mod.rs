@@ -50,7 +50,9 @@ use crate::core::term::{
 use crate::diagnostic::Diagnostic;
 use crate::external;
 use crate::prim::Prim;
-use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, MAX_UNIVERSE_LEVEL, Module, Param};
+use crate::syntax::ast::{
+    BinOp, Decl, Expr, ExprKind, LetExpr, MAX_UNIVERSE_LEVEL, Module, Param, PiExpr,
+};
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
@@ -148,7 +150,10 @@ pub(in crate::check) struct Elab<'e> {
     /// path, for naming an uncovered case (see `patterns`).
     pub(super) coverage: crate::check::coverage::Coverage,
     /// The universe level of each data type (see `data`).
-    data_levels: Vec<u32>,
+    pub(in crate::check) data_levels: Vec<u32>,
+    /// The universe level of final types (closed, without unknowns) met as solutions
+    /// of unknowns, by address (see `levels`).
+    pub(in crate::check) final_levels: std::collections::HashMap<*const Term, u32>,
     /// Which arms of the `match` being compiled were reached (see `patterns`).
     pub(super) arm_use: crate::check::patterns::ArmUse,
 }

@@ -1,6 +1,7 @@
 //! Binary operators: `&&` and `||` as matches on `Bool`, `==` on any one type, arithmetic
 //! and comparison resolved by the type of their operands (checked at the end when it is
-//! still unknown), `++` on strings and lists; long chains elaborated in loops.
+//! still unknown), `++` on strings (a primitive) and lists (the prelude's `append`); long
+//! chains elaborated in loops.
 
 use super::*;
 
@@ -12,6 +13,9 @@ pub(in crate::check) struct Deferred {
     allowed: Allowed,
     op: BinOp,
     span: Span,
+    /// For `++`, the unknown that stands for the operator itself (in `ctx`): the
+    /// `Concat` primitive on strings, `append {A}` on lists, decided once the type is.
+    head: Option<RcTerm>,
 }
 
 /// Which operand types an operator accepts.
@@ -53,30 +57,63 @@ pub(in crate::check) enum Operand<'s> {
 }
 
 impl<'e> Elab<'e> {
-    /// Checks the operand types that were unknown when their operators were met.
-    pub(in crate::check) fn check_deferred(&mut self) {
+    /// Checks the operand types that were unknown when their operators were met, and
+    /// decides what each such `++` is. At the end of a group of declarations (`from`
+    /// the first constraint the group made; so that later groups see finished terms),
+    /// those of the group whose types are known by now; the others wait for the end
+    /// of the program (`from` none), where a type still unknown is reported as such
+    /// and its `++` is left the primitive. Each constraint is looked at twice at most.
+    pub(in crate::check) fn check_deferred(&mut self, from: Option<usize>) {
         let list = self.program.builtins.list;
-        for d in std::mem::take(&mut self.deferred) {
-            let cx = Cx {
+        let all = from.is_none();
+        let pending = self
+            .deferred
+            .split_off(from.unwrap_or(0).min(self.deferred.len()));
+        let mut later = Vec::new();
+        for d in pending {
+            let mut cx = Cx {
                 unit: PRELUDE_UNIT,
                 names: Default::default(),
                 entries: d.ctx,
             };
             let ty = self.whnf(&cx, &d.ty, d.span);
-            if self.is_unsolved_meta(&ty) || d.allowed.accepts(&ty, list) {
+            let unknown = self.is_unsolved_meta(&ty);
+            if unknown && !all {
+                later.push(Deferred {
+                    ctx: cx.entries,
+                    ..d
+                });
                 continue;
             }
-            let shown = self.show(&cx, &ty);
-            self.errors.push(
-                Diagnostic::error(format!(
-                    "`{}` works on {}",
-                    d.op.symbol(),
-                    d.allowed.describe()
-                ))
-                .at(d.span, format!("its operands have type `{shown}`"))
-                .note(format!("found: {shown}")),
-            );
+            if !unknown && !d.allowed.accepts(&ty, list) {
+                let shown = self.show(&cx, &ty);
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "`{}` works on {}",
+                        d.op.symbol(),
+                        d.allowed.describe()
+                    ))
+                    .at(d.span, format!("its operands have type `{shown}`"))
+                    .note(format!("found: {shown}")),
+                );
+            }
+            if let Some(head) = &d.head {
+                let meaning = if unknown {
+                    Term::Prim(Prim::Concat, d.span).rc()
+                } else {
+                    self.concat_head(&ty, d.span)
+                };
+                if !self.unify(&mut cx, head, &meaning, d.span) {
+                    // Only a type that computed with the unknown operator could have
+                    // fixed it to something else.
+                    self.errors.push(
+                        Diagnostic::error("this `++` was used as something it is not")
+                            .at(d.span, "its operands' type was found only later"),
+                    );
+                }
+            }
         }
+        self.deferred.extend(later);
     }
 
     /// Elaborates a chain of binary operators without recursing along it (a long chain
@@ -258,6 +295,7 @@ impl<'e> Elab<'e> {
                     allowed,
                     op,
                     span: op_span,
+                    head: None,
                 });
                 return (r, lt);
             }
@@ -291,7 +329,10 @@ impl<'e> Elab<'e> {
         );
     }
 
-    /// `++` on two `String`s or two lists: the `Concat` primitive, which handles both.
+    /// `++` on two `String`s (the `Concat` primitive, which needs both) or two lists
+    /// (the prelude's `append`, lazy in its second argument). When the operands' type
+    /// is still unknown, so is the operator: an unknown, decided at the end of the
+    /// group (see [`Elab::check_deferred`]).
     pub(in crate::check) fn concat<'s>(
         &mut self,
         cx: &mut Cx<'s>,
@@ -300,11 +341,39 @@ impl<'e> Elab<'e> {
         rhs: Operand<'s>,
     ) -> (RcTerm, RcTerm) {
         let l = lhs.0.clone();
+        let deferred = self.deferred.len();
         let (r, ty) =
             self.same_operands(cx, BinOp::Concat, op_span, lhs, rhs, Allowed::Concatenable);
-        (
-            Term::apps(Term::Prim(Prim::Concat, op_span).rc(), [l, r]),
-            ty,
-        )
+        let head = if self.deferred.len() > deferred {
+            let head = self.fresh(cx, op_span, "the meaning of `++`");
+            if let Some(d) = self.deferred.last_mut() {
+                d.head = Some(head.clone());
+            }
+            head
+        } else {
+            self.concat_head(&ty, op_span)
+        };
+        (Term::apps(head, [l, r]), ty)
+    }
+
+    /// What `++` on operands of type `ty` (in weak head normal form) is: `append {A}`
+    /// on `List A`, the `Concat` primitive otherwise (strings, or a type already
+    /// reported).
+    fn concat_head(&mut self, ty: &Term, span: Span) -> RcTerm {
+        let b = self.program.builtins;
+        if let Some(args) = data_args(ty, b.list)
+            && let [elem] = args.as_slice()
+        {
+            match b.append {
+                Some(append) => {
+                    return Term::App(Term::Def(append).rc(), Plicity::Implicit, elem.clone()).rc();
+                }
+                None => self.errors.push(
+                    Diagnostic::error("`++` on lists needs the prelude's `append`")
+                        .at(span, "the prelude in use has no `append`"),
+                ),
+            }
+        }
+        Term::Prim(Prim::Concat, span).rc()
     }
 }

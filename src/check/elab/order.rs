@@ -4,10 +4,11 @@
 //! compute: a type that calls a function defined further down the file needs that
 //! function checked (and its body known) first. So the declarations form a graph, an
 //! edge from each declaration to every global its text names (a constructor names its
-//! data type), and they are checked one strongly connected component at a time,
-//! dependencies first (Tarjan's algorithm, with an explicit stack): mutually recursive
-//! declarations are checked together, data types, then externals, then the definitions'
-//! types, then their bodies (type-level definitions first).
+//! data type; `++` names the prelude's `append`, which it means on lists), and they are
+//! checked one strongly connected component at a time, dependencies first (Tarjan's
+//! algorithm, with an explicit stack): mutually recursive declarations are checked
+//! together, data types, then externals, then the definitions' types, then their
+//! bodies (type-level definitions first).
 //!
 //! The walk over each declaration's text is a loop with its own stack (a chain of ten
 //! thousand `let`s costs no native stack), and it knows which names are local, so a
@@ -47,6 +48,9 @@ struct Walk<'s, 'r> {
     bound: Vec<Option<&'s str>>,
     steps: Vec<Step<'s>>,
     resolve: &'r dyn Fn(&str) -> Option<Global>,
+    /// What `++` may elaborate to besides a primitive: the prelude's `append` (on
+    /// lists), whose type must be known first.
+    concat: Option<Global>,
     out: Vec<Global>,
 }
 
@@ -137,20 +141,20 @@ impl<'s> Walk<'s, '_> {
             | ExprKind::TypedHole(_)
             | ExprKind::Unit => {}
             ExprKind::Lam { params, body } => self.params(params, &[body]),
-            ExprKind::Pi { name, dom, cod, .. } => {
+            ExprKind::Pi(PiExpr { name, dom, cod, .. }) => {
                 let bound = name.map(|n| n.name).unwrap_or("_");
                 self.steps.push(Step::Unbind(1));
                 self.steps.push(Step::Expr(cod));
                 self.steps.push(Step::Bind(bound));
                 self.steps.push(Step::Expr(dom));
             }
-            ExprKind::Let {
+            ExprKind::Let(LetExpr {
                 name,
                 params,
                 ret,
                 rhs,
                 body,
-            } => {
+            }) => {
                 // Recursive: the name is in scope in its right-hand side too.
                 self.steps.push(Step::Unbind(1));
                 self.steps.push(Step::Expr(body));
@@ -175,7 +179,12 @@ impl<'s> Walk<'s, '_> {
                 }
                 self.steps.push(Step::Expr(scrut));
             }
-            ExprKind::Binary { lhs, rhs, .. } => {
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                if *op == BinOp::Concat
+                    && let Some(g) = self.concat
+                {
+                    self.out.push(g);
+                }
                 self.steps.push(Step::Expr(rhs));
                 self.steps.push(Step::Expr(lhs));
             }
@@ -218,13 +227,14 @@ impl Elab<'_> {
     }
 
     /// The declarations `decl` (of `unit`) refers to.
-    fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
+    pub(in crate::check) fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
         let resolve = |name: &str| self.resolve_quietly(unit, name);
         let mut walk = Walk {
             locals: HashMap::new(),
             bound: Vec::new(),
             steps: Vec::new(),
             resolve: &resolve,
+            concat: self.program.builtins.append.map(Global::Def),
             out: Vec::new(),
         };
         match decl {

@@ -106,6 +106,7 @@ pub(in crate::check) fn placeholder_builtins() -> Builtins {
         maybe: DataId(0),
         nothing: c,
         just: c,
+        append: None,
     }
 }
 
@@ -155,6 +156,7 @@ impl<'e> Elab<'e> {
             coverage: Default::default(),
             arm_use: Default::default(),
             data_levels: Vec::new(),
+            final_levels: Default::default(),
         };
         e.data_levels = vec![0; e.program.datas.len()];
         if !units.is_empty() {
@@ -205,6 +207,10 @@ impl<'e> Elab<'e> {
             maybe,
             nothing: con("Nothing"),
             just: con("Just"),
+            append: match scope.get("append") {
+                Some((Global::Def(id), _)) => Some(id),
+                _ => None,
+            },
         };
         if !missing.is_empty() {
             self.errors.push(Diagnostic::error(format!(
@@ -259,11 +265,14 @@ impl<'e> Elab<'e> {
     }
 
     /// Elaborates one group of mutually dependent declarations (every declaration it
-    /// refers to outside the group is done): its data types, externals, the types of
-    /// its definitions, then their bodies (type-level ones first, since types unfold
-    /// them); then substitutes what is solved, so that later groups (and type-level
-    /// evaluation) see finished terms.
+    /// refers to outside the group is done): its data types' parameters and fields,
+    /// externals, the types of its definitions (before the fields if a field names one
+    /// of them), then their bodies (type-level ones first, since types unfold them),
+    /// then the data types' strict positivity (which may look into those bodies); then
+    /// substitutes what is solved, so that later groups (and type-level evaluation) see
+    /// finished terms.
     fn elaborate_group(&mut self, members: &[(order::Node, usize, &Decl<'_>)]) {
+        let deferred = self.deferred.len();
         let datas: Vec<(DataId, usize, &Decl<'_>)> = members
             .iter()
             .filter_map(|(n, u, d)| match n {
@@ -271,8 +280,30 @@ impl<'e> Elab<'e> {
                 _ => None,
             })
             .collect();
-        if !datas.is_empty() {
-            self.data_group(&datas, members);
+        let defs: Vec<(DefId, usize, &Decl<'_>)> = members
+            .iter()
+            .filter_map(|(n, u, d)| match n {
+                order::Node::Def(id) => Some((*id, *u, *d)),
+                _ => None,
+            })
+            .collect();
+        // A field may name a definition of the group (`data T = MkT (F Int)` with
+        // `def F (a : Type) : Type = List T`): then the definitions' types come before
+        // the fields. Otherwise the fields come first, so that a definition's type may
+        // use the group's constructors.
+        let fields_use_defs = !defs.is_empty()
+            && datas.iter().any(|(_, u, decl)| {
+                self.references(*u, decl)
+                    .iter()
+                    .any(|n| matches!(n, order::Node::Def(_)) && members.iter().any(|m| m.0 == *n))
+            });
+        for (id, u, decl) in &datas {
+            if let Decl::Data { params, .. } = decl {
+                self.data_parameters(*u, *id, params);
+            }
+        }
+        if !fields_use_defs && !datas.is_empty() {
+            self.data_fields_and_level(&datas);
         }
         for (n, u, decl) in members {
             if let (order::Node::Extern(id), Decl::Extern { ty, .. }) = (n, decl) {
@@ -281,13 +312,6 @@ impl<'e> Elab<'e> {
                 self.program.externs[id.0 as usize].ty = self.metas.zonk_closed(&t);
             }
         }
-        let defs: Vec<(DefId, usize, &Decl<'_>)> = members
-            .iter()
-            .filter_map(|(n, u, d)| match n {
-                order::Node::Def(id) => Some((*id, *u, *d)),
-                _ => None,
-            })
-            .collect();
         for (id, u, decl) in &defs {
             if let Decl::Def {
                 params, ret, body, ..
@@ -297,6 +321,9 @@ impl<'e> Elab<'e> {
                 self.program.defs[id.0 as usize].ty = ty;
             }
         }
+        if fields_use_defs {
+            self.data_fields_and_level(&datas);
+        }
         let mut order: Vec<usize> = (0..defs.len()).collect();
         order.sort_by_key(|i| !ends_in_universe(&self.program.def(defs[*i].0).ty));
         for i in order {
@@ -305,6 +332,12 @@ impl<'e> Elab<'e> {
                 // Substituted already: a later body of the group may unfold it.
                 self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
             }
+        }
+        // The operators whose operand types are known by now.
+        self.check_deferred(Some(deferred));
+        // Strict positivity, once the definitions a field may name are known.
+        if !datas.is_empty() {
+            self.data_positivity(&datas, members);
         }
         for (id, _, _) in &defs {
             let d = &self.program.defs[id.0 as usize];
@@ -348,9 +381,21 @@ impl<'e> Elab<'e> {
         }
     }
 
-    /// A data declaration: its parameters and each constructor's field types; returns
-    /// the largest universe level of a field's type.
-    pub(in crate::check) fn data_decl<'s>(
+    /// A data declaration's parameters.
+    pub(in crate::check) fn data_parameters<'s>(
+        &mut self,
+        unit: usize,
+        id: DataId,
+        params: &'s [Param<'s>],
+    ) {
+        let mut cx = Cx::new(unit);
+        let binders = self.telescope(&mut cx, params, "parameter");
+        self.program.datas[id.0 as usize].params = binders;
+    }
+
+    /// A data declaration's constructors' field types (its parameters are done);
+    /// returns the largest universe level of a field's type.
+    pub(in crate::check) fn data_fields<'s>(
         &mut self,
         unit: usize,
         id: DataId,
@@ -358,8 +403,10 @@ impl<'e> Elab<'e> {
         ctors: &'s [crate::syntax::ast::CtorDecl<'s>],
     ) -> u32 {
         let mut cx = Cx::new(unit);
-        let binders = self.telescope(&mut cx, params, "parameter");
-        self.program.datas[id.0 as usize].params = binders;
+        let binders = self.program.data(id).params.clone();
+        for (p, b) in params.iter().zip(binders) {
+            cx.push(p.name.name, b.ty);
+        }
         let mut level = 0;
         for (c, ctor) in ctors.iter().enumerate() {
             let mut fields = Vec::new();
@@ -426,7 +473,7 @@ impl<'e> Elab<'e> {
 
     /// Substitutes every solution into the program and reports every unknown left.
     pub(in crate::check) fn zonk_program(&mut self) {
-        self.check_deferred();
+        self.check_deferred(None);
         let unit = Term::Data(self.program.builtins.unit).rc();
         let open: Vec<u32> = self
             .metas

@@ -118,8 +118,21 @@ impl<'e> Elab<'e> {
         items: &'s [Expr<'s>],
     ) -> (RcTerm, RcTerm) {
         let b = self.program.builtins;
-        let mut parts: Vec<(RcTerm, RcTerm)> =
-            items.iter().map(|i| self.infer_value(cx, i)).collect();
+        let mut parts: Vec<(RcTerm, RcTerm)> = Vec::with_capacity(items.len());
+        for (k, i) in items.iter().enumerate() {
+            let (x, xt) = self.infer_value(cx, i);
+            // The last component is the second parameter of the innermost pair.
+            let param = usize::from(k + 1 == items.len() && k > 0);
+            self.check_sugar_universe(
+                cx,
+                b.pair,
+                param,
+                &xt,
+                i.span,
+                "the type of a tuple's component",
+            );
+            parts.push((x, xt));
+        }
         let Some(mut acc) = parts.pop() else {
             return (Term::Con(b.unit_con).rc(), Term::Data(b.unit).rc());
         };

@@ -137,12 +137,12 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn fold_arrows(&self, binders: Vec<Binder<'a>>, mut cod: Node<'a>) -> Node<'a> {
         for binder in binders.into_iter().rev() {
             let span = Span::new(self.file, binder.start, cod.span.end);
-            let kind = ExprKind::Pi {
+            let kind = ExprKind::Pi(self.arena.alloc(PiExpr {
                 name: binder.name,
                 plicity: binder.plicity,
                 dom: binder.dom,
                 cod,
-            };
+            }));
             cod = self.arena.alloc(Expr { kind, span });
         }
         cod

@@ -23,8 +23,8 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::syntax::ast::{
-    Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, MAX_UNIVERSE_LEVEL, Module, Param, Pat,
-    PatKind, Plicity,
+    Arm, BinOp, CtorDecl, Decl, Expr, ExprKind, Ident, LetExpr, MAX_UNIVERSE_LEVEL, Module, Param,
+    Pat, PatKind, PiExpr, Plicity,
 };
 use crate::syntax::lexer::{Lexer, Token, TokenKind};
 use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, Span};

@@ -98,13 +98,13 @@ impl<'a> Parser<'a, '_> {
                 ret,
                 rhs,
             } => (
-                ExprKind::Let {
+                ExprKind::Let(self.arena.alloc(LetExpr {
                     name,
                     params,
                     ret,
                     rhs,
                     body,
-                },
+                })),
                 start,
             ),
             Head::If { start, cond, then_ } => (

@@ -1,0 +1,2 @@
+-- A `_` for `id`'s implicit argument is a type in Type, whatever solves it.
+def y = id {_} Type
