@@ -206,7 +206,7 @@ impl Elab<'_> {
         match &*r {
             // Stuck on a `match` or a `let`: no level can be told.
             Term::Match(_) | Term::Let(..) => 0,
-            Term::App(..) | Term::Var(_) | Term::Def(_) | Term::Extern(_) => {
+            Term::App(..) | Term::Var(_) | Term::Def(_) | Term::Extern(..) => {
                 self.head_level(cx, &r, walk, span)
             }
             _ if reduced => self.level_at_least(cx, &r, walk, span),
@@ -235,7 +235,7 @@ impl Elab<'_> {
             Term::Var(ix) if ix.0 < cx.depth() => cx.type_of(Lvl(cx.depth() - 1 - ix.0)),
             Term::Def(id) => self.program.def(*id).ty.clone(),
             Term::Data(id) => return self.data_levels[id.0 as usize],
-            Term::Extern(id) => self.program.external(*id).ty.clone(),
+            Term::Extern(id, _) => self.program.external(*id).ty.clone(),
             _ => return 0,
         };
         let mut ty = head_ty;
