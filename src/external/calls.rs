@@ -62,8 +62,10 @@ use crate::external::store::key::{self, Hash, Inputs};
 use crate::external::store::record::{RECORD_VERSION, StoredReply};
 use crate::external::store::{self, Batch, Record, Store, StoreError, Why};
 use crate::external::trace::{self, Trace};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -329,6 +331,8 @@ pub struct Calls {
     backoff: BinaryHeap<Reverse<(Instant, Ticket, u64)>>,
     ready: Vec<Finished>,
     batch: Batch,
+    /// Writes the batches (`None`: no store).
+    writer: Option<StoreWriter>,
     last_commit: Instant,
     /// Whether a commit since the last durable one was eventual only.
     unsynced: bool,
@@ -433,6 +437,10 @@ impl Calls {
                 )
             }
         };
+        let writer = match &store {
+            Some(s) if !config.plan => Some(StoreWriter::start(s.clone())),
+            _ => None,
+        };
         let shared = Arc::new(Shared {
             store,
             fps: Arc::new(Fingerprints::default()),
@@ -458,12 +466,13 @@ impl Calls {
             done_tx,
             helpers: 0,
             helpers_busy: 0,
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             in_exec: 0,
             in_slurm: 0,
             backoff: BinaryHeap::new(),
             ready: Vec::new(),
             batch: Batch::default(),
+            writer,
             last_commit: Instant::now(),
             unsynced: false,
             store_error: None,
@@ -473,7 +482,7 @@ impl Calls {
             plan: Vec::new(),
             explained: Vec::new(),
             stats: CallStats::default(),
-            undelivered: HashSet::new(),
+            undelivered: HashSet::default(),
             holding: false,
         })
     }
@@ -1117,7 +1126,7 @@ impl Calls {
                 if !note.is_empty() {
                     detail.push_str(&format!("; {note}"));
                 }
-                let line_entry = EntryLine::of(e);
+                let line_entry = EntryLine::of(e).owned();
                 e.attempt += 1;
                 e.stage = Stage::Backoff;
                 e.generation += 1;
@@ -1189,35 +1198,40 @@ impl Calls {
         }
     }
 
-    /// Writes the batch when it is due (`force`: now, durably).
+    /// Writes the batch when it is due (`force`: now, durably, and waits until it is
+    /// on disk). Batches that are not forced are written by the store's writer thread
+    /// while the calls go on.
     fn maybe_commit(&mut self, force: bool) {
-        if let Some(store) = &self.shared.store {
-            self.batch.fingerprints.extend(self.shared.fps.take_new());
-            let due = force
-                || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
-                    && self.last_commit.elapsed() >= COMMIT_EVERY;
-            if self.shared.plan {
-                self.batch = Batch::default();
-                return;
-            }
-            // A forced commit also makes the earlier, eventual ones durable (and writes
-            // redb's allocator state, which closing the database would otherwise write
-            // in commits of its own).
-            let sync_only = force && self.unsynced && self.batch.is_empty();
-            if !due || (self.batch.is_empty() && !sync_only) {
-                return;
-            }
+        if self.shared.store.is_none() {
+            return;
+        }
+        self.batch.fingerprints.extend(self.shared.fps.take_new());
+        let due = force
+            || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
+                && self.last_commit.elapsed() >= COMMIT_EVERY;
+        if self.shared.plan {
+            self.batch = Batch::default();
+            return;
+        }
+        // A forced commit also makes the earlier, eventual ones durable (and writes
+        // redb's allocator state, which closing the database would otherwise write in
+        // commits of its own).
+        let sync_only = force && self.unsynced && self.batch.is_empty();
+        if due && (!self.batch.is_empty() || sync_only) {
             self.unsynced = !force;
-            if let Err(e) = store.commit(&mut self.batch, force) {
-                self.batch = Batch::default();
-                if self.store_error.is_none() {
-                    self.progress.println(&format!(
-                        "warning: {e}: results of this run are not recorded"
-                    ));
-                    self.store_error = Some(e);
-                }
+            let batch = std::mem::take(&mut self.batch);
+            if let Some(w) = &self.writer {
+                w.write(batch, force);
             }
             self.last_commit = Instant::now();
+        }
+        if let Some(e) = self.writer.as_ref().and_then(StoreWriter::take_error)
+            && self.store_error.is_none()
+        {
+            self.progress.println(&format!(
+                "warning: {e}: results of this run are not recorded"
+            ));
+            self.store_error = Some(e);
         }
     }
 
@@ -1265,26 +1279,40 @@ impl Calls {
 }
 
 /// What a progress and trace line needs of an entry.
-struct EntryLine {
-    group: String,
-    place: String,
-    shown: String,
+struct EntryLine<'a> {
+    group: Cow<'a, str>,
+    place: Cow<'a, str>,
+    shown: Cow<'a, str>,
     external: &'static str,
     trace_id: u64,
     submitted: Instant,
     started: Option<(SystemTime, Instant)>,
 }
 
-impl EntryLine {
-    fn of(e: &Entry) -> EntryLine {
+impl EntryLine<'_> {
+    /// Borrows what it needs of `e`.
+    fn of(e: &Entry) -> EntryLine<'_> {
         EntryLine {
-            group: e.group.clone(),
-            place: e.place.clone(),
-            shown: e.shown.clone(),
+            group: Cow::Borrowed(&e.group),
+            place: Cow::Borrowed(&e.place),
+            shown: Cow::Borrowed(&e.shown),
             external: e.external.name,
             trace_id: e.trace_id,
             submitted: e.submitted,
             started: e.started,
+        }
+    }
+
+    /// A copy that outlives the entry.
+    fn owned(&self) -> EntryLine<'static> {
+        EntryLine {
+            group: Cow::Owned(self.group.to_string()),
+            place: Cow::Owned(self.place.to_string()),
+            shown: Cow::Owned(self.shown.to_string()),
+            external: self.external,
+            trace_id: self.trace_id,
+            submitted: self.submitted,
+            started: self.started,
         }
     }
 }
@@ -1295,9 +1323,79 @@ impl Drop for Calls {
     fn drop(&mut self) {
         self.shutdown();
         self.maybe_commit(true);
+        self.writer = None;
         self.jobs_tx = None;
         for h in self.helper_threads.drain(..) {
             let _ = h.join();
+        }
+    }
+}
+
+/// Writes the store's batches on a thread of its own, in the order given, so that the
+/// calls' thread does not wait for the B-tree or the disk; a durable write is waited
+/// for. The first error is kept for the calls' thread to report; the batches after it
+/// are still tried. Dropping it writes what was sent and ends the thread.
+struct StoreWriter {
+    tx: Option<Sender<(Batch, bool, Option<Sender<()>>)>>,
+    error: Arc<Mutex<Option<StoreError>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StoreWriter {
+    fn start(store: Arc<Store>) -> StoreWriter {
+        let (tx, rx) = channel::<(Batch, bool, Option<Sender<()>>)>();
+        let error = Arc::new(Mutex::new(None));
+        let seen = error.clone();
+        let thread = std::thread::Builder::new()
+            .name("spindle-store".into())
+            .spawn(move || {
+                for (mut batch, durable, done) in rx {
+                    if let Err(e) = store.commit(&mut batch, durable) {
+                        let mut first = seen.lock().unwrap_or_else(|p| p.into_inner());
+                        first.get_or_insert(e);
+                    }
+                    if let Some(done) = done {
+                        let _ = done.send(());
+                    }
+                }
+            })
+            .ok();
+        StoreWriter {
+            tx: thread.as_ref().map(|_| tx),
+            error,
+            thread,
+        }
+    }
+
+    /// Hands `batch` over (`durable`: and waits until it is on disk). Without a thread
+    /// (it could not be started) nothing is written, and that is reported.
+    fn write(&self, batch: Batch, durable: bool) {
+        let Some(tx) = &self.tx else {
+            let mut first = self.error.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert(StoreError::Io("cannot start the store's writer".into()));
+            return;
+        };
+        if durable {
+            let (done_tx, done_rx) = channel();
+            if tx.send((batch, true, Some(done_tx))).is_ok() {
+                let _ = done_rx.recv();
+            }
+        } else {
+            let _ = tx.send((batch, false, None));
+        }
+    }
+
+    /// The first error met, once.
+    fn take_error(&self) -> Option<StoreError> {
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl Drop for StoreWriter {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
         }
     }
 }

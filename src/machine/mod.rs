@@ -147,7 +147,7 @@ pub struct Machine<'p> {
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
     /// The external calls made in this run that finished, by place and arguments
     /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
-    pub(crate) calls: std::collections::HashMap<external::CallKey, Result<Val>>,
+    pub(crate) calls: rustc_hash::FxHashMap<external::CallKey, Result<Val>>,
     /// External calls made.
     pub externals_dispatched: u64,
     /// Live objects past which the cycle collector runs ([`cycles`]).
@@ -171,7 +171,7 @@ pub struct Machine<'p> {
     /// How a source place is shown to users (`wf.sp:3:5`); set by the driver.
     pub place_shown: Option<Box<dyn Fn(crate::syntax::span::Span) -> String + 'p>>,
     def_hashes: Option<crate::proto::defhash::DefHashes>,
-    places: std::collections::HashMap<code::Site, crate::external::calls::Place>,
+    places: rustc_hash::FxHashMap<code::Site, crate::external::calls::Place>,
     /// The first failure of a certain call with no `try` around it: from then on no
     /// new effect call starts (LANGUAGE.md 11).
     pub(crate) first_failure: Option<RuntimeError>,
@@ -227,7 +227,7 @@ impl<'p> Machine<'p> {
             out: None,
             printing: Vec::new(),
             host: None,
-            calls: std::collections::HashMap::new(),
+            calls: Default::default(),
             externals_dispatched: 0,
             gc_threshold: cycles::MIN_THRESHOLD,
             gc_cyclic_seen: 0,
@@ -239,7 +239,7 @@ impl<'p> Machine<'p> {
             place_shown: None,
             user_file: None,
             def_hashes: None,
-            places: std::collections::HashMap::new(),
+            places: Default::default(),
             first_failure: None,
             fail_fast: false,
             max_memory: 0,

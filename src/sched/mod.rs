@@ -44,7 +44,8 @@ use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
 use crate::machine::value::{NIL, Ref, Val};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::time::Duration;
 
 /// How many built constructor objects [`Scheduler::push_frontier`] looks into for
@@ -56,6 +57,10 @@ const SLICE: u64 = 20_000;
 
 /// Steps speculation may take while no certain fiber makes progress.
 const SPEC_BUDGET: i64 = 2_000_000;
+/// Steps between two looks for finished calls while there is work to run (a look costs
+/// a few clock readings and channel probes; when nothing can run the scheduler waits
+/// for the calls at once instead).
+const POLL_EVERY: u64 = 1024;
 
 /// Most speculative fibers alive at once, besides one for each call the limits let
 /// run at once (a fiber waiting for its call costs little).
@@ -143,6 +148,8 @@ pub struct Scheduler {
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
+    /// The step count before which a look for finished calls is skipped.
+    next_poll: u64,
     /// Most speculative fibers alive at once.
     spec_fibers: usize,
     slice_end: u64,
@@ -164,19 +171,20 @@ impl Scheduler {
             free: Vec::new(),
             certain_q: VecDeque::new(),
             spec_q: VecDeque::new(),
-            waiters: HashMap::new(),
-            running: HashMap::new(),
-            tickets: HashMap::new(),
+            waiters: HashMap::default(),
+            running: HashMap::default(),
+            tickets: HashMap::default(),
             planned: 0,
             peak: 0,
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
+            next_poll: 0,
             spec_fibers: SPEC_FIBERS,
             slice_end: u64::MAX,
             resumed_at: 0,
             dispatched: 0,
-            may_call: HashMap::new(),
+            may_call: HashMap::default(),
         }
     }
 
@@ -320,6 +328,11 @@ impl Scheduler {
         if self.tickets.is_empty() {
             return;
         }
+        let look = timeout.is_some_and(|t| t.is_zero());
+        if look && m.steps < self.next_poll {
+            return;
+        }
+        self.next_poll = m.steps + POLL_EVERY;
         let done: Vec<Finished> = match timeout {
             Some(t) if t.is_zero() => m.calls().poll(),
             t => {

@@ -60,8 +60,9 @@ pub mod slurm;
 
 use crate::external::lifetime;
 use crate::external::request::{CallError, CallErrorKind, ExecutorKind, Reply, Request};
+use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -253,8 +254,8 @@ impl Executor {
             ..Class::default()
         };
         Executor {
-            jobs: HashMap::new(),
-            by_ticket: HashMap::new(),
+            jobs: HashMap::default(),
+            by_ticket: HashMap::default(),
             next_id: 0,
             processes: class(limits.jobs),
             timers: class(limits.io_jobs),

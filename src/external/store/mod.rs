@@ -238,8 +238,24 @@ impl Store {
         // Make every table, so that reads never meet a missing one. Not synced to disk
         // (it holds nothing that a crash could lose: a store whose tables are missing
         // makes them again on the next open), so the first calls do not wait for it.
-        store.write(&mut Batch::default(), Durability::None, false)?;
+        // Skipped when they exist: a commit, even an empty one, makes closing the
+        // database write and sync again, which a run that records nothing should not.
+        if !store.has_tables() {
+            store.write(&mut Batch::default(), Durability::None, false)?;
+        }
         Ok(store)
+    }
+
+    /// Whether every table exists.
+    fn has_tables(&self) -> bool {
+        let Ok(tx) = self.db.begin_read() else {
+            return false;
+        };
+        tx.open_table(RECORDS).is_ok()
+            && tx.open_table(LATEST).is_ok()
+            && tx.open_table(USED).is_ok()
+            && tx.open_table(FAILED).is_ok()
+            && tx.open_table(FILES).is_ok()
     }
 
     /// Opens the store in `dir` if it exists, creating nothing (for `--plan` and
