@@ -1336,14 +1336,17 @@ impl Drop for Calls {
 /// for. The first error is kept for the calls' thread to report; the batches after it
 /// are still tried. Dropping it writes what was sent and ends the thread.
 struct StoreWriter {
-    tx: Option<Sender<(Batch, bool, Option<Sender<()>>)>>,
+    tx: Option<Sender<WriteJob>>,
     error: Arc<Mutex<Option<StoreError>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// A batch, whether it must be durable, and whom to tell when it is written.
+type WriteJob = (Batch, bool, Option<Sender<()>>);
+
 impl StoreWriter {
     fn start(store: Arc<Store>) -> StoreWriter {
-        let (tx, rx) = channel::<(Batch, bool, Option<Sender<()>>)>();
+        let (tx, rx) = channel::<WriteJob>();
         let error = Arc::new(Mutex::new(None));
         let seen = error.clone();
         let thread = std::thread::Builder::new()
