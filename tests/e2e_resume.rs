@@ -392,6 +392,8 @@ fn plan_lists_the_frontier_and_changes_nothing() {
     assert!(err.contains("previous attempt failed"), "{err}");
     assert!(!err.contains(" step-8 "), "{err}");
     assert!(!err.contains("step 7 broke"), "the tool ran:\n{err}");
+    // No part of a value that needs the planned call is printed.
+    assert_eq!(String::from_utf8_lossy(&plan.stdout), "", "{err}");
     assert_eq!(snapshot(wf.path()), before, "--plan changed files");
     assert_eq!(store_records(&wf), records);
     // With the fix, the plan is the same: step 7 is the frontier.
@@ -399,6 +401,18 @@ fn plan_lists_the_frontier_and_changes_nothing() {
     let plan = wf.run(&["--resume", "--plan", "wf.sp"]);
     assert!(stderr(&plan).contains(" step-7 "), "{}", stderr(&plan));
     assert_eq!(store_records(&wf), records);
+    // A value whose first parts need no call: still nothing on standard output.
+    wf.write(
+        "pairs.sp",
+        "def main = map (\\i -> (i, run \"echo\" [showInt i])) (range 0 3)\n",
+    );
+    let plan = wf.run(&["--plan", "pairs.sp"]);
+    assert!(
+        stderr(&plan).contains("3 calls would run next"),
+        "{}",
+        stderr(&plan)
+    );
+    assert_eq!(String::from_utf8_lossy(&plan.stdout), "");
 }
 
 #[test]

@@ -14,8 +14,10 @@
 use clap::Args;
 use spindle::diagnostic;
 use spindle::driver;
+use spindle::external::calls::Calls;
 use spindle::external::exec::Limits;
 use spindle::external::lifetime;
+use spindle::external::store::StoreError;
 use spindle::machine::Machine;
 use spindle::machine::print::Output;
 use std::ffi::OsString;
@@ -153,6 +155,34 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
+/// The executors and store opened while the program is checked. Dropping it waits for
+/// the opening to end (and closes the store again), so that no path out of `main`
+/// leaves the store half opened.
+struct EarlyCalls(Option<std::thread::JoinHandle<Result<Calls, StoreError>>>);
+
+impl Drop for EarlyCalls {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Printed text kept in memory (`--plan`), shared with the printer that writes it.
+#[derive(Clone, Default)]
+struct HeldBack(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for HeldBack {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
     let start = Instant::now();
@@ -160,6 +190,23 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("error: cannot install signal handlers: {e}");
         return ExitCode::from(1);
     }
+    let limits = Limits {
+        jobs: args.jobs as usize,
+        io_jobs: args.io_jobs as usize,
+        ..Limits::default()
+    };
+    let config = args.calls.config(&args.file, limits);
+    // An existing store is opened while the program is checked (opening reads its
+    // allocation state and syncs); a new one is made only once the program checks.
+    let early_calls = config
+        .store
+        .as_ref()
+        .filter(|d| d.join(spindle::external::store::DB_FILE).is_file())
+        .map(|_| {
+            let c = config.clone();
+            std::thread::spawn(move || spindle::external::calls::Calls::new(c))
+        });
+    let mut early_calls = EarlyCalls(early_calls);
     let mut loaded = driver::load_program_file(&args.file).loaded;
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
@@ -186,13 +233,11 @@ pub fn main(args: RunArgs) -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error in the evaluator: {msg}");
     }));
-    let limits = Limits {
-        jobs: args.jobs as usize,
-        io_jobs: args.io_jobs as usize,
-        ..Limits::default()
+    let opened = match early_calls.0.take().map(|t| t.join()) {
+        Some(Ok(opened)) => opened,
+        _ => spindle::external::calls::Calls::new(config.clone()),
     };
-    let config = args.calls.config(&args.file, limits);
-    let calls = match spindle::external::calls::Calls::new(config.clone()) {
+    let calls = match opened {
         Ok(c) => c,
         // Recording is a convenience unless this run reuses records: a store another
         // run holds (or that cannot be opened) leaves this one without.
@@ -244,6 +289,21 @@ pub fn main(args: RunArgs) -> ExitCode {
         );
     }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
+        // `--plan` prints the value only if it needs no call to run: its text is
+        // held back until then, so standard output never shows part of a value.
+        Format::Text if args.calls.plan => {
+            let held = HeldBack::default();
+            let out = Output::stream(Box::new(held.clone()));
+            let (r, mut out) = machine.print_def(main, false, out);
+            if r.is_ok() {
+                out.push_line_end();
+                drop(out);
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(&held.0.borrow());
+                let _ = stdout.flush();
+            }
+            r
+        }
         Format::Text => {
             let out = Output::stream(Box::new(std::io::stdout()));
             let (r, mut out) = machine.print_def(main, false, out);

@@ -74,6 +74,9 @@ use std::time::{Duration, Instant, SystemTime};
 /// Store batches are written at least this often while calls end.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
 
+/// Records that make a batch due before [`COMMIT_EVERY`] has passed.
+const COMMIT_SLICE: usize = 256;
+
 /// Helper threads that hash files and list directories.
 const HELPERS: usize = 4;
 
@@ -333,7 +336,8 @@ pub struct Calls {
     batch: Batch,
     /// Writes the batches (`None`: no store).
     writer: Option<StoreWriter>,
-    last_commit: Instant,
+    /// When the oldest write in the batch was first seen (`None`: the batch is empty).
+    batch_since: Option<Instant>,
     /// Whether a commit since the last durable one was eventual only.
     unsynced: bool,
     store_error: Option<StoreError>,
@@ -473,7 +477,7 @@ impl Calls {
             ready: Vec::new(),
             batch: Batch::default(),
             writer,
-            last_commit: Instant::now(),
+            batch_since: None,
             unsynced: false,
             store_error: None,
             progress,
@@ -722,7 +726,7 @@ impl Calls {
             };
             earliest(self.backoff.peek().map(|Reverse((t, _, _))| *t));
             if !self.batch.is_empty() {
-                earliest(Some(self.last_commit + COMMIT_EVERY));
+                earliest(self.batch_since.map(|t| t + COMMIT_EVERY));
             }
             if let Some(s) = &self.slurm
                 && self.in_slurm > 0
@@ -1206,16 +1210,25 @@ impl Calls {
             return;
         }
         self.batch.fingerprints.extend(self.shared.fps.take_new());
+        if self.batch.is_empty() {
+            self.batch_since = None;
+        } else if self.batch_since.is_none() {
+            self.batch_since = Some(Instant::now());
+        }
+        // A write waits at most COMMIT_EVERY (so that a run that ends sooner writes
+        // once, at its end). Many records at once (a fan-out ending) go out in slices
+        // while the calls are still coming in, so that the last commit has little left.
         let due = force
+            || self.batch.records.len() >= COMMIT_SLICE
             || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
-                && self.last_commit.elapsed() >= COMMIT_EVERY;
+                && self
+                    .batch_since
+                    .is_some_and(|t| t.elapsed() >= COMMIT_EVERY);
         if self.shared.plan {
             self.batch = Batch::default();
             return;
         }
-        // A forced commit also makes the earlier, eventual ones durable (and writes
-        // redb's allocator state, which closing the database would otherwise write in
-        // commits of its own).
+        // A forced commit also makes the earlier, eventual ones durable.
         let sync_only = force && self.unsynced && self.batch.is_empty();
         if due && (!self.batch.is_empty() || sync_only) {
             self.unsynced = !force;
@@ -1223,7 +1236,7 @@ impl Calls {
             if let Some(w) = &self.writer {
                 w.write(batch, force);
             }
-            self.last_commit = Instant::now();
+            self.batch_since = None;
         }
         if let Some(e) = self.writer.as_ref().and_then(StoreWriter::take_error)
             && self.store_error.is_none()
@@ -1591,6 +1604,10 @@ fn prepare_lookup(shared: &Shared, keyed: &Keyed, _request: &Request) -> Decisio
     let Some(store) = &shared.store else {
         return Decision::Run(Why::New);
     };
+    if !(shared.reuse || shared.explain || shared.plan) {
+        // Nothing would be reused and nobody asks why: no need to look.
+        return Decision::Run(Why::NotResuming);
+    }
     match store.get(&keyed.key) {
         Ok(Some(rec)) => match Store::verify(&rec) {
             Ok(()) => match rec.reply.as_ref().and_then(StoredReply::to_reply) {

@@ -347,7 +347,9 @@ impl Progress {
             self.width = self.width.max(name.chars().count().min(24));
             self.groups.insert(name.to_string(), Group::default());
         }
-        self.groups.entry(name.to_string()).or_default()
+        self.groups
+            .get_mut(name)
+            .expect("the group exists: it was made above")
     }
 
     fn line(&self, name: &str, g: &Group) -> String {

@@ -113,8 +113,17 @@ pub fn parse(text: &str) -> Result<JsonTree, String> {
             Some(i) => &full[..i],
             None => full.as_str(),
         };
-        // serde_json says column 0 at the start of an empty line; columns count from 1.
-        format!("line {}, column {}: {what}", e.line(), e.column().max(1))
+        // serde_json says column 0 when the character it choked on was a line break
+        // (it has counted the new line already): that break ends the line before.
+        // Columns count from 1.
+        let (line, column) = match (e.line(), e.column()) {
+            (l, 0) if l > 1 => {
+                let before = text.split('\n').nth(l - 2).unwrap_or("");
+                (l - 1, before.chars().count() + 1)
+            }
+            (l, c) => (l, c.max(1)),
+        };
+        format!("line {line}, column {column}: {what}")
     })
 }
 
@@ -360,6 +369,11 @@ mod tests {
             "line 1, column 3: trailing characters"
         );
         assert!(parse("").unwrap_err().starts_with("line 1, column 1: "));
+        // An error at a line break is placed at the end of its line, not on the next.
+        assert_eq!(
+            parse("{\n  \"b\": tru\n}").unwrap_err(),
+            "line 2, column 11: expected ident"
+        );
         assert!(parse("[1e999]").unwrap_err().contains("out of range"));
         // Deep nesting is an error, never a native stack overflow.
         let deep = "[".repeat(100_000);

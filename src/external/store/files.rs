@@ -262,13 +262,14 @@ pub fn path_candidates(word: &str) -> Vec<&str> {
 
 /// Whether `word`, which names nothing yet, looks like a file a call will create: it
 /// has a `/` or a `.` in its last component (`out/a.txt`, `result.bam`), is not `.` or
-/// `..`, and its directory exists.
+/// `..` or a number, and its directory exists.
 pub fn names_future_file(word: &str) -> bool {
     let p = Path::new(word);
     let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    if name.contains(['*', '?', '$', '\n']) {
+    // Nor is a number (`sleep 0.5`, `--rate 1.5`).
+    if name.contains(['*', '?', '$', '\n']) || word.parse::<f64>().is_ok() {
         return false;
     }
     let pathlike = word.contains('/') || (name.contains('.') && !name.starts_with('.'));
@@ -606,6 +607,10 @@ mod tests {
         assert!(!is_side_file("reference.fa", "ref.fa"));
         assert!(!is_side_file("sample10.bam", "sample1.bam"));
         assert!(is_side_file("sample1.bam.bai", "sample1.bam"));
+        // A number is not a file a call will create (`sleep 0.5` lists no directory).
+        assert!(names_future_file("result.bam"));
+        assert!(!names_future_file("0.5"));
+        assert!(!names_future_file("1e3"));
     }
 
     #[test]

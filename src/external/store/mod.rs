@@ -226,6 +226,9 @@ impl Store {
         std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
         let db = Database::builder()
             .set_cache_size(16 << 20)
+            // The v3 format keeps the allocator state only in quick-repair commits, so
+            // closing a database writes no region tracker of its own.
+            .create_with_file_format_v3(true)
             .create(dir.join(DB_FILE))
             .map_err(|e| match e {
                 redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse(dir.to_path_buf()),
@@ -324,8 +327,8 @@ impl Store {
     /// `durable`: on disk when this returns (else in the operating system's hands:
     /// it survives the process being killed, not a power cut).
     pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
-        // A durable commit also writes the allocator state (quick repair): redb writes
-        // it when the database is closed otherwise, in a second commit of its own.
+        // A durable commit (the last of a run) also writes the allocator state (quick
+        // repair): closing the database writes it otherwise, in a commit of its own.
         if durable {
             self.write(batch, Durability::Immediate, true)
         } else {
