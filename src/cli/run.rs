@@ -358,6 +358,11 @@ pub fn main(args: RunArgs) -> ExitCode {
         stats.wall_ms = start.elapsed().as_millis() as u64;
         eprint!("{}", stats.render());
     }
+    // The process ends here: the machine's heap and the checked program go back to
+    // the OS with it, without being freed object by object. (The calls, dropped on
+    // return, still close the store.)
+    std::mem::forget(machine);
+    std::mem::forget(loaded);
     code
 }
 
