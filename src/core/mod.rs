@@ -1,6 +1,7 @@
 //! Core terms and whole programs, and their printing back to Spindle source.
 
 pub mod equiv;
+pub mod graph;
 pub mod pretty;
 pub mod program;
 pub mod subst;

@@ -430,7 +430,14 @@ impl<'p> Machine<'p> {
     fn bind_all(&self, rhs: Vec<RcTerm>, body: RcTerm) -> RcTerm {
         let n = rhs.len();
         let deps: Vec<Vec<u32>> = rhs.iter().map(placeholders).collect();
-        let comps = tarjan(n, &deps);
+        let edges: Vec<Vec<usize>> = deps
+            .iter()
+            .map(|d| d.iter().map(|&w| w as usize).collect())
+            .collect();
+        let comps: Vec<Vec<u32>> = crate::core::graph::components(&edges)
+            .into_iter()
+            .map(|c| c.into_iter().map(|v| v as u32).collect())
+            .collect();
         // Where each binding ends up: its component's position in the chain, and its
         // path in the component's pair tree.
         let mut pos = vec![(0u32, 0u32, 0u32); n]; // (chain position, index in comp, comp size)
@@ -551,59 +558,4 @@ fn placeholders(t: &RcTerm) -> Vec<u32> {
         t.for_each_child(|c, _| work.push(c));
     }
     out
-}
-
-/// Strongly connected components of a graph (iterative Tarjan), dependencies first.
-fn tarjan(n: usize, deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
-    let mut index = vec![u32::MAX; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut comps = Vec::new();
-    let mut next = 0u32;
-    for start in 0..n as u32 {
-        if index[start as usize] != u32::MAX {
-            continue;
-        }
-        let mut call: Vec<(u32, usize)> = vec![(start, 0)];
-        index[start as usize] = next;
-        low[start as usize] = next;
-        next += 1;
-        stack.push(start);
-        on_stack[start as usize] = true;
-        while let Some(&mut (v, ref mut i)) = call.last_mut() {
-            if *i < deps[v as usize].len() {
-                let w = deps[v as usize][*i];
-                *i += 1;
-                if index[w as usize] == u32::MAX {
-                    index[w as usize] = next;
-                    low[w as usize] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w as usize] = true;
-                    call.push((w, 0));
-                } else if on_stack[w as usize] {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
-                }
-            } else {
-                call.pop();
-                if let Some(&(u, _)) = call.last() {
-                    low[u as usize] = low[u as usize].min(low[v as usize]);
-                }
-                if low[v as usize] == index[v as usize] {
-                    let mut comp = Vec::new();
-                    loop {
-                        let w = stack.pop().expect("tarjan stack");
-                        on_stack[w as usize] = false;
-                        comp.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    comps.push(comp);
-                }
-            }
-        }
-    }
-    comps
 }

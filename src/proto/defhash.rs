@@ -47,6 +47,7 @@
 use super::encode::{Names, term_with};
 use super::hash::ContentHash;
 use super::pb;
+use crate::core::graph::components;
 use crate::core::program::Program;
 use crate::core::term::{DefId, Term};
 use prost::Message;
@@ -350,67 +351,6 @@ fn add_term(s: &mut Shape, t: &Term) {
     s.bytes.extend_from_slice(&bytes);
 }
 
-/// The strongly connected components of a graph given by adjacency lists, in reverse
-/// topological order (a component comes after every component it has an edge to).
-/// Tarjan's algorithm with an explicit stack.
-fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    const UNSEEN: usize = usize::MAX;
-    let n = edges.len();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut out = Vec::new();
-    let mut next = 0usize;
-    // (node, next edge to look at)
-    let mut call: Vec<(usize, usize)> = Vec::new();
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        call.push((root, 0));
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&(v, e)) = call.last() {
-            if let Some(&w) = edges[v].get(e) {
-                if let Some(top) = call.last_mut() {
-                    top.1 += 1;
-                }
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            call.pop();
-            if let Some(&(parent, _)) = call.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut group = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    group.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                group.sort_unstable();
-                out.push(group);
-            }
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
