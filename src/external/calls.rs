@@ -328,7 +328,8 @@ pub struct Calls {
     done_tx: Sender<HelperDone>,
     helpers: usize,
     helpers_busy: usize,
-    entries: HashMap<Ticket, Entry>,
+    /// Boxed: an entry is large, and the table moves its values when it grows.
+    entries: HashMap<Ticket, Box<Entry>>,
     in_exec: usize,
     in_slurm: usize,
     backoff: BinaryHeap<Reverse<(Instant, Ticket, u64)>>,
@@ -565,7 +566,7 @@ impl Calls {
             submitted: Instant::now(),
             started: None,
         };
-        self.entries.insert(ticket, entry);
+        self.entries.insert(ticket, Box::new(entry));
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
         let store_on = self.shared.store.is_some() || self.shared.plan;
         if !store_on || !recorded(call.external, &request) {

@@ -351,7 +351,6 @@ fn add_term(s: &mut Shape, t: &Term) {
     s.bytes.extend_from_slice(&bytes);
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

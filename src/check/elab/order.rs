@@ -15,9 +15,9 @@
 //! parameter that shadows a global is no false edge.
 
 use super::*;
+use crate::core::graph::components;
 use crate::syntax::ast::{Pat, PatKind};
 use std::collections::HashMap;
-use crate::core::graph::components;
 
 /// One declaration of the program, as a node of the dependency graph.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

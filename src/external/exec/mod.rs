@@ -211,7 +211,8 @@ impl Waker {
 
 /// The executor: see the module documentation.
 pub struct Executor {
-    jobs: HashMap<u64, Job>,
+    /// Boxed: a job holds its request, and the table moves its values when it grows.
+    jobs: HashMap<u64, Box<Job>>,
     by_ticket: HashMap<Ticket, u64>,
     next_id: u64,
     processes: Class,
@@ -343,12 +344,12 @@ impl Executor {
         }
         self.jobs.insert(
             id,
-            Job {
+            Box::new(Job {
                 ticket,
                 priority,
                 kind,
                 state: State::Queued(request),
-            },
+            }),
         );
         self.by_ticket.insert(ticket, id);
         self.start_queued();
