@@ -20,8 +20,10 @@
 //!    executor (local, or Slurm for processes).
 //! 3. When it ends, a helper thread lists those directories again. On success its
 //!    outputs are hashed and a [`Record`] joins the next batch written to the store
-//!    (batches are written at most every [`COMMIT_EVERY`], and at [`Calls::finish`]:
-//!    each batch is one transaction, whole or not at all). On failure the files it
+//!    (a batch waits at most [`COMMIT_EVERY`], or until it holds a slice of records;
+//!    the store's own thread writes it while the calls go on, each batch one
+//!    transaction, whole or not at all; [`Calls::finish`] writes the last one durably
+//!    and waits for it). On failure the files it
 //!    created are moved into the store's `failed/` folder, the failure is marked, and
 //!    with `--retries N` it runs again after 1 s, 2 s, 4 s, ...
 //! 4. Every ending updates the progress display and writes a trace line.
