@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 /// The `spindle` binary built for this test run.
 pub fn spindle() -> Command {
+    sweep_stale_scratch();
     // Each command records into a store of its own (never beside the repository's
     // files, never shared by tests running at once).
     static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -119,9 +120,42 @@ pub fn load_checked(path: &Path) -> spindle::driver::Loaded {
 /// Writes `text` to a file `name` in a scratch folder of this test binary (`tag`) and
 /// returns its path.
 pub fn scratch_file(tag: &str, name: &str, text: &str) -> PathBuf {
+    sweep_stale_scratch();
     let dir = std::env::temp_dir().join(format!("spindle-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// Removes what earlier test processes left in the temporary folder (their stores
+/// and scratch files, `spindle-<tag>-<pid>...` of a process that is gone), once per
+/// test process, so that running the tests again and again does not fill it. Folders
+/// of live processes (tests running beside this one) are kept.
+pub fn sweep_stale_scratch() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let proc_dir = Path::new("/proc");
+        if !proc_dir.join("self").exists() {
+            return; // no way to tell live processes from gone ones
+        }
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("spindle-")) else {
+                continue;
+            };
+            let Some(pid) = rest
+                .split('-')
+                .find(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            else {
+                continue;
+            };
+            if !proc_dir.join(pid).exists() && e.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    });
 }
