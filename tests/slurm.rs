@@ -450,7 +450,7 @@ fn spindle_run_resume_under_slurm() {
          def main = map step (range 0 10)\n",
     )
     .unwrap();
-    let run = || {
+    let run = |trace: &std::path::Path| {
         spindle()
             .current_dir(dir.path())
             .args([
@@ -462,15 +462,16 @@ fn spindle_run_resume_under_slurm() {
                 "slurm",
                 "--trace",
             ])
-            .arg(&trace)
+            .arg(trace)
             .arg(&wf)
             .output()
             .unwrap()
     };
-    let first = run();
+    let first_trace = dir.path().join("first.tsv");
+    let first = run(&first_trace);
     assert!(!first.status.success(), "{first:?}");
     std::fs::write(dir.path().join("fixed"), "").unwrap();
-    let second = run();
+    let second = run(&trace);
     assert!(second.status.success(), "{second:?}");
     // What a clean local run prints.
     let clean = spindle()
@@ -481,12 +482,31 @@ fn spindle_run_resume_under_slurm() {
         .output()
         .unwrap();
     assert_eq!(second.stdout, clean.stdout);
-    let text = std::fs::read_to_string(&trace).unwrap();
-    let ran = text
-        .lines()
-        .filter(|l| l.split('\t').nth(4) == Some("ok"))
-        .count();
-    assert_eq!(ran, 3, "{text}");
+    // The steps of a trace with a status (the step is the command's last word).
+    let steps = |path: &std::path::Path, status: &str| -> Vec<u32> {
+        let mut v: Vec<u32> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| l.split('\t').nth(4) == Some(status))
+            .filter_map(|l| l.split('\t').nth(3)?.rsplit(' ').next()?.parse().ok())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    // After step 7 failed, jobs not started yet were cancelled (LANGUAGE.md 11: no
+    // new effect call starts); those that finished were recorded. The second run
+    // reuses exactly those and runs the rest, steps 7 to 9 among them.
+    let recorded = steps(&first_trace, "ok");
+    assert!(
+        !recorded.is_empty(),
+        "{}",
+        std::fs::read_to_string(&first_trace).unwrap()
+    );
+    assert!(recorded.iter().all(|&i| i < 7), "{recorded:?}");
+    assert_eq!(steps(&trace, "reused"), recorded);
+    let ran = steps(&trace, "ok");
+    let rest: Vec<u32> = (0..10).filter(|i| !recorded.contains(i)).collect();
+    assert_eq!(ran, rest, "{}", std::fs::read_to_string(&trace).unwrap());
 }
 
 #[test]
