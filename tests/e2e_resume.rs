@@ -652,3 +652,19 @@ fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
     assert_eq!(reused, finished, "{t:?}");
     assert_eq!(with_status(&t, "ok").len(), 6 - finished.len(), "{t:?}");
 }
+
+#[test]
+fn a_program_that_does_not_check_leaves_no_trace_and_no_record() {
+    // The store exists already (it is opened while the program is checked).
+    let wf = Wf::new();
+    wf.write("ok.sp", "def main = run \"echo\" [\"x\"]\n");
+    let first = wf.run(&["ok.sp"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let records = store_records(&wf);
+    wf.write("bad.sp", "def main = run \"echo\" [\"y\"] +\n");
+    let bad = wf.run(&["--trace", "t.tsv", "bad.sp"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).starts_with("error: "), "{}", stderr(&bad));
+    assert!(!wf.path().join("t.tsv").exists(), "a trace file was made");
+    assert_eq!(store_records(&wf), records);
+}

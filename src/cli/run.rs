@@ -198,10 +198,11 @@ pub fn main(args: RunArgs) -> ExitCode {
     let config = args.calls.config(&args.file, limits);
     // An existing store is opened while the program is checked (opening reads its
     // allocation state and syncs); a new one is made only once the program checks.
+    // (Not with `--trace`: a program that does not check must not leave a trace file.)
     let early_calls = config
         .store
         .as_ref()
-        .filter(|d| d.join(spindle::external::store::DB_FILE).is_file())
+        .filter(|d| config.trace.is_none() && d.join(spindle::external::store::DB_FILE).is_file())
         .map(|_| {
             let c = config.clone();
             std::thread::spawn(move || spindle::external::calls::Calls::new(c))
