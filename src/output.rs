@@ -153,16 +153,13 @@ fn json_type(program: &Program) -> Option<DataId> {
 
 /// The head of an application spine and its explicit arguments, in order.
 fn spine(t: &RcTerm) -> (&RcTerm, Vec<&RcTerm>) {
-    let mut args = Vec::new();
-    let mut head = t;
-    while let Term::App(f, plicity, a) = &**head {
-        if *plicity == Plicity::Explicit {
-            args.push(a);
-        }
-        head = f;
-    }
-    args.reverse();
-    (head, args)
+    let (head, args) = crate::core::term::spine(t);
+    let explicit = args
+        .into_iter()
+        .filter(|(p, _)| *p == Plicity::Explicit)
+        .map(|(_, a)| a)
+        .collect();
+    (head, explicit)
 }
 
 /// A saturated constructor application: the constructor and its fields.

@@ -224,13 +224,8 @@ impl Elab<'_> {
             }
             return 0;
         }
-        let mut args = Vec::new();
-        let mut head = t;
-        while let Term::App(f, _, a) = &**head {
-            args.push(a.clone());
-            head = f;
-        }
-        args.reverse();
+        let (head, args) = crate::core::term::spine(t);
+        let args: Vec<RcTerm> = args.into_iter().map(|(_, a)| a.clone()).collect();
         let head_ty = match &**head {
             Term::Var(ix) if ix.0 < cx.depth() => cx.type_of(Lvl(cx.depth() - 1 - ix.0)),
             Term::Def(id) => self.program.def(*id).ty.clone(),

@@ -69,6 +69,19 @@ pub type Name = Rc<str>;
 /// A shared term.
 pub type RcTerm = Rc<Term>;
 
+/// The head of an application spine and its arguments (implicit ones too), first
+/// first: `f {A} x y` is `f` with `[{A}, x, y]`.
+pub fn spine(t: &RcTerm) -> (&RcTerm, Vec<(Plicity, &RcTerm)>) {
+    let mut args = Vec::new();
+    let mut head = t;
+    while let Term::App(f, plicity, a) = &**head {
+        args.push((*plicity, a));
+        head = f;
+    }
+    args.reverse();
+    (head, args)
+}
+
 /// The primitive types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PrimType {

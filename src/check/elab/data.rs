@@ -54,14 +54,11 @@ type Instance = (u32, DataId, u32, Vec<RcTerm>);
 
 /// A term's head and its arguments (implicit ones too), first first.
 fn spine(t: &RcTerm) -> (RcTerm, Vec<RcTerm>) {
-    let mut args = Vec::new();
-    let mut head = t;
-    while let Term::App(f, _, a) = &**head {
-        args.push(a.clone());
-        head = f;
-    }
-    args.reverse();
-    (head.clone(), args)
+    let (head, args) = crate::core::term::spine(t);
+    (
+        head.clone(),
+        args.into_iter().map(|(_, a)| a.clone()).collect(),
+    )
 }
 
 /// What a positivity check looks for.
