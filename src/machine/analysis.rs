@@ -274,13 +274,7 @@ impl Uses<'_> {
     /// An application spine: arguments at irrelevant positions of a known head are
     /// not uses.
     fn app(&mut self, t: &RcTerm) {
-        let mut args = Vec::new();
-        let mut head = t;
-        while let Term::App(f, pl, a) = &**head {
-            args.push((*pl, a));
-            head = f;
-        }
-        args.reverse();
+        let (head, args) = crate::core::term::spine(t);
         let head_t = unann(head);
         let skip = |i: usize, pl: Plicity| -> bool {
             match &**head_t {
@@ -473,13 +467,7 @@ impl Strict<'_> {
     }
 
     fn app(&mut self, t: &RcTerm) -> Needs {
-        let mut args = Vec::new();
-        let mut head = t;
-        while let Term::App(f, pl, a) = &**head {
-            args.push((*pl, a));
-            head = f;
-        }
-        args.reverse();
+        let (head, args) = crate::core::term::spine(t);
         let explicit: Vec<&RcTerm> = args
             .iter()
             .filter(|(pl, _)| *pl == Plicity::Explicit)

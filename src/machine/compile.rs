@@ -450,13 +450,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
 
     /// An application spine: known heads get their own nodes.
     fn app(&mut self, t: &'p RcTerm) -> CodeId {
-        let mut args: Vec<(Plicity, &'p RcTerm)> = Vec::new();
-        let mut head = t;
-        while let Term::App(f, pl, a) = &**head {
-            args.push((*pl, a));
-            head = f;
-        }
-        args.reverse();
+        let (head, args) = crate::core::term::spine(t);
         let explicit: Vec<&'p RcTerm> = args
             .iter()
             .filter(|(pl, _)| *pl == Plicity::Explicit)
@@ -481,17 +475,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                         },
                         t,
                     ),
-                    Prim::Add
-                    | Prim::Sub
-                    | Prim::Mul
-                    | Prim::Div
-                    | Prim::Rem
-                    | Prim::Lt
-                    | Prim::Le
-                    | Prim::Gt
-                    | Prim::Ge
-                    | Prim::Eq
-                    | Prim::Ne => self.emit(
+                    p if super::eval::is_arith(*p) => self.emit(
                         Code::Bin {
                             prim: *p,
                             a: codes[0],

@@ -450,21 +450,9 @@ impl Heap {
     /// Releases every word of an object's slots and frees them (inside
     /// [`Heap::collect`]).
     fn drop_slots(&mut self, s: Slots) {
-        for &w in s.get(&self.words) {
-            let rc = match w {
-                Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
-                Val::Con(r) => &mut self.cons.get_mut(r).rc,
-                Val::Str(r) => &mut self.strs.get_mut(r).rc,
-                Val::Fun(r) => &mut self.funs.get_mut(r).rc,
-                Val::Pap(r) => &mut self.paps.get_mut(r).rc,
-                Val::Pi(r) => &mut self.pis.get_mut(r).rc,
-                Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
-                _ => continue,
-            };
-            *rc -= 1;
-            if *rc == 0 {
-                self.garbage.push(Garbage::Val(w));
-            }
+        for i in 0..s.len() {
+            let w = s.at(&self.words, i);
+            self.dec(w);
         }
         s.free(&mut self.words);
     }
