@@ -54,7 +54,7 @@
 //!   progress lines stay whole.
 
 use crate::external::exec::slurm::{Slurm, SlurmConfig};
-use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker};
+use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker, spawn_worker};
 use crate::external::plain::Plain;
 use crate::external::progress::{Progress, ProgressMode, Status};
 use crate::external::registry::{Effect, External};
@@ -853,26 +853,16 @@ impl Calls {
     fn send_job(&mut self, job: Job) {
         self.helpers_busy += 1;
         if self.helpers < HELPERS && self.helpers < self.helpers_busy {
-            let rx = Arc::clone(&self.jobs_rx);
             let tx = self.done_tx.clone();
             let shared = Arc::clone(&self.shared);
             let waker = self.waker.clone();
-            let spawned = std::thread::Builder::new()
-                .name("spindle-store".into())
-                .stack_size(512 * 1024)
-                .spawn(move || {
-                    loop {
-                        let next = match rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(job) = next else { return };
-                        if tx.send(run_job(&shared, job)).is_err() {
-                            return;
-                        }
-                        waker.wake();
-                    }
-                });
+            let spawned = spawn_worker("spindle-store", Arc::clone(&self.jobs_rx), move |job| {
+                if tx.send(run_job(&shared, job)).is_err() {
+                    return false;
+                }
+                waker.wake();
+                true
+            });
             if let Ok(h) = spawned {
                 self.helpers += 1;
                 self.helper_threads.push(h);

@@ -18,16 +18,12 @@
 //!   executors above plus the result store ([`store`]: keys, records, outputs,
 //!   `--resume`, `--explain`, `--plan`), retries, the call timeout, [`progress`] and the
 //!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
-//! - [`host`] and [`pool`]: the first generation (a call performed on a worker thread),
-//!   kept until the machine is switched over to the executor.
 
 pub mod calls;
 pub mod exec;
-pub mod host;
 pub mod lifetime;
 pub mod options;
 pub mod plain;
-pub mod pool;
 pub mod progress;
 pub mod registry;
 pub mod request;

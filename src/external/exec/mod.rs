@@ -765,26 +765,12 @@ impl Executor {
         if self.file_threads > self.files.running() {
             return;
         }
-        let rx = Arc::clone(&self.file_rx);
         let tx = self.done_tx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("spindle-files".into())
-            .stack_size(512 * 1024)
-            .spawn(move || {
-                loop {
-                    // The lock is held only to take one request.
-                    let next = match rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((id, request)) = next else {
-                        return; // the executor is gone
-                    };
-                    if tx.send((id, files::perform(&request))).is_err() {
-                        return;
-                    }
-                }
-            });
+        let spawned = spawn_worker(
+            "spindle-files",
+            Arc::clone(&self.file_rx),
+            move |(id, request)| tx.send((id, files::perform(&request))).is_ok(),
+        );
         if spawned.is_ok() {
             self.file_threads += 1;
         }
@@ -796,6 +782,31 @@ impl Drop for Executor {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Starts a worker thread of a pool that shares one queue: it takes one item at a time
+/// (holding the queue's lock only to take it) and hands it to `work`, until the queue
+/// is gone or `work` says the results have nowhere to go (returns `false`).
+pub(crate) fn spawn_worker<T: Send + 'static>(
+    name: &str,
+    queue: Arc<Mutex<Receiver<T>>>,
+    mut work: impl FnMut(T) -> bool + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            loop {
+                let next = match queue.lock() {
+                    Ok(q) => q.recv(),
+                    Err(_) => return,
+                };
+                let Ok(item) = next else { return };
+                if !work(item) {
+                    return;
+                }
+            }
+        })
 }
 
 /// Performs a request on this thread and returns its answer (`--sequential`): the same
