@@ -270,15 +270,7 @@ impl<'p> Machine<'p> {
             super::host::HeldRef::Val(v) => work.push(v),
             super::host::HeldRef::Rec(r) => recs.push(r),
         };
-        super::frame::stack_refs(
-            &self.frames,
-            &self.vals,
-            &self.pending,
-            &self.deep,
-            &self.eq_work,
-            Some(ctl),
-            &mut |h| push_held(h, &mut work, &mut recs),
-        );
+        self.running_refs(Some(ctl), &mut |h| push_held(h, &mut work, &mut recs));
         loop {
             if let Some(r) = recs.pop() {
                 if r == NIL || seen_recs.insert(r, ()).is_some() {

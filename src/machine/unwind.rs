@@ -165,10 +165,9 @@ pub trait Fold {
 }
 
 impl<'p> Machine<'p> {
-    /// Calls `f` on every reference the machine holds from outside the heap: the
-    /// running fiber (with `ctl`, its control, if the caller has it), the parked
-    /// fibers, the printer, the pinned definitions, the paused control.
-    pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
+    /// Calls `f` on every reference the running fiber's stacks hold, and `ctl`, its
+    /// control, if the caller has it.
+    pub(crate) fn running_refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         super::frame::stack_refs(
             &self.frames,
             &self.vals,
@@ -178,6 +177,13 @@ impl<'p> Machine<'p> {
             ctl,
             f,
         );
+    }
+
+    /// Calls `f` on every reference the machine holds from outside the heap: the
+    /// running fiber (with `ctl`, its control, if the caller has it), the parked
+    /// fibers, the printer, the pinned definitions, the paused control.
+    pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
+        self.running_refs(ctl, f);
         if let Some(p) = &self.paused {
             super::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
         }

@@ -136,19 +136,11 @@ impl<'p> Machine<'p> {
         }
         // Records reached from the frames and the control, outermost last.
         let mut roots = Vec::new();
-        super::frame::stack_refs(
-            &self.frames,
-            &self.vals,
-            &self.pending,
-            &self.deep,
-            &self.eq_work,
-            self.paused.as_ref(),
-            &mut |h| {
-                if let HeldRef::Rec(r) = h {
-                    roots.push(r);
-                }
-            },
-        );
+        self.running_refs(self.paused.as_ref(), &mut |h| {
+            if let HeldRef::Rec(r) = h {
+                roots.push(r);
+            }
+        });
         for r in roots {
             name_of(r, &mut order);
         }
