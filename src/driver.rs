@@ -235,6 +235,15 @@ pub fn set_args(program: &mut Program, sources: &SourceMap, args: &[String]) -> 
 /// How the names of the prelude's sources start (`<prelude>/list.sp`).
 pub const PRELUDE_PREFIX: &str = "<prelude>/";
 
+/// Whether `f` is not one of the prelude's files (an unknown file counts as the
+/// user's): the machine places an error raised inside the prelude at the user's call.
+pub fn is_user_file(sources: &SourceMap, f: FileId) -> bool {
+    sources
+        .files()
+        .nth(f.0 as usize)
+        .is_none_or(|(_, file)| !file.name.starts_with(PRELUDE_PREFIX))
+}
+
 /// Evaluates the definition `def` to normal form and prints its value (LANGUAGE.md
 /// section 9): what `spindle run` does with `main`, and the REPL with an expression.
 /// A `String` value prints raw, unless `quote_string` (the REPL quotes it).

@@ -14,10 +14,8 @@
 use clap::Args;
 use spindle::diagnostic;
 use spindle::driver;
-use spindle::external::calls::Calls;
 use spindle::external::exec::Limits;
 use spindle::external::lifetime;
-use spindle::external::store::StoreError;
 use spindle::machine::Machine;
 use spindle::machine::print::Output;
 use std::ffi::OsString;
@@ -155,34 +153,6 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
-/// The executors and store opened while the program is checked. Dropping it waits for
-/// the opening to end (and closes the store again), so that no path out of `main`
-/// leaves the store half opened.
-struct EarlyCalls(Option<std::thread::JoinHandle<Result<Calls, StoreError>>>);
-
-impl Drop for EarlyCalls {
-    fn drop(&mut self) {
-        if let Some(t) = self.0.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Printed text kept in memory (`--plan`), shared with the printer that writes it.
-#[derive(Clone, Default)]
-struct HeldBack(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
-
-impl Write for HeldBack {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Runs `spindle run`.
 pub fn main(args: RunArgs) -> ExitCode {
     let start = Instant::now();
@@ -196,18 +166,6 @@ pub fn main(args: RunArgs) -> ExitCode {
         ..Limits::default()
     };
     let config = args.calls.config(&args.file, limits);
-    // An existing store is opened while the program is checked (opening reads its
-    // allocation state and syncs); a new one is made only once the program checks.
-    // (Not with `--trace`: a program that does not check must not leave a trace file.)
-    let early_calls = config
-        .store
-        .as_ref()
-        .filter(|d| config.trace.is_none() && d.join(spindle::external::store::DB_FILE).is_file())
-        .map(|_| {
-            let c = config.clone();
-            std::thread::spawn(move || spindle::external::calls::Calls::new(c))
-        });
-    let mut early_calls = EarlyCalls(early_calls);
     let mut loaded = driver::load_program_file(&args.file).loaded;
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
@@ -234,11 +192,7 @@ pub fn main(args: RunArgs) -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error in the evaluator: {msg}");
     }));
-    let opened = match early_calls.0.take().map(|t| t.join()) {
-        Some(Ok(opened)) => opened,
-        _ => spindle::external::calls::Calls::new(config.clone()),
-    };
-    let calls = match opened {
+    let calls = match spindle::external::calls::Calls::new(config.clone()) {
         Ok(c) => c,
         // Recording is a convenience unless this run reuses records: a store another
         // run holds (or that cannot be opened) leaves this one without.
@@ -265,12 +219,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     machine.fail_fast = args.fail_fast;
     machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
     let sources = &loaded.sources;
-    machine.user_file = Some(Box::new(move |f| {
-        sources
-            .files()
-            .nth(f.0 as usize)
-            .is_none_or(|(_, file)| !file.name.starts_with(driver::PRELUDE_PREFIX))
-    }));
+    machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
     let files = sources.files().count();
     machine.place_shown = Some(Box::new(move |span| {
         if (span.file.0 as usize) < files {
@@ -280,27 +229,17 @@ pub fn main(args: RunArgs) -> ExitCode {
         }
     }));
     if !args.sequential {
-        spindle::sched::Scheduler::install(
-            &mut machine,
-            Limits {
-                jobs: args.jobs as usize,
-                io_jobs: args.io_jobs as usize,
-                ..Limits::default()
-            },
-        );
+        spindle::sched::Scheduler::install(&mut machine, limits);
     }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
         // `--plan` prints the value only if it needs no call to run: its text is
         // held back until then, so standard output never shows part of a value.
         Format::Text if args.calls.plan => {
-            let held = HeldBack::default();
-            let out = Output::stream(Box::new(held.clone()));
-            let (r, mut out) = machine.print_def(main, false, out);
+            let (r, mut out) = machine.print_def(main, false, Output::collect());
             if r.is_ok() {
                 out.push_line_end();
-                drop(out);
                 let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(&held.0.borrow());
+                let _ = stdout.write_all(out.take().as_bytes());
                 let _ = stdout.flush();
             }
             r

@@ -139,12 +139,7 @@ impl Session {
         self.interrupt.store(false, Ordering::SeqCst);
         machine.interrupt = Some(self.interrupt.clone());
         let sources = &loaded.sources;
-        machine.user_file = Some(Box::new(move |f| {
-            sources
-                .files()
-                .nth(f.0 as usize)
-                .is_none_or(|(_, file)| !file.name.starts_with(driver::PRELUDE_PREFIX))
-        }));
+        machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
         // The REPL evaluates with the same parallel scheduler as `spindle run`.
         crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
         let result = driver::evaluate_def(&mut machine, id, true);
