@@ -181,14 +181,14 @@ pub fn main(args: RunArgs) -> ExitCode {
         ..Limits::default()
     };
     let config = args.calls.config(&args.file, limits);
-    // An existing store is opened while the program is checked (opening reads its
-    // allocation state and syncs: 1-3 ms off the time to the first call); a new one
-    // is made only once the program checks. Not with `--trace`: a program that does
+    // An existing store is opened while the program is checked (opening reads the
+    // whole log: about 1 ms per 10,000 records off the time to the first call); a new
+    // one is made only once the program checks. Not with `--trace`: a program that does
     // not check must leave no trace file.
     let early = config
         .store
         .as_ref()
-        .filter(|d| config.trace.is_none() && d.join(spindle::external::store::DB_FILE).is_file())
+        .filter(|d| config.trace.is_none() && d.join(spindle::external::store::LOG_FILE).is_file())
         .map(|_| {
             let c = config.clone();
             std::thread::spawn(move || Calls::new(c))

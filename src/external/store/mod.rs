@@ -4,54 +4,54 @@
 //!
 //! # Layout
 //!
-//! - `results.redb`: one [redb](https://www.redb.org) database (an embedded,
-//!   crash-safe key-value store: copy-on-write B-trees with checksummed commit slots,
-//!   so a transaction is on disk whole or not at all, whatever moment the process is
-//!   killed). Its tables:
-//!   - `records`: call key → [`Record`] (protobuf): the reply, the fingerprints of what
+//! - `results.log`: an append-only log of checksummed batches ([`log`]), read whole
+//!   when the store opens; a batch is on disk whole or not at all, whatever moment the
+//!   process is killed. What it holds:
+//!   - records: call key → [`Record`] (protobuf): the reply, the fingerprints of what
 //!     the call read and wrote, timing;
-//!   - `latest`: pre-key → the key last recorded for that call (for `--explain`);
-//!   - `used`: call key → the day it was last used (for `spindle store gc`);
-//!   - `failed`: call key → when it last failed (`not recorded: previous attempt
+//!   - latest: pre-key → the key last recorded for that call (for `--explain`);
+//!   - used: call key → the day it was last used (for `spindle store gc`);
+//!   - failed: call key → when it last failed (`not recorded: previous attempt
 //!     failed`);
-//!   - `files`: absolute path → the fingerprint last taken (quick check, so unchanged
+//!   - files: absolute path → the fingerprint last taken (quick check, so unchanged
 //!     inputs are not hashed again across runs).
+//! - `lock`: locked while a run holds the store.
 //! - `failed/`: outputs of failed calls, moved aside for inspection, one folder per
 //!   failed attempt.
 //! - `runs/`: per-run working files of executors (Slurm's job scripts and results).
 //!
-//! Why redb rather than one file per record or `cacache`: a record is a few hundred
-//! bytes, and a file per record costs a disk block (4 KiB) and an inode each: 10,000
-//! `delay` records would take 40 MB on disk where the issue allows 5 MB; redb keeps
-//! them in one file of about 2 MB, looks one up in microseconds, and writes a batch of
-//! records in one atomic transaction. It is pure Rust, depends only on `libc`, and is
-//! actively maintained. (Version 2.6: the newer 4.x needs Rust 1.90, above this
-//! crate's `rust-version`.)
+//! Why a log of our own rather than one file per record, `cacache` or an embedded
+//! database: a record is a few hundred bytes, and a file per record costs a disk block
+//! (4 KiB) and an inode each (10,000 `delay` records would take 40 MB where the issue
+//! allows 5 MB); an embedded database (redb, used until version 0.2) cost 2-3 ms to
+//! open and 3-3.5 ms for its last durable commit, a third of the budget of a 100 ms
+//! workflow (see [`log`] for the measurement).
 //!
-//! One run at a time: redb locks the database file, so a second run on the same store
+//! One run at a time: the `lock` file is locked while a store is open, so a second run
 //! is told the store is in use ([`StoreError::InUse`]).
 
 pub mod files;
 pub mod key;
+pub mod log;
 pub mod record;
 
 use files::{Fingerprint, Fingerprints, Stat, now_ns};
 use key::{Hash, Inputs};
+use nix::fcntl::{Flock, FlockArg};
 use prost::Message;
 pub use record::Record;
 use record::{EnvEntry, FileEntry};
-use redb::{Database, Durability, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
-const RECORDS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("records");
-const LATEST: TableDefinition<&[u8; 32], &[u8; 32]> = TableDefinition::new("latest");
-const USED: TableDefinition<&[u8; 32], u32> = TableDefinition::new("used");
-const FAILED: TableDefinition<&[u8; 32], i64> = TableDefinition::new("failed");
-const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
-
-/// The database file inside the store directory.
-pub const DB_FILE: &str = "results.redb";
+/// The log file inside the store directory.
+pub const LOG_FILE: &str = "results.log";
+/// The lock file inside the store directory.
+pub const LOCK_FILE: &str = "lock";
+/// The database file of stores made before version 0.2 (not read; `store gc` removes
+/// it).
+const OLD_DB_FILE: &str = "results.redb";
 /// The folder of failed calls' outputs inside the store directory.
 pub const FAILED_DIR: &str = "failed";
 /// The folder of executors' per-run files inside the store directory.
@@ -176,7 +176,15 @@ impl Batch {
 /// An open store.
 pub struct Store {
     dir: PathBuf,
-    db: Database,
+    open: Mutex<Open>,
+    /// Held while the store is open (released when dropped).
+    _lock: Flock<std::fs::File>,
+}
+
+/// The log and the state it holds.
+struct Open {
+    log: log::Log,
+    state: log::State,
 }
 
 impl fmt::Debug for Store {
@@ -224,50 +232,40 @@ impl Store {
     /// Opens the store in `dir`, creating it if needed.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
-        let db = Database::builder()
-            .set_cache_size(16 << 20)
-            // The v3 format keeps the allocator state only in quick-repair commits, so
-            // closing a database writes no region tracker of its own.
-            .create_with_file_format_v3(true)
-            .create(dir.join(DB_FILE))
-            .map_err(|e| match e {
-                redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse(dir.to_path_buf()),
-                other => io(format!("{}: {other}", dir.join(DB_FILE).display())),
-            })?;
-        let store = Store {
+        let lock_path = dir.join(LOCK_FILE);
+        let lock_file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|e| io(format!("{}: {e}", lock_path.display())))?;
+        let lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
+            Ok(l) => l,
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+                return Err(StoreError::InUse(dir.to_path_buf()));
+            }
+            Err((_, e)) => return Err(io(format!("{}: {e}", lock_path.display()))),
+        };
+        let (log, state) = log::Log::open(&dir.join(LOG_FILE)).map_err(io)?;
+        Ok(Store {
             dir: dir.to_path_buf(),
-            db,
-        };
-        // Make every table, so that reads never meet a missing one. Not synced to disk
-        // (it holds nothing that a crash could lose: a store whose tables are missing
-        // makes them again on the next open), so the first calls do not wait for it.
-        // Skipped when they exist: a commit, even an empty one, makes closing the
-        // database write and sync again, which a run that records nothing should not.
-        if !store.has_tables() {
-            store.write(&mut Batch::default(), Durability::None, false)?;
-        }
-        Ok(store)
-    }
-
-    /// Whether every table exists.
-    fn has_tables(&self) -> bool {
-        let Ok(tx) = self.db.begin_read() else {
-            return false;
-        };
-        tx.open_table(RECORDS).is_ok()
-            && tx.open_table(LATEST).is_ok()
-            && tx.open_table(USED).is_ok()
-            && tx.open_table(FAILED).is_ok()
-            && tx.open_table(FILES).is_ok()
+            open: Mutex::new(Open { log, state }),
+            _lock: lock,
+        })
     }
 
     /// Opens the store in `dir` if it exists, creating nothing (for `--plan` and
     /// `spindle store info`); `Ok(None)` when there is none.
     pub fn open_existing(dir: &Path) -> Result<Option<Store>, StoreError> {
-        if !dir.join(DB_FILE).is_file() {
+        if !dir.join(LOG_FILE).is_file() {
             return Ok(None);
         }
         Store::open(dir).map(Some)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Open> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The store's directory.
@@ -277,109 +275,103 @@ impl Store {
 
     /// The record of `key`, if any.
     pub fn get(&self, key: &Hash) -> Result<Option<Record>, StoreError> {
-        let tx = self.db.begin_read().map_err(io)?;
-        let table = tx.open_table(RECORDS).map_err(io)?;
-        let Some(v) = table.get(key).map_err(io)? else {
+        let open = self.lock();
+        let Some(v) = open.state.records.get(key) else {
             return Ok(None);
         };
-        Record::decode(v.value()).map(Some).map_err(io)
+        Record::decode(v.as_slice()).map(Some).map_err(io)
     }
 
     /// Every record, in key order (for checks and tools; a record that cannot be
     /// decoded is an error).
     pub fn records(&self) -> Result<Vec<(Hash, Record)>, StoreError> {
-        let tx = self.db.begin_read().map_err(io)?;
-        let table = tx.open_table(RECORDS).map_err(io)?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(io)? {
-            let (k, v) = entry.map_err(io)?;
-            out.push((*k.value(), Record::decode(v.value()).map_err(io)?));
+        let open = self.lock();
+        let mut out = Vec::with_capacity(open.state.records.len());
+        for (k, v) in &open.state.records {
+            out.push((*k, Record::decode(v.as_slice()).map_err(io)?));
         }
+        out.sort_by_key(|r| r.0);
         Ok(out)
+    }
+
+    /// How many records the store holds.
+    pub fn len(&self) -> usize {
+        self.lock().state.records.len()
+    }
+
+    /// Whether the store holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The key last recorded for pre-key `pre`.
     pub fn latest(&self, pre: &Hash) -> Option<Hash> {
-        let tx = self.db.begin_read().ok()?;
-        let table = tx.open_table(LATEST).ok()?;
-        table.get(pre).ok()?.map(|v| *v.value())
+        self.lock().state.latest.get(pre).copied()
     }
 
     /// Whether the last attempt of the call with this key failed.
     pub fn failed_before(&self, key: &Hash) -> bool {
-        (|| -> Option<bool> {
-            let tx = self.db.begin_read().ok()?;
-            let table = tx.open_table(FAILED).ok()?;
-            Some(table.get(key).ok()?.is_some())
-        })()
-        .unwrap_or(false)
+        self.lock().state.failed.contains_key(key)
     }
 
     /// The fingerprint last taken of the absolute path `path`.
     pub fn fingerprint(&self, path: &Path) -> Option<Fingerprint> {
-        let tx = self.db.begin_read().ok()?;
-        let table = tx.open_table(FILES).ok()?;
-        let key = path.to_str()?;
-        decode_fp(table.get(key).ok()??.value())
+        let open = self.lock();
+        decode_fp(open.state.files.get(path.to_str()?)?)
     }
 
-    /// Writes `batch` in one transaction (whole or not at all) and empties it.
+    /// Writes `batch` as one frame of the log (whole or not at all) and empties it.
     /// `durable`: on disk when this returns (else in the operating system's hands:
     /// it survives the process being killed, not a power cut).
     pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
-        // A durable commit (the last of a run) also writes the allocator state (quick
-        // repair): closing the database writes it otherwise, in a commit of its own.
-        if durable {
-            self.write(batch, Durability::Immediate, true)
-        } else {
-            self.write(batch, Durability::Eventual, false)
+        let mut guard = self.lock();
+        let open = &mut *guard;
+        let day = today();
+        let now = now_ns();
+        let mut payload = Vec::new();
+        let mut entries: Vec<log::Entry<'_>> = Vec::with_capacity(batch.len());
+        let encoded: Vec<Vec<u8>> = batch
+            .records
+            .iter()
+            .map(|(_, _, r)| r.encode_to_vec())
+            .collect();
+        let fps: Vec<(String, Vec<u8>)> = batch
+            .fingerprints
+            .iter()
+            .filter_map(|(p, fp)| Some((p.to_str()?.to_string(), encode_fp(fp))))
+            .collect();
+        // Failures first: a retry that succeeded in the same batch clears its mark.
+        for key in &batch.failures {
+            entries.push(log::Entry::Failed(*key, now));
         }
-    }
-
-    fn write(
-        &self,
-        batch: &mut Batch,
-        durability: Durability,
-        quick_repair: bool,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.db.begin_write().map_err(io)?;
-        tx.set_durability(durability);
-        tx.set_quick_repair(quick_repair);
-        {
-            let mut records = tx.open_table(RECORDS).map_err(io)?;
-            let mut latest = tx.open_table(LATEST).map_err(io)?;
-            let mut used = tx.open_table(USED).map_err(io)?;
-            let mut failed = tx.open_table(FAILED).map_err(io)?;
-            let mut fps = tx.open_table(FILES).map_err(io)?;
-            let day = today();
-            // Failures first: a retry that succeeded in the same batch clears its mark.
-            let now = now_ns();
-            for key in &batch.failures {
-                failed.insert(key, now).map_err(io)?;
-            }
-            for (key, pre, rec) in &batch.records {
-                records
-                    .insert(key, rec.encode_to_vec().as_slice())
-                    .map_err(io)?;
-                if key != pre {
-                    latest.insert(pre, key).map_err(io)?;
-                }
-                used.insert(key, day).map_err(io)?;
-                failed.remove(key).map_err(io)?;
-            }
-            for key in &batch.used {
-                let old = used.get(key).map_err(io)?.map(|v| v.value());
-                if old != Some(day) {
-                    used.insert(key, day).map_err(io)?;
-                }
-            }
-            for (path, fp) in &batch.fingerprints {
-                if let Some(p) = path.to_str() {
-                    fps.insert(p, encode_fp(fp).as_slice()).map_err(io)?;
-                }
+        for ((key, pre, _), bytes) in batch.records.iter().zip(&encoded) {
+            entries.push(log::Entry::Record {
+                key: *key,
+                pre: *pre,
+                day,
+                bytes,
+            });
+        }
+        for key in &batch.used {
+            if open.state.used.get(key) != Some(&day) {
+                entries.push(log::Entry::Used(*key, day));
             }
         }
-        tx.commit().map_err(io)?;
+        for (p, fp) in &fps {
+            entries.push(log::Entry::File(p, fp));
+        }
+        for e in &entries {
+            e.encode(&mut payload);
+        }
+        if !payload.is_empty() {
+            open.log.append(&payload, durable).map_err(io)?;
+            for e in &entries {
+                open.state.apply(e);
+            }
+        } else if durable {
+            // Makes the earlier, eventual frames durable.
+            open.log.sync().map_err(io)?;
+        }
         *batch = Batch::default();
         Ok(())
     }
@@ -563,8 +555,7 @@ pub fn info(dir: &Path) -> Result<Info, StoreError> {
         .map(|d| d.flatten().count() as u64)
         .unwrap_or(0);
     if let Some(store) = Store::open_existing(dir)? {
-        let tx = store.db.begin_read().map_err(io)?;
-        out.records = tx.open_table(RECORDS).map_err(io)?.len().map_err(io)?;
+        out.records = store.len() as u64;
     }
     Ok(out)
 }
@@ -586,7 +577,7 @@ pub struct GcReport {
 
 /// Removes the records not used in the last `keep_days` days (and failure marks,
 /// fingerprints, failed outputs and run folders older than that), then compacts the
-/// database.
+/// log.
 pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
     let mut report = GcReport {
         bytes_before: dir_size(dir),
@@ -595,45 +586,30 @@ pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
     let cutoff_day = today().saturating_sub(keep_days);
     let cutoff_ns = now_ns().saturating_sub(keep_days as i64 * 86_400_000_000_000);
     if let Some(store) = Store::open_existing(dir)? {
-        let mut db = store.db;
-        let tx = db.begin_write().map_err(io)?;
-        {
-            let mut records = tx.open_table(RECORDS).map_err(io)?;
-            let mut used = tx.open_table(USED).map_err(io)?;
-            let mut latest = tx.open_table(LATEST).map_err(io)?;
-            let mut failed = tx.open_table(FAILED).map_err(io)?;
-            let mut fps = tx.open_table(FILES).map_err(io)?;
-            let mut old: Vec<[u8; 32]> = Vec::new();
-            for entry in records.iter().map_err(io)? {
-                let (k, v) = entry.map_err(io)?;
-                let key = *k.value();
-                let day = match used.get(&key).map_err(io)? {
-                    Some(d) => d.value(),
-                    None => Record::decode(v.value())
-                        .map(|r| (r.created_ns / 86_400_000_000_000).max(0) as u32)
-                        .unwrap_or(0),
-                };
-                if day < cutoff_day {
-                    old.push(key);
-                } else {
-                    report.kept += 1;
-                }
-            }
-            for key in &old {
-                records.remove(key).map_err(io)?;
-                used.remove(key).map_err(io)?;
-            }
-            report.removed = old.len() as u64;
-            let gone: std::collections::HashSet<[u8; 32]> = old.into_iter().collect();
-            latest.retain(|_, k| !gone.contains(k)).map_err(io)?;
-            failed.retain(|_, t| t >= cutoff_ns).map_err(io)?;
-            fps.retain(|_, v| decode_fp(v).is_some_and(|f| f.hashed_at_ns >= cutoff_ns))
-                .map_err(io)?;
-        }
-        tx.commit().map_err(io)?;
-        // Compaction gives freed pages back to the file system.
-        let _ = db.compact();
+        let mut guard = store.lock();
+        let open = &mut *guard;
+        let st = &mut open.state;
+        let before = st.records.len();
+        let used = &st.used;
+        let gone: std::collections::HashSet<Hash> = st
+            .records
+            .keys()
+            .filter(|k| used.get(*k).copied().unwrap_or(0) < cutoff_day)
+            .copied()
+            .collect();
+        st.records.retain(|k, _| !gone.contains(k));
+        st.used.retain(|k, _| !gone.contains(k));
+        st.latest.retain(|_, k| !gone.contains(k));
+        st.failed.retain(|_, t| *t >= cutoff_ns);
+        st.files
+            .retain(|_, v| decode_fp(v).is_some_and(|f| f.hashed_at_ns >= cutoff_ns));
+        report.removed = gone.len() as u64;
+        report.kept = (before - gone.len()) as u64;
+        // Rewriting the log gives the space of what was removed back.
+        open.log.compact(&open.state).map_err(io)?;
     }
+    // A store made before version 0.2 kept its records in a database no longer read.
+    let _ = std::fs::remove_file(dir.join(OLD_DB_FILE));
     for sub in [FAILED_DIR, RUNS_DIR] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
             continue;
@@ -731,12 +707,11 @@ mod tests {
             b.records.push(([2; 32], [2; 32], rec("b")));
             store.commit(&mut b, true).unwrap();
             // Make record 2 look 10 days old.
-            let tx = store.db.begin_write().unwrap();
-            tx.open_table(USED)
-                .unwrap()
-                .insert(&[2; 32], today() - 10)
-                .unwrap();
-            tx.commit().unwrap();
+            let mut open = store.lock();
+            let mut p = Vec::new();
+            let e = log::Entry::Used([2; 32], today() - 10);
+            e.encode(&mut p);
+            open.log.append(&p, false).unwrap();
         }
         let r = gc(dir.path(), 5).unwrap();
         assert_eq!((r.removed, r.kept), (1, 1));

@@ -1,0 +1,543 @@
+//! The store's file, `results.log`: an append-only log of checksummed frames, read
+//! whole when the store opens and kept in memory while it is open (the way ninja keeps
+//! its build and deps logs).
+//!
+//! # Format
+//!
+//! The file starts with the 8 bytes [`MAGIC`]. Then come frames, each one committed
+//! batch: a little-endian `u32` length `n`, `n` bytes of payload, and the first 16
+//! bytes of the payload's blake3 hash. A frame is the unit of atomicity: a frame cut
+//! short (the process or the machine died while writing it) or whose checksum does not
+//! match ends the log, and opening truncates the file back to the end of the last whole
+//! frame. So a batch is on disk whole or not at all, whatever moment the process dies.
+//!
+//! A payload is a sequence of entries, each a kind byte and its fields
+//! ([`Entry`]); applying them in order gives the store's state ([`State`]): records,
+//! the latest key per pre-key, the day each record was last used, failure marks and
+//! file fingerprints.
+//!
+//! # Growth
+//!
+//! A record written again, or a record's day of use moving on, leaves its earlier
+//! entry behind as dead weight. When the file is more than twice what one frame of the
+//! live state would take (and more than [`COMPACT_MIN`]), opening rewrites it as that
+//! one frame: into a temporary file, synced, renamed over the log, and the directory
+//! synced. `spindle store gc` compacts always.
+//!
+//! # Why not an embedded database
+//!
+//! Until version 0.2 the store was a redb database. Measured on this project's
+//! external-call benchmarks (`../shared/bench/dag`), opening a 5.8 MB store took 2 to 3
+//! ms and its closing durable commit 3 to 3.5 ms, out of a 100 ms critical path whose
+//! budget for everything Spindle does is 15 ms. Reading a log of the same records and
+//! appending one synced frame at the end cost well under a millisecond each. Lookups
+//! are hash-map lookups. The price is memory: the live records are held while the store
+//! is open (a few hundred bytes per call).
+
+use super::key::Hash;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a log file (the last byte is the format's version).
+pub const MAGIC: &[u8; 8] = b"SPNDLOG\x01";
+
+/// How many checksum bytes end a frame.
+const SUM: usize = 16;
+
+/// Below this size a log is never compacted on opening.
+pub const COMPACT_MIN: u64 = 1 << 20;
+
+/// What the log says: the store's whole state.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct State {
+    /// Call key → encoded [`super::Record`].
+    pub records: HashMap<Hash, Vec<u8>>,
+    /// Pre-key → the key last recorded for it (for `--explain`).
+    pub latest: HashMap<Hash, Hash>,
+    /// Call key → the day (since the epoch) it was last recorded or reused.
+    pub used: HashMap<Hash, u32>,
+    /// Call key → when its last attempt failed (nanoseconds since the epoch).
+    pub failed: HashMap<Hash, i64>,
+    /// Absolute path → its last fingerprint, encoded.
+    pub files: HashMap<String, Vec<u8>>,
+}
+
+/// One change to the state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry<'a> {
+    /// A call failed at this time: kind 1, key, `i64` time.
+    Failed(Hash, i64),
+    /// A call's record (which also clears its failure mark and marks it used on the
+    /// day): kind 2, key, pre-key, `u32` day, `u32` length, the encoded record.
+    Record {
+        /// The call key.
+        key: Hash,
+        /// The pre-key (when it differs from the key, `latest` learns the key).
+        pre: Hash,
+        /// The day it was recorded.
+        day: u32,
+        /// The encoded record.
+        bytes: &'a [u8],
+    },
+    /// A record was reused on a day: kind 3, key, `u32` day.
+    Used(Hash, u32),
+    /// A path's fingerprint: kind 4, `u32` length, path, `u32` length, fingerprint.
+    File(&'a str, &'a [u8]),
+    /// The latest key of a pre-key (compaction writes these): kind 5, pre-key, key.
+    Latest(Hash, Hash),
+}
+
+impl Entry<'_> {
+    /// Appends the entry's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Entry::Failed(k, t) => {
+                out.push(1);
+                out.extend_from_slice(k);
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            Entry::Record {
+                key,
+                pre,
+                day,
+                bytes,
+            } => {
+                out.push(2);
+                out.extend_from_slice(key);
+                out.extend_from_slice(pre);
+                out.extend_from_slice(&day.to_le_bytes());
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            Entry::Used(k, d) => {
+                out.push(3);
+                out.extend_from_slice(k);
+                out.extend_from_slice(&d.to_le_bytes());
+            }
+            Entry::File(p, fp) => {
+                out.push(4);
+                out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+                out.extend_from_slice(p.as_bytes());
+                out.extend_from_slice(&(fp.len() as u32).to_le_bytes());
+                out.extend_from_slice(fp);
+            }
+            Entry::Latest(p, k) => {
+                out.push(5);
+                out.extend_from_slice(p);
+                out.extend_from_slice(k);
+            }
+        }
+    }
+}
+
+/// Reads entries from a payload.
+struct Cursor<'a> {
+    b: &'a [u8],
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.b.len() < n {
+            return None;
+        }
+        let (h, t) = self.b.split_at(n);
+        self.b = t;
+        Some(h)
+    }
+    fn hash(&mut self) -> Option<Hash> {
+        self.take(32)?.try_into().ok()
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn entry(&mut self) -> Option<Entry<'a>> {
+        Some(match self.take(1)?[0] {
+            1 => Entry::Failed(self.hash()?, self.i64()?),
+            2 => {
+                let (key, pre, day) = (self.hash()?, self.hash()?, self.u32()?);
+                let n = self.u32()? as usize;
+                Entry::Record {
+                    key,
+                    pre,
+                    day,
+                    bytes: self.take(n)?,
+                }
+            }
+            3 => Entry::Used(self.hash()?, self.u32()?),
+            4 => {
+                let n = self.u32()? as usize;
+                let p = std::str::from_utf8(self.take(n)?).ok()?;
+                let m = self.u32()? as usize;
+                Entry::File(p, self.take(m)?)
+            }
+            5 => Entry::Latest(self.hash()?, self.hash()?),
+            _ => return None,
+        })
+    }
+}
+
+impl State {
+    /// Applies one entry.
+    pub fn apply(&mut self, e: &Entry<'_>) {
+        match *e {
+            Entry::Failed(k, t) => {
+                self.failed.insert(k, t);
+            }
+            Entry::Record {
+                key,
+                pre,
+                day,
+                bytes,
+            } => {
+                self.records.insert(key, bytes.to_vec());
+                if key != pre {
+                    self.latest.insert(pre, key);
+                }
+                self.used.insert(key, day);
+                self.failed.remove(&key);
+            }
+            Entry::Used(k, d) => {
+                self.used.insert(k, d);
+            }
+            Entry::File(p, fp) => {
+                self.files.insert(p.to_string(), fp.to_vec());
+            }
+            Entry::Latest(p, k) => {
+                self.latest.insert(p, k);
+            }
+        }
+    }
+
+    /// Applies a frame's payload; `false` (and nothing applied) if it does not parse.
+    fn apply_payload(&mut self, payload: &[u8]) -> bool {
+        let mut c = Cursor { b: payload };
+        let mut entries = Vec::new();
+        while !c.b.is_empty() {
+            match c.entry() {
+                Some(e) => entries.push(e),
+                None => return false,
+            }
+        }
+        for e in &entries {
+            self.apply(e);
+        }
+        true
+    }
+
+    /// The whole state as one payload (what compaction writes).
+    pub fn payload(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.live_bytes() as usize);
+        for (k, bytes) in &self.records {
+            let day = self.used.get(k).copied().unwrap_or(0);
+            Entry::Record {
+                key: *k,
+                pre: *k,
+                day,
+                bytes,
+            }
+            .encode(&mut out);
+        }
+        for (p, k) in &self.latest {
+            Entry::Latest(*p, *k).encode(&mut out);
+        }
+        for (k, t) in &self.failed {
+            Entry::Failed(*k, *t).encode(&mut out);
+        }
+        for (p, fp) in &self.files {
+            Entry::File(p, fp).encode(&mut out);
+        }
+        out
+    }
+
+    /// About how many bytes [`State::payload`] takes.
+    pub fn live_bytes(&self) -> u64 {
+        let records: usize = self.records.values().map(|r| 73 + r.len()).sum();
+        let files: usize = self.files.iter().map(|(p, f)| 9 + p.len() + f.len()).sum();
+        (records + 65 * self.latest.len() + 41 * self.failed.len() + files) as u64
+    }
+}
+
+/// Wraps a payload as a frame.
+pub fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 4 + SUM);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&blake3::hash(payload).as_bytes()[..SUM]);
+    out
+}
+
+/// Reads a log's bytes: the state of its whole frames, and where they end.
+pub fn read(bytes: &[u8]) -> Result<(State, u64), String> {
+    let mut state = State::default();
+    if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+        // Empty, or the process died while writing the magic bytes.
+        return Ok((state, 0));
+    }
+    if !bytes.starts_with(MAGIC) {
+        return Err("not a Spindle result log (or one of another version)".into());
+    }
+    let mut at = MAGIC.len();
+    while let Some(len) = bytes.get(at..at + 4) {
+        let n = u32::from_le_bytes(len.try_into().unwrap_or([0; 4])) as usize;
+        let Some(payload) = bytes.get(at + 4..at + 4 + n) else {
+            break;
+        };
+        let Some(sum) = bytes.get(at + 4 + n..at + 4 + n + SUM) else {
+            break;
+        };
+        if blake3::hash(payload).as_bytes()[..SUM] != *sum || !state.apply_payload(payload) {
+            break;
+        }
+        at += 4 + n + SUM;
+    }
+    Ok((state, at as u64))
+}
+
+/// An open log: its file, positioned at the end of its last whole frame.
+#[derive(Debug)]
+pub struct Log {
+    path: PathBuf,
+    file: File,
+    end: u64,
+    /// Set when a failed write could not be undone: nothing more is appended, since
+    /// frames after a torn one would be lost anyway.
+    broken: bool,
+}
+
+fn err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
+}
+
+impl Log {
+    /// Opens (or creates) the log at `path` and reads it. The caller holds the store's
+    /// lock. A torn last frame is cut off; a log much larger than its live state is
+    /// compacted.
+    pub fn open(path: &Path) -> Result<(Log, State), String> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| err(path, e))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|e| err(path, e))?;
+        let (state, mut end) = read(&bytes).map_err(|e| err(path, e))?;
+        if end == 0 {
+            file.set_len(0).map_err(|e| err(path, e))?;
+            file.write_all_at(MAGIC, 0).map_err(|e| err(path, e))?;
+            end = MAGIC.len() as u64;
+        } else if end < bytes.len() as u64 {
+            file.set_len(end).map_err(|e| err(path, e))?;
+        }
+        let mut log = Log {
+            path: path.to_path_buf(),
+            file,
+            end,
+            broken: false,
+        };
+        use std::io::Seek;
+        log.file
+            .seek(std::io::SeekFrom::Start(end))
+            .map_err(|e| err(path, e))?;
+        if end > COMPACT_MIN && end > 2 * state.live_bytes() + MAGIC.len() as u64 {
+            log.compact(&state)?;
+        }
+        Ok((log, state))
+    }
+
+    /// Appends one frame (`durable`: and waits until it is on disk). A failed write is
+    /// undone, so that the log still ends with a whole frame.
+    pub fn append(&mut self, payload: &[u8], durable: bool) -> Result<(), String> {
+        if self.broken {
+            return Err(err(&self.path, "an earlier write failed"));
+        }
+        let f = frame(payload);
+        if let Err(e) = self.file.write_all(&f) {
+            use std::io::Seek;
+            let undone = self.file.set_len(self.end).is_ok()
+                && self.file.seek(std::io::SeekFrom::Start(self.end)).is_ok();
+            self.broken = !undone;
+            return Err(err(&self.path, e));
+        }
+        self.end += f.len() as u64;
+        if durable {
+            self.file.sync_data().map_err(|e| err(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every frame appended is on disk.
+    pub fn sync(&mut self) -> Result<(), String> {
+        self.file.sync_data().map_err(|e| err(&self.path, e))
+    }
+
+    /// Rewrites the log as one frame holding `state`: a temporary file, synced, renamed
+    /// over the log, and the directory synced.
+    pub fn compact(&mut self, state: &State) -> Result<(), String> {
+        let tmp = self.path.with_extension("log.tmp");
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&frame(&state.payload()));
+        let write = || -> std::io::Result<File> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)?;
+            if let Some(dir) = self.path.parent() {
+                File::open(dir)?.sync_all()?;
+            }
+            Ok(f)
+        };
+        match write() {
+            Ok(f) => {
+                self.file = f;
+                self.end = bytes.len() as u64;
+                self.broken = false;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(err(&self.path, e))
+            }
+        }
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> u64 {
+        self.end
+    }
+
+    /// Whether the log holds no frame.
+    pub fn is_empty(&self) -> bool {
+        self.end <= MAGIC.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(state: &mut State) -> Vec<u8> {
+        let mut p = Vec::new();
+        let es = [
+            Entry::Failed([1; 32], 5),
+            Entry::Record {
+                key: [1; 32],
+                pre: [2; 32],
+                day: 7,
+                bytes: b"rec",
+            },
+            Entry::Used([1; 32], 9),
+            Entry::File("/a b", b"fp"),
+            Entry::Latest([4; 32], [5; 32]),
+        ];
+        for e in &es {
+            e.encode(&mut p);
+            state.apply(e);
+        }
+        p
+    }
+
+    #[test]
+    fn frames_read_back_to_the_state_they_were_made_from() {
+        let mut want = State::default();
+        let p = sample(&mut want);
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&frame(&p));
+        let (got, end) = read(&bytes).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(end, bytes.len() as u64);
+        assert!(
+            !got.failed.contains_key(&[1; 32]),
+            "a record clears its failure"
+        );
+        assert_eq!(got.latest.get(&[2; 32]), Some(&[1; 32]));
+        // Compaction's single payload reads back to the same state.
+        let mut again = MAGIC.to_vec();
+        again.extend_from_slice(&frame(&got.payload()));
+        assert_eq!(read(&again).unwrap().0, want);
+    }
+
+    #[test]
+    fn a_torn_or_corrupt_last_frame_is_dropped_whole() {
+        let mut first = State::default();
+        let p = sample(&mut first);
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&frame(&p));
+        let whole = bytes.len();
+        let mut q = Vec::new();
+        Entry::Used([9; 32], 1).encode(&mut q);
+        bytes.extend_from_slice(&frame(&q));
+        // Every cut inside the second frame leaves exactly the first.
+        for cut in whole..bytes.len() {
+            let (s, end) = read(&bytes[..cut]).unwrap();
+            assert_eq!((s, end), (first.clone(), whole as u64), "cut at {cut}");
+        }
+        // A flipped bit anywhere in the second frame drops it.
+        for i in whole..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x10;
+            assert_eq!(read(&b).unwrap().0, first, "flip at {i}");
+        }
+        assert!(read(b"not a log").is_err());
+    }
+
+    #[test]
+    fn opening_cuts_a_torn_tail_and_appends_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.log");
+        let (mut log, s) = Log::open(&path).unwrap();
+        assert_eq!(s, State::default());
+        let mut p = Vec::new();
+        Entry::Used([1; 32], 1).encode(&mut p);
+        log.append(&p, true).unwrap();
+        drop(log);
+        let good = std::fs::metadata(&path).unwrap().len();
+        // A torn frame: a length and half a payload.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(&[200, 0, 0, 0, 1, 2, 3]).unwrap();
+        drop(f);
+        let (mut log, s) = Log::open(&path).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), good);
+        assert_eq!(s.used.get(&[1; 32]), Some(&1));
+        let mut q = Vec::new();
+        Entry::Used([2; 32], 2).encode(&mut q);
+        log.append(&q, false).unwrap();
+        drop(log);
+        let (_, s) = Log::open(&path).unwrap();
+        assert_eq!(s.used.len(), 2);
+    }
+
+    #[test]
+    fn a_log_of_mostly_dead_entries_is_compacted_on_opening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.log");
+        let (mut log, _) = Log::open(&path).unwrap();
+        let big = vec![7u8; 4096];
+        // The same record written 600 times: 2.4 MB, of which 4 kB live.
+        for day in 0..600 {
+            let mut p = Vec::new();
+            Entry::Record {
+                key: [1; 32],
+                pre: [1; 32],
+                day,
+                bytes: &big,
+            }
+            .encode(&mut p);
+            log.append(&p, false).unwrap();
+        }
+        drop(log);
+        assert!(std::fs::metadata(&path).unwrap().len() > 2 << 20);
+        let (_, s) = Log::open(&path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() < 8192);
+        assert_eq!(s.used.get(&[1; 32]), Some(&599));
+        assert_eq!(s.records.get(&[1; 32]), Some(&big));
+        assert!(!path.with_extension("log.tmp").exists());
+    }
+}
