@@ -95,9 +95,10 @@ pub fn elaborate_program(
     units: &[SourceUnit<'_>],
     entry: usize,
     eval: &mut dyn TypeEval,
+    prelude_reachable_only: bool,
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
-    e.elaborate_declarations(units);
+    e.elaborate_declarations(units, prelude_reachable_only);
     e.report_holes();
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),

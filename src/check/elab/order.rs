@@ -15,7 +15,6 @@
 //! parameter that shadows a global is no false edge.
 
 use super::*;
-use crate::core::graph::components;
 use crate::syntax::ast::{Pat, PatKind};
 use std::collections::HashMap;
 
@@ -265,9 +264,11 @@ impl Elab<'_> {
             .collect()
     }
 
-    /// The declarations (each with its unit) grouped into strongly connected
-    /// components of the reference graph, every group after the groups it refers to.
-    pub(in crate::check) fn declaration_groups(
+    /// The reference graph of the declarations (each with its unit): for each, the
+    /// indices into `decls` of the declarations it refers to. Its strongly connected
+    /// components (`core::graph::components`) are the groups checked together, each after the
+    /// groups it refers to.
+    pub(in crate::check) fn reference_edges(
         &self,
         decls: &[(Node, usize, &Decl<'_>)],
     ) -> Vec<Vec<usize>> {
@@ -289,7 +290,30 @@ impl Elab<'_> {
                 out
             })
             .collect();
-        components(&edges)
+        edges
+    }
+
+    /// Which declarations the program needs (see `driver::PreludeCheck::Reachable`):
+    /// those reachable in the reference graph `edges` from every declaration outside
+    /// the prelude and from the prelude's data types and externals (which syntax and
+    /// the executors may use without naming them).
+    pub(in crate::check) fn reachable_declarations(
+        decls: &[(Node, usize, &Decl<'_>)],
+        edges: &[Vec<usize>],
+    ) -> Vec<bool> {
+        let mut seen = vec![false; decls.len()];
+        let mut work: Vec<usize> = decls
+            .iter()
+            .enumerate()
+            .filter(|(_, (n, unit, _))| *unit != PRELUDE_UNIT || !matches!(n, Node::Def(_)))
+            .map(|(i, _)| i)
+            .collect();
+        while let Some(i) = work.pop() {
+            if !std::mem::replace(&mut seen[i], true) {
+                work.extend(edges[i].iter().copied().filter(|j| !seen[*j]));
+            }
+        }
+        seen
     }
 }
 

@@ -3,6 +3,7 @@
 //! substituted and the ones left reported.
 
 use super::*;
+use crate::core::graph::components;
 
 /// How many unknowns that cannot be inferred are reported one by one (the rest are
 /// counted in one more error).
@@ -221,8 +222,14 @@ impl<'e> Elab<'e> {
         b
     }
 
-    /// Elaborates every declaration, phase by phase (see the module documentation).
-    pub(in crate::check) fn elaborate_declarations(&mut self, units: &[SourceUnit<'_>]) {
+    /// Elaborates every declaration of `units`, phase by phase and in dependency order
+    /// (see the module documentation); with `prelude_reachable_only`, only the prelude
+    /// definitions the rest can reach.
+    pub(in crate::check) fn elaborate_declarations(
+        &mut self,
+        units: &[SourceUnit<'_>],
+        prelude_reachable_only: bool,
+    ) {
         // Declarations in table order, with the unit each comes from.
         let mut defs = Vec::new();
         let mut datas = Vec::new();
@@ -256,7 +263,15 @@ impl<'e> Elab<'e> {
         for (i, (u, decl)) in defs.iter().enumerate() {
             nodes.push((order::Node::Def(DefId(i as u32)), *u, decl));
         }
-        for group in self.declaration_groups(&nodes) {
+        let edges = self.reference_edges(&nodes);
+        let needed = prelude_reachable_only.then(|| Self::reachable_declarations(&nodes, &edges));
+        for group in components(&edges) {
+            // A group is reachable whole or not at all (its members reach each other).
+            if let Some(needed) = &needed
+                && !needed[group[0]]
+            {
+                continue;
+            }
             let members: Vec<(order::Node, usize, &Decl<'_>)> =
                 group.iter().map(|i| nodes[*i]).collect();
             self.elaborate_group(&members);

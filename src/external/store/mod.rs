@@ -330,11 +330,17 @@ impl Store {
         let now = now_ns();
         let mut payload = Vec::new();
         let mut entries: Vec<log::Entry<'_>> = Vec::with_capacity(batch.len());
-        let encoded: Vec<Vec<u8>> = batch
-            .records
-            .iter()
-            .map(|(_, _, r)| r.encode_to_vec())
-            .collect();
+        // A key recorded more than once in the batch (`map (\x -> delay 100 x) xs` is
+        // one key) is written once: its last record.
+        let mut seen = std::collections::HashSet::with_capacity(batch.records.len());
+        let mut last: Vec<&(Hash, Hash, Record)> = Vec::with_capacity(batch.records.len());
+        for r in batch.records.iter().rev() {
+            if seen.insert(r.0) {
+                last.push(r);
+            }
+        }
+        last.reverse();
+        let encoded: Vec<Vec<u8>> = last.iter().map(|(_, _, r)| r.encode_to_vec()).collect();
         let fps: Vec<(String, Vec<u8>)> = batch
             .fingerprints
             .iter()
@@ -344,7 +350,7 @@ impl Store {
         for key in &batch.failures {
             entries.push(log::Entry::Failed(*key, now));
         }
-        for ((key, pre, _), bytes) in batch.records.iter().zip(&encoded) {
+        for ((key, pre, _), bytes) in last.iter().zip(&encoded) {
             entries.push(log::Entry::Record {
                 key: *key,
                 pre: *pre,
