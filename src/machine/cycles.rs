@@ -119,53 +119,23 @@ fn collect(heap: &mut Heap) -> usize {
     garbage.len()
 }
 
-/// Frees an object's slot (and its words) without releasing what it refers to.
+/// Frees an object of cyclic garbage (and its words) without releasing what it
+/// refers to; its count is not zero, so it is set to zero first.
 fn free_raw(heap: &mut Heap, o: Obj) {
     match o {
         Obj::Thunk(r) => {
             heap.thunks.get_mut(r).state = ThunkState::Failed(0);
             heap.thunks.get_mut(r).rc = 0;
-            heap.thunks.free(r);
         }
-        Obj::Rec(r) => {
-            let slots = heap.recs.get(r).slots;
-            heap.recs.get_mut(r).rc = 0;
-            heap.recs.free(r);
-            slots.free(&mut heap.words);
-        }
-        Obj::Con(r) => {
-            let fields = heap.cons.get(r).fields;
-            heap.cons.get_mut(r).rc = 0;
-            heap.cons.free(r);
-            fields.free(&mut heap.words);
-        }
-        Obj::Str(r) => {
-            let o = heap.strs.get_mut(r);
-            o.rc = 0;
-            let len = o.text.len();
-            o.text = std::rc::Rc::from("");
-            heap.string_bytes -= len;
-            heap.strs.free(r);
-        }
-        Obj::Fun(r) => {
-            heap.funs.get_mut(r).rc = 0;
-            heap.funs.free(r);
-        }
-        Obj::Pap(r) => {
-            let run = heap.paps.get(r).args;
-            heap.paps.get_mut(r).rc = 0;
-            heap.paps.free(r);
-            heap.words.free(run);
-        }
-        Obj::Pi(r) => {
-            heap.pis.get_mut(r).rc = 0;
-            heap.pis.free(r);
-        }
-        Obj::Stuck(r) => {
-            heap.stucks.get_mut(r).rc = 0;
-            heap.stucks.free(r);
-        }
+        Obj::Rec(r) => heap.recs.get_mut(r).rc = 0,
+        Obj::Con(r) => heap.cons.get_mut(r).rc = 0,
+        Obj::Str(r) => heap.strs.get_mut(r).rc = 0,
+        Obj::Fun(r) => heap.funs.get_mut(r).rc = 0,
+        Obj::Pap(r) => heap.paps.get_mut(r).rc = 0,
+        Obj::Pi(r) => heap.pis.get_mut(r).rc = 0,
+        Obj::Stuck(r) => heap.stucks.get_mut(r).rc = 0,
     }
+    heap.free_object(o);
 }
 
 // ----- top-level values no code can reach any more --------------------------------

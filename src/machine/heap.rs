@@ -23,6 +23,7 @@
 
 use super::arena::{Arena, Run, Slots, Words};
 use super::code::{CodeId, LayoutId, Site};
+use super::unwind::{self, Fold, Obj};
 use super::value::{NIL, Ref, Val};
 use crate::core::term::{ConId, DataId, DefId, ExternId};
 use crate::prim::Prim;
@@ -170,13 +171,6 @@ pub struct StuckObj {
     pub scrut: Val,
 }
 
-/// Something whose count reached zero, waiting to be destroyed.
-#[derive(Debug, Clone, Copy)]
-enum Garbage {
-    Val(Val),
-    Rec(Ref),
-}
-
 /// The machine's heap.
 #[derive(Debug, Default)]
 pub struct Heap {
@@ -198,7 +192,10 @@ pub struct Heap {
     pub stucks: Arena<StuckObj>,
     /// Fields, slots and arguments.
     pub words: Words,
-    garbage: Vec<Garbage>,
+    /// Objects whose count reached zero, waiting to be destroyed.
+    garbage: Vec<Obj>,
+    /// Scratch space for the references of the object being destroyed.
+    garbage_refs: Vec<Obj>,
     /// Bytes of string text live now (for `--max-memory`).
     pub string_bytes: usize,
     /// Records of recursive data `let`s made so far (the only objects a cycle can go
@@ -363,7 +360,9 @@ impl Heap {
         debug_assert!(*rc > 0, "release of a dead object");
         *rc -= 1;
         if *rc == 0 {
-            self.garbage.push(Garbage::Val(v));
+            if let Some(o) = Obj::of(v) {
+                self.garbage.push(o);
+            }
             self.collect();
         }
     }
@@ -378,123 +377,85 @@ impl Heap {
         debug_assert!(*rc > 0, "release of a dead record");
         *rc -= 1;
         if *rc == 0 {
-            self.garbage.push(Garbage::Rec(r));
+            self.garbage.push(Obj::Rec(r));
             self.collect();
         }
     }
 
-    /// Destroys everything on the garbage list, and what that frees in turn.
+    /// Destroys everything on the garbage list, and what that frees in turn: a walk
+    /// ([`unwind::walk`]) whose edges count one reference less and go into an object
+    /// when none is left, and which frees each object it goes into.
     #[inline(never)]
     fn collect(&mut self) {
-        while let Some(g) = self.garbage.pop() {
-            match g {
-                Garbage::Rec(r) => {
-                    let o = self.recs.get(r);
-                    let (parent, slots) = (o.parent, o.slots);
-                    self.recs.free(r);
-                    self.drop_slots(slots);
-                    self.dec_rec(parent);
-                }
-                Garbage::Val(v) => match v {
-                    Val::Thunk(r) => {
-                        let st = self.thunks.get(r).state;
-                        self.thunks.free(r);
-                        match st {
-                            ThunkState::Suspended { env, .. } => self.dec_rec(env),
-                            ThunkState::Done(x) => self.dec(x),
-                            ThunkState::Blackholed { .. } | ThunkState::Failed(_) => {}
-                        }
-                    }
-                    Val::Con(r) => {
-                        let fields = self.cons.get(r).fields;
-                        self.cons.free(r);
-                        self.drop_slots(fields);
-                    }
-                    Val::Str(r) => {
-                        let text = std::mem::replace(&mut self.strs.get_mut(r).text, Rc::from(""));
-                        self.string_bytes -= text.len();
-                        self.strs.free(r);
-                    }
-                    Val::Fun(r) => {
-                        let env = self.funs.get(r).env;
-                        self.funs.free(r);
-                        self.dec_rec(env);
-                    }
-                    Val::Pap(r) => {
-                        let o = self.paps.get(r);
-                        let (head, run) = (o.head, o.args);
-                        self.paps.free(r);
-                        self.drop_run(run);
-                        if let PapHead::Fun(f) = head {
-                            self.dec(Val::Fun(f));
-                        }
-                    }
-                    Val::Pi(r) => {
-                        let env = self.pis.get(r).env;
-                        self.pis.free(r);
-                        self.dec_rec(env);
-                    }
-                    Val::Stuck(r) => {
-                        let o = self.stucks.get(r);
-                        let (env, scrut) = (o.env, o.scrut);
-                        self.stucks.free(r);
-                        self.dec_rec(env);
-                        self.dec(scrut);
-                    }
-                    _ => {}
-                },
+        struct Destroy<'h>(&'h mut Heap);
+        impl Fold for Destroy<'_> {
+            #[inline(always)]
+            fn heap(&self) -> &Heap {
+                self.0
+            }
+            #[inline(always)]
+            fn edge(&mut self, o: Obj) -> bool {
+                self.0.dec_count(o) == 0
+            }
+            #[inline(always)]
+            fn visit(&mut self, o: Obj) {
+                self.0.free_object(o);
             }
         }
+        let mut work = std::mem::take(&mut self.garbage);
+        let mut refs = std::mem::take(&mut self.garbage_refs);
+        unwind::walk(&mut Destroy(self), &mut work, &mut refs);
+        self.garbage = work;
+        self.garbage_refs = refs;
     }
 
-    /// Releases every word of an object's slots and frees them (inside
-    /// [`Heap::collect`]).
-    fn drop_slots(&mut self, s: Slots) {
-        for i in 0..s.len() {
-            let w = s.at(&self.words, i);
-            self.dec(w);
-        }
-        s.free(&mut self.words);
-    }
-
-    /// Releases every word of a run and frees the run (inside [`Heap::collect`]).
-    fn drop_run(&mut self, run: Run) {
-        for i in 0..run.len {
-            let w = self.words.at(run, i);
-            self.dec(w);
-        }
-        self.words.free(run);
-    }
-
-    /// Drops a reference without collecting (inside [`Heap::collect`]).
-    #[inline]
-    fn dec(&mut self, v: Val) {
-        let rc = match v {
-            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
-            Val::Con(r) => &mut self.cons.get_mut(r).rc,
-            Val::Str(r) => &mut self.strs.get_mut(r).rc,
-            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
-            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
-            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
-            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
-            _ => return,
+    /// Counts one reference less to a live object; its count now.
+    #[inline(always)]
+    fn dec_count(&mut self, o: Obj) -> u32 {
+        let rc = match o {
+            Obj::Thunk(r) => &mut self.thunks.get_mut(r).rc,
+            Obj::Rec(r) => &mut self.recs.get_mut(r).rc,
+            Obj::Con(r) => &mut self.cons.get_mut(r).rc,
+            Obj::Str(r) => &mut self.strs.get_mut(r).rc,
+            Obj::Fun(r) => &mut self.funs.get_mut(r).rc,
+            Obj::Pap(r) => &mut self.paps.get_mut(r).rc,
+            Obj::Pi(r) => &mut self.pis.get_mut(r).rc,
+            Obj::Stuck(r) => &mut self.stucks.get_mut(r).rc,
         };
+        debug_assert!(*rc > 0, "release of a dead object");
         *rc -= 1;
-        if *rc == 0 {
-            self.garbage.push(Garbage::Val(v));
-        }
+        *rc
     }
 
-    /// Drops a record reference without collecting (inside [`Heap::collect`]).
-    #[inline]
-    fn dec_rec(&mut self, r: Ref) {
-        if r == NIL {
-            return;
-        }
-        let rc = &mut self.recs.get_mut(r).rc;
-        *rc -= 1;
-        if *rc == 0 {
-            self.garbage.push(Garbage::Rec(r));
+    /// Frees an object (and the words it holds) without releasing what it refers to:
+    /// the caller has released that, or is freeing it too (the cycle collector).
+    #[inline(always)]
+    pub(super) fn free_object(&mut self, o: Obj) {
+        match o {
+            Obj::Thunk(r) => self.thunks.free(r),
+            Obj::Rec(r) => {
+                let slots = self.recs.get(r).slots;
+                self.recs.free(r);
+                slots.free(&mut self.words);
+            }
+            Obj::Con(r) => {
+                let fields = self.cons.get(r).fields;
+                self.cons.free(r);
+                fields.free(&mut self.words);
+            }
+            Obj::Str(r) => {
+                let text = std::mem::replace(&mut self.strs.get_mut(r).text, Rc::from(""));
+                self.string_bytes -= text.len();
+                self.strs.free(r);
+            }
+            Obj::Fun(r) => self.funs.free(r),
+            Obj::Pap(r) => {
+                let run = self.paps.get(r).args;
+                self.paps.free(r);
+                self.words.free(run);
+            }
+            Obj::Pi(r) => self.pis.free(r),
+            Obj::Stuck(r) => self.stucks.free(r),
         }
     }
 

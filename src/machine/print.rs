@@ -154,6 +154,7 @@ impl<'p> Machine<'p> {
         if self.host.is_none() {
             return;
         }
+        // The parts to be printed first first (the task stack's top is printed next).
         let mut parts = Vec::new();
         for t in tasks.iter().rev() {
             match *t {
@@ -165,24 +166,10 @@ impl<'p> Machine<'p> {
             }
         }
         let look_inside = self.with_host(|h, m| h.may_call(m, next));
-        let mut budget = PRINT_LOOKAHEAD;
-        // Depth first, the parts to be printed first first.
-        while let Some(v) = parts.pop() {
-            match v {
-                Val::Thunk(t) => match self.heap.thunks.get(t).state {
-                    super::heap::ThunkState::Suspended { .. } => {
-                        self.heap.retain(v);
-                        self.with_host(|h, m| h.fork(m, v, true));
-                    }
-                    super::heap::ThunkState::Done(w) if look_inside => parts.push(w),
-                    _ => {}
-                },
-                Val::Con(r) if look_inside && budget > 0 => {
-                    budget -= 1;
-                    parts.extend(self.heap.fields(r).iter().rev());
-                }
-                _ => {}
-            }
+        let budget = if look_inside { PRINT_LOOKAHEAD } else { 0 };
+        for v in super::unwind::Frontier::search(&self.heap, &parts, budget, usize::MAX) {
+            self.heap.retain(v);
+            self.with_host(|h, m| h.fork(m, v, true));
         }
     }
 

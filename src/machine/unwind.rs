@@ -1,14 +1,23 @@
-//! One generic walk over a machine state, and the folds that are walks of it
-//! (DESIGN.md section 2): the reference-count audit, the reachability audit and a
-//! census of live objects.
+//! One generic walk over the heap, and the folds that are walks of it (DESIGN.md
+//! section 2).
 //!
-//! [`unwind`] starts from every root the machine holds (the running fiber's control,
-//! frames and side stacks; the parked fibers' through the scheduler; the printer's
-//! pending parts; the definitions' pinned values) and follows every counted reference
-//! between heap objects ([`children`]), calling the [`Fold`] on each edge; a fold says
-//! whether to go into an object the first time it is reached. It never recurses
-//! natively. Readback ([`super::readback`]) and the cycle collector
-//! ([`super::cycles`]) follow the same edges through [`children`].
+//! [`walk`] goes from a set of objects along every counted reference between heap
+//! objects ([`children`], the one place that knows which references an object holds),
+//! calling the [`Fold`] on each edge (whether to go into the object it reaches) and on
+//! each object gone into, after its references are read. It never recurses natively.
+//! [`unwind`] is the walk from every root the machine holds (the running fiber's
+//! control, frames and side stacks; the parked fibers' through the scheduler; the
+//! printer's pending parts; the definitions' pinned values).
+//!
+//! The folds: the reference-count audit and the reachability audit
+//! ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
+//! destruction of what is no longer referenced (`Heap::collect`: an edge counts one
+//! reference less and goes into the object when none is left; going into an object
+//! frees it), and the scheduler's search for speculative work in built data
+//! ([`Frontier`]). Readback ([`super::readback`]), which follows the variables of code
+//! rather than every slot of a record, and the cycle collector ([`super::cycles`]),
+//! which counts references inside a set of objects, follow the same edges through
+//! [`children`].
 
 use super::Machine;
 use super::frame::Control;
@@ -62,18 +71,21 @@ impl Obj {
     }
 }
 
-/// Calls `f` on every counted reference object `o` holds.
+/// Calls `f` on every counted reference object `o` holds, in order.
+#[inline]
 pub fn children(heap: &Heap, o: Obj, f: &mut impl FnMut(Obj)) {
-    let val = |v: Val, f: &mut dyn FnMut(Obj)| {
+    #[inline(always)]
+    fn val(v: Val, f: &mut impl FnMut(Obj)) {
         if let Some(x) = Obj::of(v) {
             f(x)
         }
-    };
-    let rec = |r: Ref, f: &mut dyn FnMut(Obj)| {
+    }
+    #[inline(always)]
+    fn rec(r: Ref, f: &mut impl FnMut(Obj)) {
         if r != NIL {
             f(Obj::Rec(r))
         }
-    };
+    }
     match o {
         Obj::Thunk(r) => match heap.thunks.get(r).state {
             ThunkState::Suspended { env, .. } => rec(env, f),
@@ -154,14 +166,37 @@ pub fn live_objects(heap: &Heap) -> Vec<Obj> {
     out
 }
 
-/// A traversal of the machine state.
+/// A traversal of the heap (see [`walk`]).
 pub trait Fold {
-    /// A reference held from outside the heap (a root).
+    /// The heap walked.
+    fn heap(&self) -> &Heap;
+    /// A reference held from outside the heap (a root); whether to go into `o`.
     fn root(&mut self, o: Obj) -> bool {
         self.edge(o)
     }
-    /// A counted reference to `o`; whether to go into `o` (its first visit).
+    /// A counted reference to `o`; whether to go into `o`.
     fn edge(&mut self, o: Obj) -> bool;
+    /// Going into `o`: its references have been read (so the fold may free it) and
+    /// are followed next.
+    #[inline(always)]
+    fn visit(&mut self, _o: Obj) {}
+}
+
+/// Walks from the objects on `work` (gone into already: each gets
+/// [`Fold::visit`]), depth first, each object's references in order. `refs` is
+/// scratch space (kept by callers that walk often, so that a walk allocates nothing).
+#[inline]
+pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
+    while let Some(o) = work.pop() {
+        refs.clear();
+        children(f.heap(), o, &mut |c| refs.push(c));
+        f.visit(o);
+        for &c in refs.iter().rev() {
+            if f.edge(c) {
+                work.push(c);
+            }
+        }
+    }
 }
 
 impl<'p> Machine<'p> {
@@ -202,7 +237,8 @@ impl<'p> Machine<'p> {
     }
 }
 
-/// Walks the machine state from its roots, calling the fold on every edge.
+/// Walks the machine state from its roots ([`Machine::roots`]), calling the fold on
+/// every edge.
 pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Control>, f: &mut F) {
     let mut work: Vec<Obj> = Vec::new();
     m.roots(ctl, &mut |h| {
@@ -212,12 +248,68 @@ pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Control>, f: &mut F) {
             work.push(o);
         }
     });
-    while let Some(o) = work.pop() {
-        children(&m.heap, o, &mut |c| {
-            if f.edge(c) {
-                work.push(c);
+    walk(f, &mut work, &mut Vec::new());
+}
+
+/// The search for work in data already built (the scheduler's frontier, the printer's
+/// look-ahead): the thunks not evaluated yet among what some words hold, each word
+/// itself or, inside constructor values (the elements of a list literal), up to a
+/// budget of them deep; in order, depth first.
+pub struct Frontier<'h> {
+    heap: &'h Heap,
+    budget: usize,
+    /// The thunks found (not counted: the caller retains what it keeps).
+    pub found: Vec<Val>,
+}
+
+impl<'h> Frontier<'h> {
+    /// The suspended thunks (at most `most`) that `words` hold, the first word's
+    /// first, looking into at most `budget` constructor values.
+    pub fn search(heap: &'h Heap, words: &[Val], budget: usize, most: usize) -> Vec<Val> {
+        let mut f = Frontier {
+            heap,
+            budget,
+            found: Vec::new(),
+        };
+        let (mut work, mut refs) = (Vec::new(), Vec::new());
+        for &v in words {
+            if let Some(o) = Obj::of(v)
+                && f.root(o)
+            {
+                work.push(o);
+                walk(&mut f, &mut work, &mut refs);
             }
-        });
+            if f.found.len() >= most {
+                break;
+            }
+        }
+        f.found.truncate(most);
+        f.found
+    }
+}
+
+impl Fold for Frontier<'_> {
+    fn heap(&self) -> &Heap {
+        self.heap
+    }
+
+    fn edge(&mut self, o: Obj) -> bool {
+        match o {
+            Obj::Thunk(t) => match self.heap.thunks.get(t).state {
+                ThunkState::Suspended { .. } => {
+                    self.found.push(Val::Thunk(t));
+                    false
+                }
+                // Its value, if that is data to look into.
+                ThunkState::Done(Val::Con(_)) => true,
+                _ => false,
+            },
+            Obj::Con(_) if self.budget > 0 => {
+                self.budget -= 1;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -225,11 +317,16 @@ pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Control>, f: &mut F) {
 /// walk finds to it, and every live object is reached (nothing unreachable stays
 /// alive). `cycles_ok` tolerates unreachable objects (cyclic garbage the cycle
 /// collector has not taken yet).
-struct Audit {
+struct Audit<'h> {
+    heap: &'h Heap,
     counts: std::collections::HashMap<Obj, u32>,
 }
 
-impl Fold for Audit {
+impl Fold for Audit<'_> {
+    fn heap(&self) -> &Heap {
+        self.heap
+    }
+
     fn edge(&mut self, o: Obj) -> bool {
         let c = self.counts.entry(o).or_insert(0);
         *c += 1;
@@ -242,6 +339,7 @@ impl<'p> Machine<'p> {
     /// unreachable is alive; `ctl` is the control the caller holds, if any.
     pub fn audit(&self, ctl: Option<&Control>, cycles_ok: bool) -> Result<(), String> {
         let mut a = Audit {
+            heap: &self.heap,
             counts: std::collections::HashMap::new(),
         };
         unwind(self, ctl, &mut a);
@@ -275,10 +373,13 @@ impl<'p> Machine<'p> {
 
     /// How many objects of each kind the state reaches (a census, for statistics).
     pub fn census(&self) -> [usize; 8] {
-        struct Census([usize; 8], std::collections::HashSet<Obj>);
-        impl Fold for Census {
+        struct Census<'h>(&'h Heap, [usize; 8], std::collections::HashSet<Obj>);
+        impl Fold for Census<'_> {
+            fn heap(&self) -> &Heap {
+                self.0
+            }
             fn edge(&mut self, o: Obj) -> bool {
-                if !self.1.insert(o) {
+                if !self.2.insert(o) {
                     return false;
                 }
                 let i = match o {
@@ -291,12 +392,12 @@ impl<'p> Machine<'p> {
                     Obj::Pi(_) => 6,
                     Obj::Stuck(_) => 7,
                 };
-                self.0[i] += 1;
+                self.1[i] += 1;
                 true
             }
         }
-        let mut c = Census([0; 8], Default::default());
+        let mut c = Census(&self.heap, [0; 8], Default::default());
         unwind(self, self.paused.as_ref(), &mut c);
-        c.0
+        c.1
     }
 }

@@ -619,29 +619,18 @@ impl Scheduler {
 
     /// Puts the thunks a word holds and that are not evaluated yet on the frontier: the
     /// word itself, or, inside data already built (the elements of a list literal),
-    /// up to [`FRONTIER_LOOKAHEAD`] objects deep.
+    /// up to [`FRONTIER_LOOKAHEAD`] objects deep (a fold over the heap:
+    /// [`crate::machine::unwind::Frontier`]).
     fn push_frontier(&mut self, m: &mut Machine<'_>, v: Val) {
-        let mut todo = vec![v];
-        let mut budget = FRONTIER_LOOKAHEAD;
-        while let Some(v) = todo.pop() {
-            if self.frontier.len() >= 1_000_000 {
-                return;
-            }
-            match v {
-                Val::Thunk(t) => match m.heap.thunks.get(t).state {
-                    ThunkState::Suspended { .. } => {
-                        m.heap.retain(v);
-                        self.frontier.push_back(v);
-                    }
-                    ThunkState::Done(w @ Val::Con(_)) => todo.push(w),
-                    _ => {}
-                },
-                Val::Con(r) if budget > 0 => {
-                    budget -= 1;
-                    todo.extend(m.heap.fields(r).iter().rev());
-                }
-                _ => {}
-            }
+        let room = 1_000_000usize.saturating_sub(self.frontier.len());
+        if room == 0 {
+            return;
+        }
+        let found =
+            crate::machine::unwind::Frontier::search(&m.heap, &[v], FRONTIER_LOOKAHEAD, room);
+        for t in found {
+            m.heap.retain(t);
+            self.frontier.push_back(t);
         }
     }
 
