@@ -105,16 +105,7 @@ fn collect(heap: &mut Heap) -> usize {
         free_raw(heap, g);
     }
     for c in held_live {
-        match c {
-            Obj::Rec(r) => heap.release_rec(r),
-            Obj::Thunk(r) => heap.release(Val::Thunk(r)),
-            Obj::Con(r) => heap.release(Val::Con(r)),
-            Obj::Str(r) => heap.release(Val::Str(r)),
-            Obj::Fun(r) => heap.release(Val::Fun(r)),
-            Obj::Pap(r) => heap.release(Val::Pap(r)),
-            Obj::Pi(r) => heap.release(Val::Pi(r)),
-            Obj::Stuck(r) => heap.release(Val::Stuck(r)),
-        }
+        heap.release_object(c);
     }
     garbage.len()
 }
@@ -122,19 +113,10 @@ fn collect(heap: &mut Heap) -> usize {
 /// Frees an object of cyclic garbage (and its words) without releasing what it
 /// refers to; its count is not zero, so it is set to zero first.
 fn free_raw(heap: &mut Heap, o: Obj) {
-    match o {
-        Obj::Thunk(r) => {
-            heap.thunks.get_mut(r).state = ThunkState::Failed(0);
-            heap.thunks.get_mut(r).rc = 0;
-        }
-        Obj::Rec(r) => heap.recs.get_mut(r).rc = 0,
-        Obj::Con(r) => heap.cons.get_mut(r).rc = 0,
-        Obj::Str(r) => heap.strs.get_mut(r).rc = 0,
-        Obj::Fun(r) => heap.funs.get_mut(r).rc = 0,
-        Obj::Pap(r) => heap.paps.get_mut(r).rc = 0,
-        Obj::Pi(r) => heap.pis.get_mut(r).rc = 0,
-        Obj::Stuck(r) => heap.stucks.get_mut(r).rc = 0,
+    if let Obj::Thunk(r) = o {
+        heap.thunks.get_mut(r).state = ThunkState::Failed(0);
     }
+    *heap.count_mut(o) = 0;
     heap.free_object(o);
 }
 

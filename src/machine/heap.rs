@@ -347,22 +347,16 @@ impl Heap {
     /// Drops one reference to what `v` points at, destroying what is no longer used.
     #[inline(always)]
     pub fn release(&mut self, v: Val) {
-        let rc = match v {
-            Val::Thunk(r) => &mut self.thunks.get_mut(r).rc,
-            Val::Con(r) => &mut self.cons.get_mut(r).rc,
-            Val::Str(r) => &mut self.strs.get_mut(r).rc,
-            Val::Fun(r) => &mut self.funs.get_mut(r).rc,
-            Val::Pap(r) => &mut self.paps.get_mut(r).rc,
-            Val::Pi(r) => &mut self.pis.get_mut(r).rc,
-            Val::Stuck(r) => &mut self.stucks.get_mut(r).rc,
-            _ => return,
-        };
-        debug_assert!(*rc > 0, "release of a dead object");
-        *rc -= 1;
-        if *rc == 0 {
-            if let Some(o) = Obj::of(v) {
-                self.garbage.push(o);
-            }
+        if let Some(o) = Obj::of(v) {
+            self.release_object(o);
+        }
+    }
+
+    /// Drops one reference to an object, destroying what is no longer used.
+    #[inline(always)]
+    pub fn release_object(&mut self, o: Obj) {
+        if self.dec_count(o) == 0 {
+            self.garbage.push(o);
             self.collect();
         }
     }
@@ -370,15 +364,8 @@ impl Heap {
     /// Drops one reference to a record (`NIL` is allowed).
     #[inline(always)]
     pub fn release_rec(&mut self, r: Ref) {
-        if r == NIL {
-            return;
-        }
-        let rc = &mut self.recs.get_mut(r).rc;
-        debug_assert!(*rc > 0, "release of a dead record");
-        *rc -= 1;
-        if *rc == 0 {
-            self.garbage.push(Obj::Rec(r));
-            self.collect();
+        if r != NIL {
+            self.release_object(Obj::Rec(r));
         }
     }
 
@@ -412,7 +399,16 @@ impl Heap {
     /// Counts one reference less to a live object; its count now.
     #[inline(always)]
     fn dec_count(&mut self, o: Obj) -> u32 {
-        let rc = match o {
+        let rc = self.count_mut(o);
+        debug_assert!(*rc > 0, "release of a dead object");
+        *rc -= 1;
+        *rc
+    }
+
+    /// The reference count of a live object.
+    #[inline(always)]
+    pub fn count_mut(&mut self, o: Obj) -> &mut u32 {
+        match o {
             Obj::Thunk(r) => &mut self.thunks.get_mut(r).rc,
             Obj::Rec(r) => &mut self.recs.get_mut(r).rc,
             Obj::Con(r) => &mut self.cons.get_mut(r).rc,
@@ -421,10 +417,7 @@ impl Heap {
             Obj::Pap(r) => &mut self.paps.get_mut(r).rc,
             Obj::Pi(r) => &mut self.pis.get_mut(r).rc,
             Obj::Stuck(r) => &mut self.stucks.get_mut(r).rc,
-        };
-        debug_assert!(*rc > 0, "release of a dead object");
-        *rc -= 1;
-        *rc
+        }
     }
 
     /// Frees an object (and the words it holds) without releasing what it refers to:
