@@ -535,17 +535,31 @@ impl Calls {
     /// unless it is cancelled first. `effect` calls must only be submitted once
     /// certainly needed (LANGUAGE.md 7.1): this layer does not check.
     pub fn submit(&mut self, ticket: Ticket, call: Call, priority: Priority) {
+        match call.external.make_request(&call.args) {
+            Ok(request) => self.submit_request(ticket, call, request, priority),
+            Err(e) => {
+                if self.entries.contains_key(&ticket) {
+                    self.cancel(ticket);
+                }
+                self.stats.submitted += 1;
+                self.ready.push((ticket, Answer::Done(Err(e))));
+            }
+        }
+    }
+
+    /// [`submit`](Self::submit), with the call's request made already (the machine
+    /// makes it where the call is reached, so that bad arguments fail there).
+    pub fn submit_request(
+        &mut self,
+        ticket: Ticket,
+        call: Call,
+        request: Request,
+        priority: Priority,
+    ) {
         if self.entries.contains_key(&ticket) {
             self.cancel(ticket);
         }
         self.stats.submitted += 1;
-        let request = match call.external.make_request(&call.args) {
-            Ok(r) => r,
-            Err(e) => {
-                self.ready.push((ticket, Answer::Done(Err(e))));
-                return;
-            }
-        };
         let group = group_of(call.external, &request);
         let shown = shown_of(&request);
         self.progress.submitted(&group);

@@ -86,12 +86,15 @@ impl<'p> Machine<'p> {
             }
         }
         // Bad arguments (a NUL byte, a malformed pattern) fail here, at the call.
-        if let Err(err) = ext.make_request(&data) {
-            if let Some(v) = passthrough {
-                self.heap.release(v);
+        let request = match ext.make_request(&data) {
+            Ok(r) => r,
+            Err(err) => {
+                if let Some(v) = passthrough {
+                    self.heap.release(v);
+                }
+                return Err(call_error(&err, span));
             }
-            return Err(call_error(&err, span));
-        }
+        };
         let key = (site != Site::UNKNOWN && passthrough.is_none())
             .then(|| (site, ext.name, data.clone()));
         if let Some(k) = &key
@@ -109,11 +112,14 @@ impl<'p> Machine<'p> {
         let place = self.place_of(site, span);
         let (reading, writing) = self.declared_files();
         let req = CallRequest {
-            ext,
-            args: data,
-            place,
-            reading,
-            writing,
+            call: crate::external::calls::Call {
+                external: ext,
+                args: data,
+                place,
+                reading,
+                writing,
+            },
+            request,
             key,
             passthrough,
             span,
@@ -126,14 +132,8 @@ impl<'p> Machine<'p> {
         }
         // One call at a time, through the call layer (store, progress, trace).
         let ticket = self.ticket();
-        let call = crate::external::calls::Call {
-            external: ext,
-            args: req.args,
-            place: req.place,
-            reading: req.reading,
-            writing: req.writing,
-        };
-        self.calls().submit(Ticket(ticket), call, Priority::Certain);
+        self.calls()
+            .submit_request(Ticket(ticket), req.call, req.request, Priority::Certain);
         let answer = loop {
             let done = self.calls().wait(None);
             if let Some((_, a)) = done.into_iter().find(|(t, _)| t.0 == ticket) {

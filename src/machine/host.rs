@@ -13,16 +13,11 @@ use super::value::{Ref, Val};
 /// A call ready to be made.
 #[derive(Debug)]
 pub struct CallRequest {
-    /// Its registry entry.
-    pub ext: &'static crate::external::registry::External,
-    /// Its arguments, as plain data (those the registry marshals).
-    pub args: Vec<crate::external::plain::Plain>,
-    /// Its place (definition hash and position), for the result store.
-    pub place: crate::external::calls::Place,
-    /// Files declared with `reading` around the call.
-    pub reading: Vec<String>,
-    /// Files declared with `writing` around the call.
-    pub writing: Vec<String>,
+    /// The call: its external, arguments as plain data, place (for the result store)
+    /// and the files declared around it.
+    pub call: crate::external::calls::Call,
+    /// What the executor is asked to do (made once, where the call is reached).
+    pub request: crate::external::request::Request,
     /// Its identity for sharing (`None`: never shared).
     pub key: Option<super::external::CallKey>,
     /// The word the call returns when it succeeds (owned), if it is one of its

@@ -34,7 +34,7 @@
 //!
 //! `--sequential` runs without a scheduler: one fiber, calls when needed.
 
-use crate::external::calls::{Answer, Call, Finished};
+use crate::external::calls::{Answer, Finished};
 use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
@@ -480,20 +480,15 @@ impl Scheduler {
         } else {
             Priority::Speculative
         };
-        let call = Call {
-            external: req.ext,
-            args: req.args,
-            place: req.place,
-            reading: req.reading,
-            writing: req.writing,
-        };
-        m.calls().submit(Ticket(ticket), call, priority);
+        let ext = req.call.external;
+        m.calls()
+            .submit_request(Ticket(ticket), req.call, req.request, priority);
         self.peak = self.peak.max(self.tickets.len() + 1);
         self.tickets.insert(
             ticket,
             InFlight {
                 fiber: id,
-                ext: req.ext,
+                ext,
                 key: req.key,
                 passthrough: req.passthrough,
                 span: req.span,
@@ -718,7 +713,7 @@ impl<'p> Host<'p> for Scheduler {
             self.fibers[id as usize].state = State::WaitCall;
             return Ok(Control::Park);
         }
-        if req.ext.is_effect() && m.first_failure.is_some() {
+        if req.call.external.is_effect() && m.first_failure.is_some() {
             // A failure already decided the run: nothing new starts.
             if let Some(v) = req.passthrough {
                 m.heap.release(v);
@@ -728,7 +723,7 @@ impl<'p> Host<'p> for Scheduler {
                 req.span,
             ));
         }
-        if req.ext.is_effect() && !self.fibers[id as usize].certain {
+        if req.call.external.is_effect() && !self.fibers[id as usize].certain {
             let f = &mut self.fibers[id as usize];
             f.blocked = Some(req);
             f.state = State::WaitCertain;
