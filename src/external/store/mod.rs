@@ -727,6 +727,39 @@ mod tests {
     }
 
     #[test]
+    fn a_store_of_an_earlier_version_is_left_alone_and_gc_removes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(OLD_DB_FILE);
+        std::fs::write(&old, b"redb\x1a\n not ours").unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            assert!(store.is_empty());
+            let mut b = Batch::default();
+            b.records.push(([1; 32], [1; 32], rec("a")));
+            store.commit(&mut b, true).unwrap();
+        }
+        assert!(old.is_file(), "opening never touches the old database");
+        let r = gc(dir.path(), 30).unwrap();
+        assert_eq!((r.removed, r.kept), (0, 1));
+        assert!(!old.exists());
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.get(&[1; 32]).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_log_is_an_error_not_a_lost_store() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(LOG_FILE), b"something else entirely").unwrap();
+        let e = Store::open(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("not a Spindle result log"), "{e}");
+        // Nothing was overwritten.
+        assert_eq!(
+            std::fs::read(dir.path().join(LOG_FILE)).unwrap(),
+            b"something else entirely"
+        );
+    }
+
+    #[test]
     fn outputs_are_verified() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("out.txt");
