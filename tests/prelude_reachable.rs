@@ -87,6 +87,21 @@ fn reachable_checking_checks_what_a_program_uses_exactly_as_a_whole_check() {
 }
 
 #[test]
+fn an_ill_typed_program_gets_the_same_errors_either_way() {
+    let dir = common::tests_dir().join("typing").join("fail");
+    let mut compared = 0;
+    for file in common::sp_files(&dir) {
+        let whole = driver::load_checking(&file, PreludeCheck::Whole);
+        let part = driver::load_checking(&file, PreludeCheck::Reachable);
+        let render = |l: &driver::Loaded| l.render_errors();
+        assert!(whole.has_errors(), "{}", file.display());
+        assert_eq!(render(&whole), render(&part), "{}", file.display());
+        compared += 1;
+    }
+    assert!(compared > 100, "only {compared} programs compared");
+}
+
+#[test]
 fn a_run_that_uses_much_of_the_prelude_prints_the_right_value() {
     // Uses a little of everything: lists, strings, JSON, numbers, externals.
     let dir = tempfile::tempdir().unwrap();
