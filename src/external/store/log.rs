@@ -488,6 +488,67 @@ mod tests {
         assert!(read(b"not a log").is_err());
     }
 
+    use proptest::prelude::*;
+
+    /// An entry from a few numbers (keys drawn from a small set, so that entries
+    /// overwrite each other).
+    fn entry_bytes(kind: u8, k: u8, n: u32, out: &mut Vec<u8>) {
+        let key = [k % 4; 32];
+        let body = vec![k; (n % 50) as usize];
+        let path = format!("/f{}", k % 3);
+        match kind % 5 {
+            0 => Entry::Failed(key, n as i64),
+            1 => Entry::Record {
+                key,
+                pre: [k % 2; 32],
+                day: n,
+                bytes: &body,
+            },
+            2 => Entry::Used(key, n),
+            3 => Entry::File(&path, &body),
+            _ => Entry::Latest(key, [n as u8; 32]),
+        }
+        .encode(out);
+    }
+
+    proptest! {
+        /// Whatever byte a crash cuts the file at, reading it gives exactly the batches
+        /// written whole before that byte: never part of a batch, never one less.
+        #[test]
+        fn a_cut_log_reads_back_to_the_batches_before_the_cut(
+            batches in proptest::collection::vec(
+                proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u32>()), 0..6),
+                1..6,
+            ),
+            cut in any::<proptest::sample::Index>(),
+        ) {
+            let mut bytes = MAGIC.to_vec();
+            // The state after each whole batch, and where that batch ends.
+            let mut states = vec![(State::default(), bytes.len())];
+            for batch in &batches {
+                let mut payload = Vec::new();
+                for &(kind, k, n) in batch {
+                    entry_bytes(kind, k, n, &mut payload);
+                }
+                let mut state = states.last().unwrap().0.clone();
+                prop_assert!(state.apply_payload(&payload));
+                bytes.extend_from_slice(&frame(&payload));
+                states.push((state, bytes.len()));
+            }
+            let at = cut.index(bytes.len() + 1);
+            let (got, end) = read(&bytes[..at]).unwrap();
+            let (want, want_end) = states
+                .iter()
+                .rev()
+                .find(|(_, e)| *e <= at.max(MAGIC.len()))
+                .unwrap();
+            if at >= MAGIC.len() {
+                prop_assert_eq!(end as usize, *want_end);
+            }
+            prop_assert_eq!(&got, want);
+        }
+    }
+
     #[test]
     fn opening_cuts_a_torn_tail_and_appends_after_it() {
         let dir = tempfile::tempdir().unwrap();
