@@ -85,8 +85,7 @@ fn an_unneeded_process_is_never_started() {
                 "def main : String =\n  let s = run \"sleep\" [\"{word}\"] in\n  let t = shell \"sleep {word}\" in\n  delay 1500 \"done\"\n"
             ),
         );
-        let args = with(mode, &["wf.sp"]);
-        let mut child = wf.spawn(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let mut child = wf.spawn_mode(mode, &["wf.sp"]);
         let mut seen = false;
         while child.try_wait().unwrap().is_none() {
             seen |= !procs_with_arg(&word).is_empty();
@@ -98,6 +97,15 @@ fn an_unneeded_process_is_never_started() {
         assert_eq!(ok(&out), "done\n", "{mode:?}");
         assert!(!seen, "{mode:?}: `sleep {word}` was started");
     }
+}
+
+/// Runs `program` as `wf.sp` in `mode`, which must fail (exit status 1).
+fn run_failing(mode: &[&str], program: &str) -> std::process::Output {
+    let wf = Wf::new();
+    wf.write("wf.sp", program);
+    let out = wf.run_mode(mode, &["wf.sp"]);
+    assert_eq!(out.status.code(), Some(1), "{mode:?}: {}", stderr(&out));
+    out
 }
 
 /// The error report of a failing call made through a prelude function: the user's
@@ -133,14 +141,11 @@ const FAILING_STEP: &str = "def step (i : Int) : String =\n  \
 #[test]
 fn a_call_failing_inside_map_is_reported_at_the_users_line() {
     for mode in MODES {
-        let wf = Wf::new();
         // The call is written on line 2, inside `step`, which `map` calls.
-        wf.write(
-            "wf.sp",
+        let out = run_failing(
+            mode,
             &format!("{FAILING_STEP}def main = map step (range 0 4)\n"),
         );
-        let out = wf.run_mode(mode, &["wf.sp"]);
-        assert_eq!(out.status.code(), Some(1), "{mode:?}");
         check_failure_report(&stderr(&out), 2, &format!("map {mode:?}"));
     }
 }
@@ -148,14 +153,11 @@ fn a_call_failing_inside_map_is_reported_at_the_users_line() {
 #[test]
 fn a_call_failing_inside_foldr_is_reported_at_the_users_line() {
     for mode in MODES {
-        let wf = Wf::new();
         // The call is written on line 3, in the lambda `foldr` applies.
-        wf.write(
-            "wf.sp",
+        let out = run_failing(
+            mode,
             "def main : String =\n  foldr (\\i acc ->\n    run \"sh\" [\"-c\", \"[ $0 = 0 ] || for i in $(seq 1 30); do echo \\\"complaint $i\\\" >&2; done; exit $0\", showInt (if i == 2 then 3 else 0)] ++ acc) \"\" (range 0 4)\n",
         );
-        let out = wf.run_mode(mode, &["wf.sp"]);
-        assert_eq!(out.status.code(), Some(1), "{mode:?}");
         check_failure_report(&stderr(&out), 3, &format!("foldr {mode:?}"));
     }
 }
@@ -164,13 +166,10 @@ fn a_call_failing_inside_foldr_is_reported_at_the_users_line() {
 fn a_failing_call_names_the_users_file_and_the_command() {
     // The parts of the report that do not depend on which line is named.
     for mode in MODES {
-        let wf = Wf::new();
-        wf.write(
-            "wf.sp",
+        let out = run_failing(
+            mode,
             &format!("{FAILING_STEP}def main = map step (range 0 4)\n"),
         );
-        let out = wf.run_mode(mode, &["wf.sp"]);
-        assert_eq!(out.status.code(), Some(1), "{mode:?}");
         let err = stderr(&out);
         assert!(err.starts_with("error: wf.sp:"), "{mode:?}: {err}");
         assert!(!err.contains("prelude"), "{mode:?}: {err}");
@@ -277,8 +276,7 @@ fn a_string_main_is_streamed_line_by_line() {
             "wf.sp",
             "def main : String = unlines [shell \"printf first\", shell \"sleep 2; touch slow.done; printf second\"]\n",
         );
-        let args = with(mode, &["wf.sp"]);
-        let mut child = wf.spawn(&args.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let mut child = wf.spawn_mode(mode, &["wf.sp"]);
         let mut reader = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         reader.read_line(&mut first).unwrap();
@@ -298,13 +296,10 @@ fn a_string_main_is_streamed_line_by_line() {
 #[test]
 fn what_was_printed_stays_printed_when_a_later_step_fails() {
     for mode in MODES {
-        let wf = Wf::new();
-        wf.write(
-            "wf.sp",
+        let out = run_failing(
+            mode,
             "def main : String = unlines [shell \"printf first\", shell \"printf second\", shell \"sleep 0.3; echo broken >&2; exit 5\"]\n",
         );
-        let out = wf.run_mode(mode, &["wf.sp"]);
-        assert_eq!(out.status.code(), Some(1), "{mode:?}");
         assert_eq!(stdout(&out), "first\nsecond\n", "{mode:?}");
         let err = stderr(&out);
         assert!(err.contains("exited with status 5"), "{mode:?}: {err}");

@@ -116,11 +116,6 @@ pub fn ok(o: &Output) -> String {
 /// Both evaluation modes: the default parallel one and `--sequential`.
 pub const MODES: [&[&str]; 2] = [&[], &["--sequential"]];
 
-/// `--sequential` or nothing, with the rest.
-pub fn with(mode: &[&str], rest: &[&str]) -> Vec<String> {
-    mode.iter().chain(rest).map(|s| s.to_string()).collect()
-}
-
 /// A number no other test of this run uses, for unique `sleep` arguments
 /// (`sleep 31.00123401` is still a 31-second sleep, and `/proc` finds it by that word).
 pub fn unique() -> String {
