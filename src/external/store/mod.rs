@@ -324,8 +324,8 @@ impl Store {
     /// `durable`: on disk when this returns (else in the operating system's hands:
     /// it survives the process being killed, not a power cut).
     pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
-        let mut guard = self.lock();
-        let open = &mut *guard;
+        // The records are encoded before the store is locked: lookups from the calls'
+        // thread wait only for the write itself.
         let day = today();
         let now = now_ns();
         let mut payload = Vec::new();
@@ -358,6 +358,8 @@ impl Store {
                 bytes,
             });
         }
+        let mut guard = self.lock();
+        let open = &mut *guard;
         for key in &batch.used {
             if open.state.used.get(key) != Some(&day) {
                 entries.push(log::Entry::Used(*key, day));
