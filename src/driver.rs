@@ -62,20 +62,7 @@ pub fn load(path: &Path) -> Loaded {
     load_checking(path, PreludeCheck::Whole)
 }
 
-/// How much of the prelude a load checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PreludeCheck {
-    /// All of it: `spindle check`, the REPL, `encode`, `hash`, the tests.
-    Whole,
-    /// Only the prelude definitions the program's declarations can reach (`spindle
-    /// run`). The program itself, the prelude's data types and its externals are
-    /// checked whole. The prelude does not change and checks without errors (the
-    /// tests check it whole), so the definitions left out are unreachable code: they
-    /// keep holes for their types and bodies and are never run. Checking the whole
-    /// prelude takes about 2 ms; a workflow that uses a few of its functions checks in
-    /// a third of that.
-    Reachable,
-}
+pub use crate::check::elab::PreludeCheck;
 
 /// [`load`], checking `prelude` of the prelude.
 pub fn load_checking(path: &Path, prelude: PreludeCheck) -> Loaded {
@@ -135,12 +122,7 @@ pub struct LoadedFile {
 /// file named after FILE: the checker works on source, and the printed source loads
 /// back to the same program (its hash is the same). An ill-typed encoded program is
 /// refused with the checker's errors, whose places are lines of the decoded source.
-pub fn load_program_file(path: &Path) -> LoadedFile {
-    load_program_file_checking(path, PreludeCheck::Whole)
-}
-
-/// [`load_program_file`], checking `prelude` of the prelude.
-pub fn load_program_file_checking(path: &Path, prelude: PreludeCheck) -> LoadedFile {
+pub fn load_program_file(path: &Path, prelude: PreludeCheck) -> LoadedFile {
     // A file that cannot be read is left to `load`, which reports it.
     let kind = std::fs::File::open(path)
         .and_then(|mut f| {
@@ -154,16 +136,12 @@ pub fn load_program_file_checking(path: &Path, prelude: PreludeCheck) -> LoadedF
             decoded: None,
         };
     }
-    load_encoded_checking(path, prelude)
+    load_encoded(path, prelude)
 }
 
 /// Loads and type-checks an encoded program, whatever its first byte (see
 /// [`load_program_file`]).
-pub fn load_encoded(path: &Path) -> LoadedFile {
-    load_encoded_checking(path, PreludeCheck::Whole)
-}
-
-fn load_encoded_checking(path: &Path, prelude: PreludeCheck) -> LoadedFile {
+pub fn load_encoded(path: &Path, prelude: PreludeCheck) -> LoadedFile {
     let failed = |message: String| LoadedFile {
         loaded: Loaded {
             sources: SourceMap::new(),
@@ -641,8 +619,7 @@ fn load_from(
         };
     }
     let mut eval = type_evaluator();
-    let reachable_only = prelude_check == PreludeCheck::Reachable;
-    let (program, errors) = elab::elaborate_program(&units, 1, eval.as_mut(), reachable_only);
+    let (program, errors) = elab::elaborate_program(&units, 1, eval.as_mut(), prelude_check);
     diagnostics.extend(errors);
     let ok = !diagnostics.iter().any(Diagnostic::is_error);
     Loaded {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Runs `spindle decode`.
 pub fn main(file: &Path) -> ExitCode {
-    let loaded = driver::load_encoded(file);
+    let loaded = driver::load_encoded(file, driver::PreludeCheck::Whole);
     if loaded.loaded.has_errors() {
         eprint!("{}", loaded.loaded.render_errors());
         return ExitCode::from(1);

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Runs `spindle hash`.
 pub fn main(file: &Path) -> ExitCode {
-    let loaded = driver::load_program_file(file);
+    let loaded = driver::load_program_file(file, driver::PreludeCheck::Whole);
     eprint!("{}", loaded.loaded.render_diagnostics());
     if loaded.loaded.has_errors() {
         return ExitCode::from(1);

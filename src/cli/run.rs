@@ -194,8 +194,7 @@ pub fn main(args: RunArgs) -> ExitCode {
             std::thread::spawn(move || Calls::new(c))
         });
     let mut early = EarlyCalls(early);
-    let mut loaded =
-        driver::load_program_file_checking(&args.file, driver::PreludeCheck::Reachable).loaded;
+    let mut loaded = driver::load_program_file(&args.file, driver::PreludeCheck::Reachable).loaded;
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show, so that a script's
         // standard error carries what went wrong and nothing else.

@@ -293,7 +293,7 @@ impl Elab<'_> {
         edges
     }
 
-    /// Which declarations the program needs (see `driver::PreludeCheck::Reachable`):
+    /// Which declarations the program needs (see [`PreludeCheck::Reachable`]):
     /// those reachable in the reference graph `edges` from every declaration outside
     /// the prelude and from the prelude's data types and externals (which syntax and
     /// the executors may use without naming them).

@@ -223,12 +223,12 @@ impl<'e> Elab<'e> {
     }
 
     /// Elaborates every declaration of `units`, phase by phase and in dependency order
-    /// (see the module documentation); with `prelude_reachable_only`, only the prelude
-    /// definitions the rest can reach.
+    /// (see the module documentation); with [`PreludeCheck::Reachable`], of the
+    /// prelude's definitions only those the rest can reach.
     pub(in crate::check) fn elaborate_declarations(
         &mut self,
         units: &[SourceUnit<'_>],
-        prelude_reachable_only: bool,
+        prelude: PreludeCheck,
     ) {
         // Declarations in table order, with the unit each comes from.
         let mut defs = Vec::new();
@@ -264,7 +264,8 @@ impl<'e> Elab<'e> {
             nodes.push((order::Node::Def(DefId(i as u32)), *u, decl));
         }
         let edges = self.reference_edges(&nodes);
-        let needed = prelude_reachable_only.then(|| Self::reachable_declarations(&nodes, &edges));
+        let needed = (prelude == PreludeCheck::Reachable)
+            .then(|| Self::reachable_declarations(&nodes, &edges));
         for group in components(&edges) {
             // A group is reachable whole or not at all (its members reach each other).
             if let Some(needed) = &needed
