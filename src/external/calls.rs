@@ -538,13 +538,18 @@ impl Calls {
         match call.external.make_request(&call.args) {
             Ok(request) => self.submit_request(ticket, call, request, priority),
             Err(e) => {
-                if self.entries.contains_key(&ticket) {
-                    self.cancel(ticket);
-                }
-                self.stats.submitted += 1;
+                self.count_submitted(ticket);
                 self.ready.push((ticket, Answer::Done(Err(e))));
             }
         }
+    }
+
+    /// Counts a submitted call, cancelling what `ticket` named before.
+    fn count_submitted(&mut self, ticket: Ticket) {
+        if self.entries.contains_key(&ticket) {
+            self.cancel(ticket);
+        }
+        self.stats.submitted += 1;
     }
 
     /// [`submit`](Self::submit), with the call's request made already (the machine
@@ -556,10 +561,7 @@ impl Calls {
         request: Request,
         priority: Priority,
     ) {
-        if self.entries.contains_key(&ticket) {
-            self.cancel(ticket);
-        }
-        self.stats.submitted += 1;
+        self.count_submitted(ticket);
         let group = group_of(call.external, &request);
         let shown = shown_of(&request);
         self.progress.submitted(&group);
