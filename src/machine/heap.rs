@@ -407,7 +407,7 @@ impl Heap {
 
     /// The reference count of a live object.
     #[inline(always)]
-    pub fn count_mut(&mut self, o: Obj) -> &mut u32 {
+    pub(super) fn count_mut(&mut self, o: Obj) -> &mut u32 {
         match o {
             Obj::Thunk(r) => &mut self.thunks.get_mut(r).rc,
             Obj::Rec(r) => &mut self.recs.get_mut(r).rc,

@@ -259,7 +259,7 @@ pub struct Frontier<'h> {
     heap: &'h Heap,
     budget: usize,
     /// The thunks found (not counted: the caller retains what it keeps).
-    pub found: Vec<Val>,
+    found: Vec<Val>,
 }
 
 impl<'h> Frontier<'h> {
