@@ -178,6 +178,50 @@ fn a_long_lazy_pipeline_runs_in_constant_memory() {
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
 }
 
+/// A lazy `foldl` whose step is arithmetic on values at hand computes each
+/// accumulator when it is built (cheap eagerness), so folding 300,000 elements keeps
+/// no chain of thunks and needs no deep stack when the result is finally needed.
+#[test]
+fn a_lazy_foldl_with_an_arithmetic_step_builds_no_thunk_chain() {
+    let src = "def lcg (s : Int) : Int = (s * 1103515245 + 12345) % 2147483648\n\
+               def main = foldl (\\acc x -> (acc * 31 + x) % 1000000007) (lcg 7) (range 0 300000)\n";
+    let loaded = driver::load_text("fold.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    let expected = (0..300000i64).fold((7 * 1103515245i64 + 12345) % 2147483648, |acc, x| {
+        (acc * 31 + x) % 1000000007
+    });
+    assert_eq!(m.print_value(v, false).unwrap(), expected.to_string());
+    let s = m.stats();
+    assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
+    assert!(s.objects_peak < 1000, "objects_peak {}", s.objects_peak);
+}
+
+/// Cheap eagerness never reports an error the lazy program would not: a step that
+/// overflows is left a thunk, and an accumulator nothing needs is never an error.
+#[test]
+fn an_eager_step_that_would_fail_stays_lazy() {
+    let src = "def big (x : Int) : Int = x * 4611686018427387904\n\
+               def main = (foldl (\\acc x -> acc * x) 4611686018427387904 [2, 3], \
+               length (map big [1, 2, 3]), foldl (\\acc x -> x) 0 [big 5, 7])\n";
+    let loaded = driver::load_text("lazyfail.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    let err = m.print_value(v, false).unwrap_err().to_string();
+    assert!(err.contains("overflow"), "{err}");
+    let src2 = "def big (x : Int) : Int = x * 4611686018427387904\n\
+                def main = (length (map big [1, 2, 3]), foldl (\\acc x -> x) 0 [big 5, 7])\n";
+    let loaded = driver::load_text("lazyok.sp", src2);
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v, false).unwrap(), "(3, 7)");
+}
+
 /// A recursive data `let` makes a cycle of cells; walking it a million times keeps a
 /// handful of objects live, and once the result is out the cycle itself is reclaimed.
 #[test]

@@ -277,6 +277,10 @@ pub struct Fun<'p> {
     pub self_slot: Option<u32>,
     /// The body.
     pub body: CodeId,
+    /// Whether the body is arithmetic that [`super::Machine::imm`] may compute at
+    /// once when the arguments are at hand (then a lazy call of it is made eagerly:
+    /// see [`super::Machine::cheap_call`]).
+    pub cheap: bool,
     /// Whether the body refers to no enclosing record (the closure needs none).
     pub closed: bool,
     /// The outermost `Lam` of the group, for readback.

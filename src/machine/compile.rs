@@ -16,6 +16,7 @@
 
 use super::analysis::{Facts, addr, lambdas, unann};
 use super::code::*;
+use super::eval::is_arith;
 use crate::core::program::Program;
 use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -322,6 +323,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             slots,
             self_slot,
             body: 0,
+            cheap: false,
             closed: false,
             core: lams[0],
             scope: saved_scope,
@@ -333,9 +335,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
+        let cheap =
+            matches!(self.store.nodes[code as usize], Code::Bin { prim, .. } if is_arith(prim));
         let f = &mut self.store.funs[fid as usize];
         f.body = code;
         f.closed = closed;
+        f.cheap = cheap;
         fid
     }
 

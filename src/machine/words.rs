@@ -3,15 +3,19 @@
 //! an argument becomes (`mkarg`: its value, or a thunk of its code).
 
 use super::Machine;
-use super::code::{Code, CodeId, Fast, FunId};
+use super::code::{Args, Code, CodeId, Fast, FunId};
 use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith};
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
+use crate::core::term::DefId;
 
 /// How deep [`Machine::mkarg`] builds nested constructors before leaving the rest a
 /// thunk: deep enough that ordinary literals are built whole, shallow enough for any
 /// native stack.
 const CON_DEPTH: u32 = 256;
+
+/// The most arguments a call made eagerly by [`Machine::cheap_call`] takes.
+const CHEAP_ARGS: usize = 4;
 
 impl<'p> Machine<'p> {
     /// Slot `i` of record `rec`, not counted; an evaluated thunk there is replaced by
@@ -173,6 +177,14 @@ impl<'p> Machine<'p> {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
+            Code::Apply { fun, args } => match self.cheap_apply(fun, args, env) {
+                Some(v) => v,
+                None => self.suspend(c, env),
+            },
+            Code::CallDef { def, args, .. } => match self.cheap_call(def, args, env) {
+                Some(v) => v,
+                None => self.suspend(c, env),
+            },
             Code::Con { .. } if depth == 0 => self.suspend(c, env),
             Code::Con { con, args } => {
                 let n = args.len as usize;
@@ -193,6 +205,88 @@ impl<'p> Machine<'p> {
                 }
             }
             _ => self.suspend(c, env),
+        }
+    }
+
+    /// Cheap eagerness for a known call in a lazy place: when the callee's body is
+    /// arithmetic ([`super::code::Fun::cheap`]) and every argument is at hand, the
+    /// body is computed now instead of suspended. Nothing else runs, so nothing the
+    /// lazy program would not do happens; a failure (overflow, division by zero, an
+    /// operand not evaluated) gives `None` and the call is suspended as before. This
+    /// keeps a lazy accumulator (`foldl (\acc x -> acc + x)`, `iterate lcg`) a number
+    /// instead of a chain of thunks.
+    pub(crate) fn cheap_call(&mut self, def: DefId, args: Args, env: Ref) -> Option<Val> {
+        let f = self.fun_of(def);
+        let fun = &self.code.funs[f as usize];
+        if !fun.cheap || args.len > CHEAP_ARGS as u32 {
+            return None;
+        }
+        let (layout, slots, body) = (fun.layout, fun.slots, fun.body);
+        let mut vals = [Val::Erased; CHEAP_ARGS];
+        for i in 0..args.len as usize {
+            let a = self.code.args[args.start as usize + i];
+            vals[i] = self.imm_or_release(a, env, &vals[..i])?;
+        }
+        let rec = self.heap.record(NIL, layout, slots);
+        for (i, &v) in vals[..args.len as usize].iter().enumerate() {
+            self.heap.set_slot(rec, i as u32, v);
+        }
+        self.cheap_body(body, rec)
+    }
+
+    /// [`Machine::cheap_call`] for an application of a function value.
+    pub(crate) fn cheap_apply(&mut self, fun: CodeId, args: Args, env: Ref) -> Option<Val> {
+        let Some(Val::Fun(fr)) = self.var_word(fun, env) else {
+            return None;
+        };
+        let f = self.heap.funs.get(fr).fun;
+        let code = &self.code.funs[f as usize];
+        if !code.cheap || code.params.len() != args.len as usize || args.len as usize > CHEAP_ARGS {
+            return None;
+        }
+        let mut vals = [Val::Erased; CHEAP_ARGS];
+        for i in 0..args.len as usize {
+            let a = self.code.apply_args[args.start as usize + i];
+            let p = self.code.funs[f as usize].params[i];
+            if a.implicit != p.implicit {
+                self.release_all(&vals[..i]);
+                return None;
+            }
+            vals[i] = match p.slot {
+                Some(_) => self.imm_or_release(a.code, env, &vals[..i])?,
+                None => Val::Erased,
+            };
+        }
+        let rec = self.new_call_record(fr);
+        for (i, p) in self.code.funs[f as usize].params.clone().iter().enumerate() {
+            if let Some(s) = p.slot {
+                self.heap.set_slot(rec, s, vals[i]);
+            }
+        }
+        let body = self.code.funs[f as usize].body;
+        self.cheap_body(body, rec)
+    }
+
+    /// The value of a cheap body in its call's record (owned, released here).
+    fn cheap_body(&mut self, body: CodeId, rec: Ref) -> Option<Val> {
+        let v = self.imm(body, rec, IMM_DEPTH);
+        self.heap.release_rec(rec);
+        v
+    }
+
+    /// The value of `c` at hand, or `None` after releasing `done` (the arguments
+    /// computed so far).
+    fn imm_or_release(&mut self, c: CodeId, env: Ref, done: &[Val]) -> Option<Val> {
+        let v = self.imm(c, env, IMM_DEPTH);
+        if v.is_none() {
+            self.release_all(done);
+        }
+        v
+    }
+
+    fn release_all(&mut self, vals: &[Val]) {
+        for &v in vals {
+            self.heap.release(v);
         }
     }
 
