@@ -326,12 +326,14 @@ impl<'p> Machine<'p> {
             }
             Code::Match(m) => {
                 let scrut = self.code.matches[m as usize].scrut;
-                if let Code::Bin { prim, a, b, .. } = self.code.nodes[scrut as usize]
-                    && is_compare(prim)
-                    && let Some(v) = self.imm(scrut, env, IMM_DEPTH)
-                {
-                    // A condition computed in place: choose the arm directly.
-                    let _ = (prim, a, b);
+                let computable = match self.code.nodes[scrut as usize] {
+                    Code::Bin { prim, .. } => is_compare(prim),
+                    Code::Apply { .. } | Code::CallDef { .. } => true,
+                    _ => false,
+                };
+                if computable && let Some(v) = self.imm(scrut, env, IMM_DEPTH) {
+                    // A condition computed in place (a comparison, a cheap call):
+                    // choose the arm directly.
                     return self.case(v, m, env);
                 }
                 if let Some(w) = self.var_word(scrut, env)

@@ -110,6 +110,12 @@ impl<'p> Machine<'p> {
                     }
                 };
             }
+            Code::Apply { fun, args } if depth > 0 => {
+                return self.cheap_apply(fun, args, env, depth - 1);
+            }
+            Code::CallDef { def, args, .. } if depth > 0 => {
+                return self.cheap_call(def, args, env, depth - 1);
+            }
             _ => return None,
         };
         if matches!(v, Val::Thunk(_)) {
@@ -177,11 +183,11 @@ impl<'p> Machine<'p> {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
-            Code::Apply { fun, args } => match self.cheap_apply(fun, args, env) {
+            Code::Apply { fun, args } => match self.cheap_apply(fun, args, env, IMM_DEPTH) {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
-            Code::CallDef { def, args, .. } => match self.cheap_call(def, args, env) {
+            Code::CallDef { def, args, .. } => match self.cheap_call(def, args, env, IMM_DEPTH) {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
@@ -215,7 +221,13 @@ impl<'p> Machine<'p> {
     /// operand not evaluated) gives `None` and the call is suspended as before. This
     /// keeps a lazy accumulator (`foldl (\acc x -> acc + x)`, `iterate lcg`) a number
     /// instead of a chain of thunks.
-    pub(crate) fn cheap_call(&mut self, def: DefId, args: Args, env: Ref) -> Option<Val> {
+    pub(crate) fn cheap_call(
+        &mut self,
+        def: DefId,
+        args: Args,
+        env: Ref,
+        depth: u32,
+    ) -> Option<Val> {
         let f = self.fun_of(def);
         let fun = &self.code.funs[f as usize];
         if !fun.cheap || args.len > CHEAP_ARGS as u32 {
@@ -225,17 +237,23 @@ impl<'p> Machine<'p> {
         let mut vals = [Val::Erased; CHEAP_ARGS];
         for i in 0..args.len as usize {
             let a = self.code.args[args.start as usize + i];
-            vals[i] = self.imm_or_release(a, env, &vals[..i])?;
+            vals[i] = self.imm_or_release(a, env, depth, &vals[..i])?;
         }
         let rec = self.heap.record(NIL, layout, slots);
         for (i, &v) in vals[..args.len as usize].iter().enumerate() {
             self.heap.set_slot(rec, i as u32, v);
         }
-        self.cheap_body(body, rec)
+        self.cheap_body(body, rec, depth)
     }
 
     /// [`Machine::cheap_call`] for an application of a function value.
-    pub(crate) fn cheap_apply(&mut self, fun: CodeId, args: Args, env: Ref) -> Option<Val> {
+    pub(crate) fn cheap_apply(
+        &mut self,
+        fun: CodeId,
+        args: Args,
+        env: Ref,
+        depth: u32,
+    ) -> Option<Val> {
         let Some(Val::Fun(fr)) = self.var_word(fun, env) else {
             return None;
         };
@@ -253,7 +271,7 @@ impl<'p> Machine<'p> {
                 return None;
             }
             vals[i] = match p.slot {
-                Some(_) => self.imm_or_release(a.code, env, &vals[..i])?,
+                Some(_) => self.imm_or_release(a.code, env, depth, &vals[..i])?,
                 None => Val::Erased,
             };
         }
@@ -264,20 +282,20 @@ impl<'p> Machine<'p> {
             }
         }
         let body = self.code.funs[f as usize].body;
-        self.cheap_body(body, rec)
+        self.cheap_body(body, rec, depth)
     }
 
     /// The value of a cheap body in its call's record (owned, released here).
-    fn cheap_body(&mut self, body: CodeId, rec: Ref) -> Option<Val> {
-        let v = self.imm(body, rec, IMM_DEPTH);
+    fn cheap_body(&mut self, body: CodeId, rec: Ref, depth: u32) -> Option<Val> {
+        let v = self.imm(body, rec, depth);
         self.heap.release_rec(rec);
         v
     }
 
     /// The value of `c` at hand, or `None` after releasing `done` (the arguments
     /// computed so far).
-    fn imm_or_release(&mut self, c: CodeId, env: Ref, done: &[Val]) -> Option<Val> {
-        let v = self.imm(c, env, IMM_DEPTH);
+    fn imm_or_release(&mut self, c: CodeId, env: Ref, depth: u32, done: &[Val]) -> Option<Val> {
+        let v = self.imm(c, env, depth);
         if v.is_none() {
             self.release_all(done);
         }
