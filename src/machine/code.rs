@@ -199,6 +199,10 @@ pub enum Fast {
     SlotInt(Prim, u32, i64),
     /// `a op b`, two slots.
     SlotSlot(Prim, u32, u32),
+    /// A known call of a definition whose body is arithmetic: computed at once when
+    /// its arguments are at hand (see `Machine::cheap_call`). Other known calls are
+    /// never tried.
+    CheapCall,
 }
 
 /// A head that is built as a partial application when reached without all its

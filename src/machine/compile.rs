@@ -533,6 +533,9 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     },
                     t,
                 );
+                if arithmetic_body(&self.prog.def(*d).body) {
+                    self.store.fast[call as usize] = Fast::CheapCall;
+                }
                 if args.len() == arity {
                     call
                 } else {
@@ -634,4 +637,15 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
         }
         t.for_each_child(|c, k| free_vars(c, under + k, out));
     })
+}
+
+/// Whether a definition's body, under its lambdas, is one arithmetic operator
+/// applied to its two operands: what a function compiled with
+/// [`Fun::cheap`](super::code::Fun::cheap) has as its body.
+fn arithmetic_body(body: &RcTerm) -> bool {
+    let (_, inner) = lambdas(body);
+    let (head, args) = crate::core::term::spine(inner);
+    matches!(&**unann(head), Term::Prim(p, _) if is_arith(*p))
+        && args.len() == 2
+        && args.iter().all(|(pl, _)| *pl == Plicity::Explicit)
 }

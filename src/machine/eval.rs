@@ -4,7 +4,7 @@
 //! words at hand ([`super::words`]) have modules of their own.
 
 use super::Machine;
-use super::code::{Code, CodeId, HeadCode, Site};
+use super::code::{Code, CodeId, Fast, HeadCode, Site};
 use super::error::{Result, RuntimeError};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
@@ -193,14 +193,15 @@ impl<'p> Machine<'p> {
                 self.heap.retain(w);
                 self.heap.release_rec(env);
                 match w {
-                    Val::Thunk(t) => Control::Force(t),
+                    // Needed at once, without a step of its own.
+                    Val::Thunk(t) => return self.force(t),
                     v => Control::Ret(v),
                 }
             }
             Code::Global(d) => {
                 self.heap.release_rec(env);
                 match self.def_value(d) {
-                    Val::Thunk(t) => Control::Force(t),
+                    Val::Thunk(t) => return self.force(t),
                     v => Control::Ret(v),
                 }
             }
@@ -328,7 +329,8 @@ impl<'p> Machine<'p> {
                 let scrut = self.code.matches[m as usize].scrut;
                 let computable = match self.code.nodes[scrut as usize] {
                     Code::Bin { prim, .. } => is_compare(prim),
-                    Code::Apply { .. } | Code::CallDef { .. } => true,
+                    Code::Apply { .. } => true,
+                    Code::CallDef { .. } => self.code.fast[scrut as usize] == Fast::CheapCall,
                     _ => false,
                 };
                 if computable && let Some(v) = self.imm(scrut, env, IMM_DEPTH) {

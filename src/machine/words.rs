@@ -73,7 +73,7 @@ impl<'p> Machine<'p> {
                     return Some(self.int_result(r));
                 }
             }
-            Fast::No => {}
+            Fast::No | Fast::CheapCall => {}
         }
         self.imm_general(c, env, depth)
     }
@@ -113,7 +113,9 @@ impl<'p> Machine<'p> {
             Code::Apply { fun, args } if depth > 0 => {
                 return self.cheap_apply(fun, args, env, depth - 1);
             }
-            Code::CallDef { def, args, .. } if depth > 0 => {
+            Code::CallDef { def, args, .. }
+                if depth > 0 && self.code.fast[c as usize] == Fast::CheapCall =>
+            {
                 return self.cheap_call(def, args, env, depth - 1);
             }
             _ => return None,
@@ -187,10 +189,12 @@ impl<'p> Machine<'p> {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
-            Code::CallDef { def, args, .. } => match self.cheap_call(def, args, env, IMM_DEPTH) {
-                Some(v) => v,
-                None => self.suspend(c, env),
-            },
+            Code::CallDef { def, args, .. } if self.code.fast[c as usize] == Fast::CheapCall => {
+                match self.cheap_call(def, args, env, IMM_DEPTH) {
+                    Some(v) => v,
+                    None => self.suspend(c, env),
+                }
+            }
             Code::Con { .. } if depth == 0 => self.suspend(c, env),
             Code::Con { con, args } => {
                 let n = args.len as usize;
