@@ -98,17 +98,7 @@ impl<'p> Machine<'p> {
                         return None;
                     }
                 };
-                return match (x, y) {
-                    (Val::Int(x), Val::Int(y)) => int_op(prim, x, y).map(|r| self.int_result(r)),
-                    (Val::Float(x), Val::Float(y)) => {
-                        float_op(prim, x, y).map(|r| self.float_result(r))
-                    }
-                    _ => {
-                        self.heap.release(x);
-                        self.heap.release(y);
-                        None
-                    }
-                };
+                return self.arith(prim, x, y);
             }
             Code::Apply { fun, args } if depth > 0 => {
                 return self.cheap_apply(fun, args, env, depth - 1);
@@ -234,20 +224,17 @@ impl<'p> Machine<'p> {
     ) -> Option<Val> {
         let f = self.fun_of(def);
         let fun = &self.code.funs[f as usize];
-        if !fun.cheap || args.len > CHEAP_ARGS as u32 {
+        if !fun.cheap || fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
             return None;
         }
-        let (layout, slots, body) = (fun.layout, fun.slots, fun.body);
-        let mut vals = [Val::Erased; CHEAP_ARGS];
+        let body = fun.body;
+        // Argument `i` goes to slot `i` (a known call passes exactly the slots).
+        let mut slots = [Val::Erased; CHEAP_ARGS];
         for i in 0..args.len as usize {
             let a = self.code.args[args.start as usize + i];
-            vals[i] = self.imm_or_release(a, env, depth, &vals[..i])?;
+            slots[i] = self.imm_or_release(a, env, depth, &slots[..i])?;
         }
-        let rec = self.heap.record(NIL, layout, slots);
-        for (i, &v) in vals[..args.len as usize].iter().enumerate() {
-            self.heap.set_slot(rec, i as u32, v);
-        }
-        self.cheap_body(body, rec, depth)
+        self.cheap_body(body, &slots[..args.len as usize], NIL, depth)
     }
 
     /// [`Machine::cheap_call`] for an application of a function value.
@@ -261,39 +248,82 @@ impl<'p> Machine<'p> {
         let Some(Val::Fun(fr)) = self.var_word(fun, env) else {
             return None;
         };
-        let f = self.heap.funs.get(fr).fun;
+        let (f, closure_env) = {
+            let o = self.heap.funs.get(fr);
+            (o.fun, o.env)
+        };
         let code = &self.code.funs[f as usize];
-        if !code.cheap || code.params.len() != args.len as usize || args.len as usize > CHEAP_ARGS {
+        if !code.cheap || code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS
+        {
             return None;
         }
-        let mut vals = [Val::Erased; CHEAP_ARGS];
+        let (n, body) = (code.slots as usize, code.body);
+        let mut slots = [Val::Erased; CHEAP_ARGS];
         for i in 0..args.len as usize {
             let a = self.code.apply_args[args.start as usize + i];
             let p = self.code.funs[f as usize].params[i];
             if a.implicit != p.implicit {
-                self.release_all(&vals[..i]);
+                self.release_all(&slots[..n]);
                 return None;
             }
-            vals[i] = match p.slot {
-                Some(_) => self.imm_or_release(a.code, env, depth, &vals[..i])?,
-                None => Val::Erased,
-            };
-        }
-        let rec = self.new_call_record(fr);
-        for (i, p) in self.code.funs[f as usize].params.clone().iter().enumerate() {
             if let Some(s) = p.slot {
-                self.heap.set_slot(rec, s, vals[i]);
+                slots[s as usize] = self.imm_or_release(a.code, env, depth, &slots[..n])?;
             }
         }
-        let body = self.code.funs[f as usize].body;
-        self.cheap_body(body, rec, depth)
+        // A recursive local function's own slot stays `Erased`: arithmetic does not
+        // call it.
+        self.cheap_body(body, &slots[..n], closure_env, depth)
     }
 
-    /// The value of a cheap body in its call's record (owned, released here).
-    fn cheap_body(&mut self, body: CodeId, rec: Ref, depth: u32) -> Option<Val> {
-        let v = self.imm(body, rec, depth);
-        self.heap.release_rec(rec);
+    /// The value of a cheap function's body for the call's slots (owned, released
+    /// here) in the function's context `env`, without making the call's record:
+    /// like [`Machine::imm`], for the nodes an arithmetic body has.
+    fn cheap_body(&mut self, body: CodeId, slots: &[Val], env: Ref, depth: u32) -> Option<Val> {
+        let v = self.cheap_operand(body, slots, env, depth);
+        self.release_all(slots);
         v
+    }
+
+    fn cheap_operand(&mut self, c: CodeId, slots: &[Val], env: Ref, depth: u32) -> Option<Val> {
+        let w = match self.code.nodes[c as usize] {
+            Code::Local(s) => slots[s as usize],
+            Code::Outer { hops, slot } => {
+                // Hop 1 is the function's context: the call's own record is not made.
+                let r = self.heap.up(env, hops - 1);
+                self.heap.forced(self.heap.slot(r, slot))
+            }
+            Code::Int(n) => return Some(Val::Int(n)),
+            Code::Float(x) => return Some(Val::Float(x)),
+            Code::Bin { prim, a, b, .. } if depth > 0 && is_arith(prim) => {
+                let x = self.cheap_operand(a, slots, env, depth - 1)?;
+                let Some(y) = self.cheap_operand(b, slots, env, depth - 1) else {
+                    self.heap.release(x);
+                    return None;
+                };
+                return self.arith(prim, x, y);
+            }
+            _ => return None,
+        };
+        if matches!(w, Val::Thunk(_) | Val::Erased) {
+            return None;
+        }
+        self.heap.retain(w);
+        Some(w)
+    }
+
+    /// An arithmetic operator or comparison on two values (owned): its result, or
+    /// `None` (releasing both) when they are not two numbers of one kind or the
+    /// operation fails.
+    fn arith(&mut self, prim: crate::prim::Prim, x: Val, y: Val) -> Option<Val> {
+        match (x, y) {
+            (Val::Int(x), Val::Int(y)) => int_op(prim, x, y).map(|r| self.int_result(r)),
+            (Val::Float(x), Val::Float(y)) => float_op(prim, x, y).map(|r| self.float_result(r)),
+            _ => {
+                self.heap.release(x);
+                self.heap.release(y);
+                None
+            }
+        }
     }
 
     /// The value of `c` at hand, or `None` after releasing `done` (the arguments
