@@ -199,6 +199,22 @@ fn a_lazy_foldl_with_an_arithmetic_step_builds_no_thunk_chain() {
     assert!(s.objects_peak < 1000, "objects_peak {}", s.objects_peak);
 }
 
+/// A step that is an `if` on a comparison with arithmetic arms is cheap too.
+#[test]
+fn a_lazy_foldl_with_an_if_step_builds_no_thunk_chain() {
+    let src = "def main = foldl (\\acc x -> if acc > 1000 then acc - x else acc + x) 0 \
+               (range 0 300000)\n";
+    let loaded = driver::load_text("foldif.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    let expected = (0..300000i64).fold(0, |acc, x| if acc > 1000 { acc - x } else { acc + x });
+    assert_eq!(m.print_value(v, false).unwrap(), expected.to_string());
+    let s = m.stats();
+    assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
+}
+
 /// Cheap eagerness never reports an error the lazy program would not: a step that
 /// overflows is left a thunk, and an accumulator nothing needs is never an error.
 #[test]

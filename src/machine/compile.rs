@@ -16,7 +16,7 @@
 
 use super::analysis::{Facts, addr, lambdas, unann};
 use super::code::*;
-use super::eval::is_arith;
+use super::eval::{is_arith, is_compare};
 use crate::core::program::Program;
 use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -335,8 +335,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap =
-            matches!(self.store.nodes[code as usize], Code::Bin { prim, .. } if is_arith(prim));
+        let cheap = !matches!(self.store.nodes[code as usize], Code::Local(_))
+            && cheap_code(self.store, code, CHEAP_DEPTH);
         let f = &mut self.store.funs[fid as usize];
         f.body = code;
         f.closed = closed;
@@ -639,13 +639,71 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
     })
 }
 
-/// Whether a definition's body, under its lambdas, is one arithmetic operator
-/// applied to its two operands: what a function compiled with
-/// [`Fun::cheap`](super::code::Fun::cheap) has as its body.
+/// How deep a cheap body's operators and `if`s nest at most.
+const CHEAP_DEPTH: u32 = 4;
+
+/// Whether compiled code is arithmetic on its variables and literals, with `if`s on
+/// comparisons: what [`Fun::cheap`](super::code::Fun::cheap) asks of a body.
+fn cheap_code(store: &CodeStore<'_>, c: CodeId, depth: u32) -> bool {
+    match *store.node(c) {
+        Code::Local(_) | Code::Outer { .. } | Code::Int(_) | Code::Float(_) => true,
+        Code::Bin { prim, a, b, .. } => {
+            depth > 0
+                && is_arith(prim)
+                && cheap_code(store, a, depth - 1)
+                && cheap_code(store, b, depth - 1)
+        }
+        Code::Match(m) => {
+            let mc = store.matc(m);
+            depth > 0
+                && mc.default.is_none()
+                && matches!(*store.node(mc.scrut), Code::Bin { prim, .. } if is_compare(prim))
+                && cheap_code(store, mc.scrut, depth - 1)
+                && mc.arms.iter().all(|arm| {
+                    matches!(arm.test, ArmTest::Con(_))
+                        && arm.layout.is_none()
+                        && cheap_code(store, arm.body, depth - 1)
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Whether a definition's body, under its lambdas, is of the shape [`cheap_code`]
+/// accepts once compiled (read from the core, since a call may be compiled before
+/// its callee).
 fn arithmetic_body(body: &RcTerm) -> bool {
     let (_, inner) = lambdas(body);
-    let (head, args) = crate::core::term::spine(inner);
-    matches!(&**unann(head), Term::Prim(p, _) if is_arith(*p))
+    !matches!(&**unann(inner), Term::Var(_)) && cheap_core(inner, CHEAP_DEPTH)
+}
+
+/// [`cheap_code`] on a core term: variables, number literals, arithmetic, and `if`s
+/// (matches on constructors without fields) on comparisons.
+fn cheap_core(t: &RcTerm, depth: u32) -> bool {
+    let t = unann(t);
+    match &**t {
+        Term::Var(_) | Term::Lit(Lit::Int(_)) | Term::Lit(Lit::Float(_)) => true,
+        Term::Match(m) => {
+            depth > 0
+                && m.default.is_none()
+                && arithmetic(&m.scrut, depth - 1, true)
+                && m.arms.iter().all(|arm| {
+                    matches!(&arm.pat, CasePat::Con(_, fields) if fields.is_empty())
+                        && cheap_core(&arm.body, depth - 1)
+                })
+        }
+        _ => arithmetic(t, depth, false),
+    }
+}
+
+/// Whether a core term is an arithmetic operator (a comparison, if `compare`) on two
+/// [`cheap_core`] operands.
+fn arithmetic(t: &RcTerm, depth: u32, compare: bool) -> bool {
+    let (head, args) = crate::core::term::spine(t);
+    depth > 0
+        && matches!(&**unann(head), Term::Prim(p, _) if is_arith(*p) && (!compare || is_compare(*p)))
         && args.len() == 2
-        && args.iter().all(|(pl, _)| *pl == Plicity::Explicit)
+        && args
+            .iter()
+            .all(|(pl, a)| *pl == Plicity::Explicit && cheap_core(a, depth - 1))
 }

@@ -3,7 +3,7 @@
 //! an argument becomes (`mkarg`: its value, or a thunk of its code).
 
 use super::Machine;
-use super::code::{Args, Code, CodeId, Fast, FunId};
+use super::code::{Args, ArmTest, Code, CodeId, Fast, FunId};
 use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith};
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
@@ -294,6 +294,19 @@ impl<'p> Machine<'p> {
             }
             Code::Int(n) => return Some(Val::Int(n)),
             Code::Float(x) => return Some(Val::Float(x)),
+            Code::Match(m) if depth > 0 => {
+                // An `if` on a comparison ([`super::compile`] checked its shape).
+                let scrut = self.code.matches[m as usize].scrut;
+                let Val::Atom(k) = self.cheap_operand(scrut, slots, env, depth - 1)? else {
+                    return None;
+                };
+                let arm = self.code.matches[m as usize]
+                    .arms
+                    .iter()
+                    .find(|arm| arm.test == ArmTest::Con(k))?
+                    .body;
+                return self.cheap_operand(arm, slots, env, depth - 1);
+            }
             Code::Bin { prim, a, b, .. } if depth > 0 && is_arith(prim) => {
                 let x = self.cheap_operand(a, slots, env, depth - 1)?;
                 let Some(y) = self.cheap_operand(b, slots, env, depth - 1) else {
