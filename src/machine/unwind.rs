@@ -166,7 +166,51 @@ pub fn live_objects(heap: &Heap) -> Vec<Obj> {
     out
 }
 
-/// A traversal of the heap (see [`walk`]).
+/// A depth-first traversal of a graph, walked with an explicit stack ([`depth_first`]):
+/// the one walk behind every fold of the heap ([`Fold`], through [`walk`]) and behind
+/// readback ([`super::readback`]), whose nodes are words at a binder depth and whose
+/// post-order steps build terms from their children's terms.
+pub trait Walk {
+    /// What the walk goes into.
+    type Node;
+    /// What is left to do for a node once the nodes it pushed, and everything they
+    /// lead to, are done (its post-order step).
+    type Exit;
+    /// Goes into `n`: pushes on `work` the nodes to go into next (the last pushed is
+    /// gone into first), and returns the node's post-order step, if it has one.
+    fn enter(&mut self, n: Self::Node, work: &mut Vec<Self::Node>) -> Option<Self::Exit>;
+    /// Takes a post-order step.
+    fn exit(&mut self, x: Self::Exit);
+}
+
+/// Walks from the nodes on `work` (the top one first), depth first, without native
+/// recursion: each node is entered ([`Walk::enter`]) when it is popped, and its
+/// post-order step ([`Walk::exit`]) is taken once the stack is back to the height it
+/// had below the node, that is, once all the node pushed is done (so a node's
+/// children are entered in order, and a child's step comes before its next sibling is
+/// entered, as in a recursive walk).
+#[inline]
+pub fn depth_first<W: Walk>(w: &mut W, work: &mut Vec<W::Node>) {
+    // The pending post-order steps, each with the stack height it waits for; the
+    // heights never decrease towards the top. A walk without steps (`Exit` has no
+    // values) never pushes here, and the checks below compile to nothing.
+    let mut exits: Vec<(W::Exit, usize)> = Vec::new();
+    loop {
+        while exits.last().is_some_and(|&(_, at)| at == work.len()) {
+            if let Some((x, _)) = exits.pop() {
+                w.exit(x);
+            }
+        }
+        let Some(n) = work.pop() else { break };
+        let at = work.len();
+        if let Some(x) = w.enter(n, work) {
+            exits.push((x, at));
+        }
+    }
+}
+
+/// A fold over the heap: a walk along the counted references between objects (see
+/// [`walk`]).
 pub trait Fold {
     /// The heap walked.
     fn heap(&self) -> &Heap;
@@ -182,21 +226,44 @@ pub trait Fold {
     fn visit(&mut self, _o: Obj) {}
 }
 
-/// Walks from the objects on `work` (gone into already: each gets
-/// [`Fold::visit`]), depth first, each object's references in order. `refs` is
-/// scratch space (kept by callers that walk often, so that a walk allocates nothing).
-#[inline]
-pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
-    while let Some(o) = work.pop() {
-        refs.clear();
-        children(f.heap(), o, &mut |c| refs.push(c));
-        f.visit(o);
-        for &c in refs.iter().rev() {
-            if f.edge(c) {
+/// A [`Fold`] as a [`Walk`] of objects: going into an object reads its references
+/// ([`children`]) into `refs`, visits it, and asks about each reference (last first)
+/// whether to go into what it reaches. No post-order steps.
+struct Objects<'a, F> {
+    fold: &'a mut F,
+    refs: &'a mut Vec<Obj>,
+}
+
+impl<F: Fold> Walk for Objects<'_, F> {
+    type Node = Obj;
+    type Exit = std::convert::Infallible;
+
+    #[inline(always)]
+    fn enter(&mut self, o: Obj, work: &mut Vec<Obj>) -> Option<Self::Exit> {
+        self.refs.clear();
+        children(self.fold.heap(), o, &mut |c| self.refs.push(c));
+        self.fold.visit(o);
+        for &c in self.refs.iter().rev() {
+            if self.fold.edge(c) {
                 work.push(c);
             }
         }
+        None
     }
+
+    #[inline(always)]
+    fn exit(&mut self, x: Self::Exit) {
+        match x {}
+    }
+}
+
+/// Walks a [`Fold`] from the objects on `work` (gone into already: each gets
+/// [`Fold::visit`]), depth first, each object's references in order: the generic
+/// [`depth_first`] walk over objects. `refs` is scratch space (kept by callers that
+/// walk often, so that a walk allocates nothing).
+#[inline]
+pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
+    depth_first(&mut Objects { fold: f, refs }, work);
 }
 
 impl<'p> Machine<'p> {
