@@ -1,23 +1,31 @@
-//! One generic walk over the heap, and the folds that are walks of it (DESIGN.md
-//! section 2).
+//! One generic walk, and the folds that are walks of it (DESIGN.md section 2).
 //!
-//! [`walk`] goes from a set of objects along every counted reference between heap
-//! objects ([`children`], the one place that knows which references an object holds),
-//! calling the [`Fold`] on each edge (whether to go into the object it reaches) and on
-//! each object gone into, after its references are read. It never recurses natively.
-//! [`unwind`] is the walk from every root the machine holds (the running fiber's
-//! control, frames and side stacks; the parked fibers' through the scheduler; the
-//! printer's pending parts; the definitions' pinned values).
+//! [`depth_first`] is the walk: depth first over the nodes of a [`Walk`], with an
+//! explicit stack (it never recurses natively, so a million-element list or a
+//! million-thunk chain costs heap, not native stack). Going into a node pushes the
+//! nodes to go into next; a node may leave a post-order step, taken once everything
+//! it pushed is done. Every traversal of the machine's state is an instance of it
+//! (each monomorphised, so each compiles to its own specialised loop):
 //!
-//! The folds: the reference-count audit and the reachability audit
-//! ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
-//! destruction of what is no longer referenced (`Heap::collect`: an edge counts one
-//! reference less and goes into the object when none is left; going into an object
-//! frees it), and the scheduler's search for speculative work in built data
-//! ([`Frontier`]). Readback ([`super::readback`]), which follows the variables of code
-//! rather than every slot of a record, and the cycle collector ([`super::cycles`]),
-//! which counts references inside a set of objects, follow the same edges through
-//! [`children`].
+//! - the folds over heap objects ([`Fold`], walked by [`walk`]): their nodes are
+//!   objects, their edges every counted reference between objects ([`children`], the
+//!   one place that knows which references an object holds), and they have no
+//!   post-order steps. [`unwind`] walks one from every root the machine holds (the
+//!   running fiber's control, frames and side stacks; the parked fibers' through the
+//!   scheduler; the printer's pending parts; the definitions' pinned values). These
+//!   folds are the reference-count audit and the reachability audit
+//!   ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
+//!   destruction of what is no longer referenced (`Heap::collect`: an edge counts one
+//!   reference less and goes into the object when none is left; going into an object
+//!   frees it), and the scheduler's search for speculative work in built data
+//!   ([`Frontier`]);
+//! - readback ([`super::readback`]): its nodes are words at a binder depth (and code
+//!   in a record, a function's lambdas), its edges follow the variables of compiled
+//!   code into record chains rather than every slot of a record, and its post-order
+//!   step builds a node's term from its parts' terms.
+//!
+//! The cycle collector ([`super::cycles`]), which counts references inside a set of
+//! objects, follows the same edges through [`children`].
 
 use super::Machine;
 use super::frame::Control;
