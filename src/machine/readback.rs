@@ -28,15 +28,25 @@
 //! (which the walk leaves, in order, on a stack of results) and, for a word, remembers
 //! it by object and binder depth.
 //!
-//! Code is a core term, walked twice with [`rewrite`] (its depth is the program's own
-//! nesting, bounded; the heap behind it is not): once to find the variables to
-//! replace, and once to replace them by their terms. Both walks ask about the same
-//! nodes in the same order (`rewrite` asks once per node and binder depth, in a fixed
-//! depth-first order), so the `k`-th variable found is the `k`-th replaced.
+//! Code is a core term, walked with [`rewrite`] (its depth is the program's own
+//! nesting, bounded; the heap behind it is not): once per piece of code to find its
+//! free variables (remembered: the thunks of one piece of code are many), and once
+//! per node to replace them by their terms. `rewrite` asks about each node once per
+//! binder depth, in a fixed depth-first order that depends only on the term, so the
+//! `k`-th variable found is the `k`-th replaced.
 //!
-//! The walk enters nodes in the order the recursive readback it replaced called
-//! itself, and a node's term is remembered before the next sibling is entered, so the
-//! budget runs out at the same place and the same objects are shared.
+//! Nodes are entered in the order a recursive readback would call itself, and a
+//! node's term is remembered before its next sibling is entered, so the budget runs
+//! out at the same places and the same objects are shared as they would be.
+//!
+//! # Paused states
+//!
+//! Reading a paused state ([`super::state`]), the objects that are bindings of their
+//! own read back as placeholders, except the binding being read (`top`), which reads
+//! as its content the first time it is met. A term read there depends on when it is
+//! read (an object read inside `top`'s content, before `top` is met, sees `top`'s
+//! content, and the same object read later sees a placeholder), so in that mode terms
+//! are not remembered, and not counted against the budget either.
 
 use super::Machine;
 use super::code::{CodeId, Loc, ScopeId};
@@ -47,6 +57,7 @@ use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// How many objects one readback reads at most.
 pub const READBACK_BUDGET: u32 = 1_000_000;
@@ -65,7 +76,9 @@ pub struct Reader<'m, 'p> {
     /// How many variables the checker's context has (open variables read back as
     /// variables of it).
     pub ctx_len: u32,
+    /// How many more objects may be read (past it, holes).
     budget: u32,
+    /// The term of each word read, by object and binder depth.
     memo: HashMap<MemoKey, RcTerm>,
     /// Objects that are bindings of their own (reading a paused state): a reference
     /// to one reads back as a placeholder `Def(PLACE + id)`, resolved into a
@@ -78,6 +91,13 @@ pub struct Reader<'m, 'p> {
     done: Vec<RcTerm>,
     /// The nodes a node being entered is made of, in order (scratch space).
     kids: Vec<Node<'p>>,
+    /// The walk's stack and its pending post-order steps (kept between readbacks: a
+    /// paused state reads many words).
+    work: Vec<Node<'p>>,
+    exits: Vec<(Exit<'p>, usize)>,
+    /// The free variables of the code read so far ([`free_vars`]), by core term
+    /// (terms of the program, alive as long as the reader) and binders skipped.
+    free: HashMap<(*const Term, u32), Vec<(u32, u32)>>,
 }
 
 /// Where placeholders for bindings start among definition ids.
@@ -118,21 +138,19 @@ struct Exit<'p> {
 
 /// How a node's term is built from its parts' terms.
 enum Build<'p> {
-    /// A term without parts (a black-holed thunk's hole).
+    /// A term without parts (an atom's; a black-holed or failed thunk's hole).
     Ready(RcTerm),
     /// The one part's term (an evaluated thunk is its value).
     Part,
     /// The head applied (explicitly) to the parts' terms.
     Apply(RcTerm),
     /// The core term with its free variables (those under more than `skip` binders
-    /// of it), in [`rewrite`]'s order, replaced by the parts' terms; for a recursive
-    /// local function, bound by `let` to `rec`'s name and returned (`let go = \...
-    /// in go`).
-    Subst {
-        t: &'p RcTerm,
-        skip: u32,
-        rec: Option<Binder>,
-    },
+    /// of it), in [`rewrite`]'s order, replaced by the parts' terms.
+    Subst { t: &'p RcTerm, skip: u32 },
+    /// A recursive local function: its lambdas (under its own binder, `skip` 1) as
+    /// in [`Build::Subst`], bound by `let` to its name (its binder's, or `go`) and
+    /// returned (`let go = \... in go`).
+    Recursive(&'p RcTerm, Option<&'p Binder>),
     /// A stuck match: the first part is the scrutinee's term, then one per piece of
     /// code of the match (in [`map_match`]'s order).
     Match(&'p Match),
@@ -150,6 +168,9 @@ impl<'m, 'p> Reader<'m, 'p> {
             top: None,
             done: Vec::new(),
             kids: Vec::new(),
+            work: Vec::new(),
+            exits: Vec::new(),
+            free: HashMap::new(),
         }
     }
 
@@ -214,7 +235,11 @@ impl<'m, 'p> Reader<'m, 'p> {
     /// The term of a node: the walk from it alone.
     fn read(&mut self, n: Node<'p>) -> RcTerm {
         let base = self.done.len();
-        depth_first(&mut Reading(self), &mut vec![n]);
+        let mut work = std::mem::take(&mut self.work);
+        let mut exits = std::mem::take(&mut self.exits);
+        work.push(n);
+        depth_first(&mut Reading(self), &mut work, &mut exits);
+        (self.work, self.exits) = (work, exits);
         debug_assert_eq!(self.done.len(), base + 1, "a node gives one term");
         self.done.pop().unwrap_or_else(hole)
     }
@@ -370,7 +395,6 @@ impl<'m, 'p> Reader<'m, 'p> {
         Build::Subst {
             t: c.t,
             skip: c.skip,
-            rec: None,
         }
     }
 
@@ -378,16 +402,32 @@ impl<'m, 'p> Reader<'m, 'p> {
     /// one the chain does not have), in the order [`substitute`] replaces them.
     fn vars(&mut self, c: &Code<'p>) {
         let m = self.m;
-        free_vars(
-            c.t,
-            c.skip,
-            c.under,
-            &mut self.kids,
-            |ix, under| match lookup(m, c.scope, c.depth, c.env, ix) {
+        self.free_vars(c.t, c.skip, c.under, |ix, under| {
+            match lookup(m, c.scope, c.depth, c.env, ix) {
                 Some(w) => Node::Word(w, under),
                 None => Node::Hole,
-            },
-        );
+            }
+        });
+    }
+
+    /// Pushes what `resolve(ix, under)` makes of each free variable of code `t`
+    /// (under `skip` binders of its own), in the order [`substitute`] replaces them:
+    /// `ix` is the variable's index seen from outside `t`'s own binders, `under` the
+    /// binders of the result around it. The variables of each piece of code are found
+    /// once (the thunks of one piece of code are many).
+    fn free_vars(
+        &mut self,
+        t: &'p RcTerm,
+        skip: u32,
+        under: u32,
+        resolve: impl Fn(u32, u32) -> Node<'p>,
+    ) {
+        let vars = self
+            .free
+            .entry((Rc::as_ptr(t), skip))
+            .or_insert_with(|| free_vars(t, skip));
+        let parts = vars.iter().map(|&(ix, around)| resolve(ix, under + around));
+        self.kids.extend(parts);
     }
 
     /// A function value: its lambdas in its record (a recursive local function as
@@ -411,23 +451,7 @@ impl<'m, 'p> Reader<'m, 'p> {
         }
         // Under the `let` of its own name.
         self.vars(&code(1, under + 1));
-        let b = match m.code.slot_binder(fun.layout, 0) {
-            Some(b) => Binder {
-                name: b.name.clone(),
-                plicity: b.plicity,
-                ty: hole(),
-            },
-            None => Binder {
-                name: "go".into(),
-                plicity: Plicity::Explicit,
-                ty: hole(),
-            },
-        };
-        Build::Subst {
-            t,
-            skip: 1,
-            rec: Some(b),
-        }
+        Build::Recursive(t, m.code.slot_binder(fun.layout, 0))
     }
 
     /// A partial application (`pap`) of function value `fr` to the slots of its first
@@ -455,7 +479,7 @@ impl<'m, 'p> Reader<'m, 'p> {
             .map(|p| p.slot.and_then(|_| it.next().copied()))
             .collect();
         let own = if has_self { 1 } else { 0 };
-        free_vars(rest, 0, under, &mut self.kids, |j, under| {
+        self.free_vars(rest, 0, under, |j, under| {
             let word = if j < taken {
                 bound[(taken - 1 - j) as usize]
             } else if has_self && j == taken {
@@ -468,11 +492,7 @@ impl<'m, 'p> Reader<'m, 'p> {
                 None => Node::Hole,
             }
         });
-        Build::Subst {
-            t: rest,
-            skip: 0,
-            rec: None,
-        }
+        Build::Subst { t: rest, skip: 0 }
     }
 
     /// The term a post-order step builds from the parts' terms, `done[base..]`.
@@ -484,14 +504,22 @@ impl<'m, 'p> Reader<'m, 'p> {
                 .done
                 .drain(base..)
                 .fold(head, |f, a| Term::App(f, Plicity::Explicit, a).rc()),
-            Build::Subst { t, skip, rec } => {
-                let mut parts = self.done.drain(base..);
-                let body = substitute(t, skip, &mut parts);
-                drop(parts);
-                match rec {
-                    None => body,
-                    Some(b) => Term::Let(b, body, Term::Var(Ix(0)).rc()).rc(),
-                }
+            Build::Subst { t, skip } => substitute(t, skip, &mut self.done.drain(base..)),
+            Build::Recursive(t, binder) => {
+                let lam = substitute(t, 1, &mut self.done.drain(base..));
+                let b = match binder {
+                    Some(b) => Binder {
+                        name: b.name.clone(),
+                        plicity: b.plicity,
+                        ty: hole(),
+                    },
+                    None => Binder {
+                        name: "go".into(),
+                        plicity: Plicity::Explicit,
+                        ty: hole(),
+                    },
+                };
+                Term::Let(b, lam, Term::Var(Ix(0)).rc()).rc()
             }
             Build::Match(core) => {
                 let mut parts = self.done.drain(base..);
@@ -541,24 +569,19 @@ impl<'p> Walk for Reading<'_, '_, 'p> {
     }
 }
 
-/// Pushes on `kids` what `resolve(ix, under)` makes of each free variable of `t`
-/// (under `skip` binders of its own), in [`rewrite`]'s order: `ix` is the variable's
-/// index seen from outside `t`'s own binders, `under` the binders of the result
-/// around it (`under` plus those of `t` around it).
-fn free_vars<'p>(
-    t: &RcTerm,
-    skip: u32,
-    under: u32,
-    kids: &mut Vec<Node<'p>>,
-    mut resolve: impl FnMut(u32, u32) -> Node<'p>,
-) {
+/// The free variables of `t` (under `skip` binders of its own), in [`rewrite`]'s
+/// order: each one's index seen from outside `t`'s own binders, and how many binders
+/// of `t` are around it (`skip` included).
+fn free_vars(t: &RcTerm, skip: u32) -> Vec<(u32, u32)> {
+    let mut vars = Vec::new();
     rewrite(t, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d + skip => {
-            kids.push(resolve(i - d - skip, under + d + skip));
+            vars.push((i - d - skip, d + skip));
             Some(node.clone())
         }
         _ => None,
     });
+    vars
 }
 
 /// `t` with its free variables (under `skip` binders of its own) replaced by `terms`,

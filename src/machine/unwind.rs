@@ -197,12 +197,14 @@ pub trait Walk {
 /// had below the node, that is, once all the node pushed is done (so a node's
 /// children are entered in order, and a child's step comes before its next sibling is
 /// entered, as in a recursive walk).
+///
+/// `exits` (empty, and left empty) holds the pending post-order steps, each with the
+/// stack height it waits for (the heights never decrease towards the top); it is
+/// scratch space that a caller walking often keeps. A walk without steps (`Exit` has
+/// no values) passes a new vector, never pushes on it, and the checks compile to
+/// nothing.
 #[inline]
-pub fn depth_first<W: Walk>(w: &mut W, work: &mut Vec<W::Node>) {
-    // The pending post-order steps, each with the stack height it waits for; the
-    // heights never decrease towards the top. A walk without steps (`Exit` has no
-    // values) never pushes here, and the checks below compile to nothing.
-    let mut exits: Vec<(W::Exit, usize)> = Vec::new();
+pub fn depth_first<W: Walk>(w: &mut W, work: &mut Vec<W::Node>, exits: &mut Vec<(W::Exit, usize)>) {
     loop {
         while exits.last().is_some_and(|&(_, at)| at == work.len()) {
             if let Some((x, _)) = exits.pop() {
@@ -271,7 +273,7 @@ impl<F: Fold> Walk for Objects<'_, F> {
 /// walk often, so that a walk allocates nothing).
 #[inline]
 pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
-    depth_first(&mut Objects { fold: f, refs }, work);
+    depth_first(&mut Objects { fold: f, refs }, work, &mut Vec::new());
 }
 
 impl<'p> Machine<'p> {
