@@ -19,7 +19,11 @@ use std::rc::Rc;
 /// annotations, the arms, the default) passed through `f(code, binders)`, where
 /// `binders` counts the match's own binders around that code (an arm's fields before
 /// it, or the default's one).
-pub fn map_match(m: &Match, scrut: RcTerm, f: &mut impl FnMut(&RcTerm, u32) -> RcTerm) -> RcTerm {
+pub fn map_match<'t>(
+    m: &'t Match,
+    scrut: RcTerm,
+    f: &mut impl FnMut(&'t RcTerm, u32) -> RcTerm,
+) -> RcTerm {
     let arms = m
         .arms
         .iter()

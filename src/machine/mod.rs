@@ -43,13 +43,16 @@
 //!
 //! # Readback and folds
 //!
-//! Every traversal of a whole machine state goes through one generic walk
-//! ([`unwind`]) with a fold: the reference-count and reachability audits, the census
-//! for statistics. Readback to core terms ([`readback`], and [`state`] for a paused
-//! state), the printer ([`mod@print`]) and the cycle collector ([`cycles`]) follow the
-//! same edges between objects ([`unwind::children`]); the scheduler looks only at what
-//! changed (the frames a fiber pushed since it last parked, what speculation computed),
-//! never at the whole heap.
+//! The traversals of machine states are instances of one generic depth-first walk
+//! with an explicit stack ([`unwind::depth_first`]): folds over heap objects (the
+//! reference-count and reachability audits and the census for statistics, from every
+//! root by [`unwind`]; the destruction of what is no longer referenced; the scheduler's
+//! search for work in built data) and readback to core terms ([`readback`], and
+//! [`state`] for a paused state), whose nodes are words under binders and which builds
+//! each term from its parts' terms in a post-order step. The printer ([`mod@print`])
+//! and the cycle collector ([`cycles`]) follow the same edges between objects
+//! ([`unwind::children`]); the scheduler looks only at what changed (the frames a fiber
+//! pushed since it last parked, what speculation computed), never at the whole heap.
 //!
 //! # Memory
 //!

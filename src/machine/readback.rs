@@ -12,15 +12,52 @@
 //! with sharing (`(v, v)` nested twenty times) reads back to a term of linear size
 //! (as a DAG of shared `Rc`s). A budget bounds what is read (a cyclic value such as
 //! `let xs = Cons 1 xs` is infinite); past it, a hole stands for the rest.
+//!
+//! # A fold of the generic walk
+//!
+//! Readback is a [`Walk`] run by [`depth_first`], the walk the heap folds use
+//! ([`super::unwind`]), so a long list or a long chain of thunks costs heap, not
+//! native stack. Its nodes are not heap objects but what has a term: a word under a
+//! number of binders of the result (`Node::Word`), code in a record
+//! (`Node::Code`), a function value's lambdas (`Node::Closure`). Going into a node
+//! finds the nodes its term is made of, in the order the term mentions them: a
+//! constructor's fields, a partial application's arguments, an evaluated thunk's
+//! value, and for code the words its free variables name in the record chain (not
+//! every slot of the record: only what the code uses), each under the binders of the
+//! code around the variable. The node's post-order step builds its term from theirs
+//! (which the walk leaves, in order, on a stack of results) and, for a word, remembers
+//! it by object and binder depth.
+//!
+//! Code is a core term, walked with [`rewrite`] (its depth is the program's own
+//! nesting, bounded; the heap behind it is not): once per piece of code to find its
+//! free variables (remembered: the thunks of one piece of code are many), and once
+//! per node to replace them by their terms. `rewrite` asks about each node once per
+//! binder depth, in a fixed depth-first order that depends only on the term, so the
+//! `k`-th variable found is the `k`-th replaced.
+//!
+//! Nodes are entered in the order a recursive readback would call itself, and a
+//! node's term is remembered before its next sibling is entered, so the budget runs
+//! out at the same places and the same objects are shared as they would be.
+//!
+//! # Paused states
+//!
+//! Reading a paused state ([`super::state`]), the objects that are bindings of their
+//! own read back as placeholders, except the binding being read (`top`), which reads
+//! as its content the first time it is met. A term read there depends on when it is
+//! read (an object read inside `top`'s content, before `top` is met, sees `top`'s
+//! content, and the same object read later sees a placeholder), so in that mode terms
+//! are not remembered, and not counted against the budget either.
 
 use super::Machine;
 use super::code::{CodeId, Loc, ScopeId};
 use super::heap::{PapHead, ThunkState};
+use super::unwind::{Walk, depth_first};
 use super::value::{NIL, Ref, Val};
 use crate::core::subst::{map_match, rewrite};
-use crate::core::term::{Binder, HoleKind, Ix, Lit, Plicity, RcTerm, Term};
+use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// How many objects one readback reads at most.
 pub const READBACK_BUDGET: u32 = 1_000_000;
@@ -30,24 +67,94 @@ pub fn hole() -> RcTerm {
     Term::Hole(HoleKind::Infer, Span::new(FileId(0), 0, 0)).rc()
 }
 
+/// The identity of an object at a binder depth: what a word's term is remembered by.
+type MemoKey = (u8, Ref, u32);
+
 /// Reads words and code back into core terms.
 pub struct Reader<'m, 'p> {
     m: &'m Machine<'p>,
     /// How many variables the checker's context has (open variables read back as
     /// variables of it).
     pub ctx_len: u32,
+    /// How many more objects may be read (past it, holes).
     budget: u32,
-    memo: HashMap<(u8, Ref, u32), RcTerm>,
+    /// The term of each word read, by object and binder depth.
+    memo: HashMap<MemoKey, RcTerm>,
     /// Objects that are bindings of their own (reading a paused state): a reference
     /// to one reads back as a placeholder `Def(PLACE + id)`, resolved into a
     /// variable once the bindings are ordered ([`super::state`]).
     pub places: HashMap<(u8, Ref), u32>,
     /// The binding being read (its own content is read, not its placeholder).
     pub top: Option<(u8, Ref)>,
+    /// The terms of the nodes done whose post-order step has not used them yet, in
+    /// the order the nodes were entered.
+    done: Vec<RcTerm>,
+    /// The nodes a node being entered is made of, in order (scratch space).
+    kids: Vec<Node<'p>>,
+    /// The walk's stack and its pending post-order steps (kept between readbacks: a
+    /// paused state reads many words).
+    work: Vec<Node<'p>>,
+    exits: Vec<(Exit<'p>, usize)>,
+    /// The free variables of the code read so far ([`free_vars`]), by core term
+    /// (terms of the program, alive as long as the reader) and binders skipped.
+    free: HashMap<(*const Term, u32), Vec<(u32, u32)>>,
 }
 
 /// Where placeholders for bindings start among definition ids.
 pub const PLACE: u32 = 1 << 30;
+
+/// What readback walks: something with a term.
+enum Node<'p> {
+    /// A word, under a number of binders of the result.
+    Word(Val, u32),
+    /// Code in a record.
+    Code(Code<'p>),
+    /// A function value's lambdas, under a number of binders: what a function's
+    /// partial application reads its reference to itself as (not a word: no
+    /// placeholder, no memo, no budget).
+    Closure(Ref, u32),
+    /// A variable whose word the record chain does not have (an erased one).
+    Hole,
+}
+
+/// A core term compiled in `scope` (record depth `depth`, run in record `env`), under
+/// `skip` binders of its own, read under `under` binders of the result.
+struct Code<'p> {
+    t: &'p RcTerm,
+    scope: ScopeId,
+    depth: u32,
+    env: Ref,
+    skip: u32,
+    under: u32,
+}
+
+/// A node's post-order step: how to build its term from its parts' terms (those
+/// `done` holds from `base` on), and, for a word, what to remember it by.
+struct Exit<'p> {
+    base: usize,
+    key: Option<MemoKey>,
+    build: Build<'p>,
+}
+
+/// How a node's term is built from its parts' terms.
+enum Build<'p> {
+    /// A term without parts (an atom's; a black-holed or failed thunk's hole).
+    Ready(RcTerm),
+    /// The one part's term (an evaluated thunk is its value).
+    Part,
+    /// The head applied (explicitly) to the parts' terms.
+    Apply(RcTerm),
+    /// The core term with its free variables (those under more than `skip` binders
+    /// of it), in [`rewrite`]'s order, replaced by the parts' terms.
+    Subst { t: &'p RcTerm, skip: u32 },
+    /// A recursive local function: its lambdas (under its own binder, `skip` 1) as
+    /// in [`Build::Subst`], bound by `let` to its name (its binder's, or `go`) and
+    /// returned (`let go = \... in go`).
+    Recursive(&'p RcTerm, Option<&'p Binder>),
+    /// A stuck match: the first part is the scrutinee's term, then one per piece of
+    /// code of the match (in [`map_match`]'s order).
+    Match(&'p Match),
+}
 
 impl<'m, 'p> Reader<'m, 'p> {
     /// A reader of machine `m`'s state.
@@ -59,6 +166,11 @@ impl<'m, 'p> Reader<'m, 'p> {
             memo: HashMap::new(),
             places: HashMap::new(),
             top: None,
+            done: Vec::new(),
+            kids: Vec::new(),
+            work: Vec::new(),
+            exits: Vec::new(),
+            free: HashMap::new(),
         }
     }
 
@@ -71,7 +183,36 @@ impl<'m, 'p> Reader<'m, 'p> {
 
     /// A word, as a term under `under` binders of the result.
     pub fn word(&mut self, v: Val, under: u32) -> RcTerm {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.word_inner(v, under))
+        self.read(Node::Word(v, under))
+    }
+
+    /// Code in a record, as a term.
+    pub fn code(&mut self, c: CodeId, env: Ref, under: u32) -> RcTerm {
+        let meta = &self.m.code.meta[c as usize];
+        let (t, scope, depth) = (meta.core, meta.scope, meta.depth);
+        self.term_in(t, scope, depth, env, 0, under)
+    }
+
+    /// A core term compiled in `scope` (record depth `depth`, run in record `env`),
+    /// under `skip` binders of its own: its free variables replaced by what the
+    /// record chain holds.
+    pub fn term_in(
+        &mut self,
+        t: &'p RcTerm,
+        scope: ScopeId,
+        depth: u32,
+        env: Ref,
+        skip: u32,
+        under: u32,
+    ) -> RcTerm {
+        self.read(Node::Code(Code {
+            t,
+            scope,
+            depth,
+            env,
+            skip,
+            under,
+        }))
     }
 
     /// The identity of a heap object a word points at (`None` for atoms).
@@ -79,7 +220,7 @@ impl<'m, 'p> Reader<'m, 'p> {
         Self::memo_key(v, 0).map(|(k, r, _)| (k, r))
     }
 
-    fn memo_key(v: Val, under: u32) -> Option<(u8, Ref, u32)> {
+    fn memo_key(v: Val, under: u32) -> Option<MemoKey> {
         match v {
             Val::Con(r) => Some((0, r, under)),
             Val::Thunk(r) => Some((1, r, under)),
@@ -91,7 +232,24 @@ impl<'m, 'p> Reader<'m, 'p> {
         }
     }
 
-    fn word_inner(&mut self, v: Val, under: u32) -> RcTerm {
+    /// The term of a node: the walk from it alone.
+    fn read(&mut self, n: Node<'p>) -> RcTerm {
+        let base = self.done.len();
+        let mut work = std::mem::take(&mut self.work);
+        let mut exits = std::mem::take(&mut self.exits);
+        work.push(n);
+        depth_first(&mut Reading(self), &mut work, &mut exits);
+        (self.work, self.exits) = (work, exits);
+        debug_assert_eq!(self.done.len(), base + 1, "a node gives one term");
+        self.done.pop().unwrap_or_else(hole)
+    }
+
+    /// Going into a word: its term at once if it has one (an atom, a placeholder, a
+    /// remembered term, a hole past the budget), or how to build it from the parts
+    /// pushed on `kids`, and what to remember it by.
+    fn enter_word(&mut self, v: Val, under: u32) -> Option<(Option<MemoKey>, Build<'p>)> {
+        // Reading a paused state, terms depend on which binding is read (`top`), so
+        // they are not remembered (nor counted against the budget).
         let state_mode = !self.places.is_empty();
         if let Some(k) = Self::object_key(v)
             && let Some(&id) = self.places.get(&k)
@@ -101,85 +259,112 @@ impl<'m, 'p> Reader<'m, 'p> {
                 // are placeholders.
                 self.top = None;
             } else {
-                return Term::Def(crate::core::term::DefId(PLACE + id)).rc();
+                self.done.push(Term::Def(DefId(PLACE + id)).rc());
+                return None;
             }
         }
         let key = Self::memo_key(v, under).filter(|_| !state_mode);
         if let Some(k) = key {
             if let Some(t) = self.memo.get(&k) {
-                return t.clone();
+                self.done.push(t.clone());
+                return None;
             }
             if self.budget == 0 {
-                return hole();
+                self.done.push(hole());
+                return None;
             }
             self.budget -= 1;
         }
         let heap = &self.m.heap;
-        let t = match v {
-            Val::Int(n) => Term::Lit(Lit::Int(n)).rc(),
-            Val::Float(x) => Term::Lit(Lit::Float(x)).rc(),
-            Val::Str(r) => Term::Lit(Lit::Str(heap.text(r).clone())).rc(),
-            Val::Atom(c) => Term::Con(c).rc(),
-            Val::Universe(n) => Term::Universe(n).rc(),
-            Val::PrimType(p) => Term::PrimType(p).rc(),
-            Val::Erased => hole(),
+        let build = match v {
+            Val::Int(n) => Build::Ready(Term::Lit(Lit::Int(n)).rc()),
+            Val::Float(x) => Build::Ready(Term::Lit(Lit::Float(x)).rc()),
+            Val::Str(r) => Build::Ready(Term::Lit(Lit::Str(heap.text(r).clone())).rc()),
+            Val::Atom(c) => Build::Ready(Term::Con(c).rc()),
+            Val::Universe(n) => Build::Ready(Term::Universe(n).rc()),
+            Val::PrimType(p) => Build::Ready(Term::PrimType(p).rc()),
+            Val::Erased => Build::Ready(hole()),
             Val::Con(r) => {
                 let o = heap.cons.get(r);
-                let (c, fields) = (o.con, o.fields.get(&heap.words).to_vec());
-                self.applied(Term::Con(c).rc(), &fields, under)
+                self.words(o.fields.get(&heap.words), under);
+                Build::Apply(Term::Con(o.con).rc())
             }
             Val::Thunk(t) => match heap.thunks.get(t).state {
-                ThunkState::Done(x) => self.word(x, under),
-                ThunkState::Suspended { code, env } => self.code(code, env, under),
-                ThunkState::Blackholed { .. } | ThunkState::Failed(_) => hole(),
-            },
-            Val::Fun(r) => self.closure(r, under),
-            Val::Pap(r) => {
-                let o = heap.paps.get(r);
-                let (head, taken, args) = (o.head, o.taken, heap.words.get(o.args).to_vec());
-                match head {
-                    PapHead::Fun(f) => self.fun_applied(f, taken, &args, under),
-                    PapHead::Def(d) => self.applied(Term::Def(d).rc(), &args, under),
-                    PapHead::Con(c) => self.applied(Term::Con(c).rc(), &args, under),
-                    PapHead::Prim(p, s) => self.applied(Term::Prim(p, s).rc(), &args, under),
-                    PapHead::Extern(e, site) => {
-                        let span = self.m.site_span(site);
-                        self.applied(Term::Extern(e, span).rc(), &args, under)
-                    }
-                    PapHead::Data(d) => self.applied(Term::Data(d).rc(), &args, under),
-                    PapHead::Open(level) => {
-                        let var = self.open_var(level, under);
-                        self.applied(var, &args, under)
-                    }
-                    PapHead::Hole(c) => {
-                        let h = self.m.code.meta[c as usize].core.clone();
-                        self.applied(h, &args, under)
-                    }
+                ThunkState::Done(x) => {
+                    self.kids.push(Node::Word(x, under));
+                    Build::Part
                 }
-            }
+                ThunkState::Suspended { code, env } => self.code_parts(code, env, under),
+                ThunkState::Blackholed { .. } | ThunkState::Failed(_) => Build::Ready(hole()),
+            },
+            Val::Fun(r) => self.closure_parts(r, under),
+            Val::Pap(r) => self.pap_parts(r, under),
             Val::Pi(r) => {
                 let o = heap.pis.get(r);
-                self.code(o.code, o.env, under)
+                self.code_parts(o.code, o.env, under)
             }
-            Val::Stuck(r) => {
-                let o = heap.stucks.get(r);
-                let (code, env, scrut) = (o.code, o.env, o.scrut);
-                let super::code::Code::Match(mi) = self.m.code.nodes[code as usize] else {
-                    return hole();
-                };
-                let core = self.m.code.matches[mi as usize].core;
-                let meta = &self.m.code.meta[code as usize];
-                let (scope, depth) = (meta.scope, meta.depth);
-                let s = self.word(scrut, under);
-                map_match(core, s, &mut |t, k| {
-                    self.term_in(t, scope, depth, env, k, under)
-                })
-            }
+            Val::Stuck(r) => match self.stuck_parts(r, under) {
+                Some(b) => b,
+                None => {
+                    // Not a match: a hole, not remembered.
+                    self.done.push(hole());
+                    return None;
+                }
+            },
         };
-        if let Some(k) = key {
-            self.memo.insert(k, t.clone());
-        }
-        t
+        Some((key, build))
+    }
+
+    /// Pushes the words `ws` as parts, under `under` binders.
+    fn words(&mut self, ws: &[Val], under: u32) {
+        self.kids.extend(ws.iter().map(|&w| Node::Word(w, under)));
+    }
+
+    /// A partial application's parts: its arguments after its head.
+    fn pap_parts(&mut self, r: Ref, under: u32) -> Build<'p> {
+        let heap = &self.m.heap;
+        let o = heap.paps.get(r);
+        let head = match o.head {
+            PapHead::Fun(f) => return self.fun_applied_parts(f, o.taken, r, under),
+            PapHead::Def(d) => Term::Def(d).rc(),
+            PapHead::Con(c) => Term::Con(c).rc(),
+            PapHead::Prim(p, s) => Term::Prim(p, s).rc(),
+            PapHead::Extern(e, site) => Term::Extern(e, self.m.site_span(site)).rc(),
+            PapHead::Data(d) => Term::Data(d).rc(),
+            PapHead::Open(level) => self.open_var(level, under),
+            PapHead::Hole(c) => self.m.code.meta[c as usize].core.clone(),
+        };
+        self.words(heap.words.get(o.args), under);
+        Build::Apply(head)
+    }
+
+    /// A stuck match's parts: its scrutinee, then the free variables of each piece of
+    /// its code (as [`Node::Code`]s, in [`map_match`]'s order); `None` if its code is
+    /// not a match.
+    fn stuck_parts(&mut self, r: Ref, under: u32) -> Option<Build<'p>> {
+        let o = self.m.heap.stucks.get(r);
+        let (code, env, scrut) = (o.code, o.env, o.scrut);
+        let super::code::Code::Match(mi) = self.m.code.nodes[code as usize] else {
+            return None;
+        };
+        let core = self.m.code.matches[mi as usize].core;
+        let meta = &self.m.code.meta[code as usize];
+        let (scope, depth) = (meta.scope, meta.depth);
+        self.kids.push(Node::Word(scrut, under));
+        // The pieces, in the order `map_match` gives them (the term built is dropped).
+        let kids = &mut self.kids;
+        map_match(core, hole(), &mut |t, skip| {
+            kids.push(Node::Code(Code {
+                t,
+                scope,
+                depth,
+                env,
+                skip,
+                under,
+            }));
+            hole()
+        });
+        Some(Build::Match(core))
     }
 
     /// The checker's context variable at `level`, under `under` binders.
@@ -190,74 +375,138 @@ impl<'m, 'p> Reader<'m, 'p> {
         }
     }
 
-    /// `head` applied (explicitly) to words.
-    fn applied(&mut self, head: RcTerm, args: &[Val], under: u32) -> RcTerm {
-        args.iter().fold(head, |f, &a| {
-            let a = self.word(a, under);
-            Term::App(f, Plicity::Explicit, a).rc()
+    /// Code `c` in record `env`: the words its free variables name.
+    fn code_parts(&mut self, c: CodeId, env: Ref, under: u32) -> Build<'p> {
+        let meta = &self.m.code.meta[c as usize];
+        let (t, scope, depth) = (meta.core, meta.scope, meta.depth);
+        self.term_parts(&Code {
+            t,
+            scope,
+            depth,
+            env,
+            skip: 0,
+            under,
         })
     }
 
-    /// Code in a record, as a term.
-    pub fn code(&mut self, c: CodeId, env: Ref, under: u32) -> RcTerm {
-        let meta = &self.m.code.meta[c as usize];
-        let (core, scope, depth) = (meta.core, meta.scope, meta.depth);
-        self.term_in(core, scope, depth, env, 0, under)
+    /// Code: the words its free variables name in its record chain.
+    fn term_parts(&mut self, c: &Code<'p>) -> Build<'p> {
+        self.vars(c);
+        Build::Subst {
+            t: c.t,
+            skip: c.skip,
+        }
     }
 
-    /// A core term compiled in `scope` (record depth `depth`, run in record `env`),
-    /// under `skip` binders of its own: its free variables replaced by what the
-    /// record chain holds.
-    pub fn term_in(
+    /// Pushes the words code's free variables name in its record chain (a hole for
+    /// one the chain does not have), in the order [`substitute`] replaces them.
+    fn vars(&mut self, c: &Code<'p>) {
+        let m = self.m;
+        self.free_vars(c.t, c.skip, c.under, |ix, under| {
+            match lookup(m, c.scope, c.depth, c.env, ix) {
+                Some(w) => Node::Word(w, under),
+                None => Node::Hole,
+            }
+        });
+    }
+
+    /// Pushes what `resolve(ix, under)` makes of each free variable of code `t`
+    /// (under `skip` binders of its own), in the order [`substitute`] replaces them:
+    /// `ix` is the variable's index seen from outside `t`'s own binders, `under` the
+    /// binders of the result around it. The variables of each piece of code are found
+    /// once (the thunks of one piece of code are many).
+    fn free_vars(
         &mut self,
-        t: &RcTerm,
-        scope: ScopeId,
-        depth: u32,
-        env: Ref,
+        t: &'p RcTerm,
         skip: u32,
         under: u32,
-    ) -> RcTerm {
-        rewrite(t, &mut |node, d| match &**node {
-            Term::Var(Ix(i)) if *i >= d + skip => {
-                let word = self.lookup(scope, depth, env, i - d - skip);
-                Some(match word {
-                    Some(w) => self.word(w, under + d + skip),
-                    None => hole(),
-                })
-            }
-            _ => None,
-        })
-    }
-
-    /// The word a variable of a scope names in a record chain.
-    fn lookup(&self, scope: ScopeId, depth: u32, env: Ref, ix: u32) -> Option<Val> {
-        match self.m.code.lookup(scope, ix)? {
-            Loc::Slot { depth: dv, slot } => {
-                if env == NIL || dv > depth {
-                    return None;
-                }
-                let r = self.m.heap.up(env, depth - dv);
-                if r == NIL {
-                    return None;
-                }
-                Some(self.m.heap.slot(r, slot))
-            }
-            Loc::Erased => None,
-        }
+        resolve: impl Fn(u32, u32) -> Node<'p>,
+    ) {
+        let vars = self
+            .free
+            .entry((Rc::as_ptr(t), skip))
+            .or_insert_with(|| free_vars(t, skip));
+        let parts = vars.iter().map(|&(ix, around)| resolve(ix, under + around));
+        self.kids.extend(parts);
     }
 
     /// A function value: its lambdas in its record (a recursive local function as
     /// `let go = \... in go`).
-    fn closure(&mut self, r: Ref, under: u32) -> RcTerm {
-        let o = self.m.heap.funs.get(r);
-        let (f, env) = (o.fun, o.env);
-        let fun = &self.m.code.funs[f as usize];
-        let (core, scope, depth, self_slot) = (fun.core, fun.scope, fun.depth, fun.self_slot);
-        match self_slot {
-            None => self.term_in(core, scope, depth, env, 0, under),
-            Some(_) => {
-                let binder = self.m.code.slot_binder(fun.layout, 0);
-                let lam = self.term_in(core, scope, depth, env, 1, under + 1);
+    fn closure_parts(&mut self, r: Ref, under: u32) -> Build<'p> {
+        let m = self.m;
+        let o = m.heap.funs.get(r);
+        let env = o.env;
+        let fun = &m.code.funs[o.fun as usize];
+        let (t, scope, depth) = (fun.core, fun.scope, fun.depth);
+        let code = |skip, under| Code {
+            t,
+            scope,
+            depth,
+            env,
+            skip,
+            under,
+        };
+        if fun.self_slot.is_none() {
+            return self.term_parts(&code(0, under));
+        }
+        // Under the `let` of its own name.
+        self.vars(&code(1, under + 1));
+        Build::Recursive(t, m.code.slot_binder(fun.layout, 0))
+    }
+
+    /// A partial application (`pap`) of function value `fr` to the slots of its first
+    /// `taken` parameters: the remaining lambdas, with the bound parameters replaced
+    /// by the arguments (a normal form).
+    fn fun_applied_parts(&mut self, fr: Ref, taken: u32, pap: Ref, under: u32) -> Build<'p> {
+        let m = self.m;
+        let o = m.heap.funs.get(fr);
+        let env = o.env;
+        let fun = &m.code.funs[o.fun as usize];
+        let (scope, depth, has_self) = (fun.scope, fun.depth, fun.self_slot.is_some());
+        let mut rest = fun.core;
+        for _ in 0..taken {
+            match &**rest {
+                Term::Lam(_, b) => rest = super::analysis::unann(b),
+                _ => break,
+            }
+        }
+        // The word of each bound parameter, by position.
+        let mut it = m.heap.words.get(m.heap.paps.get(pap).args).iter();
+        let bound: Vec<Option<Val>> = fun
+            .params
+            .iter()
+            .take(taken as usize)
+            .map(|p| p.slot.and_then(|_| it.next().copied()))
+            .collect();
+        let own = if has_self { 1 } else { 0 };
+        self.free_vars(rest, 0, under, |j, under| {
+            let word = if j < taken {
+                bound[(taken - 1 - j) as usize]
+            } else if has_self && j == taken {
+                return Node::Closure(fr, under);
+            } else {
+                lookup(m, scope, depth, env, j - taken - own)
+            };
+            match word {
+                Some(w) => Node::Word(w, under),
+                None => Node::Hole,
+            }
+        });
+        Build::Subst { t: rest, skip: 0 }
+    }
+
+    /// The term a post-order step builds from the parts' terms, `done[base..]`.
+    fn build(&mut self, base: usize, build: Build<'p>) -> RcTerm {
+        match build {
+            Build::Ready(t) => t,
+            Build::Part => self.done.pop().unwrap_or_else(hole),
+            Build::Apply(head) => self
+                .done
+                .drain(base..)
+                .fold(head, |f, a| Term::App(f, Plicity::Explicit, a).rc()),
+            Build::Subst { t, skip } => substitute(t, skip, &mut self.done.drain(base..)),
+            Build::Recursive(t, binder) => {
+                let lam = substitute(t, 1, &mut self.done.drain(base..));
                 let b = match binder {
                     Some(b) => Binder {
                         name: b.name.clone(),
@@ -272,55 +521,92 @@ impl<'m, 'p> Reader<'m, 'p> {
                 };
                 Term::Let(b, lam, Term::Var(Ix(0)).rc()).rc()
             }
+            Build::Match(core) => {
+                let mut parts = self.done.drain(base..);
+                let scrut = parts.next().unwrap_or_else(hole);
+                map_match(core, scrut, &mut |_, _| parts.next().unwrap_or_else(hole))
+            }
         }
     }
 
-    /// A partial application of a function value to the slots of its first `taken`
-    /// parameters: the remaining lambdas, with the bound parameters replaced by the
-    /// arguments (a normal form).
-    fn fun_applied(&mut self, fr: Ref, taken: u32, args: &[Val], under: u32) -> RcTerm {
-        let o = self.m.heap.funs.get(fr);
-        let (f, env) = (o.fun, o.env);
-        let fun = &self.m.code.funs[f as usize];
-        let (core, scope, depth, has_self) =
-            (fun.core, fun.scope, fun.depth, fun.self_slot.is_some());
-        let params = fun.params.clone();
-        let mut rest = core;
-        for _ in 0..taken {
-            match &**rest {
-                Term::Lam(_, b) => rest = super::analysis::unann(b),
-                _ => break,
-            }
+    /// A node's term is done: remembered by `key` (a word's), and left for its parent.
+    fn finish(&mut self, key: Option<MemoKey>, t: RcTerm) {
+        if let Some(k) = key {
+            self.memo.insert(k, t.clone());
         }
-        // The word of each bound parameter, by position.
-        let mut it = args.iter();
-        let bound: Vec<Option<Val>> = params
-            .iter()
-            .take(taken as usize)
-            .map(|p| p.slot.and_then(|_| it.next().copied()))
-            .collect();
-        let own = if has_self { 1 } else { 0 };
-        rewrite(rest, &mut |node, d| match &**node {
-            Term::Var(Ix(i)) if *i >= d => {
-                let j = i - d;
-                if j < taken {
-                    let w = bound[(taken - 1 - j) as usize];
-                    return Some(match w {
-                        Some(w) => self.word(w, under + d),
-                        None => hole(),
-                    });
-                }
-                let k = j - taken;
-                if has_self && k == 0 {
-                    return Some(self.closure(fr, under + d));
-                }
-                Some(match self.lookup(scope, depth, env, k - own) {
-                    Some(w) => self.word(w, under + d),
-                    None => hole(),
-                })
+        self.done.push(t);
+    }
+}
+
+/// A reader as a [`Walk`] (a type of its own, so that the walk's nodes stay private).
+struct Reading<'r, 'm, 'p>(&'r mut Reader<'m, 'p>);
+
+impl<'p> Walk for Reading<'_, '_, 'p> {
+    type Node = Node<'p>;
+    type Exit = Exit<'p>;
+
+    fn enter(&mut self, n: Node<'p>, work: &mut Vec<Node<'p>>) -> Option<Exit<'p>> {
+        let r = &mut *self.0;
+        let base = r.done.len();
+        let (key, build) = match n {
+            Node::Word(v, under) => r.enter_word(v, under)?,
+            Node::Code(c) => (None, r.term_parts(&c)),
+            Node::Closure(f, under) => (None, r.closure_parts(f, under)),
+            Node::Hole => (None, Build::Ready(hole())),
+        };
+        if let Build::Ready(t) = build {
+            r.finish(key, t);
+            return None;
+        }
+        // The parts, the first on top.
+        work.extend(r.kids.drain(..).rev());
+        Some(Exit { base, key, build })
+    }
+
+    fn exit(&mut self, x: Exit<'p>) {
+        let t = self.0.build(x.base, x.build);
+        self.0.finish(x.key, t);
+    }
+}
+
+/// The free variables of `t` (under `skip` binders of its own), in [`rewrite`]'s
+/// order: each one's index seen from outside `t`'s own binders, and how many binders
+/// of `t` are around it (`skip` included).
+fn free_vars(t: &RcTerm, skip: u32) -> Vec<(u32, u32)> {
+    let mut vars = Vec::new();
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i >= d + skip => {
+            vars.push((i - d - skip, d + skip));
+            Some(node.clone())
+        }
+        _ => None,
+    });
+    vars
+}
+
+/// `t` with its free variables (under `skip` binders of its own) replaced by `terms`,
+/// in [`rewrite`]'s order: the order [`free_vars`] found them in.
+fn substitute(t: &RcTerm, skip: u32, terms: &mut impl Iterator<Item = RcTerm>) -> RcTerm {
+    rewrite(t, &mut |node, d| match &**node {
+        Term::Var(Ix(i)) if *i >= d + skip => Some(terms.next().unwrap_or_else(hole)),
+        _ => None,
+    })
+}
+
+/// The word a variable of a scope names in a record chain.
+fn lookup(m: &Machine<'_>, scope: ScopeId, depth: u32, env: Ref, ix: u32) -> Option<Val> {
+    match m.code.lookup(scope, ix)? {
+        Loc::Slot { depth: dv, slot } => {
+            if env == NIL || dv > depth {
+                return None;
             }
-            _ => None,
-        })
+            let r = m.heap.up(env, depth - dv);
+            if r == NIL {
+                return None;
+            }
+            Some(m.heap.slot(r, slot))
+        }
+        Loc::Erased => None,
     }
 }
 

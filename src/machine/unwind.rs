@@ -1,23 +1,31 @@
-//! One generic walk over the heap, and the folds that are walks of it (DESIGN.md
-//! section 2).
+//! One generic walk, and the folds that are walks of it (DESIGN.md section 2).
 //!
-//! [`walk`] goes from a set of objects along every counted reference between heap
-//! objects ([`children`], the one place that knows which references an object holds),
-//! calling the [`Fold`] on each edge (whether to go into the object it reaches) and on
-//! each object gone into, after its references are read. It never recurses natively.
-//! [`unwind`] is the walk from every root the machine holds (the running fiber's
-//! control, frames and side stacks; the parked fibers' through the scheduler; the
-//! printer's pending parts; the definitions' pinned values).
+//! [`depth_first`] is the walk: depth first over the nodes of a [`Walk`], with an
+//! explicit stack (it never recurses natively, so a million-element list or a
+//! million-thunk chain costs heap, not native stack). Going into a node pushes the
+//! nodes to go into next; a node may leave a post-order step, taken once everything
+//! it pushed is done. Every traversal of the machine's state is an instance of it
+//! (each monomorphised, so each compiles to its own specialised loop):
 //!
-//! The folds: the reference-count audit and the reachability audit
-//! ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
-//! destruction of what is no longer referenced (`Heap::collect`: an edge counts one
-//! reference less and goes into the object when none is left; going into an object
-//! frees it), and the scheduler's search for speculative work in built data
-//! ([`Frontier`]). Readback ([`super::readback`]), which follows the variables of code
-//! rather than every slot of a record, and the cycle collector ([`super::cycles`]),
-//! which counts references inside a set of objects, follow the same edges through
-//! [`children`].
+//! - the folds over heap objects ([`Fold`], walked by [`walk`]): their nodes are
+//!   objects, their edges every counted reference between objects ([`children`], the
+//!   one place that knows which references an object holds), and they have no
+//!   post-order steps. [`unwind`] walks one from every root the machine holds (the
+//!   running fiber's control, frames and side stacks; the parked fibers' through the
+//!   scheduler; the printer's pending parts; the definitions' pinned values). These
+//!   folds are the reference-count audit and the reachability audit
+//!   ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
+//!   destruction of what is no longer referenced (`Heap::collect`: an edge counts one
+//!   reference less and goes into the object when none is left; going into an object
+//!   frees it), and the scheduler's search for speculative work in built data
+//!   ([`Frontier`]);
+//! - readback ([`super::readback`]): its nodes are words at a binder depth (and code
+//!   in a record, a function's lambdas), its edges follow the variables of compiled
+//!   code into record chains rather than every slot of a record, and its post-order
+//!   step builds a node's term from its parts' terms.
+//!
+//! The cycle collector ([`super::cycles`]), which counts references inside a set of
+//! objects, follows the same edges through [`children`].
 
 use super::Machine;
 use super::frame::Control;
@@ -166,7 +174,53 @@ pub fn live_objects(heap: &Heap) -> Vec<Obj> {
     out
 }
 
-/// A traversal of the heap (see [`walk`]).
+/// A depth-first traversal of a graph, walked with an explicit stack ([`depth_first`]):
+/// the one walk behind every fold of the heap ([`Fold`], through [`walk`]) and behind
+/// readback ([`super::readback`]), whose nodes are words at a binder depth and whose
+/// post-order steps build terms from their children's terms.
+pub trait Walk {
+    /// What the walk goes into.
+    type Node;
+    /// What is left to do for a node once the nodes it pushed, and everything they
+    /// lead to, are done (its post-order step).
+    type Exit;
+    /// Goes into `n`: pushes on `work` the nodes to go into next (the last pushed is
+    /// gone into first), and returns the node's post-order step, if it has one.
+    fn enter(&mut self, n: Self::Node, work: &mut Vec<Self::Node>) -> Option<Self::Exit>;
+    /// Takes a post-order step.
+    fn exit(&mut self, x: Self::Exit);
+}
+
+/// Walks from the nodes on `work` (the top one first), depth first, without native
+/// recursion: each node is entered ([`Walk::enter`]) when it is popped, and its
+/// post-order step ([`Walk::exit`]) is taken once the stack is back to the height it
+/// had below the node, that is, once all the node pushed is done (so a node's
+/// children are entered in order, and a child's step comes before its next sibling is
+/// entered, as in a recursive walk).
+///
+/// `exits` (empty, and left empty) holds the pending post-order steps, each with the
+/// stack height it waits for (the heights never decrease towards the top); it is
+/// scratch space that a caller walking often keeps. A walk without steps (`Exit` has
+/// no values) passes a new vector, never pushes on it, and the checks compile to
+/// nothing.
+#[inline]
+pub fn depth_first<W: Walk>(w: &mut W, work: &mut Vec<W::Node>, exits: &mut Vec<(W::Exit, usize)>) {
+    loop {
+        while exits.last().is_some_and(|&(_, at)| at == work.len()) {
+            if let Some((x, _)) = exits.pop() {
+                w.exit(x);
+            }
+        }
+        let Some(n) = work.pop() else { break };
+        let at = work.len();
+        if let Some(x) = w.enter(n, work) {
+            exits.push((x, at));
+        }
+    }
+}
+
+/// A fold over the heap: a walk along the counted references between objects (see
+/// [`walk`]).
 pub trait Fold {
     /// The heap walked.
     fn heap(&self) -> &Heap;
@@ -182,21 +236,44 @@ pub trait Fold {
     fn visit(&mut self, _o: Obj) {}
 }
 
-/// Walks from the objects on `work` (gone into already: each gets
-/// [`Fold::visit`]), depth first, each object's references in order. `refs` is
-/// scratch space (kept by callers that walk often, so that a walk allocates nothing).
-#[inline]
-pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
-    while let Some(o) = work.pop() {
-        refs.clear();
-        children(f.heap(), o, &mut |c| refs.push(c));
-        f.visit(o);
-        for &c in refs.iter().rev() {
-            if f.edge(c) {
+/// A [`Fold`] as a [`Walk`] of objects: going into an object reads its references
+/// ([`children`]) into `refs`, visits it, and asks about each reference (last first)
+/// whether to go into what it reaches. No post-order steps.
+struct Objects<'a, F> {
+    fold: &'a mut F,
+    refs: &'a mut Vec<Obj>,
+}
+
+impl<F: Fold> Walk for Objects<'_, F> {
+    type Node = Obj;
+    type Exit = std::convert::Infallible;
+
+    #[inline(always)]
+    fn enter(&mut self, o: Obj, work: &mut Vec<Obj>) -> Option<Self::Exit> {
+        self.refs.clear();
+        children(self.fold.heap(), o, &mut |c| self.refs.push(c));
+        self.fold.visit(o);
+        for &c in self.refs.iter().rev() {
+            if self.fold.edge(c) {
                 work.push(c);
             }
         }
+        None
     }
+
+    #[inline(always)]
+    fn exit(&mut self, x: Self::Exit) {
+        match x {}
+    }
+}
+
+/// Walks a [`Fold`] from the objects on `work` (gone into already: each gets
+/// [`Fold::visit`]), depth first, each object's references in order: the generic
+/// [`depth_first`] walk over objects. `refs` is scratch space (kept by callers that
+/// walk often, so that a walk allocates nothing).
+#[inline]
+pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
+    depth_first(&mut Objects { fold: f, refs }, work, &mut Vec::new());
 }
 
 impl<'p> Machine<'p> {
