@@ -15,7 +15,12 @@
 //!   budgets (holes where a budget runs out, thunks caught being evaluated);
 //! - every definition's value once `main` has been printed, with the same budgets.
 //!
-//! `SPINDLE_RECORD_READBACK=1` writes the file instead of checking it.
+//! `SPINDLE_RECORD_READBACK=1` writes the file instead of checking it. A change of
+//! the machine that changes what a paused state holds after a given number of steps
+//! (an optimisation that takes fewer steps, or computes a value instead of a thunk)
+//! changes the `state@` and `values@` lines, and only those: re-record after checking
+//! that no other line moved. (Recorded again after cheap eagerness, which computes
+//! some arguments at once.)
 
 mod common;
 
