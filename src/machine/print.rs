@@ -1,7 +1,9 @@
 //! Printing values (LANGUAGE.md section 9), streamed: `main` is needed to full normal
-//! form as it is printed, field by field, with an explicit worklist (a
-//! million-element list prints without native recursion), and each part is written
-//! as soon as it is known. A `String` result prints raw; when it is built by `join`
+//! form as it is printed, field by field, and each part is written as soon as it is
+//! known. The printer is a walk of the generic depth-first walk
+//! ([`super::unwind::depth_first`]) whose nodes are the parts still to print: going
+//! into one needs it (running the machine if it is not evaluated yet), writes it and
+//! pushes its fields, so a million-element list prints without native recursion. A `String` result prints raw; when it is built by `join`
 //! (`unlines`, `concatStrings`) or `++`, its pieces print as they are computed.
 //!
 //! `Int` in decimal; `Float` in shortest round-trip form; `String` quoted; `()`;
@@ -260,116 +262,130 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Prints the parts on `tasks` (owned), the top one first: the printer is a walk
+    /// ([`super::unwind::depth_first`]) whose nodes are the parts still to print.
     fn print_tasks(&mut self, mut tasks: Vec<Task>) -> Result<()> {
+        let mut printer = Printer {
+            m: self,
+            error: None,
+        };
+        super::unwind::depth_first(&mut printer, &mut tasks);
+        match printer.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Prints one part: writes what it knows, needing the word first, and pushes its
+    /// fields on `tasks` (the walk's stack). On an error, every task is released.
+    fn print_task(&mut self, task: Task, tasks: &mut Vec<Task>) -> Result<()> {
         let bi = self.prog.builtins;
-        while let Some(task) = tasks.pop() {
-            if self.out.as_ref().is_some_and(|o| o.broken) {
-                self.release_task(task);
-                continue;
+        if self.out.as_ref().is_some_and(|o| o.broken) {
+            self.release_task(task);
+            return Ok(());
+        }
+        let (v, atom) = match task {
+            Task::Text(t) => {
+                self.emit(t);
+                return Ok(());
             }
-            let (v, atom) = match task {
-                Task::Text(t) => {
-                    self.emit(t);
-                    continue;
-                }
-                Task::Release(v) => {
-                    self.heap.release(v);
-                    continue;
-                }
-                Task::Raw(v) => {
-                    let v = self.print_need_raw(v, &mut tasks)?;
-                    match v {
-                        Val::Str(r) => {
-                            let t = self.heap.text(r).clone();
-                            self.emit(&t);
-                            self.heap.release(v);
-                        }
-                        Val::Pap(p) if self.is_stream_piece(p) => {
-                            let o = self.heap.paps.get(p);
-                            let (head, run) = (o.head, o.args);
-                            let (a, b) = (self.heap.words.at(run, 0), self.heap.words.at(run, 1));
-                            self.heap.retain(a);
-                            self.heap.retain(b);
-                            self.heap.release(v);
-                            if let PapHead::Prim(Prim::Join, _) = head {
-                                tasks.push(Task::JoinRest(a, b, true));
-                            } else {
-                                tasks.push(Task::Raw(b));
-                                tasks.push(Task::Raw(a));
-                            }
-                        }
-                        other => {
-                            tasks.push(Task::Val(other, false));
+            Task::Release(v) => {
+                self.heap.release(v);
+                return Ok(());
+            }
+            Task::Raw(v) => {
+                let v = self.print_need_raw(v, tasks)?;
+                match v {
+                    Val::Str(r) => {
+                        let t = self.heap.text(r).clone();
+                        self.emit(&t);
+                        self.heap.release(v);
+                    }
+                    Val::Pap(p) if self.is_stream_piece(p) => {
+                        let o = self.heap.paps.get(p);
+                        let (head, run) = (o.head, o.args);
+                        let (a, b) = (self.heap.words.at(run, 0), self.heap.words.at(run, 1));
+                        self.heap.retain(a);
+                        self.heap.retain(b);
+                        self.heap.release(v);
+                        if let PapHead::Prim(Prim::Join, _) = head {
+                            tasks.push(Task::JoinRest(a, b, true));
+                        } else {
+                            tasks.push(Task::Raw(b));
+                            tasks.push(Task::Raw(a));
                         }
                     }
-                    continue;
-                }
-                Task::JoinRest(sep, list, first) => {
-                    let sep = self.print_need(sep, &mut tasks)?;
-                    let l = self.print_need(list, &mut tasks)?;
-                    match l {
-                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                            let f = self.heap.fields(r);
-                            let (h, t) = (f[0], f[1]);
-                            self.heap.retain(h);
-                            self.heap.retain(t);
-                            self.heap.release(l);
-                            if !first && let Val::Str(sr) = sep {
-                                let text = self.heap.text(sr).clone();
-                                self.emit(&text);
-                            }
-                            tasks.push(Task::JoinRest(sep, t, false));
-                            tasks.push(Task::Raw(h));
-                        }
-                        other => {
-                            self.heap.release(other);
-                            self.heap.release(sep);
-                        }
+                    other => {
+                        tasks.push(Task::Val(other, false));
                     }
-                    continue;
                 }
-                Task::Val(v, atom) => (self.print_need(v, &mut tasks)?, atom),
-                Task::PairRest(c) => {
-                    let v = self.print_need(c, &mut tasks)?;
-                    match v {
-                        Val::Con(r) if self.heap.cons.get(r).con == bi.mk_pair => {
-                            let f = self.heap.fields(r);
-                            let (x, y) = (f[0], f[1]);
-                            self.heap.retain(x);
-                            self.heap.retain(y);
-                            tasks.push(Task::Release(v));
-                            tasks.push(Task::PairRest(y));
-                            tasks.push(Task::Val(x, false));
-                            tasks.push(Task::Text(", "));
+                return Ok(());
+            }
+            Task::JoinRest(sep, list, first) => {
+                let sep = self.print_need(sep, tasks)?;
+                let l = self.print_need(list, tasks)?;
+                match l {
+                    Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                        let f = self.heap.fields(r);
+                        let (h, t) = (f[0], f[1]);
+                        self.heap.retain(h);
+                        self.heap.retain(t);
+                        self.heap.release(l);
+                        if !first && let Val::Str(sr) = sep {
+                            let text = self.heap.text(sr).clone();
+                            self.emit(&text);
                         }
-                        _ => {
-                            tasks.push(Task::Val(v, false));
-                            tasks.push(Task::Text(", "));
-                        }
+                        tasks.push(Task::JoinRest(sep, t, false));
+                        tasks.push(Task::Raw(h));
                     }
-                    continue;
+                    other => {
+                        self.heap.release(other);
+                        self.heap.release(sep);
+                    }
                 }
-                Task::ListRest(c) => {
-                    let v = self.print_need(c, &mut tasks)?;
-                    if let Val::Con(r) = v
-                        && self.heap.cons.get(r).con == bi.cons
-                    {
+                return Ok(());
+            }
+            Task::Val(v, atom) => (self.print_need(v, tasks)?, atom),
+            Task::PairRest(c) => {
+                let v = self.print_need(c, tasks)?;
+                match v {
+                    Val::Con(r) if self.heap.cons.get(r).con == bi.mk_pair => {
                         let f = self.heap.fields(r);
                         let (x, y) = (f[0], f[1]);
                         self.heap.retain(x);
                         self.heap.retain(y);
                         tasks.push(Task::Release(v));
-                        tasks.push(Task::ListRest(y));
+                        tasks.push(Task::PairRest(y));
                         tasks.push(Task::Val(x, false));
                         tasks.push(Task::Text(", "));
-                        continue;
                     }
-                    self.heap.release(v);
-                    continue;
+                    _ => {
+                        tasks.push(Task::Val(v, false));
+                        tasks.push(Task::Text(", "));
+                    }
                 }
-            };
-            self.print_whnf(v, atom, &mut tasks);
-        }
+                return Ok(());
+            }
+            Task::ListRest(c) => {
+                let v = self.print_need(c, tasks)?;
+                if let Val::Con(r) = v
+                    && self.heap.cons.get(r).con == bi.cons
+                {
+                    let f = self.heap.fields(r);
+                    let (x, y) = (f[0], f[1]);
+                    self.heap.retain(x);
+                    self.heap.retain(y);
+                    tasks.push(Task::Release(v));
+                    tasks.push(Task::ListRest(y));
+                    tasks.push(Task::Val(x, false));
+                    tasks.push(Task::Text(", "));
+                    return Ok(());
+                }
+                self.heap.release(v);
+                return Ok(());
+            }
+        };
+        self.print_whnf(v, atom, tasks);
         Ok(())
     }
 
@@ -537,5 +553,32 @@ impl<'p> Machine<'p> {
             Val::Erased | Val::Stuck(_) | Val::Thunk(_) => self.emit("_"),
         }
         self.heap.release(v);
+    }
+}
+
+/// The printer as a walk: going into a part prints it (needing it first, so a walk
+/// step may run the machine) and pushes its fields. An error stops the walk: the
+/// parts left are released and the error is kept for [`Machine::print_tasks`].
+struct Printer<'m, 'p> {
+    m: &'m mut Machine<'p>,
+    error: Option<super::error::RuntimeError>,
+}
+
+impl super::unwind::Walk for Printer<'_, '_> {
+    type Node = Task;
+    type Exit = std::convert::Infallible;
+
+    fn enter(&mut self, task: Task, work: &mut Vec<Task>) -> Option<Self::Exit> {
+        if let Err(e) = self.m.print_task(task, work) {
+            for t in work.drain(..) {
+                self.m.release_task(t);
+            }
+            self.error = Some(e);
+        }
+        None
+    }
+
+    fn exit(&mut self, x: Self::Exit) {
+        match x {}
     }
 }
