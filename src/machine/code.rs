@@ -281,9 +281,10 @@ pub struct Fun<'p> {
     pub self_slot: Option<u32>,
     /// The body.
     pub body: CodeId,
-    /// Whether the body is arithmetic that [`super::Machine::imm`] may compute at
-    /// once when the arguments are at hand (then a lazy call of it is made eagerly:
-    /// see [`super::Machine::cheap_call`]).
+    /// Whether the body is arithmetic (with `if`s on comparisons) that the machine
+    /// may compute at once when the arguments are at hand: then a call of it in a
+    /// lazy place is computed instead of suspended (cheap eagerness, `cheap_call` in
+    /// [`super::words`]).
     pub cheap: bool,
     /// Whether the body refers to no enclosing record (the closure needs none).
     pub closed: bool,

@@ -49,10 +49,11 @@
 //! root by [`unwind`]; the destruction of what is no longer referenced; the scheduler's
 //! search for work in built data) and readback to core terms ([`readback`], and
 //! [`state`] for a paused state), whose nodes are words under binders and which builds
-//! each term from its parts' terms in a post-order step. The printer ([`mod@print`])
-//! and the cycle collector ([`cycles`]) follow the same edges between objects
-//! ([`unwind::children`]); the scheduler looks only at what changed (the frames a fiber
-//! pushed since it last parked, what speculation computed), never at the whole heap.
+//! each term from its parts' terms in a post-order step, and the printer
+//! ([`mod@print`]), whose nodes are the parts still to print. The cycle collector
+//! ([`cycles`]) follows the same edges between objects ([`unwind::children`]); the
+//! scheduler looks only at what changed (the frames a fiber pushed since it last
+//! parked, what speculation computed), never at the whole heap.
 //!
 //! # Memory
 //!

@@ -269,7 +269,7 @@ impl<'p> Machine<'p> {
             m: self,
             error: None,
         };
-        super::unwind::depth_first(&mut printer, &mut tasks);
+        super::unwind::depth_first(&mut printer, &mut tasks, &mut Vec::new());
         match printer.error {
             Some(e) => Err(e),
             None => Ok(()),

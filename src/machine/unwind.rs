@@ -22,7 +22,14 @@
 //! - readback ([`super::readback`]): its nodes are words at a binder depth (and code
 //!   in a record, a function's lambdas), its edges follow the variables of compiled
 //!   code into record chains rather than every slot of a record, and its post-order
-//!   step builds a node's term from its parts' terms.
+//!   step builds a node's term from its parts' terms;
+//! - printing ([`super::print`]): its nodes are the parts of the value still to print;
+//!   going into one needs it (so a step of this walk may run the machine: printing
+//!   streams, LANGUAGE.md 9), writes what it knows and pushes its fields.
+//!
+//! The scheduler's frame scan ([`crate::sched`]) is not a walk but the choice of
+//! roots for [`Frontier`]: per frame a fiber pushed since it last parked, which parts
+//! are certainly needed (a fiber of their own) and which may be (the frontier).
 //!
 //! The cycle collector ([`super::cycles`]), which counts references inside a set of
 //! objects, follows the same edges through [`children`].
