@@ -113,8 +113,6 @@ pub(crate) enum Task {
     /// The rest of a raw `join`: the separator, the list still to go, and whether no
     /// element was printed yet.
     JoinRest(Val, Val, bool),
-    /// Releases a word once its parts are printed.
-    Release(Val),
 }
 
 /// How many built constructor objects the printer searches for calls to start before
@@ -164,7 +162,7 @@ impl<'p> Machine<'p> {
                     parts.push(v)
                 }
                 Task::JoinRest(_, l, _) => parts.push(l),
-                Task::Text(_) | Task::Release(_) => {}
+                Task::Text(_) => {}
             }
         }
         let look_inside = self.with_host(|h, m| h.may_call(m, next));
@@ -179,11 +177,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(super::host::HeldRef)) {
         use super::host::HeldRef::Val as V;
         match *t {
-            Task::Val(v, _)
-            | Task::PairRest(v)
-            | Task::ListRest(v)
-            | Task::Raw(v)
-            | Task::Release(v) => f(V(v)),
+            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => f(V(v)),
             Task::JoinRest(a, b, _) => {
                 f(V(a));
                 f(V(b));
@@ -194,11 +188,9 @@ impl<'p> Machine<'p> {
 
     fn release_task(&mut self, t: Task) {
         match t {
-            Task::Val(v, _)
-            | Task::PairRest(v)
-            | Task::ListRest(v)
-            | Task::Raw(v)
-            | Task::Release(v) => self.heap.release(v),
+            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
+                self.heap.release(v)
+            }
             Task::JoinRest(a, b, _) => {
                 self.heap.release(a);
                 self.heap.release(b);
@@ -289,10 +281,6 @@ impl<'p> Machine<'p> {
                 self.emit(t);
                 return Ok(());
             }
-            Task::Release(v) => {
-                self.heap.release(v);
-                return Ok(());
-            }
             Task::Raw(v) => {
                 let v = self.print_need_raw(v, tasks)?;
                 match v {
@@ -354,7 +342,7 @@ impl<'p> Machine<'p> {
                         let (x, y) = (f[0], f[1]);
                         self.heap.retain(x);
                         self.heap.retain(y);
-                        tasks.push(Task::Release(v));
+                        self.heap.release(v);
                         tasks.push(Task::PairRest(y));
                         tasks.push(Task::Val(x, false));
                         tasks.push(Task::Text(", "));
@@ -375,7 +363,7 @@ impl<'p> Machine<'p> {
                     let (x, y) = (f[0], f[1]);
                     self.heap.retain(x);
                     self.heap.retain(y);
-                    tasks.push(Task::Release(v));
+                    self.heap.release(v);
                     tasks.push(Task::ListRest(y));
                     tasks.push(Task::Val(x, false));
                     tasks.push(Task::Text(", "));
@@ -469,7 +457,7 @@ impl<'p> Machine<'p> {
                 for &x in &fields {
                     self.heap.retain(x);
                 }
-                tasks.push(Task::Release(v));
+                self.heap.release(v);
                 if k == bi.mk_pair && fields.len() == 2 {
                     self.emit("(");
                     tasks.push(Task::Text(")"));
@@ -514,7 +502,7 @@ impl<'p> Machine<'p> {
                             for &x in &args {
                                 self.heap.retain(x);
                             }
-                            tasks.push(Task::Release(v));
+                            self.heap.release(v);
                             if atom {
                                 self.emit("(");
                                 tasks.push(Task::Text(")"));
