@@ -167,7 +167,11 @@ fn printing_a_long_list_keeps_no_cells() {
     std::fs::write(dir.join("long.sp"), "def main = range 0 300000\n").unwrap();
     let out = run_in(&dir, &["run", "--stats", "long.sp"]);
     let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.starts_with("[0, 1, 2, "), "{}", &printed[..40.min(printed.len())]);
+    assert!(
+        printed.starts_with("[0, 1, 2, "),
+        "{}",
+        &printed[..40.min(printed.len())]
+    );
     assert!(printed.ends_with(", 299998, 299999]\n"));
     let err = String::from_utf8_lossy(&out.stderr);
     let peak: u64 = err

@@ -165,19 +165,22 @@ fn values(m: &mut Machine<'_>, program: &Program) -> Vec<Vec<Result<RcTerm, Stri
         .collect()
 }
 
+/// Records every definition's value read back before any evaluation.
+fn record_before(name: &str, program: &Program, rec: &mut Record) {
+    let mut m = Machine::new(program);
+    let before: Vec<_> = (0..program.defs.len())
+        .map(|i| {
+            let v = m.def_value_pinned(DefId(i as u32));
+            Ok(m.read_back(v))
+        })
+        .collect();
+    rec.add(format!("{name} before"), &before);
+}
+
 /// Records what the module documentation lists for one program.
 fn record_program(name: &str, program: &Program, pauses: bool, rec: &mut Record) {
     let main = program.main.expect("a main");
-    {
-        let mut m = Machine::new(program);
-        let before: Vec<_> = (0..program.defs.len())
-            .map(|i| {
-                let v = m.def_value_pinned(DefId(i as u32));
-                Ok(m.read_back(v))
-            })
-            .collect();
-        rec.add(format!("{name} before"), &before);
-    }
+    record_before(name, program, rec);
     for &n in PAUSES.iter().filter(|_| pauses) {
         let mut m = Machine::new(program);
         m.set_pause_after(n);
@@ -222,14 +225,7 @@ fn record_all() -> Vec<String> {
             .any(|n| file.ends_with(n));
         if calls_externals(&file) || long {
             // Their definitions before evaluation only.
-            let mut m = Machine::new(&program);
-            let before: Vec<_> = (0..program.defs.len())
-                .map(|i| {
-                    let v = m.def_value_pinned(DefId(i as u32));
-                    Ok(m.read_back(v))
-                })
-                .collect();
-            rec.add(format!("{name} before"), &before);
+            record_before(&name, &program, &mut rec);
             continue;
         }
         record_program(&name, &program, true, &mut rec);
