@@ -335,8 +335,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap = !matches!(self.store.nodes[code as usize], Code::Local(_))
-            && cheap_code(self.store, code, CHEAP_DEPTH);
+        let cheap = cheap_body(body);
         let f = &mut self.store.funs[fid as usize];
         f.body = code;
         f.closed = closed;
@@ -533,7 +532,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     },
                     t,
                 );
-                if arithmetic_body(&self.prog.def(*d).body) {
+                // Read from the callee's core: it may not be compiled yet.
+                if cheap_body(lambdas(&self.prog.def(*d).body).1) {
                     self.store.fast[call as usize] = Fast::CheapCall;
                 }
                 if args.len() == arity {
@@ -642,43 +642,16 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
 /// How deep a cheap body's operators and `if`s nest at most.
 const CHEAP_DEPTH: u32 = 4;
 
-/// Whether compiled code is arithmetic on its variables and literals, with `if`s on
-/// comparisons: what [`Fun::cheap`](super::code::Fun::cheap) asks of a body.
-fn cheap_code(store: &CodeStore<'_>, c: CodeId, depth: u32) -> bool {
-    match *store.node(c) {
-        Code::Local(_) | Code::Outer { .. } | Code::Int(_) | Code::Float(_) => true,
-        Code::Bin { prim, a, b, .. } => {
-            depth > 0
-                && is_arith(prim)
-                && cheap_code(store, a, depth - 1)
-                && cheap_code(store, b, depth - 1)
-        }
-        Code::Match(m) => {
-            let mc = store.matc(m);
-            depth > 0
-                && mc.default.is_none()
-                && matches!(*store.node(mc.scrut), Code::Bin { prim, .. } if is_compare(prim))
-                && cheap_code(store, mc.scrut, depth - 1)
-                && mc.arms.iter().all(|arm| {
-                    matches!(arm.test, ArmTest::Con(_))
-                        && arm.layout.is_none()
-                        && cheap_code(store, arm.body, depth - 1)
-                })
-        }
-        _ => false,
-    }
+/// Whether a function's body (under its lambdas) is what
+/// [`Fun::cheap`](super::code::Fun::cheap) asks: [`cheap_core`], and not a bare
+/// variable (nothing to compute). It compiles to the nodes the machine's
+/// `cheap_operand` evaluates.
+fn cheap_body(body: &RcTerm) -> bool {
+    !matches!(&**unann(body), Term::Var(_)) && cheap_core(body, CHEAP_DEPTH)
 }
 
-/// Whether a definition's body, under its lambdas, is of the shape [`cheap_code`]
-/// accepts once compiled (read from the core, since a call may be compiled before
-/// its callee).
-fn arithmetic_body(body: &RcTerm) -> bool {
-    let (_, inner) = lambdas(body);
-    !matches!(&**unann(inner), Term::Var(_)) && cheap_core(inner, CHEAP_DEPTH)
-}
-
-/// [`cheap_code`] on a core term: variables, number literals, arithmetic, and `if`s
-/// (matches on constructors without fields) on comparisons.
+/// Variables, number literals, arithmetic, and `if`s (matches on constructors
+/// without fields) on comparisons, nested at most `depth` deep.
 fn cheap_core(t: &RcTerm, depth: u32) -> bool {
     let t = unann(t);
     match &**t {

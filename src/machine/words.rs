@@ -171,16 +171,14 @@ impl<'p> Machine<'p> {
             Code::PrimType(p) => Val::PrimType(p),
             Code::Global(d) => self.def_value(d),
             Code::Lam(f) => self.closure(f, env),
-            Code::Bin { .. } => match self.imm(c, env, IMM_DEPTH) {
+            // Arithmetic and cheap calls ([`Machine::cheap_call`]) with their operands
+            // at hand are computed now.
+            Code::Bin { .. } | Code::Apply { .. } => match self.imm(c, env, IMM_DEPTH) {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
-            Code::Apply { fun, args } => match self.cheap_apply(fun, args, env, IMM_DEPTH) {
-                Some(v) => v,
-                None => self.suspend(c, env),
-            },
-            Code::CallDef { def, args, .. } if self.code.fast[c as usize] == Fast::CheapCall => {
-                match self.cheap_call(def, args, env, IMM_DEPTH) {
+            Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
+                match self.imm(c, env, IMM_DEPTH) {
                     Some(v) => v,
                     None => self.suspend(c, env),
                 }
