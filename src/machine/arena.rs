@@ -262,40 +262,36 @@ mod tests {
     }
 }
 
-/// How many words an object keeps in place before it spills into the [`Words`] slab.
-pub const INLINE: usize = 3;
-
-/// The words of an object (a record's slots, a constructor's fields): up to
-/// [`INLINE`] in place, so that the common small object is one allocation; more in a
-/// run of the slab.
+/// The words of an object (a record's slots, a constructor's fields): up to `N` in
+/// place, so that the common small object is one allocation; more in a run of the
+/// slab. The length lives in the run (whose start means nothing while the words are
+/// in place), so the whole is `16 * N + 8` bytes.
 #[derive(Debug, Clone, Copy)]
-pub struct Slots {
-    len: u32,
-    inline: [Val; INLINE],
+pub struct Slots<const N: usize> {
+    inline: [Val; N],
     spill: Run,
 }
 
-impl Slots {
-    /// `len` words, each `Val::Erased`.
+impl<const N: usize> Slots<N> {
+    /// `len` words, all `Erased`.
     #[inline(always)]
-    pub fn new(words: &mut Words, len: u32) -> Slots {
-        let spill = if len as usize > INLINE {
+    pub fn new(words: &mut Words, len: u32) -> Self {
+        let spill = if len as usize > N {
             words.alloc(len)
         } else {
-            Run::EMPTY
+            Run { start: 0, len }
         };
         Slots {
-            len,
-            inline: [Val::Erased; INLINE],
+            inline: [Val::Erased; N],
             spill,
         }
     }
 
-    /// Words given (their references move in).
+    /// The given words (the caller's references move in).
     #[inline(always)]
-    pub fn from_slice(words: &mut Words, vals: &[Val]) -> Slots {
-        let mut s = Slots::new(words, vals.len() as u32);
-        if vals.len() <= INLINE {
+    pub fn from_slice(words: &mut Words, vals: &[Val]) -> Self {
+        let mut s = Self::new(words, vals.len() as u32);
+        if vals.len() <= N {
             s.inline[..vals.len()].copy_from_slice(vals);
         } else {
             words.get_mut(s.spill).copy_from_slice(vals);
@@ -306,20 +302,25 @@ impl Slots {
     /// How many words.
     #[inline(always)]
     pub fn len(&self) -> u32 {
-        self.len
+        self.spill.len
     }
 
     /// Whether there are none.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.spill.len == 0
     }
 
-    /// The words.
+    #[inline(always)]
+    fn in_place(&self) -> bool {
+        self.spill.len as usize <= N
+    }
+
+    /// All the words.
     #[inline(always)]
     pub fn get<'a>(&'a self, words: &'a Words) -> &'a [Val] {
-        if self.len as usize <= INLINE {
-            &self.inline[..self.len as usize]
+        if self.in_place() {
+            &self.inline[..self.spill.len as usize]
         } else {
             words.get(self.spill)
         }
@@ -328,7 +329,7 @@ impl Slots {
     /// Word `i`.
     #[inline(always)]
     pub fn at(&self, words: &Words, i: u32) -> Val {
-        if self.len as usize <= INLINE {
+        if self.in_place() {
             self.inline[i as usize]
         } else {
             words.at(self.spill, i)
@@ -338,7 +339,7 @@ impl Slots {
     /// Writes word `i` (the caller counts references).
     #[inline(always)]
     pub fn set(&mut self, words: &mut Words, i: u32, v: Val) {
-        if self.len as usize <= INLINE {
+        if self.in_place() {
             self.inline[i as usize] = v;
         } else {
             words.set(self.spill, i, v);
@@ -348,7 +349,7 @@ impl Slots {
     /// Gives back what the slab holds (the caller has released the words).
     #[inline(always)]
     pub fn free(self, words: &mut Words) {
-        if self.len as usize > INLINE {
+        if !self.in_place() {
             words.free(self.spill);
         }
     }

@@ -240,5 +240,9 @@ mod size_tests {
         assert!(size_of::<crate::machine::error::Result<super::Control>>() <= 16);
         assert!(size_of::<super::Frame>() <= 32, "Frame");
         assert!(size_of::<crate::machine::code::Code>() <= 24, "Code");
+        // A list cell keeps its two fields in place, in 56 bytes (the peak memory of
+        // a program that holds a long list, `sort.sp`).
+        assert!(size_of::<crate::machine::heap::ConObj>() <= 56, "ConObj");
+        assert!(size_of::<crate::machine::heap::RecObj>() <= 72, "RecObj");
     }
 }

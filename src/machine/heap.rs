@@ -78,7 +78,7 @@ pub struct RecObj {
     pub layout: LayoutId,
     /// The bound values (each counted; `Val::Erased` for erased binders and slots
     /// not written yet).
-    pub slots: Slots,
+    pub slots: Slots<3>,
 }
 
 /// A constructor value with its explicit fields.
@@ -89,7 +89,7 @@ pub struct ConObj {
     /// Which constructor.
     pub con: ConId,
     /// The fields (each counted).
-    pub fields: Slots,
+    pub fields: Slots<2>,
 }
 
 /// A string.

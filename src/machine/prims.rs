@@ -248,9 +248,52 @@ impl<'p> Machine<'p> {
         true
     }
 
+    /// The numbers of a list of `Int`s in normal form, or `None` when it is not one.
+    fn ints_of(&self, list: Val) -> Option<Vec<i64>> {
+        let cons = self.prog.builtins.cons;
+        let mut xs = Vec::new();
+        let mut cur = list;
+        loop {
+            match self.heap.forced(cur) {
+                Val::Con(r) if self.heap.cons.get(r).con == cons => {
+                    let f = self.heap.fields(r);
+                    let Val::Int(n) = self.heap.forced(f[0]) else {
+                        return None;
+                    };
+                    xs.push(n);
+                    cur = f[1];
+                }
+                Val::Atom(k) if k == self.prog.builtins.nil => return Some(xs),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A new list of `Int`s.
+    fn int_list(&mut self, xs: &[i64]) -> Val {
+        let bi = self.prog.builtins;
+        let mut acc = Val::Atom(bi.nil);
+        for &n in xs.iter().rev() {
+            acc = self.heap.con(bi.cons, &[Val::Int(n), acc]);
+        }
+        acc
+    }
+
     /// Runs an operation on its evaluated arguments (owned).
     fn run_op(&mut self, op: StrictOp, args: Vec<Val>) -> Result<Control> {
         match op {
+            StrictOp::Prim(Prim::SortInts, span) => {
+                // The input list is let go before the sorted one is built, so that
+                // the two are never whole at once (peak memory: one list, not two).
+                let Some(mut xs) = self.ints_of(args[0]) else {
+                    let e = self.mismatch(Prim::SortInts, span, &args);
+                    self.release_all(&args);
+                    return Err(e);
+                };
+                self.release_all(&args);
+                xs.sort_unstable();
+                Ok(Control::Ret(self.int_list(&xs)))
+            }
             StrictOp::Prim(p, span) => {
                 let r = self.prim_run(p, span, &args);
                 for a in args {
@@ -382,30 +425,7 @@ impl<'p> Machine<'p> {
                 self.check_memory(size)?;
                 self.heap.string(items.join(&*sep).into())
             }
-            Prim::SortInts => {
-                let bi = self.prog.builtins;
-                let mut xs = Vec::new();
-                let mut cur = args[0];
-                loop {
-                    match self.heap.forced(cur) {
-                        Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                            let f = self.heap.fields(r);
-                            match self.heap.forced(f[0]) {
-                                Val::Int(n) => xs.push(n),
-                                _ => return Err(bad(self)),
-                            }
-                            cur = f[1];
-                        }
-                        _ => break,
-                    }
-                }
-                xs.sort_unstable();
-                let mut acc = Val::Atom(bi.nil);
-                for &n in xs.iter().rev() {
-                    acc = self.heap.con(bi.cons, &[Val::Int(n), acc]);
-                }
-                acc
-            }
+            Prim::SortInts => unreachable!("run_op sorts, releasing the input first"),
             Prim::ParseJson => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 self.str_list(prim::json::tokens(&s))

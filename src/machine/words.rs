@@ -347,7 +347,7 @@ impl<'p> Machine<'p> {
         v
     }
 
-    fn release_all(&mut self, vals: &[Val]) {
+    pub(crate) fn release_all(&mut self, vals: &[Val]) {
         for &v in vals {
             self.heap.release(v);
         }
