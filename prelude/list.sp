@@ -29,6 +29,12 @@ def foldlStrict {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : 
   | [] -> z
   | Cons x rest -> let z2 = f z x in prim_seq z2 (foldlStrict f z2 rest)
 
+-- `foldlRange f z lo hi` is `foldlStrict f z (range lo hi)` without building the list.
+-- The machine runs `foldlStrict`, `sum`, `length` and `product` over pipelines of
+-- `range`, `map` and `filter` as this loop when their functions call no external.
+def foldlRange {b : Type} (f : b -> Int -> b) (z : b) (lo : Int) (hi : Int) : b =
+  if lo >= hi then z else let z2 = f z lo in prim_seq z2 (foldlRange f z2 (lo + 1) hi)
+
 def length {a : Type} (xs : List a) : Int = foldlStrict (\n _ -> n + 1) 0 xs
 
 def sum (xs : List Int) : Int = foldlStrict (\acc x -> acc + x) 0 xs

@@ -17,7 +17,7 @@
 //! use spindle::proto::prelude_counts;
 //! use spindle::snapshot::{evaluate_for, resume, Progress};
 //!
-//! let loaded = driver::load_text("sum.sp", "def main = sum (map (\\x -> x * x) (range 0 100))\n");
+//! let loaded = driver::load_text("sum.sp", "def main = sum (map (\\x -> x * x) (range 0 1000))\n");
 //! let program = loaded.program.as_ref().unwrap();
 //! let prelude = prelude_counts(&loaded.sources, program);
 //! let main = program.main.unwrap();
@@ -25,7 +25,7 @@
 //!     panic!("500 steps are not enough for this sum")
 //! };
 //! // `snapshot.bytes` can be written to a file; `spindle decode` prints it as source.
-//! assert_eq!(resume(&snapshot).unwrap().unwrap(), "328350");
+//! assert_eq!(resume(&snapshot).unwrap().unwrap(), "332833500");
 //! ```
 
 use crate::core::program::{DeclCounts, Program};

@@ -427,6 +427,7 @@ fn random_program(
         index,
     };
     Program {
+        run_bodies: Default::default(),
         datas,
         externs: ["run", "delay"]
             .iter()

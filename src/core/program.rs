@@ -117,6 +117,11 @@ pub struct Program {
     pub builtins: Builtins,
     /// The entry file's `main`, if it has one.
     pub main: Option<DefId>,
+    /// The bodies the machine runs instead of `body`, per definition, where they
+    /// differ (fusion of strict folds, `crate::machine::fuse`): computed once, by the
+    /// first machine that runs the program, and kept here because compiled code
+    /// refers into them for as long as the program lives.
+    pub run_bodies: std::cell::OnceCell<Vec<Option<RcTerm>>>,
 }
 
 impl Program {

@@ -66,7 +66,11 @@ pub fn compile_def<'p>(
         def_span: prog.def(d).span,
         def: d.0,
     };
-    let body = &prog.def(d).body;
+    let body = match facts {
+        // At run time, the body after fusion ([`super::fuse`]).
+        Some(_) => run_body(prog, d),
+        None => &prog.def(d).body,
+    };
     let (lams, inner) = lambdas(body);
     if lams.is_empty() {
         DefCode::Caf(c.term(body))
@@ -74,6 +78,16 @@ pub fn compile_def<'p>(
         let params = facts.map(|f| f.defs[d.0 as usize].as_slice());
         DefCode::Fun(c.fun(&lams, inner, params, None, Some(d)))
     }
+}
+
+/// The body the machine runs for a definition: the fused one ([`super::fuse`]) when
+/// fusion changed it, else the one written.
+pub fn run_body(prog: &Program, d: DefId) -> &RcTerm {
+    prog.run_bodies
+        .get()
+        .and_then(|bodies| bodies.get(d.0 as usize))
+        .and_then(Option::as_ref)
+        .unwrap_or(&prog.def(d).body)
 }
 
 /// Compiles a term in a context of one record whose slots are the binders given

@@ -73,6 +73,7 @@ pub mod error;
 pub mod eval;
 pub mod external;
 pub mod frame;
+pub mod fuse;
 pub mod heap;
 pub mod host;
 pub mod prims;
@@ -206,6 +207,9 @@ impl<'p> Machine<'p> {
     }
 
     fn build(prog: &'p Program, facts: Option<Facts>) -> Machine<'p> {
+        if let Some(f) = &facts {
+            prog.run_bodies.get_or_init(|| fuse::program(prog, f));
+        }
         Machine {
             prog,
             heap: Heap::default(),
@@ -528,8 +532,14 @@ impl<'p> Machine<'p> {
                 if let Some(h) = hashes.def(DefId(def)) {
                     place.def = h.0;
                 }
-                place.pos =
-                    crate::proto::defhash::position(self.prog, DefId(def), core).unwrap_or(0);
+                place.pos = crate::proto::defhash::position(self.prog, DefId(def), core)
+                    .or_else(|| {
+                        // A node fusion made ([`fuse`]): its place in the body run,
+                        // apart from the places of the body written.
+                        let body = compile::run_body(self.prog, DefId(def));
+                        crate::proto::defhash::position_in(body, core).map(|p| p | 1 << 31)
+                    })
+                    .unwrap_or(0);
             }
         }
         if site != code::Site::UNKNOWN {

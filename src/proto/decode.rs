@@ -203,6 +203,7 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
             externs,
             builtins,
             main,
+            run_bodies: Default::default(),
         },
         prelude,
     })

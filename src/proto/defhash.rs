@@ -164,7 +164,11 @@ pub fn compute(p: &Program) -> DefHashes {
 /// the node is not in that body. The node is found by identity (the same allocation),
 /// so it must come from `p` itself.
 pub fn position(p: &Program, def: DefId, node: &Term) -> Option<u32> {
-    let body = &p.defs.get(def.0 as usize)?.body;
+    position_in(&p.defs.get(def.0 as usize)?.body, node)
+}
+
+/// The preorder index of `node` inside `body` ([`position`] for a body of one's own).
+pub fn position_in(body: &Term, node: &Term) -> Option<u32> {
     let mut work: Vec<&Term> = vec![body];
     let mut count: u32 = 0;
     while let Some(t) = work.pop() {

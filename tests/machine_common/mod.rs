@@ -135,6 +135,7 @@ pub fn base() -> Program {
         index: i,
     };
     Program {
+        run_bodies: Default::default(),
         defs: vec![],
         datas,
         externs: vec![],

@@ -305,7 +305,11 @@ impl Elab<'_> {
         let mut work: Vec<usize> = decls
             .iter()
             .enumerate()
-            .filter(|(_, (n, unit, _))| *unit != PRELUDE_UNIT || !matches!(n, Node::Def(_)))
+            .filter(|(_, (n, unit, decl))| {
+                *unit != PRELUDE_UNIT
+                    || !matches!(n, Node::Def(_))
+                    || matches!(decl, Decl::Def { name, .. } if MACHINE_DEFS.contains(&name.name))
+            })
             .map(|(i, _)| i)
             .collect();
         while let Some(i) = work.pop() {
@@ -316,6 +320,10 @@ impl Elab<'_> {
         seen
     }
 }
+
+/// Prelude definitions that are always checked, because the machine may run them in
+/// place of others (`crate::machine::fuse` runs folds over ranges as `foldlRange`).
+const MACHINE_DEFS: &[&str] = &["foldlRange"];
 
 /// A hashable form of a [`Node`].
 type NodeKey = (u8, u32);

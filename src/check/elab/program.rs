@@ -124,6 +124,7 @@ impl<'e> Elab<'e> {
             externs: Vec::new(),
             builtins: placeholder_builtins(),
             main: None,
+            run_bodies: Default::default(),
         };
         let mut errors = Vec::new();
         let mut scopes = Vec::new();
