@@ -196,6 +196,61 @@ fn sorting_never_holds_both_lists() {
     assert!(peak < 250_000, "objects_peak {peak}");
 }
 
+/// A fold over a range with an arithmetic step (after fusion) runs its loop in place
+/// (machine::loops): one step per element, no records per element; the prelude's
+/// definition takes four steps and two records.
+#[test]
+fn a_fused_fold_over_a_range_is_a_loop() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("loop.sp"),
+        "def main = sum (map (\\x -> x * 2) (filter (\\x -> x % 3 != 0) (range 0 300000)))\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--stats", "loop.sp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "60000000000\n");
+    let steps = stat(&out.stderr, "steps");
+    assert!((300_000..400_000).contains(&steps), "steps {steps}");
+    let records = stat(&out.stderr, "contexts_allocated");
+    assert!(records < 10_000, "contexts_allocated {records}");
+}
+
+/// A step that fails in the loop (an overflow) is taken again by the definition, which
+/// reports it as the fold over the list would.
+#[test]
+fn a_loop_that_fails_fails_as_the_fold_would() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("overflow.sp"),
+        "def main = sum (map (\\x -> x * 100000000000000) (range 0 100000))\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "overflow.sp"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: <prelude>/list.sp:"), "{err}");
+    assert!(err.contains("integer overflow"), "{err}");
+}
+
+/// The loop hands back to the evaluation loop every so often: an interrupt stops a
+/// fold over a range too long to finish, and a step limit holds.
+#[test]
+fn a_long_loop_sees_interrupts_and_limits() {
+    let src = "def main = sum (map (\\x -> x % 7) (range 0 100000000000))\n";
+    let loaded = driver::load_text("long.sp", src);
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    m.interrupt = Some(flag);
+    let e = m.whnf_def(p.main.unwrap()).unwrap_err();
+    assert!(e.message.contains("interrupted"), "{}", e.message);
+    let mut m = spindle::machine::Machine::new(&p);
+    m.step_limit = 50_000;
+    let e = m.whnf_def(p.main.unwrap()).unwrap_err();
+    assert!(e.message.contains("limit of 50000 steps"), "{}", e.message);
+    assert!(m.steps < 60_000, "steps {}", m.steps);
+}
+
 /// A figure of `--stats` from a run's standard error.
 fn stat(stderr: &[u8], name: &str) -> u64 {
     let err = String::from_utf8_lossy(stderr);

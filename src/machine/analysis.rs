@@ -50,6 +50,8 @@ pub struct Facts {
     /// Per definition: whether evaluating it may reach an external (directly, through
     /// another definition, or through a function not known at compile time).
     pub may_call: Vec<bool>,
+    /// The prelude's `foldlRange`, if the program has it ([`super::fuse`]).
+    pub fold_range: Option<DefId>,
 }
 
 /// The address of a term node, its identity for the side tables.
@@ -105,6 +107,7 @@ pub fn analyse(prog: &Program) -> Facts {
     relevance(prog, &mut facts);
     strictness(prog, &mut facts);
     externals(prog, &mut facts);
+    facts.fold_range = super::fuse::fold_range_def(prog);
     facts
 }
 

@@ -16,6 +16,11 @@ impl<'p> Machine<'p> {
     /// it first, then the body.
     #[inline]
     pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Control> {
+        if self.is_fold_range(c)
+            && let Some(ctl) = self.fold_range(c, env)
+        {
+            return ctl;
+        }
         let Code::CallDef { def, .. } = self.code.nodes[c as usize] else {
             unreachable!("call_def on a node that is not a call")
         };

@@ -203,6 +203,10 @@ pub enum Fast {
     /// its arguments are at hand (see `Machine::cheap_call`). Other known calls are
     /// never tried.
     CheapCall,
+    /// A known call of the prelude's `foldlRange` (what fusion makes of folds over
+    /// ranges): its loop may run in place (see `Machine::fold_range` in
+    /// [`super::loops`]).
+    FoldRange,
 }
 
 /// A head that is built as a partial application when reached without all its

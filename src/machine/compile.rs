@@ -549,6 +549,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 // Read from the callee's core: it may not be compiled yet.
                 if cheap_body(lambdas(&self.prog.def(*d).body).1) {
                     self.store.fast[call as usize] = Fast::CheapCall;
+                } else if codes.len() == 4 && self.facts.and_then(|f| f.fold_range) == Some(*d) {
+                    self.store.fast[call as usize] = Fast::FoldRange;
                 }
                 if args.len() == arity {
                     call

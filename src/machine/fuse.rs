@@ -61,16 +61,11 @@ struct Known {
 }
 
 impl Known {
-    /// The definitions, found in the prelude's file (where `foldlRange` is) with the
-    /// parameters the rules expect; `None` without the two folds (a test's own
+    /// The definitions, found in the file of the prelude's `foldlRange` with the
+    /// parameters the rules expect; `None` without `foldlStrict` (a test's own
     /// prelude).
-    fn find(prog: &Program) -> Option<Known> {
-        let file = prog
-            .defs
-            .iter()
-            .find(|d| &*d.name == "foldlRange")?
-            .span
-            .file;
+    fn find(prog: &Program, foldl_range: DefId) -> Option<Known> {
+        let file = prog.def(foldl_range).span.file;
         let find = |name: &str, params: usize| -> Option<DefId> {
             let i = prog.defs.iter().position(|d| &*d.name == name)?;
             let d = &prog.defs[i];
@@ -82,7 +77,7 @@ impl Known {
                 .filter_map(|&(n, k)| find(n, k))
                 .collect(),
             foldl_strict: find("foldlStrict", 5)?,
-            foldl_range: find("foldlRange", 5)?,
+            foldl_range,
             map: find("map", 4),
             filter: find("filter", 3),
             range: find("range", 2),
@@ -90,9 +85,22 @@ impl Known {
     }
 }
 
+/// The prelude's `foldlRange`, as it prints: the machine relies on what it means
+/// (fusion calls it, [`super::loops`] runs its loop in place), so a definition of that
+/// name means it only when it is this one.
+const FOLD_RANGE: &str = "\\{b : Type} (f : b -> Int -> b) (z : b) (lo : Int) (hi : Int) -> \
+     if lo >= hi then z else let z2 : b = f z lo in prim_seq z2 (foldlRange {b} f z2 (lo + 1) hi)";
+
+/// The prelude's `foldlRange`, when the program has it (and checked it).
+pub fn fold_range_def(prog: &Program) -> Option<DefId> {
+    let i = prog.defs.iter().position(|d| &*d.name == "foldlRange")?;
+    let d = DefId(i as u32);
+    (crate::core::pretty::term_to_string(prog, &[], &prog.def(d).body) == FOLD_RANGE).then_some(d)
+}
+
 /// The body the machine runs for each definition, where fusion changed it.
 pub fn program(prog: &Program, facts: &Facts) -> Vec<Option<RcTerm>> {
-    let Some(known) = Known::find(prog) else {
+    let Some(known) = facts.fold_range.and_then(|d| Known::find(prog, d)) else {
         return vec![None; prog.defs.len()];
     };
     let fuser = Fuser { prog, facts, known };

@@ -76,6 +76,7 @@ pub mod frame;
 pub mod fuse;
 pub mod heap;
 pub mod host;
+pub mod loops;
 pub mod prims;
 pub mod print;
 pub mod readback;

@@ -17,6 +17,19 @@ const CON_DEPTH: u32 = 256;
 /// The most arguments a call made eagerly by [`Machine::cheap_call`] takes.
 const CHEAP_ARGS: usize = 4;
 
+/// A cheap function of two explicit parameters, as a fold's step
+/// ([`Machine::cheap_step`]).
+#[derive(Clone, Copy)]
+pub(crate) struct CheapStep {
+    body: CodeId,
+    /// The function's context (borrowed from the function value).
+    env: Ref,
+    /// The slots of its two parameters.
+    slots: [Option<u32>; 2],
+    /// How many slots its record has.
+    len: u32,
+}
+
 impl<'p> Machine<'p> {
     /// Slot `i` of record `rec`, not counted; an evaluated thunk there is replaced by
     /// its value (so that the slot stops keeping the thunk alive).
@@ -73,7 +86,7 @@ impl<'p> Machine<'p> {
                     return Some(self.int_result(r));
                 }
             }
-            Fast::No | Fast::CheapCall => {}
+            Fast::No | Fast::CheapCall | Fast::FoldRange => {}
         }
         self.imm_general(c, env, depth)
     }
@@ -271,6 +284,42 @@ impl<'p> Machine<'p> {
         // A recursive local function's own slot stays `Erased`: arithmetic does not
         // call it.
         self.cheap_body(body, &slots[..n], closure_env, depth)
+    }
+
+    /// A function value (borrowed) whose body is cheap and which takes two explicit
+    /// arguments, ready for [`Machine::cheap_step_call`]: a fold's step.
+    pub(crate) fn cheap_step(&self, f: Val) -> Option<CheapStep> {
+        let Val::Fun(fr) = f else {
+            return None;
+        };
+        let o = self.heap.funs.get(fr);
+        let code = &self.code.funs[o.fun as usize];
+        if !code.cheap || code.params.len() != 2 || code.slots as usize > CHEAP_ARGS {
+            return None;
+        }
+        let (p, q) = (code.params[0], code.params[1]);
+        if p.implicit || q.implicit {
+            return None;
+        }
+        Some(CheapStep {
+            body: code.body,
+            env: o.env,
+            slots: [p.slot, q.slot],
+            len: code.slots,
+        })
+    }
+
+    /// A cheap step applied to an accumulator (owned) and an `Int`: its value, or
+    /// `None` (the accumulator released) when it cannot be computed at hand.
+    pub(crate) fn cheap_step_call(&mut self, step: CheapStep, acc: Val, x: i64) -> Option<Val> {
+        let mut slots = [Val::Erased; CHEAP_ARGS];
+        for (slot, v) in step.slots.into_iter().zip([acc, Val::Int(x)]) {
+            match slot {
+                Some(s) => slots[s as usize] = v,
+                None => self.heap.release(v),
+            }
+        }
+        self.cheap_body(step.body, &slots[..step.len as usize], step.env, IMM_DEPTH)
     }
 
     /// The value of a cheap function's body for the call's slots (owned, released

@@ -1,0 +1,96 @@
+//! Loops run in place: the fold over a range (`foldlRange f z lo hi`, what fusion
+//! makes of strict folds over `range`/`map`/`filter` pipelines, [`super::fuse`]) with
+//! a step the machine computes at once.
+//!
+//! The prelude's `foldlRange` takes four machine steps per element: the test
+//! `lo >= hi`, the strict `let z2 = f z lo`, the `prim_seq`, the call for the next
+//! element. When `f` is a function value whose body is arithmetic (cheap, see
+//! [`super::words`]) and the accumulator is a value, each element's `f z lo` is
+//! computed at once, so the loop runs here, one step per element, until the range
+//! ends or a step cannot be computed at hand (an overflow, an accumulator that is not a
+//! number). Then the call is made as written, from where the loop got to: its record
+//! holds `f`, the accumulator, the next `lo` and `hi`, and the prelude's body goes on.
+//! So the loop computes nothing the definition would not, in the same order, and its
+//! failures are the definition's own.
+//!
+//! The loop stops every [`LOOP_BATCH`] elements, so the evaluation loop still sees its
+//! limits and interrupts, and it does not run at all when evaluation is to pause at a
+//! given step (a paused state is always one of the definition's own states).
+
+use super::Machine;
+use super::code::{Code, CodeId, Fast};
+use super::error::Result;
+use super::eval::IMM_DEPTH;
+use super::frame::Control;
+use super::value::{NIL, Ref, Val};
+
+/// How many elements the loop takes before it hands back to the evaluation loop.
+const LOOP_BATCH: u64 = 1024;
+
+impl<'p> Machine<'p> {
+    /// A call of `foldlRange` ([`Fast::FoldRange`]) in `env` (owned): the loop in
+    /// place when its step is cheap, else `None` (nothing done; the call is made as
+    /// usual).
+    pub(crate) fn fold_range(&mut self, c: CodeId, env: Ref) -> Option<Result<Control>> {
+        if self.pause_after != 0 {
+            return None;
+        }
+        let Code::CallDef { def, args, .. } = self.code.nodes[c as usize] else {
+            return None;
+        };
+        if args.len != 4 {
+            return None;
+        }
+        let code = |i: u32| self.code.args[(args.start + i) as usize];
+        let (fc, zc, loc, hic) = (code(0), code(1), code(2), code(3));
+        let (Some(Val::Int(lo)), Some(Val::Int(hi))) =
+            (self.imm(loc, env, IMM_DEPTH), self.imm(hic, env, IMM_DEPTH))
+        else {
+            return None;
+        };
+        if lo >= hi {
+            return None;
+        }
+        let f = self.imm(fc, env, IMM_DEPTH)?;
+        let Some(step) = self.cheap_step(f) else {
+            self.heap.release(f);
+            return None;
+        };
+        let Some(mut acc) = self.imm(zc, env, IMM_DEPTH) else {
+            self.heap.release(f);
+            return None;
+        };
+        let mut i = lo;
+        let end = hi.min(lo.saturating_add(LOOP_BATCH as i64));
+        while i < end {
+            self.heap.retain(acc);
+            match self.cheap_step_call(step, acc, i) {
+                Some(v) => {
+                    self.heap.release(acc);
+                    acc = v;
+                    i += 1;
+                    self.steps += 1;
+                }
+                None => break,
+            }
+        }
+        // The call as written, from where the loop got to.
+        let fun = self.fun_of(def);
+        let (layout, slots, body) = {
+            let fun = &self.code.funs[fun as usize];
+            (fun.layout, fun.slots, fun.body)
+        };
+        let rec = self.heap.record(NIL, layout, slots);
+        for (slot, v) in [f, acc, Val::Int(i), Val::Int(hi)].into_iter().enumerate() {
+            self.heap.set_slot(rec, slot as u32, v);
+        }
+        self.heap.release_rec(env);
+        Some(Ok(Control::Eval(body, rec)))
+    }
+
+    /// Whether a call node is a `foldlRange` whose loop may run in place.
+    #[inline(always)]
+    pub(crate) fn is_fold_range(&self, c: CodeId) -> bool {
+        self.code.fast[c as usize] == Fast::FoldRange
+    }
+}
