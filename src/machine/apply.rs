@@ -25,6 +25,11 @@ impl<'p> Machine<'p> {
             unreachable!("call_def on a node that is not a call")
         };
         let f = self.fun_of(def);
+        if self.code.funs[f as usize].numeric
+            && let Some(ctl) = self.numeric_call(c, f, env)
+        {
+            return ctl;
+        }
         let fun = &self.code.funs[f as usize];
         let rec = self.heap.record(NIL, fun.layout, fun.slots);
         self.call_args(c, env, 0, rec)

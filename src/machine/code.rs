@@ -290,6 +290,10 @@ pub struct Fun<'p> {
     /// lazy place is computed instead of suspended (cheap eagerness, `cheap_call` in
     /// [`super::words`]).
     pub cheap: bool,
+    /// Whether a call of it runs in the numeric tier ([`super::numeric`]): every
+    /// parameter is strict and has a slot, and the body is numbers, arithmetic, `if`s
+    /// and known calls whose arguments are all strict.
+    pub numeric: bool,
     /// Whether the body refers to no enclosing record (the closure needs none).
     pub closed: bool,
     /// The outermost `Lam` of the group, for readback.

@@ -338,6 +338,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             self_slot,
             body: 0,
             cheap: false,
+            numeric: false,
             closed: false,
             core: lams[0],
             scope: saved_scope,
@@ -350,10 +351,18 @@ impl<'s, 'p> Compiler<'s, 'p> {
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
         let cheap = cheap_body(body);
+        let numeric = self.facts.is_some()
+            && self_slot.is_none()
+            && self.store.funs[fid as usize]
+                .params
+                .iter()
+                .all(|p| !p.implicit && p.strict && p.slot.is_some())
+            && numeric_code(self.store, code);
         let f = &mut self.store.funs[fid as usize];
         f.body = code;
         f.closed = closed;
         f.cheap = cheap;
+        f.numeric = numeric;
         fid
     }
 
@@ -664,6 +673,48 @@ const CHEAP_DEPTH: u32 = 4;
 /// `cheap_operand` evaluates.
 fn cheap_body(body: &RcTerm) -> bool {
     !matches!(&**unann(body), Term::Var(_)) && cheap_core(body, CHEAP_DEPTH)
+}
+
+/// How many nodes [`numeric_code`] looks at.
+const NUMERIC_NODES: usize = 256;
+
+/// Whether compiled code is in the numeric tier's subset ([`super::numeric`]): slots
+/// of the current record, number literals, arithmetic, `if`s (matches on
+/// constructors without fields, no catch-all) and known calls with every argument
+/// strict.
+fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
+    let mut work = vec![root];
+    let mut seen = 0;
+    while let Some(c) = work.pop() {
+        seen += 1;
+        if seen > NUMERIC_NODES {
+            return false;
+        }
+        match store.nodes[c as usize] {
+            Code::Local(_) | Code::Int(_) | Code::Float(_) => {}
+            Code::Bin { prim, a, b, .. } if is_arith(prim) => work.extend([a, b]),
+            Code::Match(m) => {
+                let mc = &store.matches[m as usize];
+                if mc.default.is_some()
+                    || !mc
+                        .arms
+                        .iter()
+                        .all(|arm| arm.layout.is_none() && matches!(arm.test, ArmTest::Con(_)))
+                {
+                    return false;
+                }
+                work.push(mc.scrut);
+                work.extend(mc.arms.iter().map(|arm| arm.body));
+            }
+            Code::CallDef { args, strict, .. }
+                if args.len < 64 && strict == (1u64 << args.len) - 1 =>
+            {
+                work.extend_from_slice(store.args(args));
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Variables, number literals, arithmetic, and `if`s (matches on constructors

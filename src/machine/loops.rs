@@ -14,8 +14,8 @@
 //! failures are the definition's own.
 //!
 //! The loop stops every [`LOOP_BATCH`] elements, so the evaluation loop still sees its
-//! limits and interrupts, and it does not run at all when evaluation is to pause at a
-//! given step (a paused state is always one of the definition's own states).
+//! limits and interrupts, and where evaluation is to pause (the paused state is then
+//! the definition's call from where the loop got to).
 
 use super::Machine;
 use super::code::{Code, CodeId, Fast};
@@ -32,7 +32,8 @@ impl<'p> Machine<'p> {
     /// place when its step is cheap, else `None` (nothing done; the call is made as
     /// usual).
     pub(crate) fn fold_range(&mut self, c: CodeId, env: Ref) -> Option<Result<Control>> {
-        if self.pause_after != 0 {
+        let budget = self.step_budget(LOOP_BATCH);
+        if budget == 0 {
             return None;
         }
         let Code::CallDef { def, args, .. } = self.code.nodes[c as usize] else {
@@ -61,7 +62,7 @@ impl<'p> Machine<'p> {
             return None;
         };
         let mut i = lo;
-        let end = hi.min(lo.saturating_add(LOOP_BATCH as i64));
+        let end = hi.min(lo.saturating_add(budget as i64));
         while i < end {
             self.heap.retain(acc);
             match self.cheap_step_call(step, acc, i) {
@@ -86,6 +87,15 @@ impl<'p> Machine<'p> {
         }
         self.heap.release_rec(env);
         Some(Ok(Control::Eval(body, rec)))
+    }
+
+    /// How many steps a loop run in place may take at most: `batch`, or fewer when
+    /// evaluation is to pause sooner (0: none).
+    pub(crate) fn step_budget(&self, batch: u64) -> u64 {
+        match self.pause_after {
+            0 => batch,
+            p => batch.min(p.saturating_sub(self.steps)),
+        }
     }
 
     /// Whether a call node is a `foldlRange` whose loop may run in place.

@@ -77,6 +77,7 @@ pub mod fuse;
 pub mod heap;
 pub mod host;
 pub mod loops;
+pub mod numeric;
 pub mod prims;
 pub mod print;
 pub mod readback;
@@ -186,6 +187,8 @@ pub struct Machine<'p> {
     /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
     /// memory`.
     pub max_memory: usize,
+    /// The numeric tier's stacks ([`numeric`]).
+    tier: numeric::Tier,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -252,6 +255,7 @@ impl<'p> Machine<'p> {
             first_failure: None,
             fail_fast: false,
             max_memory: 0,
+            tier: numeric::Tier::default(),
         }
     }
 
