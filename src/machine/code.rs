@@ -294,6 +294,9 @@ pub struct Fun<'p> {
     /// parameter is strict and has a slot, and the body is numbers, arithmetic, `if`s
     /// and known calls whose arguments are all strict.
     pub numeric: bool,
+    /// Whether its body is in the numeric tier's subset (whatever its parameters):
+    /// a fold's step the machine loops over runs there ([`super::loops`]).
+    pub tier_body: bool,
     /// Whether the body refers to no enclosing record (the closure needs none).
     pub closed: bool,
     /// The outermost `Lam` of the group, for readback.

@@ -339,6 +339,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             body: 0,
             cheap: false,
             numeric: false,
+            tier_body: false,
             closed: false,
             core: lams[0],
             scope: saved_scope,
@@ -351,18 +352,19 @@ impl<'s, 'p> Compiler<'s, 'p> {
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
         let cheap = cheap_body(body);
-        let numeric = self.facts.is_some()
+        let tier_body = self.facts.is_some() && numeric_code(self.store, code);
+        let numeric = tier_body
             && self_slot.is_none()
             && self.store.funs[fid as usize]
                 .params
                 .iter()
-                .all(|p| !p.implicit && p.strict && p.slot.is_some())
-            && numeric_code(self.store, code);
+                .all(|p| !p.implicit && p.strict && p.slot.is_some());
         let f = &mut self.store.funs[fid as usize];
         f.body = code;
         f.closed = closed;
         f.cheap = cheap;
         f.numeric = numeric;
+        f.tier_body = tier_body;
         fid
     }
 

@@ -103,13 +103,40 @@ impl<'p> Machine<'p> {
         self.heap.release_rec(env);
         tier.jobs.push(Job::Call { fun, base: 0 });
         let body = self.code.funs[fun as usize].body;
-        let ctl = self.run_tier(&mut tier, Now::Eval(body, 0), budget);
+        let ctl = match self.run_tier(&mut tier, Now::Eval(body, 0), budget) {
+            Ok(v) => Control::Ret(v),
+            Err(now) => self.leave_tier(&mut tier, now),
+        };
         self.tier = tier;
         Some(Ok(ctl))
     }
 
-    /// Runs the tier from `now` for one batch; the machine's control to go on with.
-    fn run_tier(&mut self, t: &mut Tier, mut now: Now, budget: u64) -> Control {
+    /// The body of function `fun` ([`super::code::Fun::tier_body`]) for the words of
+    /// its record (numbers), computed in the tier within `budget` steps: its value,
+    /// or `None` when it cannot be computed there (nothing is left behind). Its steps
+    /// are not counted: the caller counts the computation as one.
+    pub(crate) fn tier_value(&mut self, fun: FunId, window: &[Val], budget: u64) -> Option<Val> {
+        let steps = self.steps;
+        let mut tier = std::mem::take(&mut self.tier);
+        tier.vals.clear();
+        tier.vals.extend_from_slice(window);
+        tier.jobs.clear();
+        tier.jobs.push(Job::Call { fun, base: 0 });
+        let body = self.code.funs[fun as usize].body;
+        let r = self.run_tier(&mut tier, Now::Eval(body, 0), budget).ok();
+        self.tier = tier;
+        self.steps = steps;
+        r
+    }
+
+    /// Runs the tier from `now` for at most `budget` steps: the value, or where it
+    /// stopped (the jobs still on the tier's stack).
+    fn run_tier(
+        &mut self,
+        t: &mut Tier,
+        mut now: Now,
+        budget: u64,
+    ) -> std::result::Result<Val, Now> {
         let bools = (self.prog.builtins.true_, self.prog.builtins.false_);
         for _ in 0..budget {
             self.steps += 1;
@@ -123,7 +150,7 @@ impl<'p> Machine<'p> {
                             // Both operands at hand: no frames.
                             (Some(x), Some(y)) => match self.op(prim, x, y, bools) {
                                 Some(r) => Now::Ret(r),
-                                None => return self.leave_tier(t, now),
+                                None => return Err(now),
                             },
                             _ => {
                                 t.jobs.push(Job::BinL { node: c, base });
@@ -141,7 +168,7 @@ impl<'p> Machine<'p> {
                             {
                                 match self.op(prim, x, y, bools).and_then(|v| self.arm(m, v)) {
                                     Some(body) => Now::Eval(body, base),
-                                    None => return self.leave_tier(t, now),
+                                    None => return Err(now),
                                 }
                             }
                             _ => {
@@ -153,16 +180,16 @@ impl<'p> Machine<'p> {
                     Code::CallDef { def, .. } => {
                         let f = self.fun_of(def);
                         if !self.code.funs[f as usize].numeric {
-                            return self.leave_tier(t, now);
+                            return Err(now);
                         }
                         let start = t.vals.len() as u32;
                         self.args_from(t, c, base, 0, start)
                     }
-                    _ => return self.leave_tier(t, now),
+                    _ => return Err(now),
                 },
                 Now::Ret(v) => {
                     let Some(job) = t.jobs.pop() else {
-                        return Control::Ret(v);
+                        return Ok(v);
                     };
                     match job {
                         Job::BinL { node, base } => {
@@ -181,7 +208,7 @@ impl<'p> Machine<'p> {
                                 None => {
                                     // The machine takes the step again and reports it.
                                     t.jobs.push(job);
-                                    return self.leave_tier(t, Now::Ret(v));
+                                    return Err(Now::Ret(v));
                                 }
                             }
                         }
@@ -189,7 +216,7 @@ impl<'p> Machine<'p> {
                             Some(body) => Now::Eval(body, base),
                             None => {
                                 t.jobs.push(job);
-                                return self.leave_tier(t, Now::Ret(v));
+                                return Err(Now::Ret(v));
                             }
                         },
                         Job::Args {
@@ -209,7 +236,7 @@ impl<'p> Machine<'p> {
                 }
             };
         }
-        self.leave_tier(t, now)
+        Err(now)
     }
 
     /// Goes on with the arguments of a call (`node`, in the window at `base`) from

@@ -14,6 +14,9 @@ use crate::core::term::DefId;
 /// native stack.
 const CON_DEPTH: u32 = 256;
 
+/// How many tier steps a fold's step may take ([`Machine::cheap_step_call`]).
+const STEP_TIER_BUDGET: u64 = 64;
+
 /// The most arguments a call made eagerly by [`Machine::cheap_call`] takes.
 const CHEAP_ARGS: usize = 4;
 
@@ -21,6 +24,7 @@ const CHEAP_ARGS: usize = 4;
 /// ([`Machine::cheap_step`]).
 #[derive(Clone, Copy)]
 pub(crate) struct CheapStep {
+    fun: FunId,
     body: CodeId,
     /// The function's context (borrowed from the function value).
     env: Ref,
@@ -28,6 +32,8 @@ pub(crate) struct CheapStep {
     slots: [Option<u32>; 2],
     /// How many slots its record has.
     len: u32,
+    /// Whether its body is in the numeric tier's subset.
+    tier: bool,
 }
 
 impl<'p> Machine<'p> {
@@ -302,10 +308,12 @@ impl<'p> Machine<'p> {
             return None;
         }
         Some(CheapStep {
+            fun: o.fun,
             body: code.body,
             env: o.env,
             slots: [p.slot, q.slot],
             len: code.slots,
+            tier: code.tier_body,
         })
     }
 
@@ -319,7 +327,16 @@ impl<'p> Machine<'p> {
                 None => self.heap.release(v),
             }
         }
-        self.cheap_body(step.body, &slots[..step.len as usize], step.env, IMM_DEPTH)
+        let slots = &slots[..step.len as usize];
+        // A body of numbers runs in the numeric tier (its steps not counted: the loop
+        // counts one per element), else by `cheap_body`.
+        if step.tier
+            && !acc.is_counted()
+            && let Some(v) = self.tier_value(step.fun, slots, STEP_TIER_BUDGET)
+        {
+            return Some(v);
+        }
+        self.cheap_body(step.body, slots, step.env, IMM_DEPTH)
     }
 
     /// The value of a cheap function's body for the call's slots (owned, released
