@@ -249,9 +249,10 @@ impl<'p> Machine<'p> {
         let Code::CallDef { def, args, .. } = self.code.nodes[node as usize] else {
             unreachable!("arguments of a node that is not a call")
         };
+        let bools = (self.prog.builtins.true_, self.prog.builtins.false_);
         for i in next..args.len {
             let a = self.code.args[(args.start + i) as usize];
-            match self.leaf(t, a, base) {
+            match self.quick(t, a, base, bools) {
                 Some(v) => t.vals.push(v),
                 None => {
                     t.jobs.push(Job::Args {
@@ -298,6 +299,18 @@ impl<'p> Machine<'p> {
             .iter()
             .find(|arm| arm.test == ArmTest::Con(k))
             .map(|arm| arm.body)
+    }
+
+    /// The value of a slot, a literal, or an operator on two of those that succeeds:
+    /// what needs no job.
+    #[inline(always)]
+    fn quick(&self, t: &Tier, c: CodeId, base: u32, bools: (ConId, ConId)) -> Option<Val> {
+        match self.code.nodes[c as usize] {
+            Code::Bin { prim, a, b, .. } => {
+                self.op(prim, self.leaf(t, a, base)?, self.leaf(t, b, base)?, bools)
+            }
+            _ => self.leaf(t, c, base),
+        }
     }
 
     /// The value of a slot or a literal.
