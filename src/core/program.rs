@@ -11,7 +11,10 @@
 //! [`Term::Con`]: crate::core::term::Term::Con
 //! [`Term::Extern`]: crate::core::term::Term::Extern
 
-use crate::core::term::{Binder, ConId, DataId, DefId, ExternId, Ix, Name, Plicity, RcTerm, Term};
+use crate::core::term::{
+    Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, Ix, Match, Name, Plicity, RcTerm,
+    Term,
+};
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
@@ -122,6 +125,24 @@ pub struct Program {
     /// first machine that runs the program, and kept here because compiled code
     /// refers into them for as long as the program lives.
     pub run_bodies: std::cell::OnceCell<Vec<Option<RcTerm>>>,
+}
+
+impl Builtins {
+    /// `if cond then then_ else else_`: `match cond with | True -> then_ | False ->
+    /// else_`, as the elaborator writes it (and passes that make terms, like fusion).
+    pub fn if_then_else(&self, cond: RcTerm, then_: RcTerm, else_: RcTerm, span: Span) -> RcTerm {
+        let arm = |con, body| CaseArm {
+            pat: CasePat::Con(con, Vec::new()),
+            body,
+        };
+        Term::Match(Box::new(Match {
+            scrut: cond,
+            arms: vec![arm(self.true_, then_), arm(self.false_, else_)],
+            default: None,
+            span,
+        }))
+        .rc()
+    }
 }
 
 impl Program {

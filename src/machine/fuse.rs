@@ -33,9 +33,7 @@
 use super::analysis::{Facts, lambdas, unann};
 use crate::core::program::Program;
 use crate::core::subst::{rewrite_spines, shift, subst_top, unshift};
-use crate::core::term::{
-    Binder, CaseArm, CasePat, DefId, Ix, Match, Plicity, PrimType, RcTerm, Term, spine,
-};
+use crate::core::term::{Binder, DefId, Ix, Plicity, PrimType, RcTerm, Term, spine};
 use std::rc::Rc;
 
 /// How many times a body is rewritten at most: each pass fuses the folds whose
@@ -229,19 +227,8 @@ impl Fuser<'_> {
 
     /// `if cond then then_ else else_`, as the elaborator writes it.
     fn bool_match(&self, cond: RcTerm, then_: RcTerm, else_: RcTerm) -> RcTerm {
-        let b = self.prog.builtins;
-        let arm = |con, body| CaseArm {
-            pat: CasePat::Con(con, Vec::new()),
-            body,
-        };
         let span = self.prog.def(self.known.foldl_range).span;
-        Term::Match(Box::new(Match {
-            scrut: cond,
-            arms: vec![arm(b.true_, then_), arm(b.false_, else_)],
-            default: None,
-            span,
-        }))
-        .rc()
+        self.prog.builtins.if_then_else(cond, then_, else_, span)
     }
 
     /// Whether evaluating `t` can reach no external and applies only functions known

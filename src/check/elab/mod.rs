@@ -44,8 +44,8 @@ use crate::core::pretty;
 use crate::core::program::{Builtins, CtorDecl, DataDecl, DefDecl, ExternDecl, Program};
 use crate::core::subst::{has_free_var, instantiate, shift, subst_top, unshift};
 use crate::core::term::{
-    Binder, CaseArm, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name,
-    Plicity, PrimType, RcTerm, Term,
+    Binder, CasePat, ConId, DataId, DefId, ExternId, HoleKind, Ix, Lit, Lvl, Match, Name, Plicity,
+    PrimType, RcTerm, Term,
 };
 use crate::diagnostic::Diagnostic;
 use crate::external;

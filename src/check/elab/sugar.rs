@@ -28,17 +28,7 @@ pub(in crate::check) fn bool_match(
     else_: RcTerm,
     span: Span,
 ) -> RcTerm {
-    let arm = |con, body| CaseArm {
-        pat: CasePat::Con(con, Vec::new()),
-        body,
-    };
-    Term::Match(Box::new(Match {
-        scrut: cond,
-        arms: vec![arm(b.true_, then_), arm(b.false_, else_)],
-        default: None,
-        span,
-    }))
-    .rc()
+    b.if_then_else(cond, then_, else_, span)
 }
 
 /// `MkPair {a} {b} x y`.
