@@ -286,7 +286,7 @@ fn the_tiers_leave_a_sound_heap() {
     let v = m.whnf_def(p.main.unwrap()).unwrap();
     assert_eq!(
         m.print_value(v, false).unwrap(),
-        "(60, 3240, 34, 21, 1.0, 3, 19600)"
+        "(60, 3240, 34, 21, 1.0, 3, 19600, False, True)"
     );
 }
 

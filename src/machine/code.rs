@@ -291,8 +291,9 @@ pub struct Fun<'p> {
     /// [`super::words`]).
     pub cheap: bool,
     /// Whether a call of it runs in the numeric tier ([`super::numeric`]): every
-    /// parameter is strict and has a slot, and the body is numbers, arithmetic, `if`s
-    /// and known calls whose arguments are all strict.
+    /// parameter is strict and has a slot, and the body is numbers, constructors
+    /// without fields, arithmetic, `if`s and known calls whose arguments are all
+    /// strict.
     pub numeric: bool,
     /// Whether its body is in the numeric tier's subset (whatever its parameters):
     /// a fold's step the machine loops over runs there ([`super::loops`]).

@@ -681,7 +681,7 @@ fn cheap_body(body: &RcTerm) -> bool {
 const NUMERIC_NODES: usize = 256;
 
 /// Whether compiled code is in the numeric tier's subset ([`super::numeric`]): slots
-/// of the current record, number literals, arithmetic, `if`s (matches on
+/// of the current record, number literals, constructors without fields, arithmetic, `if`s (matches on
 /// constructors without fields, no catch-all) and known calls with every argument
 /// strict.
 fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
@@ -693,7 +693,7 @@ fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
             return false;
         }
         match store.nodes[c as usize] {
-            Code::Local(_) | Code::Int(_) | Code::Float(_) => {}
+            Code::Local(_) | Code::Int(_) | Code::Float(_) | Code::Atom(_) => {}
             Code::Bin { prim, a, b, .. } if is_arith(prim) => work.extend([a, b]),
             Code::Match(m) => {
                 let mc = &store.matches[m as usize];

@@ -1,5 +1,6 @@
 //! The numeric tier: calls of functions whose parameters are all strict and whose
-//! bodies are numbers, arithmetic, `if`s and known calls with strict arguments
+//! bodies are numbers, constructors without fields (`True`), arithmetic, `if`s and
+//! known calls with strict arguments
 //! ([`super::code::Fun::numeric`]: `tak`, `fib`, `gcd`, `ackermann`) run on a value
 //! stack, with no record, thunk or reference count per call.
 //!
@@ -145,6 +146,7 @@ impl<'p> Machine<'p> {
                     Code::Local(s) => Now::Ret(t.vals[(base + s) as usize]),
                     Code::Int(n) => Now::Ret(Val::Int(n)),
                     Code::Float(x) => Now::Ret(Val::Float(x)),
+                    Code::Atom(k) => Now::Ret(Val::Atom(k)),
                     Code::Bin { prim, a, b, .. } => {
                         match (self.leaf(t, a, base), self.leaf(t, b, base)) {
                             // Both operands at hand: no frames.
