@@ -21,11 +21,11 @@
 //! scheduler can start later elements' external calls while earlier ones run
 //! (`sum (map (\x -> delay 200 x) xs)` takes the time of one call); in the fused loop
 //! it cannot. So a rule applies only when its new step can reach no external and
-//! applies no function not known here ([`effect_free`]): then there is nothing to run
+//! applies no function not known here (`Fuser::effect_free`): then there is nothing to run
 //! in parallel, and fusion changes only the cost.
 //!
 //! Applications of the composed functions to the step's variables are reduced where
-//! that duplicates no work ([`beta`]), so `sum (map (\x -> x * 2) (range 0 n))` runs
+//! that duplicates no work (`beta`), so `sum (map (\x -> x * 2) (range 0 n))` runs
 //! as `foldlRange (\acc x -> acc + x * 2) 0 0 n`, a step the machine computes at once
 //! (cheap eagerness). The rewritten body is a core term like any other: a paused
 //! state inside it reads back as the fused loop.

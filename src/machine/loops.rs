@@ -13,7 +13,7 @@
 //! So the loop computes nothing the definition would not, in the same order, and its
 //! failures are the definition's own.
 //!
-//! The loop stops every [`LOOP_BATCH`] elements, so the evaluation loop still sees its
+//! The loop stops every `LOOP_BATCH` elements, so the evaluation loop still sees its
 //! limits and interrupts, and where evaluation is to pause (the paused state is then
 //! the definition's call from where the loop got to).
 

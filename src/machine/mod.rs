@@ -41,6 +41,20 @@
 //!
 //! The loop never recurses natively: a million-deep `foldr` is a million frames.
 //!
+//! # Faster paths to the same states
+//!
+//! - **Fusion** ([`fuse`]): before compilation, strict folds over `range`/`map`/
+//!   `filter` pipelines whose functions reach no external are rewritten into one
+//!   `foldlRange` loop (an equation of the prelude's definitions).
+//! - **Loops in place** ([`loops`]): `foldlRange` with a cheap step runs one step per
+//!   element, and hands back to its definition from where it got to.
+//! - **The numeric tier** ([`numeric`]): calls of functions of strict numbers run on
+//!   a value stack in batches; a batch ends by writing its state as records and
+//!   frames, so every state between batches is one of the machine's.
+//!
+//! All three stop where evaluation is to pause, so a paused state is always a machine
+//! state that reads back.
+//!
 //! # Readback and folds
 //!
 //! The traversals of machine states are instances of one generic depth-first walk

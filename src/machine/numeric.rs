@@ -6,12 +6,12 @@
 //!
 //! Such a call needs every argument before its body runs, and its body makes only
 //! numbers, so its arguments and locals are plain words in a window of the tier's
-//! value stack, and its continuations are small frames of the tier's own ([`Job`]).
+//! value stack, and its continuations are small frames of the tier's own (`Job`).
 //! The tier takes the same transitions as the machine, in the same order, on the same
 //! code: a `Bin` evaluates its left operand then its right, an `if` its condition
 //! then the arm, a call its arguments in order then the body.
 //!
-//! A run of the tier is one batch of at most [`BATCH`] steps (each counted as a
+//! A run of the tier is one batch of at most `BATCH` steps (each counted as a
 //! machine step). It ends when the value comes back, or, at the end of the batch and
 //! wherever the tier cannot go on (a call of a function outside the tier, an
 //! operation that fails, a condition that is not a constructor), by writing its state
