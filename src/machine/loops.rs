@@ -36,12 +36,10 @@ impl<'p> Machine<'p> {
         if budget == 0 {
             return None;
         }
+        // Four arguments: compilation marks only such calls (`Fast::FoldRange`).
         let Code::CallDef { def, args, .. } = self.code.nodes[c as usize] else {
             return None;
         };
-        if args.len != 4 {
-            return None;
-        }
         let code = |i: u32| self.code.args[(args.start + i) as usize];
         let (fc, zc, loc, hic) = (code(0), code(1), code(2), code(3));
         let (Some(Val::Int(lo)), Some(Val::Int(hi))) =

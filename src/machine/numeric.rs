@@ -347,29 +347,28 @@ impl<'p> Machine<'p> {
     /// Writes the tier's state as the machine's: a record per window some frame or
     /// the control refers to, the machine frame each job stands for; the control.
     fn leave_tier(&mut self, t: &mut Tier, now: Now) -> Control {
-        // The record of the window at `base`, made on first use (counted once for
-        // the table; each use counts one more).
-        let mut recs: Vec<(u32, Ref)> = Vec::new();
-        let mut rec = |m: &mut Machine<'p>, t: &Tier, base: u32| -> Ref {
-            let r = match recs.iter().find(|(b, _)| *b == base) {
-                Some(&(_, r)) => r,
+        // The calls met so far, bottom up, with their window's record once made
+        // (counted once here; each use counts one more). Every job uses the window of
+        // the nearest call below it (a call's job is pushed before its body's), and
+        // the control uses the topmost: so a window is always the last one met.
+        let mut windows: Vec<(u32, FunId, Option<Ref>)> = Vec::new();
+        let rec = |m: &mut Machine<'p>,
+                   t: &Tier,
+                   windows: &mut Vec<(u32, FunId, Option<Ref>)>,
+                   base: u32|
+         -> Ref {
+            let w = windows.last_mut().expect("a window belongs to a call");
+            debug_assert_eq!(w.0, base, "a job uses the window of the call below it");
+            let r = match w.2 {
+                Some(r) => r,
                 None => {
-                    let fun = t
-                        .jobs
-                        .iter()
-                        .rev()
-                        .find_map(|j| match *j {
-                            Job::Call { fun, base: b } if b == base => Some(fun),
-                            _ => None,
-                        })
-                        .expect("a window belongs to a call");
-                    let f = &m.code.funs[fun as usize];
+                    let f = &m.code.funs[w.1 as usize];
                     let (layout, slots) = (f.layout, f.slots);
                     let r = m.heap.record(NIL, layout, slots);
                     for i in 0..slots {
                         m.heap.set_slot(r, i, t.vals[(base + i) as usize]);
                     }
-                    recs.push((base, r));
+                    w.2 = Some(r);
                     r
                 }
             };
@@ -382,7 +381,7 @@ impl<'p> Machine<'p> {
                     let Code::Bin { prim, b, span, .. } = self.code.nodes[node as usize] else {
                         unreachable!("BinL on a node that is not a Bin")
                     };
-                    let env = rec(self, t, base);
+                    let env = rec(self, t, &mut windows, base);
                     Frame::BinL { prim, b, env, span }
                 }
                 Job::BinR { node, a } => {
@@ -393,7 +392,7 @@ impl<'p> Machine<'p> {
                 }
                 Job::Case { m, base } => Frame::Case {
                     m,
-                    env: rec(self, t, base),
+                    env: rec(self, t, &mut windows, base),
                 },
                 Job::Args {
                     node,
@@ -415,20 +414,23 @@ impl<'p> Machine<'p> {
                     }
                     Frame::CallArgs {
                         code: node,
-                        env: rec(self, t, base),
+                        env: rec(self, t, &mut windows, base),
                         next,
                         rec: callee,
                     }
                 }
-                Job::Call { .. } => continue,
+                Job::Call { fun, base } => {
+                    windows.push((base, fun, None));
+                    continue;
+                }
             };
             self.push(frame);
         }
         let ctl = match now {
-            Now::Eval(c, base) => Control::Eval(c, rec(self, t, base)),
+            Now::Eval(c, base) => Control::Eval(c, rec(self, t, &mut windows, base)),
             Now::Ret(v) => Control::Ret(v),
         };
-        for (_, r) in recs {
+        for r in windows.into_iter().filter_map(|w| w.2) {
             self.heap.release_rec(r);
         }
         t.vals.clear();
