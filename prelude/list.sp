@@ -47,8 +47,13 @@ def append {a : Type} (xs : List a) (ys : List a) : List a = foldr (\x acc -> Co
 
 def concat {a : Type} (xss : List (List a)) : List a = foldr append [] xss
 
+-- Written as its own recursion, not as a `foldr` with a lambda: the lambda's closure
+-- would keep this call's record, and so the head of `xs`, alive while the result is
+-- walked (the whole input list at once).
 def concatMap {a : Type} {b : Type} (f : a -> List b) (xs : List a) : List b =
-  foldr (\x acc -> append (f x) acc) [] xs
+  match xs with
+  | [] -> []
+  | Cons x rest -> append (f x) (concatMap f rest)
 
 def take {a : Type} (n : Int) (xs : List a) : List a =
   if n <= 0 then []

@@ -20,7 +20,9 @@
 //! (an optimisation that takes fewer steps, or computes a value instead of a thunk)
 //! changes the `state@` and `values@` lines, and only those: re-record after checking
 //! that no other line moved. (Recorded again after cheap eagerness, which computes
-//! some arguments at once.)
+//! some arguments at once.) A change of a prelude definition's body also moves the
+//! hashes of the `before` and `after` lines (they read back every definition), but
+//! not their sizes.
 
 mod common;
 

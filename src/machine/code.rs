@@ -285,10 +285,12 @@ pub struct Fun<'p> {
     pub self_slot: Option<u32>,
     /// The body.
     pub body: CodeId,
-    /// Whether the body is arithmetic (with `if`s on comparisons) that the machine
-    /// may compute at once when the arguments are at hand: then a call of it in a
-    /// lazy place is computed instead of suspended (cheap eagerness, `cheap_call` in
-    /// [`super::words`]).
+    /// Whether the body is small and made only of variables, literals, arithmetic,
+    /// matches, constructors, non-recursive `let`s, total primitives
+    /// ([`super::cheap::cheap_prim`]) and applications of cheap definitions or of
+    /// variables, and reaches no call of itself: then a call of it in a lazy place is
+    /// computed at once when its arguments are at hand (cheap eagerness,
+    /// [`super::cheap`]).
     pub cheap: bool,
     /// Whether a call of it runs in the numeric tier ([`super::numeric`]): every
     /// parameter is strict and has a slot, and the body is numbers, constructors
@@ -402,6 +404,10 @@ pub struct CodeStore<'p> {
     pub closed: Vec<bool>,
     /// Per node: its superinstruction ([`Fast`]).
     pub fast: Vec<Fast>,
+    /// Per definition asked about: whether its body is cheap
+    /// ([`Fun::cheap`]; `false` while it is being decided, so that a definition that
+    /// reaches itself is not).
+    pub cheap_defs: rustc_hash::FxHashMap<DefId, bool>,
 }
 
 /// The end of a scope list.

@@ -16,7 +16,7 @@
 
 use super::analysis::{Facts, addr, lambdas, unann};
 use super::code::*;
-use super::eval::{is_arith, is_compare};
+use super::eval::is_arith;
 use crate::core::program::Program;
 use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -351,7 +351,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap = cheap_body(body);
+        let cheap = cheap_body(self.prog, &mut self.store.cheap_defs, body);
         let tier_body = self.facts.is_some() && numeric_code(self.store, code);
         let numeric = tier_body
             && self_slot.is_none()
@@ -558,7 +558,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     t,
                 );
                 // Read from the callee's core: it may not be compiled yet.
-                if cheap_body(lambdas(&self.prog.def(*d).body).1) {
+                if cheap_def(self.prog, &mut self.store.cheap_defs, *d) {
                     self.store.fast[call as usize] = Fast::CheapCall;
                 } else if codes.len() == 4 && self.facts.and_then(|f| f.fold_range) == Some(*d) {
                     self.store.fast[call as usize] = Fast::FoldRange;
@@ -666,15 +666,83 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
     })
 }
 
-/// How deep a cheap body's operators and `if`s nest at most.
-const CHEAP_DEPTH: u32 = 4;
+/// How many core nodes a cheap function's body has at most (the bodies of the
+/// definitions it calls count apart).
+const CHEAP_NODES: u32 = 48;
+
+/// Whether definition `d`'s body (under its lambdas) is cheap ([`cheap_body`]),
+/// remembered in `memo`.
+fn cheap_def(prog: &Program, memo: &mut rustc_hash::FxHashMap<DefId, bool>, d: DefId) -> bool {
+    if let Some(&known) = memo.get(&d) {
+        return known;
+    }
+    // Not cheap while being decided: a definition that reaches itself is not.
+    memo.insert(d, false);
+    let cheap = cheap_body(prog, memo, lambdas(&prog.def(d).body).1);
+    memo.insert(d, cheap);
+    cheap
+}
 
 /// Whether a function's body (under its lambdas) is what
-/// [`Fun::cheap`](super::code::Fun::cheap) asks: [`cheap_core`], and not a bare
-/// variable (nothing to compute). It compiles to the nodes the machine's
-/// `cheap_operand` evaluates.
-fn cheap_body(body: &RcTerm) -> bool {
-    !matches!(&**unann(body), Term::Var(_)) && cheap_core(body, CHEAP_DEPTH)
+/// [`Fun::cheap`](super::code::Fun::cheap) asks: at most [`CHEAP_NODES`] nodes of
+/// [`cheap_core`], and not a bare variable (nothing to compute). It compiles to the
+/// nodes [`super::cheap`] computes; that evaluator decides, at run time, all the
+/// rest (a node it does not take, a function value that is not cheap).
+fn cheap_body(
+    prog: &Program,
+    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    body: &RcTerm,
+) -> bool {
+    let mut budget = CHEAP_NODES;
+    !matches!(&**unann(body), Term::Var(_)) && cheap_core(prog, memo, body, &mut budget)
+}
+
+/// Variables, literals, definitions' values, arithmetic, total primitives,
+/// constructors, matches, non-recursive `let`s, and applications of variables and of
+/// cheap definitions; implicit arguments (types) are not looked at.
+fn cheap_core(
+    prog: &Program,
+    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    t: &RcTerm,
+    budget: &mut u32,
+) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let t = unann(t);
+    match &**t {
+        Term::Var(_) | Term::Lit(_) | Term::Def(_) | Term::Con(_) => true,
+        Term::Match(m) => {
+            cheap_core(prog, memo, &m.scrut, budget)
+                && m.arms
+                    .iter()
+                    .all(|arm| cheap_core(prog, memo, &arm.body, budget))
+                && m.default
+                    .as_ref()
+                    .is_none_or(|(_, body)| cheap_core(prog, memo, body, budget))
+        }
+        Term::Let(_, rhs, body) => {
+            !crate::core::subst::has_free_var(rhs, 0)
+                && cheap_core(prog, memo, rhs, budget)
+                && cheap_core(prog, memo, body, budget)
+        }
+        Term::App(..) => {
+            let (head, args) = crate::core::term::spine(t);
+            let explicit = || args.iter().filter(|(pl, _)| *pl == Plicity::Explicit);
+            let head_ok = match &**unann(head) {
+                Term::Prim(p, _) => {
+                    (is_arith(*p) || *p == Prim::Seq) && explicit().count() == 2
+                        || super::cheap::cheap_prim(*p)
+                }
+                Term::Con(_) | Term::Var(_) => true,
+                Term::Def(d) => cheap_def(prog, memo, *d),
+                _ => false,
+            };
+            head_ok && explicit().all(|(_, a)| cheap_core(prog, memo, a, budget))
+        }
+        _ => false,
+    }
 }
 
 /// How many nodes [`numeric_code`] looks at.
@@ -717,35 +785,4 @@ fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
         }
     }
     true
-}
-
-/// Variables, number literals, arithmetic, and `if`s (matches on constructors
-/// without fields) on comparisons, nested at most `depth` deep.
-fn cheap_core(t: &RcTerm, depth: u32) -> bool {
-    let t = unann(t);
-    match &**t {
-        Term::Var(_) | Term::Lit(Lit::Int(_)) | Term::Lit(Lit::Float(_)) => true,
-        Term::Match(m) => {
-            depth > 0
-                && m.default.is_none()
-                && arithmetic(&m.scrut, depth - 1, true)
-                && m.arms.iter().all(|arm| {
-                    matches!(&arm.pat, CasePat::Con(_, fields) if fields.is_empty())
-                        && cheap_core(&arm.body, depth - 1)
-                })
-        }
-        _ => arithmetic(t, depth, false),
-    }
-}
-
-/// Whether a core term is an arithmetic operator (a comparison, if `compare`) on two
-/// [`cheap_core`] operands.
-fn arithmetic(t: &RcTerm, depth: u32, compare: bool) -> bool {
-    let (head, args) = crate::core::term::spine(t);
-    depth > 0
-        && matches!(&**unann(head), Term::Prim(p, _) if is_arith(*p) && (!compare || is_compare(*p)))
-        && args.len() == 2
-        && args
-            .iter()
-            .all(|(pl, a)| *pl == Plicity::Explicit && cheap_core(a, depth - 1))
 }

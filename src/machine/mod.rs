@@ -80,6 +80,7 @@ pub mod analysis;
 pub mod apply;
 pub mod arena;
 pub mod case;
+pub mod cheap;
 pub mod code;
 pub mod compile;
 pub mod cycles;
@@ -203,6 +204,8 @@ pub struct Machine<'p> {
     pub max_memory: usize,
     /// The numeric tier's stacks ([`numeric`]).
     tier: numeric::Tier,
+    /// The windows of a call computed at hand ([`cheap`]).
+    pub(crate) cheap: cheap::Windows,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -270,6 +273,7 @@ impl<'p> Machine<'p> {
             fail_fast: false,
             max_memory: 0,
             tier: numeric::Tier::default(),
+            cheap: cheap::Windows::default(),
         }
     }
 

@@ -307,7 +307,7 @@ impl<'p> Machine<'p> {
 
     /// A primitive other than the binary operators, on evaluated arguments
     /// (borrowed).
-    fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
+    pub(crate) fn prim_run(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
         let text = |m: &Self, i: usize| -> Option<Rc<str>> {
             match args.get(i) {
                 Some(Val::Str(r)) => Some(m.heap.text(*r).clone()),
