@@ -426,6 +426,45 @@ fn an_effect_in_a_lazy_step_is_not_performed_early() {
     );
 }
 
+/// A recursive search whose value is needed (the test of a `filter`) is computed at
+/// hand: 100 searches down a list of 100 make no record per element.
+#[test]
+fn a_needed_recursive_search_makes_no_record_per_element() {
+    let src = "def safe (q : Int) (d : Int) (qs : List Int) : Bool =\n\
+               \x20 match qs with\n\
+               \x20 | [] -> True\n\
+               \x20 | Cons c rest -> q != c && abs (q - c) != d && safe q (d + 1) rest\n\
+               def l : List Int = range 100 200\n\
+               def main = length (filter (\\q -> safe q 1 l) (range 0 100))\n";
+    let loaded = driver::load_text("search.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v, false).unwrap(), "99");
+    let s = m.stats();
+    // 10,000 elements searched; the machine alone makes two records for each.
+    assert!(
+        s.contexts_allocated < 2_000,
+        "contexts_allocated {}",
+        s.contexts_allocated
+    );
+}
+
+/// A recursion deeper than a computation at hand may nest (natively), in a place
+/// that needs its value at every level: the computation at hand stops at its bound
+/// and the machine gives the result, with no native stack overflow.
+#[test]
+fn a_deep_needed_recursion_is_left_to_the_machine() {
+    let src = "def len (xs : List Int) : Int = match xs with | [] -> 0 | Cons _ r -> 1 + len r\n\
+               def main = len (range 0 200000)\n";
+    let loaded = driver::load_text("len.sp", src);
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(m.print_value(v, false).unwrap(), "200000");
+}
+
 /// Cheap eagerness never reports an error the lazy program would not: a step that
 /// overflows is left a thunk, and an accumulator nothing needs is never an error.
 #[test]

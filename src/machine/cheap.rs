@@ -1,23 +1,33 @@
-//! Cheap eagerness: a call in a lazy place is computed at once, instead of
-//! suspended, when its callee is cheap ([`super::code::Fun::cheap`]: a body of
-//! arithmetic, matches, constructors, total primitives and calls of other cheap
-//! functions, none recursive) and its arguments are at hand.
+//! Cheap eagerness: computing a call at hand instead of making its records and
+//! frames, in two places.
 //!
-//! The computation is speculative and invisible. It makes no record and no frame: the
-//! records the calls, arms and `let`s it goes through would make are *windows* on one
-//! stack of slots, each with a parent (another window, or a real record for the
-//! context of a closure). It forces no thunk, runs no external, reports no error, and
-//! visits at most [`FUEL`] nodes. When anything would need more (a value not yet
-//! evaluated, an operation that fails, a node of another kind, fuel spent) it gives
-//! `None`, everything it made is released, and the machine suspends the call as it
-//! would have without this. So a program never does, fails or prints anything its
-//! lazy run would not: it only does some of that run's work earlier, and at most
-//! [`FUEL`] nodes of work that run would not do.
+//! - **In a lazy place** (an argument, a field, a `let`), a call whose callee is
+//!   cheap ([`super::code::Fun::cheap`]: a small body of arithmetic, matches,
+//!   constructors, total primitives and calls of other cheap functions, none
+//!   recursive) and whose arguments are at hand is computed at once instead of
+//!   suspended. This is speculation: the lazy run might never need the value. So it
+//!   is bounded ([`LAZY_FUEL`] nodes) and invisible.
+//! - **Where the value is needed now** (a condition, a strict argument or `let`, an
+//!   operand), the callee may also be recursive ([`super::code::Fun::hand`]: `safe`
+//!   in n-queens, a search down a list). The machine would do this work next anyway;
+//!   doing it here saves its records and frames. Tail calls loop, other nesting is
+//!   bounded ([`MAX_NEST`]), and so is the work ([`STRICT_FUEL`] nodes). A function
+//!   whose computations keep failing here is no longer tried ([`Windows`]).
 //!
-//! What it is for: a lazy accumulator. `foldl (\acc x -> acc + x)` or a step that
-//! builds a pair of counts from the previous pair stays a value at every step,
-//! instead of a chain of thunks as long as the list (each keeping its part of the
-//! list alive) that is forced only at the end.
+//! Either way the computation makes no record and no frame: the records the calls,
+//! arms and `let`s it goes through would make are *windows* on one stack of slots,
+//! each with a parent (another window, or a real record for the context of a
+//! closure). It forces no thunk, runs no external, reports no error. When anything
+//! would need more (a value not yet evaluated, an operation that fails, a node of
+//! another kind, fuel spent) it gives `None`, everything it made is released, and
+//! the machine goes on as it would have without this. So a program never does,
+//! fails or prints anything its lazy run would not: it only does some of that run's
+//! work earlier, and a bounded amount of work that run would not do.
+//!
+//! What the lazy place is for: a lazy accumulator. `foldl (\acc x -> acc + x)` or a
+//! step that builds a pair of counts from the previous pair stays a value at every
+//! step, instead of a chain of thunks as long as the list (each keeping its part of
+//! the list alive) that is forced only at the end.
 
 use super::Machine;
 use super::code::{Args, ArmTest, Code, CodeId, FunId};
@@ -27,9 +37,21 @@ use super::value::{NIL, Ref, Val};
 use crate::core::term::DefId;
 use crate::prim::Prim;
 
-/// How many nodes one cheap computation visits at most: a bound on the work done
-/// that the lazy run might not do, and on native recursion.
-const FUEL: u32 = 200;
+/// How many nodes a computation in a lazy place visits at most: a bound on the work
+/// done that the lazy run might not do.
+const LAZY_FUEL: u32 = 200;
+
+/// How many nodes a computation whose value is needed visits at most: a bound on the
+/// work done twice when it fails (the machine then does it).
+const STRICT_FUEL: u32 = 20_000;
+
+/// How deeply computations nest (operands, conditions, fields, calls not in tail
+/// position): a bound on native recursion.
+const MAX_NEST: u32 = 48;
+
+/// After how many failures a recursive function is no longer computed at hand (when
+/// it has failed more often than not).
+const GIVE_UP: u32 = 16;
 
 /// The most slots a call computed at hand has (its window is filled from a buffer
 /// of this size).
@@ -67,6 +89,11 @@ pub(crate) struct Windows {
     /// Computations under way (one may start while the arguments of another are
     /// computed): the outermost one sets the fuel, which they share.
     active: u32,
+    /// How deeply the evaluator is nested now.
+    nest: u32,
+    /// Per recursive function computed where its value is needed: how often that
+    /// succeeded and how often it failed (the machine then did the work again).
+    tried: rustc_hash::FxHashMap<FunId, (u32, u32)>,
 }
 
 /// A cheap function of two explicit parameters, as a fold's step
@@ -109,19 +136,25 @@ pub(crate) fn cheap_prim(p: Prim) -> bool {
 }
 
 impl<'p> Machine<'p> {
-    /// A known call of a cheap definition in a lazy place, its arguments code in
-    /// `env` (borrowed): its value when every argument is at hand and the body can be
-    /// computed without evaluation, else `None` (nothing changed).
+    /// A known call of a definition, its arguments code in `env` (borrowed): its value
+    /// when the callee may be computed here (cheap; or, when the value is needed now,
+    /// `hand` too), its arguments are at hand and the body can be computed, else
+    /// `None` (nothing changed). `strict`: which arguments the callee needs.
     pub(crate) fn cheap_call(
         &mut self,
         def: DefId,
         args: Args,
+        strict: u64,
         env: Ref,
         depth: u32,
+        lazy: bool,
     ) -> Option<Val> {
         let f = self.fun_of(def);
+        if !self.may_try(f, lazy) {
+            return None;
+        }
         let fun = &self.code.funs[f as usize];
-        if !fun.cheap || fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
+        if fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
             return None;
         }
         let (body, n) = (fun.body, fun.slots as usize);
@@ -129,9 +162,12 @@ impl<'p> Machine<'p> {
         let mut slots = [Val::Erased; CHEAP_ARGS];
         for i in 0..args.len as usize {
             let a = self.code.args[args.start as usize + i];
-            slots[i] = self.imm_or_release(a, env, depth, &slots[..i])?;
+            let arg_lazy = lazy || strict & (1 << i) == 0;
+            slots[i] = self.imm_or_release(a, env, depth, arg_lazy, &slots[..i])?;
         }
-        self.cheap_run(body, &slots[..n], NIL)
+        let v = self.cheap_run(body, &slots[..n], NIL, lazy);
+        self.tally(f, lazy, v.is_some());
+        v
     }
 
     /// [`Machine::cheap_call`] for an application of a function value.
@@ -141,6 +177,7 @@ impl<'p> Machine<'p> {
         args: Args,
         env: Ref,
         depth: u32,
+        lazy: bool,
     ) -> Option<Val> {
         let Some(Val::Fun(fr)) = self.var_word(fun, env) else {
             return None;
@@ -150,9 +187,11 @@ impl<'p> Machine<'p> {
             let o = self.heap.funs.get(fr);
             (o.fun, o.env)
         };
+        if !self.may_try(f, lazy) {
+            return None;
+        }
         let code = &self.code.funs[f as usize];
-        if !code.cheap || code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS
-        {
+        if code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS {
             return None;
         }
         let (n, body) = (code.slots as usize, code.body);
@@ -165,10 +204,44 @@ impl<'p> Machine<'p> {
                 return None;
             }
             if let Some(s) = p.slot {
-                slots[s as usize] = self.imm_or_release(a.code, env, depth, &slots[..n])?;
+                let arg_lazy = lazy || !p.strict;
+                slots[s as usize] =
+                    self.imm_or_release(a.code, env, depth, arg_lazy, &slots[..n])?;
             }
         }
-        self.cheap_run(body, &slots[..n], closure_env)
+        let v = self.cheap_run(body, &slots[..n], closure_env, lazy);
+        self.tally(f, lazy, v.is_some());
+        v
+    }
+
+    /// Whether a call of `f` may be computed here: a cheap function anywhere; a
+    /// `hand` one where its value is needed, unless it has failed here more often
+    /// than not. Functions in the numeric tier are left to it.
+    fn may_try(&self, f: FunId, lazy: bool) -> bool {
+        let fun = &self.code.funs[f as usize];
+        if fun.cheap {
+            return true;
+        }
+        if lazy || !fun.hand || fun.numeric {
+            return false;
+        }
+        match self.cheap.tried.get(&f) {
+            Some(&(done, failed)) => failed < GIVE_UP || failed <= done,
+            None => true,
+        }
+    }
+
+    /// Counts a computation of a recursive function where its value was needed.
+    fn tally(&mut self, f: FunId, lazy: bool, done: bool) {
+        if lazy || self.code.funs[f as usize].cheap {
+            return;
+        }
+        let e = self.cheap.tried.entry(f).or_insert((0, 0));
+        if done {
+            e.0 = e.0.saturating_add(1);
+        } else {
+            e.1 = e.1.saturating_add(1);
+        }
     }
 
     /// A function value (borrowed) whose body is cheap and which takes two explicit
@@ -215,19 +288,19 @@ impl<'p> Machine<'p> {
         {
             return Some(v);
         }
-        self.cheap_run(step.body, slots, step.env)
+        self.cheap_run(step.body, slots, step.env, true)
     }
 
-    /// The value of a cheap body for its record's slots (owned, released here) in
-    /// the context `env` (borrowed), or `None`.
-    fn cheap_run(&mut self, body: CodeId, slots: &[Val], env: Ref) -> Option<Val> {
+    /// The value of a body for its record's slots (owned, released here) in the
+    /// context `env` (borrowed), or `None`.
+    fn cheap_run(&mut self, body: CodeId, slots: &[Val], env: Ref, lazy: bool) -> Option<Val> {
         if self.cheap.active == 0 {
-            self.cheap.fuel = FUEL;
+            self.cheap.fuel = if lazy { LAZY_FUEL } else { STRICT_FUEL };
         }
         self.cheap.active += 1;
         let w = self.push_window(slots, Up::Rec(env));
-        let v = self.cheap_value(body, w);
-        self.pop_window();
+        let v = self.cheap_value(body, w, lazy);
+        self.pop_windows_to(w as usize);
         self.cheap.active -= 1;
         v
     }
@@ -240,11 +313,13 @@ impl<'p> Machine<'p> {
         (self.cheap.wins.len() - 1) as u32
     }
 
-    /// Closes the last window, releasing its slots.
-    fn pop_window(&mut self) {
-        let Some(win) = self.cheap.wins.pop() else {
+    /// Closes the windows from the `n`th on, releasing their slots.
+    #[inline(never)]
+    fn pop_windows_to(&mut self, n: usize) {
+        let Some(win) = self.cheap.wins.get(n).copied() else {
             return;
         };
+        self.cheap.wins.truncate(n);
         while self.cheap.slots.len() > win.base as usize {
             if let Some(v) = self.cheap.slots.pop() {
                 self.heap.release(v);
@@ -287,57 +362,168 @@ impl<'p> Machine<'p> {
     }
 
     /// The word code in window `w` becomes in a lazy place (a field, a lazy
-    /// argument or `let`): a thunk it reads stays one; anything else is computed.
+    /// argument or `let`): a thunk it reads stays one; anything else is computed,
+    /// speculatively.
     fn cheap_word(&mut self, c: CodeId, w: u32) -> Option<Val> {
         let v = match self.code.nodes[c as usize] {
             Code::Local(s) => self.window_word(w, 0, s),
             Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+            Code::Int(n) => return Some(Val::Int(n)),
             Code::Global(d) => return Some(self.def_value(d)),
             Code::Lam(f) if self.code.funs[f as usize].closed => {
                 return Some(self.closure(f, NIL));
             }
-            _ => return self.cheap_value(c, w),
+            _ => return self.cheap_value(c, w, true),
         };
         self.heap.retain(v);
         Some(v)
     }
 
+    /// A number a slot or a literal holds (`None` for anything else).
+    #[inline(always)]
+    fn number(&mut self, c: CodeId, w: u32) -> Option<Val> {
+        let v = match self.code.nodes[c as usize] {
+            Code::Int(n) => return Some(Val::Int(n)),
+            Code::Local(s) => self.window_word(w, 0, s),
+            Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+            _ => return None,
+        };
+        matches!(v, Val::Int(_) | Val::Float(_)).then_some(v)
+    }
+
     /// [`Machine::cheap_value`] for an operand of arithmetic: a number in a slot of
     /// the window or a literal is read without the general path.
     #[inline(always)]
-    fn cheap_operand(&mut self, c: CodeId, w: u32) -> Option<Val> {
+    fn cheap_operand(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
+        match self.number(c, w) {
+            Some(v) => Some(v),
+            None => self.cheap_value(c, w, lazy),
+        }
+    }
+
+    /// The value of code in window `w` (a new reference), or `None`. `lazy`: the
+    /// value is speculative (only cheap callees).
+    fn cheap_value(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
+        // Leaves first: they open no window and nest nothing.
         match self.code.nodes[c as usize] {
-            Code::Int(n) => return Some(Val::Int(n)),
             Code::Local(s) => {
-                let base = self.cheap.wins[w as usize].base;
-                let v = self.cheap.slots[(base + s) as usize];
-                if matches!(v, Val::Int(_) | Val::Float(_)) {
-                    return Some(v);
+                let v = self.window_word(w, 0, s);
+                return self.evaluated(v);
+            }
+            Code::Outer { hops, slot } => {
+                let v = self.window_word(w, hops, slot);
+                return self.evaluated(v);
+            }
+            Code::Int(n) => return Some(Val::Int(n)),
+            Code::Atom(k) => return Some(Val::Atom(k)),
+            Code::Bin { prim, a, b, .. } if is_arith(prim) => {
+                if let Some(x) = self.number(a, w)
+                    && let Some(y) = self.number(b, w)
+                {
+                    return self.arith(prim, x, y);
                 }
             }
             _ => {}
         }
-        self.cheap_value(c, w)
-    }
-
-    /// The value of code in window `w` (a new reference), or `None`.
-    fn cheap_value(&mut self, c: CodeId, w: u32) -> Option<Val> {
-        if self.cheap.fuel == 0 {
+        if self.cheap.nest >= MAX_NEST {
             return None;
         }
-        self.cheap.fuel -= 1;
+        self.cheap.nest += 1;
+        let mark = self.cheap.wins.len();
+        let v = self.cheap_tail(c, w, lazy, mark);
+        if self.cheap.wins.len() > mark {
+            self.pop_windows_to(mark);
+        }
+        self.cheap.nest -= 1;
+        v
+    }
+
+    /// The loop of [`Machine::cheap_value`]: a node in tail position (an arm, the
+    /// body of a `let` or of a call) is taken in the same iteration; a call in tail
+    /// position first closes the windows opened since `mark`, which nothing needs
+    /// any more, so a tail-recursive loop runs in constant space.
+    fn cheap_tail(&mut self, mut c: CodeId, mut w: u32, lazy: bool, mark: usize) -> Option<Val> {
+        loop {
+            if self.cheap.fuel == 0 {
+                return None;
+            }
+            self.cheap.fuel -= 1;
+            match self.code.nodes[c as usize] {
+                Code::Local(s) => {
+                    let v = self.window_word(w, 0, s);
+                    return self.evaluated(v);
+                }
+                Code::Outer { hops, slot } => {
+                    let v = self.window_word(w, hops, slot);
+                    return self.evaluated(v);
+                }
+                Code::Int(n) => return Some(Val::Int(n)),
+                Code::Float(x) => return Some(Val::Float(x)),
+                Code::Atom(k) => return Some(Val::Atom(k)),
+                Code::Bin { prim, a, b, .. } if is_arith(prim) => {
+                    let x = self.cheap_operand(a, w, lazy)?;
+                    let Some(y) = self.cheap_operand(b, w, lazy) else {
+                        self.heap.release(x);
+                        return None;
+                    };
+                    return self.arith(prim, x, y);
+                }
+                Code::Match(m) => {
+                    (c, w) = self.cheap_arm(m, w, lazy)?;
+                }
+                Code::Let {
+                    rhs,
+                    body,
+                    recursive: false,
+                    strict,
+                    ..
+                } => {
+                    let v = if strict {
+                        self.cheap_value(rhs, w, lazy)?
+                    } else {
+                        self.cheap_word(rhs, w)?
+                    };
+                    w = self.push_window(&[v], Up::Win(w));
+                    c = body;
+                }
+                Code::Seq { a, b } => {
+                    let x = self.cheap_value(a, w, lazy)?;
+                    self.heap.release(x);
+                    c = b;
+                }
+                Code::CallDef { def, args, strict } => {
+                    let (body, slots, n) = self.cheap_call_args(def, args, strict, w, lazy)?;
+                    if self.cheap.wins.len() > mark {
+                        self.pop_windows_to(mark);
+                    }
+                    w = self.push_window(&slots[..n], Up::Rec(NIL));
+                    c = body;
+                }
+                Code::Apply { fun, args } => {
+                    let fv = self.cheap_value(fun, w, lazy)?;
+                    let Some((body, slots, n, env)) = self.cheap_apply_args(fv, args, w, lazy)
+                    else {
+                        self.heap.release(fv);
+                        return None;
+                    };
+                    if self.cheap.wins.len() > mark {
+                        self.pop_windows_to(mark);
+                    }
+                    w = self.push_window(&slots[..n], Up::Rec(env));
+                    // The function value keeps its context alive while the body runs.
+                    self.cheap.slots.push(fv);
+                    c = body;
+                }
+                _ => return self.cheap_leaf(c, w, lazy),
+            }
+        }
+    }
+
+    /// The nodes of [`Machine::cheap_tail`] that are not in tail position and not
+    /// on its hot path: strings, definitions' values, constructors, primitives.
+    #[inline(never)]
+    fn cheap_leaf(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
         match self.code.nodes[c as usize] {
-            Code::Local(s) => {
-                let v = self.window_word(w, 0, s);
-                self.evaluated(v)
-            }
-            Code::Outer { hops, slot } => {
-                let v = self.window_word(w, hops, slot);
-                self.evaluated(v)
-            }
-            Code::Int(n) => Some(Val::Int(n)),
-            Code::Float(x) => Some(Val::Float(x)),
-            Code::Atom(k) => Some(Val::Atom(k)),
             Code::Str(ref s) => {
                 let s = s.clone();
                 Some(self.heap.string(s))
@@ -363,20 +549,12 @@ impl<'p> Machine<'p> {
                 }
                 Some(self.heap.con(con, &fields))
             }
-            Code::Bin { prim, a, b, .. } if is_arith(prim) => {
-                let x = self.cheap_operand(a, w)?;
-                let Some(y) = self.cheap_operand(b, w) else {
-                    self.heap.release(x);
-                    return None;
-                };
-                self.arith(prim, x, y)
-            }
             Code::Prim { prim, args, span } if cheap_prim(prim) && args.len <= 3 => {
                 let mut vals = [Val::Erased; 3];
                 let n = args.len as usize;
                 for i in 0..n {
                     let a = self.code.args[args.start as usize + i];
-                    match self.cheap_value(a, w) {
+                    match self.cheap_value(a, w, lazy) {
                         Some(v) => vals[i] = v,
                         None => {
                             self.release_all(&vals[..i]);
@@ -391,70 +569,56 @@ impl<'p> Machine<'p> {
                     _ => None,
                 }
             }
-            Code::Match(m) => self.cheap_match(m, w),
-            Code::Let {
-                rhs,
-                body,
-                recursive: false,
-                strict,
-                ..
-            } => {
-                let v = if strict {
-                    self.cheap_value(rhs, w)?
-                } else {
-                    self.cheap_word(rhs, w)?
-                };
-                let inner = self.push_window(&[v], Up::Win(w));
-                let r = self.cheap_value(body, inner);
-                self.pop_window();
-                r
-            }
-            Code::Seq { a, b } => {
-                let x = self.cheap_value(a, w)?;
-                self.heap.release(x);
-                self.cheap_value(b, w)
-            }
-            Code::CallDef { def, args, strict } => {
-                let f = self.fun_of(def);
-                let fun = &self.code.funs[f as usize];
-                if !fun.cheap || fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
-                    return None;
-                }
-                let (body, n) = (fun.body, fun.slots as usize);
-                let mut slots = [Val::Erased; CHEAP_ARGS];
-                for i in 0..args.len as usize {
-                    let a = self.code.args[args.start as usize + i];
-                    let v = if strict & (1 << i) != 0 {
-                        self.cheap_value(a, w)
-                    } else {
-                        self.cheap_word(a, w)
-                    };
-                    match v {
-                        Some(v) => slots[i] = v,
-                        None => {
-                            self.release_all(&slots[..i]);
-                            return None;
-                        }
-                    }
-                }
-                let inner = self.push_window(&slots[..n], Up::Rec(NIL));
-                let r = self.cheap_value(body, inner);
-                self.pop_window();
-                r
-            }
-            Code::Apply { fun, args } => {
-                let fv = self.cheap_value(fun, w)?;
-                let r = self.cheap_apply_value(fv, args, w);
-                self.heap.release(fv);
-                r
-            }
             _ => None,
         }
     }
 
-    /// A function value (borrowed) applied to arguments code in window `w`, when it
-    /// is cheap and they are exactly its parameters.
-    fn cheap_apply_value(&mut self, fv: Val, args: Args, w: u32) -> Option<Val> {
+    /// The callee's body and the slots of a known call's record, its arguments
+    /// computed in window `w` (strict ones as values, the others as words).
+    fn cheap_call_args(
+        &mut self,
+        def: DefId,
+        args: Args,
+        strict: u64,
+        w: u32,
+        lazy: bool,
+    ) -> Option<(CodeId, [Val; CHEAP_ARGS], usize)> {
+        let f = self.fun_of(def);
+        let fun = &self.code.funs[f as usize];
+        let allowed = if lazy { fun.cheap } else { fun.hand };
+        if !allowed || fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
+            return None;
+        }
+        let (body, n) = (fun.body, fun.slots as usize);
+        let mut slots = [Val::Erased; CHEAP_ARGS];
+        for i in 0..args.len as usize {
+            let a = self.code.args[args.start as usize + i];
+            let v = if strict & (1 << i) != 0 {
+                self.cheap_operand(a, w, lazy)
+            } else {
+                self.cheap_word(a, w)
+            };
+            match v {
+                Some(v) => slots[i] = v,
+                None => {
+                    self.release_all(&slots[..i]);
+                    return None;
+                }
+            }
+        }
+        Some((body, slots, n))
+    }
+
+    /// The body, the slots and the context of a function value (borrowed) applied
+    /// to arguments code in window `w`, when it may be computed here and they are
+    /// exactly its parameters.
+    fn cheap_apply_args(
+        &mut self,
+        fv: Val,
+        args: Args,
+        w: u32,
+        lazy: bool,
+    ) -> Option<(CodeId, [Val; CHEAP_ARGS], usize, Ref)> {
         let Val::Fun(fr) = fv else {
             return None;
         };
@@ -463,8 +627,8 @@ impl<'p> Machine<'p> {
             (o.fun, o.env)
         };
         let code = &self.code.funs[f as usize];
-        if !code.cheap || code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS
-        {
+        let allowed = if lazy { code.cheap } else { code.hand };
+        if !allowed || code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS {
             return None;
         }
         let (n, body) = (code.slots as usize, code.body);
@@ -475,7 +639,7 @@ impl<'p> Machine<'p> {
             let v = match p.slot {
                 _ if a.implicit != p.implicit => None,
                 None => continue,
-                Some(_) if p.strict => self.cheap_value(a.code, w),
+                Some(_) if p.strict => self.cheap_operand(a.code, w, lazy),
                 Some(_) => self.cheap_word(a.code, w),
             };
             match (v, p.slot) {
@@ -486,18 +650,16 @@ impl<'p> Machine<'p> {
                 }
             }
         }
-        let inner = self.push_window(&slots[..n], Up::Rec(env));
-        let r = self.cheap_value(body, inner);
-        self.pop_window();
-        r
+        Some((body, slots, n, env))
     }
 
-    /// A `match` in window `w`: its scrutinee computed, the arm it picks (binding
-    /// fields in a window of their own), or `None` when none does here (a value the
-    /// machine would treat specially, or no arm: the machine reports that).
-    fn cheap_match(&mut self, m: u32, w: u32) -> Option<Val> {
+    /// A `match` in window `w`: its scrutinee computed, the body of the arm it picks
+    /// and the window that body runs in (one of its own when the arm binds fields or
+    /// is the catch-all), or `None` when none does here (a value the machine would
+    /// treat specially, or no arm: the machine reports that).
+    fn cheap_arm(&mut self, m: u32, w: u32, lazy: bool) -> Option<(CodeId, u32)> {
         let scrut = self.code.matches[m as usize].scrut;
-        let v = self.cheap_value(scrut, w)?;
+        let v = self.cheap_value(scrut, w, lazy)?;
         let mc = &self.code.matches[m as usize];
         let arm = match v {
             Val::Atom(k) => mc.arms.iter().find(|a| a.test == ArmTest::Con(k)),
@@ -521,7 +683,7 @@ impl<'p> Machine<'p> {
             let body = arm.body;
             let (Val::Con(r), Some(_)) = (v, arm.layout) else {
                 self.heap.release(v);
-                return self.cheap_value(body, w);
+                return Some((body, w));
             };
             let inner = self.push_window(&[], Up::Win(w));
             let fields = self.heap.cons.get(r).fields;
@@ -531,18 +693,13 @@ impl<'p> Machine<'p> {
                 self.cheap.slots.push(x);
             }
             self.heap.release(v);
-            let r = self.cheap_value(body, inner);
-            self.pop_window();
-            return r;
+            return Some((body, inner));
         }
         let Some((_, body)) = self.code.matches[m as usize].default else {
             self.heap.release(v);
             return None;
         };
-        let inner = self.push_window(&[v], Up::Win(w));
-        let r = self.cheap_value(body, inner);
-        self.pop_window();
-        r
+        Some((body, self.push_window(&[v], Up::Win(w))))
     }
 
     /// An arithmetic operator or comparison on two values (owned): its result, or
@@ -562,8 +719,15 @@ impl<'p> Machine<'p> {
 
     /// The value of `c` at hand, or `None` after releasing `done` (the arguments
     /// computed so far).
-    fn imm_or_release(&mut self, c: CodeId, env: Ref, depth: u32, done: &[Val]) -> Option<Val> {
-        let v = self.imm(c, env, depth);
+    fn imm_or_release(
+        &mut self,
+        c: CodeId,
+        env: Ref,
+        depth: u32,
+        lazy: bool,
+        done: &[Val],
+    ) -> Option<Val> {
+        let v = self.imm_in(c, env, depth, lazy);
         if v.is_none() {
             self.release_all(done);
         }

@@ -203,6 +203,10 @@ pub enum Fast {
     /// its arguments are at hand (see `Machine::cheap_call`). Other known calls are
     /// never tried.
     CheapCall,
+    /// A known call of a definition whose body is in the cheap subset but which may
+    /// call itself ([`Fun::hand`]): computed at once where its value is needed, when
+    /// its arguments are at hand.
+    HandCall,
     /// A known call of the prelude's `foldlRange` (what fusion makes of folds over
     /// ranges): its loop may run in place (see `Machine::fold_range` in
     /// [`super::loops`]).
@@ -292,6 +296,10 @@ pub struct Fun<'p> {
     /// computed at once when its arguments are at hand (cheap eagerness,
     /// [`super::cheap`]).
     pub cheap: bool,
+    /// Whether the body is what [`Fun::cheap`] asks except that it may reach calls of
+    /// itself: where a call's value is needed now, it may be computed at hand, its
+    /// tail calls as a loop ([`super::cheap`]). Implied by `cheap`.
+    pub hand: bool,
     /// Whether a call of it runs in the numeric tier ([`super::numeric`]): every
     /// parameter is strict and has a slot, and the body is numbers, constructors
     /// without fields, arithmetic, `if`s and known calls whose arguments are all
@@ -408,6 +416,8 @@ pub struct CodeStore<'p> {
     /// ([`Fun::cheap`]; `false` while it is being decided, so that a definition that
     /// reaches itself is not).
     pub cheap_defs: rustc_hash::FxHashMap<DefId, bool>,
+    /// The same for [`Fun::hand`] (`true` while being decided).
+    pub hand_defs: rustc_hash::FxHashMap<DefId, bool>,
 }
 
 /// The end of a scope list.

@@ -338,6 +338,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             self_slot,
             body: 0,
             cheap: false,
+            hand: false,
             numeric: false,
             tier_body: false,
             closed: false,
@@ -351,7 +352,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap = cheap_body(self.prog, &mut self.store.cheap_defs, body);
+        let cheap = cheap_body(self.prog, &mut self.store.cheap_defs, false, body);
+        let hand = cheap || cheap_body(self.prog, &mut self.store.hand_defs, true, body);
         let tier_body = self.facts.is_some() && numeric_code(self.store, code);
         let numeric = tier_body
             && self_slot.is_none()
@@ -363,6 +365,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         f.body = code;
         f.closed = closed;
         f.cheap = cheap;
+        f.hand = hand;
         f.numeric = numeric;
         f.tier_body = tier_body;
         fid
@@ -558,10 +561,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     t,
                 );
                 // Read from the callee's core: it may not be compiled yet.
-                if cheap_def(self.prog, &mut self.store.cheap_defs, *d) {
+                if cheap_def(self.prog, &mut self.store.cheap_defs, false, *d) {
                     self.store.fast[call as usize] = Fast::CheapCall;
                 } else if codes.len() == 4 && self.facts.and_then(|f| f.fold_range) == Some(*d) {
                     self.store.fast[call as usize] = Fast::FoldRange;
+                } else if cheap_def(self.prog, &mut self.store.hand_defs, true, *d) {
+                    self.store.fast[call as usize] = Fast::HandCall;
                 }
                 if args.len() == arity {
                     call
@@ -671,14 +676,21 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
 const CHEAP_NODES: u32 = 48;
 
 /// Whether definition `d`'s body (under its lambdas) is cheap ([`cheap_body`]),
-/// remembered in `memo`.
-fn cheap_def(prog: &Program, memo: &mut rustc_hash::FxHashMap<DefId, bool>, d: DefId) -> bool {
+/// remembered in `memo`; with `recursive`, calls of itself are allowed ([`Fun::hand`]
+/// rather than [`Fun::cheap`](super::code::Fun::cheap)).
+fn cheap_def(
+    prog: &Program,
+    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    recursive: bool,
+    d: DefId,
+) -> bool {
     if let Some(&known) = memo.get(&d) {
         return known;
     }
-    // Not cheap while being decided: a definition that reaches itself is not.
-    memo.insert(d, false);
-    let cheap = cheap_body(prog, memo, lambdas(&prog.def(d).body).1);
+    // While being decided: a definition that reaches itself is cheap only when
+    // `recursive` (and then the machine still checks every callee's flag).
+    memo.insert(d, recursive);
+    let cheap = cheap_body(prog, memo, recursive, lambdas(&prog.def(d).body).1);
     memo.insert(d, cheap);
     cheap
 }
@@ -691,10 +703,11 @@ fn cheap_def(prog: &Program, memo: &mut rustc_hash::FxHashMap<DefId, bool>, d: D
 fn cheap_body(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    recursive: bool,
     body: &RcTerm,
 ) -> bool {
     let mut budget = CHEAP_NODES;
-    !matches!(&**unann(body), Term::Var(_)) && cheap_core(prog, memo, body, &mut budget)
+    !matches!(&**unann(body), Term::Var(_)) && cheap_core(prog, memo, recursive, body, &mut budget)
 }
 
 /// Variables, literals, definitions' values, arithmetic, total primitives,
@@ -703,6 +716,7 @@ fn cheap_body(
 fn cheap_core(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    recursive: bool,
     t: &RcTerm,
     budget: &mut u32,
 ) -> bool {
@@ -714,18 +728,18 @@ fn cheap_core(
     match &**t {
         Term::Var(_) | Term::Lit(_) | Term::Def(_) | Term::Con(_) => true,
         Term::Match(m) => {
-            cheap_core(prog, memo, &m.scrut, budget)
+            cheap_core(prog, memo, recursive, &m.scrut, budget)
                 && m.arms
                     .iter()
-                    .all(|arm| cheap_core(prog, memo, &arm.body, budget))
+                    .all(|arm| cheap_core(prog, memo, recursive, &arm.body, budget))
                 && m.default
                     .as_ref()
-                    .is_none_or(|(_, body)| cheap_core(prog, memo, body, budget))
+                    .is_none_or(|(_, body)| cheap_core(prog, memo, recursive, body, budget))
         }
         Term::Let(_, rhs, body) => {
             !crate::core::subst::has_free_var(rhs, 0)
-                && cheap_core(prog, memo, rhs, budget)
-                && cheap_core(prog, memo, body, budget)
+                && cheap_core(prog, memo, recursive, rhs, budget)
+                && cheap_core(prog, memo, recursive, body, budget)
         }
         Term::App(..) => {
             let (head, args) = crate::core::term::spine(t);
@@ -736,10 +750,10 @@ fn cheap_core(
                         || super::cheap::cheap_prim(*p)
                 }
                 Term::Con(_) | Term::Var(_) => true,
-                Term::Def(d) => cheap_def(prog, memo, *d),
+                Term::Def(d) => cheap_def(prog, memo, recursive, *d),
                 _ => false,
             };
-            head_ok && explicit().all(|(_, a)| cheap_core(prog, memo, a, budget))
+            head_ok && explicit().all(|(_, a)| cheap_core(prog, memo, recursive, a, budget))
         }
         _ => false,
     }

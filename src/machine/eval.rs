@@ -330,7 +330,10 @@ impl<'p> Machine<'p> {
                 let computable = match self.code.nodes[scrut as usize] {
                     Code::Bin { prim, .. } => is_compare(prim),
                     Code::Apply { .. } => true,
-                    Code::CallDef { .. } => self.code.fast[scrut as usize] == Fast::CheapCall,
+                    Code::CallDef { .. } => matches!(
+                        self.code.fast[scrut as usize],
+                        Fast::CheapCall | Fast::HandCall
+                    ),
                     _ => false,
                 };
                 if computable && let Some(v) = self.imm(scrut, env, IMM_DEPTH) {

@@ -47,6 +47,13 @@ impl<'p> Machine<'p> {
     /// evaluated variable, an operator on such): a new reference.
     #[inline]
     pub(crate) fn imm(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
+        self.imm_in(c, env, depth, false)
+    }
+
+    /// [`Machine::imm`], in a lazy place when `lazy` (a call there is computed only
+    /// when its callee is cheap: the value may never be needed; see [`super::cheap`]).
+    #[inline]
+    pub(crate) fn imm_in(&mut self, c: CodeId, env: Ref, depth: u32, lazy: bool) -> Option<Val> {
         match self.code.fast[c as usize] {
             Fast::Int(n) => return Some(Val::Int(n)),
             Fast::Slot(s) => {
@@ -69,13 +76,13 @@ impl<'p> Machine<'p> {
                     return Some(self.int_result(r));
                 }
             }
-            Fast::No | Fast::CheapCall | Fast::FoldRange => {}
+            Fast::No | Fast::CheapCall | Fast::HandCall | Fast::FoldRange => {}
         }
-        self.imm_general(c, env, depth)
+        self.imm_general(c, env, depth, lazy)
     }
 
     /// [`Machine::imm`] for what its superinstructions do not cover.
-    fn imm_general(&mut self, c: CodeId, env: Ref, depth: u32) -> Option<Val> {
+    fn imm_general(&mut self, c: CodeId, env: Ref, depth: u32, lazy: bool) -> Option<Val> {
         let v = match self.code.nodes[c as usize] {
             Code::Local(s) => self.slot_word(env, s),
             Code::Outer { hops, slot } => {
@@ -86,8 +93,8 @@ impl<'p> Machine<'p> {
             Code::Float(x) => return Some(Val::Float(x)),
             Code::Atom(c) => return Some(Val::Atom(c)),
             Code::Bin { prim, a, b, .. } if depth > 0 && is_arith(prim) => {
-                let x = self.imm(a, env, depth - 1)?;
-                let y = match self.imm(b, env, depth - 1) {
+                let x = self.imm_in(a, env, depth - 1, lazy)?;
+                let y = match self.imm_in(b, env, depth - 1, lazy) {
                     Some(y) => y,
                     None => {
                         self.heap.release(x);
@@ -97,12 +104,17 @@ impl<'p> Machine<'p> {
                 return self.arith(prim, x, y);
             }
             Code::Apply { fun, args } if depth > 0 => {
-                return self.cheap_apply(fun, args, env, depth - 1);
+                return self.cheap_apply(fun, args, env, depth - 1, lazy);
             }
-            Code::CallDef { def, args, .. }
-                if depth > 0 && self.code.fast[c as usize] == Fast::CheapCall =>
+            Code::CallDef { def, args, strict }
+                if depth > 0
+                    && match self.code.fast[c as usize] {
+                        Fast::CheapCall => true,
+                        Fast::HandCall => !lazy,
+                        _ => false,
+                    } =>
             {
-                return self.cheap_call(def, args, env, depth - 1);
+                return self.cheap_call(def, args, strict, env, depth - 1, lazy);
             }
             _ => return None,
         };
@@ -169,12 +181,12 @@ impl<'p> Machine<'p> {
             Code::Lam(f) => self.closure(f, env),
             // Arithmetic and cheap calls ([`Machine::cheap_call`]) with their operands
             // at hand are computed now.
-            Code::Bin { .. } | Code::Apply { .. } => match self.imm(c, env, IMM_DEPTH) {
+            Code::Bin { .. } | Code::Apply { .. } => match self.imm_in(c, env, IMM_DEPTH, true) {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
             Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
-                match self.imm(c, env, IMM_DEPTH) {
+                match self.imm_in(c, env, IMM_DEPTH, true) {
                     Some(v) => v,
                     None => self.suspend(c, env),
                 }
