@@ -35,6 +35,18 @@ def foldlStrict {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : 
 def foldlRange {b : Type} (f : b -> Int -> b) (z : b) (lo : Int) (hi : Int) : b =
   if lo >= hi then z else let z2 = f z lo in prim_seq z2 (foldlRange f z2 (lo + 1) hi)
 
+-- `filterRange p lo hi` is `filter p (range lo hi)`, and `mapFilterRange f p lo hi` is
+-- `map f (filter p (range lo hi))`, without the range's own list: the machine runs
+-- such pipelines (and `map f (range lo hi)`) as these when their functions call no
+-- external.
+def filterRange (p : Int -> Bool) (lo : Int) (hi : Int) : List Int =
+  if lo >= hi then [] else if p lo then Cons lo (filterRange p (lo + 1) hi) else filterRange p (lo + 1) hi
+
+def mapFilterRange {b : Type} (f : Int -> b) (p : Int -> Bool) (lo : Int) (hi : Int) : List b =
+  if lo >= hi then []
+  else if p lo then Cons (f lo) (mapFilterRange f p (lo + 1) hi)
+  else mapFilterRange f p (lo + 1) hi
+
 def length {a : Type} (xs : List a) : Int = foldlStrict (\n _ -> n + 1) 0 xs
 
 def sum (xs : List Int) : Int = foldlStrict (\acc x -> acc + x) 0 xs

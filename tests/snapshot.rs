@@ -240,7 +240,7 @@ fn every_kind_of_frame_reads_back() {
 #[test]
 fn a_stopped_state_decodes_as_a_well_scoped_program() {
     let p = load(&tests_dir().join("examples").join("spec").join("lists.sp"));
-    let Progress::Paused(s) = evaluate_for(&p.program, p.prelude, p.main, 400).unwrap() else {
+    let Progress::Paused(s) = evaluate_for(&p.program, p.prelude, p.main, 200).unwrap() else {
         panic!("lists.sp did not stop")
     };
     let decoded = decode::program_bytes(&s.bytes).unwrap();

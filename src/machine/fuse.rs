@@ -56,6 +56,9 @@ struct Known {
     map: Option<DefId>,
     filter: Option<DefId>,
     range: Option<DefId>,
+    /// `filterRange` and `mapFilterRange`: what list producers over a range become.
+    filter_range: Option<DefId>,
+    map_filter_range: Option<DefId>,
 }
 
 impl Known {
@@ -79,6 +82,8 @@ impl Known {
             map: find("map", 4),
             filter: find("filter", 3),
             range: find("range", 2),
+            filter_range: find("filterRange", 3),
+            map_filter_range: find("mapFilterRange", 5),
         })
     }
 }
@@ -152,6 +157,9 @@ impl Fuser<'_> {
             let fold = crate::core::subst::instantiate(inner, &args);
             return self.rule(&fold);
         }
+        if Some(*d) == k.map || Some(*d) == k.filter {
+            return self.producer_rule(*d, &args);
+        }
         if *d != k.foldl_strict || args.len() != 5 {
             return None;
         }
@@ -208,6 +216,65 @@ impl Fuser<'_> {
         }
     }
 
+    /// A list producer over a range without the range's list:
+    ///
+    /// - `map f (filter p (range lo hi))` is `mapFilterRange f p lo hi`;
+    /// - `map f (range lo hi)` is `mapFilterRange f (\_ -> True) lo hi`;
+    /// - `filter p (range lo hi)` is `filterRange p lo hi`.
+    ///
+    /// Both sides compute the same things in the same order: a cell when it is
+    /// needed, its test (`p lo`) then, its element (`f lo`) lazily. The functions must
+    /// be effect-free ([`Fuser::effect_free`]), as for folds.
+    fn producer_rule(&self, d: DefId, args: &[RcTerm]) -> Option<RcTerm> {
+        let k = &self.known;
+        let range_of = |t: &RcTerm| -> Option<(RcTerm, RcTerm)> {
+            let (p, pargs) = self.producer(t)?;
+            (Some(p) == k.range).then(|| (pargs[0].clone(), pargs[1].clone()))
+        };
+        let explicit = |f: RcTerm| (Plicity::Explicit, f);
+        if Some(d) == k.filter {
+            // filter {a} p xs
+            let [_, p, xs] = args else { return None };
+            let (lo, hi) = range_of(xs)?;
+            if !self.applied_effect_free(p) {
+                return None;
+            }
+            return Some(apps(
+                Term::Def(k.filter_range?).rc(),
+                [explicit(p.clone()), explicit(lo), explicit(hi)],
+            ));
+        }
+        // map {a} {b} f xs
+        let [_, b, f, xs] = args else { return None };
+        let (p, (lo, hi)) = match range_of(xs) {
+            Some(bounds) => {
+                let int = Term::PrimType(PrimType::Int).rc();
+                let always = lam("_", int, Term::Con(self.prog.builtins.true_).rc());
+                (always, bounds)
+            }
+            None => {
+                let (filter, fargs) = self.producer(xs)?;
+                if Some(filter) != k.filter {
+                    return None;
+                }
+                (fargs[1].clone(), range_of(&fargs[2])?)
+            }
+        };
+        if !self.applied_effect_free(f) || !self.applied_effect_free(&p) {
+            return None;
+        }
+        Some(apps(
+            Term::Def(k.map_filter_range?).rc(),
+            [
+                (Plicity::Implicit, b.clone()),
+                explicit(f.clone()),
+                explicit(p),
+                explicit(lo),
+                explicit(hi),
+            ],
+        ))
+    }
+
     /// The producer a list term applies with all its arguments (`map`, `filter`,
     /// `range`), and those arguments.
     fn producer(&self, t: &RcTerm) -> Option<(DefId, Vec<RcTerm>)> {
@@ -229,6 +296,12 @@ impl Fuser<'_> {
     fn bool_match(&self, cond: RcTerm, then_: RcTerm, else_: RcTerm) -> RcTerm {
         let span = self.prog.def(self.known.foldl_range).span;
         self.prog.builtins.if_then_else(cond, then_, else_, span)
+    }
+
+    /// Whether a function applied to an element is [`Fuser::effect_free`] (a
+    /// variable, a function not known here, never is).
+    fn applied_effect_free(&self, f: &RcTerm) -> bool {
+        self.effect_free(&beta(shift(f, 1), vec![Term::Var(Ix(0)).rc()]))
     }
 
     /// Whether evaluating `t` can reach no external and applies only functions known
@@ -429,10 +502,6 @@ mod tests {
                 "t",
             ),
             (
-                "def main = sum (map (\\f -> f 1) (map (\\x y -> x + y) (range 0 3)))\n",
-                "main",
-            ),
-            (
                 "def pick (b : Bool) : Int -> Int = if b then abs else (\\y -> y + 1)\n\
                  def main = sum (map (\\x -> pick True x) (range 0 3))\n",
                 "main",
@@ -443,9 +512,55 @@ mod tests {
                  def main = sum (map (\\x -> x + 1) [1, 2])\n",
                 "main",
             ),
+            (
+                "def main = filter (\\x -> delay 5 x > 2) (range 0 4)\n",
+                "main",
+            ),
+            (
+                "def t (f : Int -> Int) : List Int = map f (range 0 4)\n",
+                "t",
+            ),
+            (
+                "def t (p : Int -> Bool) : List Int = filter p (range 0 4)\n",
+                "t",
+            ),
         ] {
             let (run, written) = bodies(src, def);
             assert_eq!(run, written, "{src}");
+        }
+        // A fold whose step applies a function it was given keeps its list (the
+        // list's own producer, whose functions are known, is fused).
+        let (run, _) = bodies(
+            "def main = sum (map (\\f -> f 1) (map (\\x y -> x + y) (range 0 3)))\n",
+            "main",
+        );
+        assert_eq!(
+            run,
+            "sum (map {Int -> Int} {Int} (\\(f : Int -> Int) -> f 1) \
+             (mapFilterRange {Int -> Int} (\\(x : Int) (y : Int) -> x + y) \
+             (\\(_ : Int) -> True) 0 3))"
+        );
+    }
+
+    /// List producers over a range lose the range's list.
+    #[test]
+    fn producers_over_ranges_lose_the_range() {
+        for (src, fused) in [
+            (
+                "map (\\x -> x * 2) (filter (\\x -> x % 3 != 0) (range 0 10))",
+                "mapFilterRange {Int} (\\(x : Int) -> x * 2) (\\(x : Int) -> x % 3 != 0) 0 10",
+            ),
+            (
+                "filter (\\x -> x > 3) (range 0 10)",
+                "filterRange (\\(x : Int) -> x > 3) 0 10",
+            ),
+            (
+                "map (\\x -> [x]) (range 0 10)",
+                "mapFilterRange {List Int} (\\(x : Int) -> [x]) (\\(_ : Int) -> True) 0 10",
+            ),
+        ] {
+            let (run, _) = bodies(&format!("def main = {src}\n"), "main");
+            assert_eq!(run, fused, "{src}");
         }
     }
 }

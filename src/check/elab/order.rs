@@ -323,7 +323,7 @@ impl Elab<'_> {
 
 /// Prelude definitions that are always checked, because the machine may run them in
 /// place of others (`crate::machine::fuse` runs folds over ranges as `foldlRange`).
-const MACHINE_DEFS: &[&str] = &["foldlRange"];
+const MACHINE_DEFS: &[&str] = &["foldlRange", "filterRange", "mapFilterRange"];
 
 /// A hashable form of a [`Node`].
 type NodeKey = (u8, u32);
