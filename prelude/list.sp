@@ -55,7 +55,10 @@ def product (xs : List Int) : Int = foldlStrict (\acc x -> acc * x) 1 xs
 
 def reverse {a : Type} (xs : List a) : List a = foldl (\acc x -> Cons x acc) [] xs
 
-def append {a : Type} (xs : List a) (ys : List a) : List a = foldr (\x acc -> Cons x acc) ys xs
+def append {a : Type} (xs : List a) (ys : List a) : List a =
+  match xs with
+  | [] -> ys
+  | Cons x rest -> Cons x (append rest ys)
 
 def concat {a : Type} (xss : List (List a)) : List a = foldr append [] xss
 
