@@ -6,13 +6,13 @@
 //!   constructors, total primitives and calls of other cheap functions, none
 //!   recursive) and whose arguments are at hand is computed at once instead of
 //!   suspended. This is speculation: the lazy run might never need the value. So it
-//!   is bounded ([`LAZY_FUEL`] nodes) and invisible.
+//!   is bounded (`LAZY_FUEL` nodes) and invisible.
 //! - **Where the value is needed now** (a condition, a strict argument or `let`, an
 //!   operand), the callee may also be recursive ([`super::code::Fun::hand`]: `safe`
 //!   in n-queens, a search down a list). The machine would do this work next anyway;
 //!   doing it here saves its records and frames. Tail calls loop, other nesting is
-//!   bounded ([`MAX_NEST`]), and so is the work ([`STRICT_FUEL`] nodes). A function
-//!   whose computations keep failing here is no longer tried ([`Windows`]).
+//!   bounded (`MAX_NEST`), and so is the work (`STRICT_FUEL` nodes). A function
+//!   whose computations keep failing here is no longer tried (`Windows`).
 //!
 //! Either way the computation makes no record and no frame: the records the calls,
 //! arms and `let`s it goes through would make are *windows* on one stack of slots,

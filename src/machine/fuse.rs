@@ -1,5 +1,6 @@
-//! Fusion of strict folds over list producers: a core-to-core rewrite of definition
-//! bodies that the machine runs instead of the bodies written (issue 15).
+//! Fusion of strict folds over list producers, and of producers over ranges: a
+//! core-to-core rewrite of definition bodies that the machine runs instead of the
+//! bodies written (issue 15).
 //!
 //! A strict left fold (`foldlStrict`, and `sum`, `length` and `product`, which are
 //! such folds) over a list that `map`, `filter` or `range` produce builds a cell, a
@@ -13,6 +14,10 @@
 //! - `foldlStrict g z (filter p ys)` is
 //!   `foldlStrict (\acc y -> if p y then g acc y else acc) z ys`;
 //! - `foldlStrict g z (range lo hi)` is `foldlRange g z lo hi`.
+//!
+//! A list that `map` and `filter` make over a `range` without a fold around it is
+//! made without the range's own list (`Fuser::producer_rule`): `filterRange p lo hi`
+//! and `mapFilterRange f p lo hi` in the prelude.
 //!
 //! Each is an equation of the prelude's definitions, and the two sides evaluate the
 //! same things in the same order: the fold needs each cell of the list in turn, and

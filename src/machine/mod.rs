@@ -45,14 +45,22 @@
 //!
 //! - **Fusion** ([`fuse`]): before compilation, strict folds over `range`/`map`/
 //!   `filter` pipelines whose functions reach no external are rewritten into one
-//!   `foldlRange` loop (an equation of the prelude's definitions).
+//!   `foldlRange` loop, and `map`/`filter` over a `range` into a producer without the
+//!   range's list (`filterRange`, `mapFilterRange`): equations of the prelude's
+//!   definitions.
 //! - **Loops in place** ([`loops`]): `foldlRange` with a cheap step runs one step per
 //!   element, and hands back to its definition from where it got to.
 //! - **The numeric tier** ([`numeric`]): calls of functions of strict numbers run on
 //!   a value stack in batches; a batch ends by writing its state as records and
 //!   frames, so every state between batches is one of the machine's.
+//! - **Computing at hand** ([`cheap`]): a call of a small function whose arguments
+//!   are values is computed within one step, without records or frames: in a lazy
+//!   place when the function is not recursive (cheap eagerness: a lazy accumulator
+//!   stays a value), where the value is needed now even when it is (a search down a
+//!   list). It does nothing the machine would not, and when it cannot finish it
+//!   leaves no trace: the machine then takes the step as it would have.
 //!
-//! All three stop where evaluation is to pause, so a paused state is always a machine
+//! All four stop where evaluation is to pause, so a paused state is always a machine
 //! state that reads back.
 //!
 //! # Readback and folds
