@@ -290,6 +290,39 @@ fn the_tiers_leave_a_sound_heap() {
     );
 }
 
+/// Computing calls at hand (`machine::cheap`) changes nothing a program prints or
+/// fails with: every example and library program gives the same with it off, and
+/// leaves a sound heap either way.
+#[test]
+fn computing_at_hand_changes_no_result() {
+    let mut files = common::distinct_example_programs();
+    files.extend(sp_files(&tests_dir().join("examples").join("library")));
+    let mut compared = 0;
+    for file in files {
+        let loaded = driver::load(&file);
+        let Some(p) = loaded.program.as_ref().filter(|_| !loaded.has_errors()) else {
+            continue;
+        };
+        let Some(main) = p.main else { continue };
+        let outcome = |at_hand: bool| {
+            let mut m = spindle::machine::Machine::new(p);
+            m.at_hand = at_hand;
+            m.externals_allowed = false;
+            let printed = m
+                .whnf_def(main)
+                .and_then(|v| m.print_value(v, false))
+                .map_err(|e| e.to_string());
+            m.audit(None, true)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            printed
+        };
+        let (on, off) = (outcome(true), outcome(false));
+        assert_eq!(on, off, "{}", file.display());
+        compared += 1;
+    }
+    assert!(compared > 20, "{compared} programs compared");
+}
+
 /// A figure of `--stats` from a run's standard error.
 fn stat(stderr: &[u8], name: &str) -> u64 {
     let err = String::from_utf8_lossy(stderr);

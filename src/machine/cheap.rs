@@ -218,6 +218,9 @@ impl<'p> Machine<'p> {
     /// `hand` one where its value is needed, unless it has failed here more often
     /// than not. Functions in the numeric tier are left to it.
     fn may_try(&self, f: FunId, lazy: bool) -> bool {
+        if !self.at_hand {
+            return false;
+        }
         let fun = &self.code.funs[f as usize];
         if fun.cheap {
             return true;
@@ -250,6 +253,9 @@ impl<'p> Machine<'p> {
         let Val::Fun(fr) = f else {
             return None;
         };
+        if !self.at_hand {
+            return None;
+        }
         let o = self.heap.funs.get(fr);
         let code = &self.code.funs[o.fun as usize];
         if !code.cheap || code.params.len() != 2 || code.slots as usize > CHEAP_ARGS {

@@ -214,6 +214,9 @@ pub struct Machine<'p> {
     tier: numeric::Tier,
     /// The windows of a call computed at hand ([`cheap`]).
     pub(crate) cheap: cheap::Windows,
+    /// Whether calls may be computed at hand ([`cheap`]; on by default). Turning it
+    /// off must change nothing a program prints: tests compare the two.
+    pub at_hand: bool,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -282,6 +285,7 @@ impl<'p> Machine<'p> {
             max_memory: 0,
             tier: numeric::Tier::default(),
             cheap: cheap::Windows::default(),
+            at_hand: true,
         }
     }
 
