@@ -407,29 +407,36 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The value of a node that needs no computation (a slot, a number, a
+    /// constructor without fields): `Some` of what [`Machine::cheap_value`] gives for
+    /// it, or `None` for any other node.
+    #[inline(always)]
+    fn window_leaf(&mut self, c: CodeId, w: u32) -> Option<Option<Val>> {
+        let v = match self.code.nodes[c as usize] {
+            Code::Local(s) => self.window_word(w, 0, s),
+            Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+            Code::Int(n) => return Some(Some(Val::Int(n))),
+            Code::Float(x) => return Some(Some(Val::Float(x))),
+            Code::Atom(k) => return Some(Some(Val::Atom(k))),
+            _ => return None,
+        };
+        Some(self.evaluated(v))
+    }
+
     /// The value of code in window `w` (a new reference), or `None`. `lazy`: the
     /// value is speculative (only cheap callees).
     fn cheap_value(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
-        // Leaves first: they open no window and nest nothing.
-        match self.code.nodes[c as usize] {
-            Code::Local(s) => {
-                let v = self.window_word(w, 0, s);
-                return self.evaluated(v);
-            }
-            Code::Outer { hops, slot } => {
-                let v = self.window_word(w, hops, slot);
-                return self.evaluated(v);
-            }
-            Code::Int(n) => return Some(Val::Int(n)),
-            Code::Atom(k) => return Some(Val::Atom(k)),
-            Code::Bin { prim, a, b, .. } if is_arith(prim) => {
-                if let Some(x) = self.number(a, w)
-                    && let Some(y) = self.number(b, w)
-                {
-                    return self.arith(prim, x, y);
-                }
-            }
-            _ => {}
+        // Leaves, and arithmetic on leaves, first: they open no window and nest
+        // nothing.
+        if let Some(v) = self.window_leaf(c, w) {
+            return v;
+        }
+        if let Code::Bin { prim, a, b, .. } = self.code.nodes[c as usize]
+            && is_arith(prim)
+            && let Some(x) = self.number(a, w)
+            && let Some(y) = self.number(b, w)
+        {
+            return self.arith(prim, x, y);
         }
         if self.cheap.nest >= MAX_NEST {
             return None;
@@ -454,18 +461,10 @@ impl<'p> Machine<'p> {
                 return None;
             }
             self.cheap.fuel -= 1;
+            if let Some(v) = self.window_leaf(c, w) {
+                return v;
+            }
             match self.code.nodes[c as usize] {
-                Code::Local(s) => {
-                    let v = self.window_word(w, 0, s);
-                    return self.evaluated(v);
-                }
-                Code::Outer { hops, slot } => {
-                    let v = self.window_word(w, hops, slot);
-                    return self.evaluated(v);
-                }
-                Code::Int(n) => return Some(Val::Int(n)),
-                Code::Float(x) => return Some(Val::Float(x)),
-                Code::Atom(k) => return Some(Val::Atom(k)),
                 Code::Bin { prim, a, b, .. } if is_arith(prim) => {
                     let x = self.cheap_operand(a, w, lazy)?;
                     let Some(y) = self.cheap_operand(b, w, lazy) else {
