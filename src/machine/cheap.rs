@@ -91,9 +91,9 @@ pub(crate) struct Windows {
     active: u32,
     /// How deeply the evaluator is nested now.
     nest: u32,
-    /// Per recursive function computed where its value is needed: how often that
+    /// Per function (by [`FunId`]) computed where its value is needed: how often that
     /// succeeded and how often it failed (the machine then did the work again).
-    tried: rustc_hash::FxHashMap<FunId, (u32, u32)>,
+    tried: Vec<(u32, u32)>,
 }
 
 /// A cheap function of two explicit parameters, as a fold's step
@@ -228,7 +228,7 @@ impl<'p> Machine<'p> {
         if lazy || !fun.hand || fun.numeric {
             return false;
         }
-        match self.cheap.tried.get(&f) {
+        match self.cheap.tried.get(f as usize) {
             Some(&(done, failed)) => failed < GIVE_UP || failed <= done,
             None => true,
         }
@@ -239,7 +239,10 @@ impl<'p> Machine<'p> {
         if lazy || self.code.funs[f as usize].cheap {
             return;
         }
-        let e = self.cheap.tried.entry(f).or_insert((0, 0));
+        if self.cheap.tried.len() <= f as usize {
+            self.cheap.tried.resize(f as usize + 1, (0, 0));
+        }
+        let e = &mut self.cheap.tried[f as usize];
         if done {
             e.0 = e.0.saturating_add(1);
         } else {
@@ -497,26 +500,19 @@ impl<'p> Machine<'p> {
                     c = b;
                 }
                 Code::CallDef { def, args, strict } => {
-                    let (body, slots, n) = self.cheap_call_args(def, args, strict, w, lazy)?;
-                    if self.cheap.wins.len() > mark {
-                        self.pop_windows_to(mark);
-                    }
-                    w = self.push_window(&slots[..n], Up::Rec(NIL));
+                    let (body, base) = self.cheap_call_args(def, args, strict, w, lazy)?;
+                    w = self.tail_window(mark, base, Up::Rec(NIL));
                     c = body;
                 }
                 Code::Apply { fun, args } => {
                     let fv = self.cheap_value(fun, w, lazy)?;
-                    let Some((body, slots, n, env)) = self.cheap_apply_args(fv, args, w, lazy)
-                    else {
+                    let Some((body, base, env)) = self.cheap_apply_args(fv, args, w, lazy) else {
                         self.heap.release(fv);
                         return None;
                     };
-                    if self.cheap.wins.len() > mark {
-                        self.pop_windows_to(mark);
-                    }
-                    w = self.push_window(&slots[..n], Up::Rec(env));
                     // The function value keeps its context alive while the body runs.
                     self.cheap.slots.push(fv);
+                    w = self.tail_window(mark, base, Up::Rec(env));
                     c = body;
                 }
                 _ => return self.cheap_leaf(c, w, lazy),
@@ -578,8 +574,9 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// The callee's body and the slots of a known call's record, its arguments
-    /// computed in window `w` (strict ones as values, the others as words).
+    /// The callee's body of a known call, its record's slots pushed on the slot
+    /// stack from the index returned: its arguments computed in window `w` (strict
+    /// ones as values, the others as words). `None` leaves nothing pushed.
     fn cheap_call_args(
         &mut self,
         def: DefId,
@@ -587,43 +584,47 @@ impl<'p> Machine<'p> {
         strict: u64,
         w: u32,
         lazy: bool,
-    ) -> Option<(CodeId, [Val; CHEAP_ARGS], usize)> {
+    ) -> Option<(CodeId, usize)> {
         let f = self.fun_of(def);
         let fun = &self.code.funs[f as usize];
         let allowed = if lazy { fun.cheap } else { fun.hand };
-        if !allowed || fun.slots as usize > CHEAP_ARGS || args.len > fun.slots {
+        if !allowed || args.len > fun.slots {
             return None;
         }
-        let (body, n) = (fun.body, fun.slots as usize);
-        let mut slots = [Val::Erased; CHEAP_ARGS];
-        for i in 0..args.len as usize {
-            let a = self.code.args[args.start as usize + i];
-            let v = if strict & (1 << i) != 0 {
+        let (body, n) = (fun.body, fun.slots);
+        let base = self.cheap.slots.len();
+        for i in 0..args.len {
+            let a = self.code.args[(args.start + i) as usize];
+            let v = if i < 64 && strict & (1 << i) != 0 {
                 self.cheap_operand(a, w, lazy)
             } else {
                 self.cheap_word(a, w)
             };
+            // What computing it opened is closed again: the slots above `base` are
+            // the arguments so far.
             match v {
-                Some(v) => slots[i] = v,
+                Some(v) => self.cheap.slots.push(v),
                 None => {
-                    self.release_all(&slots[..i]);
+                    self.drop_slots_from(base);
                     return None;
                 }
             }
         }
-        Some((body, slots, n))
+        self.cheap.slots.resize(base + n as usize, Val::Erased);
+        Some((body, base))
     }
 
-    /// The body, the slots and the context of a function value (borrowed) applied
-    /// to arguments code in window `w`, when it may be computed here and they are
-    /// exactly its parameters.
+    /// The body and the context of a function value (borrowed) applied to arguments
+    /// code in window `w`, when it may be computed here and they are exactly its
+    /// parameters: its record's slots pushed on the slot stack from the index
+    /// returned. `None` leaves nothing pushed.
     fn cheap_apply_args(
         &mut self,
         fv: Val,
         args: Args,
         w: u32,
         lazy: bool,
-    ) -> Option<(CodeId, [Val; CHEAP_ARGS], usize, Ref)> {
+    ) -> Option<(CodeId, usize, Ref)> {
         let Val::Fun(fr) = fv else {
             return None;
         };
@@ -633,11 +634,12 @@ impl<'p> Machine<'p> {
         };
         let code = &self.code.funs[f as usize];
         let allowed = if lazy { code.cheap } else { code.hand };
-        if !allowed || code.params.len() != args.len as usize || code.slots as usize > CHEAP_ARGS {
+        if !allowed || code.params.len() != args.len as usize {
             return None;
         }
         let (n, body) = (code.slots as usize, code.body);
-        let mut slots = [Val::Erased; CHEAP_ARGS];
+        let base = self.cheap.slots.len();
+        self.cheap.slots.resize(base + n, Val::Erased);
         for i in 0..args.len as usize {
             let a = self.code.apply_args[args.start as usize + i];
             let p = self.code.funs[f as usize].params[i];
@@ -648,14 +650,48 @@ impl<'p> Machine<'p> {
                 Some(_) => self.cheap_word(a.code, w),
             };
             match (v, p.slot) {
-                (Some(v), Some(s)) => slots[s as usize] = v,
+                (Some(v), Some(s)) => self.cheap.slots[base + s as usize] = v,
                 _ => {
-                    self.release_all(&slots[..n]);
+                    self.drop_slots_from(base);
                     return None;
                 }
             }
         }
-        Some((body, slots, n, env))
+        Some((body, base, env))
+    }
+
+    /// Releases and removes the slots from index `base` on (no window starts there).
+    fn drop_slots_from(&mut self, base: usize) {
+        while self.cheap.slots.len() > base {
+            if let Some(v) = self.cheap.slots.pop() {
+                self.heap.release(v);
+            }
+        }
+    }
+
+    /// Makes the slots from `base` on (a call's record, just computed) the window of
+    /// a call in tail position: the windows opened since `mark` are closed first
+    /// (nothing needs them any more), and the call's slots move down into their place.
+    fn tail_window(&mut self, mark: usize, base: usize, parent: Up) -> u32 {
+        let to = match self.cheap.wins.get(mark) {
+            Some(win) => win.base as usize,
+            None => base,
+        };
+        if to < base {
+            for i in to..base {
+                let v = self.cheap.slots[i];
+                self.heap.release(v);
+            }
+            self.cheap.slots.copy_within(base.., to);
+            let len = self.cheap.slots.len() - (base - to);
+            self.cheap.slots.truncate(len);
+        }
+        self.cheap.wins.truncate(mark);
+        self.cheap.wins.push(Window {
+            base: to as u32,
+            parent,
+        });
+        (self.cheap.wins.len() - 1) as u32
     }
 
     /// A `match` in window `w`: its scrutinee computed, the body of the arm it picks
