@@ -323,6 +323,37 @@ fn computing_at_hand_changes_no_result() {
     assert!(compared > 20, "{compared} programs compared");
 }
 
+/// What is computed at hand counts every reference it keeps and releases every one
+/// it drops: the heap is audited every 31 steps through searches, pairs built from
+/// pairs, lets, closures and failures left to the machine.
+#[test]
+fn computing_at_hand_leaves_a_sound_heap() {
+    let src = "def safe (q : Int) (d : Int) (qs : List Int) : Bool =\n\
+               \x20 match qs with\n\
+               \x20 | [] -> True\n\
+               \x20 | Cons c rest -> q != c && abs (q - c) != d && safe q (d + 1) rest\n\
+               def count (acc : Pair Int Int) (w : String) : Pair Int Int =\n\
+               \x20 match parseInt w with\n\
+               \x20 | Just n -> (fst acc, snd acc + n)\n\
+               \x20 | Nothing -> let l = strLength w in (if l > 4 then fst acc + 1 else fst acc, snd acc)\n\
+               def len (xs : List Int) : Int = match xs with | [] -> 0 | Cons _ r -> 1 + len r\n\
+               def main = ( length (concatMap (\\k -> filter (\\q -> safe q 1 [k, k + 2]) (range 0 8)) (range 0 30))\n\
+               \x20          , foldl count (0, 0) (concatMap (\\i -> [showInt i, \"word\"]) (range 0 300))\n\
+               \x20          , fst (foldl (\\acc x -> (fst acc + x, snd acc / x)) (0, 1) [0, 1, 2])\n\
+               \x20          , len (range 0 200) )\n";
+    let loaded = driver::load_text("sound.sp", src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    m.audit_every = 31;
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    assert_eq!(
+        m.print_value(v, false).unwrap(),
+        "(207, (0, 44850), 3, 200)"
+    );
+    m.audit(None, true).unwrap();
+}
+
 /// A figure of `--stats` from a run's standard error.
 fn stat(stderr: &[u8], name: &str) -> u64 {
     let err = String::from_utf8_lossy(stderr);
