@@ -354,6 +354,20 @@ fn computing_at_hand_leaves_a_sound_heap() {
     m.audit(None, true).unwrap();
 }
 
+/// Loads a program's text and prints its `main` in one machine: what it printed (or
+/// the error) and the machine's figures.
+fn run_main(name: &str, src: &str) -> (String, spindle::machine::stats::Stats) {
+    let loaded = driver::load_text(name, src);
+    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let printed = m
+        .whnf_def(p.main.unwrap())
+        .and_then(|v| m.print_value(v, false))
+        .unwrap_or_else(|e| e.to_string());
+    (printed, m.stats())
+}
+
 /// A figure of `--stats` from a run's standard error.
 fn stat(stderr: &[u8], name: &str) -> u64 {
     let err = String::from_utf8_lossy(stderr);
@@ -376,12 +390,8 @@ fn tempdir() -> std::path::PathBuf {
 fn a_long_lazy_pipeline_runs_in_constant_memory() {
     let src = "def main = sum (map (\\x -> x * 3) (filter (\\x -> x % 7 != 0) \
                (takeWhile (\\x -> x < 300000) (iterate (\\x -> x + 1) 0))))\n";
-    let loaded = driver::load_text("pipe.sp", src);
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "115713514287");
-    let s = m.stats();
+    let (printed, s) = run_main("pipe.sp", src);
+    assert_eq!(printed, "115713514287");
     assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
 }
@@ -393,16 +403,11 @@ fn a_long_lazy_pipeline_runs_in_constant_memory() {
 fn a_lazy_foldl_with_an_arithmetic_step_builds_no_thunk_chain() {
     let src = "def lcg (s : Int) : Int = (s * 1103515245 + 12345) % 2147483648\n\
                def main = foldl (\\acc x -> (acc * 31 + x) % 1000000007) (lcg 7) (range 0 300000)\n";
-    let loaded = driver::load_text("fold.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
     let expected = (0..300000i64).fold((7 * 1103515245i64 + 12345) % 2147483648, |acc, x| {
         (acc * 31 + x) % 1000000007
     });
-    assert_eq!(m.print_value(v, false).unwrap(), expected.to_string());
-    let s = m.stats();
+    let (printed, s) = run_main("fold.sp", src);
+    assert_eq!(printed, expected.to_string());
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
     assert!(s.objects_peak < 1000, "objects_peak {}", s.objects_peak);
 }
@@ -412,14 +417,9 @@ fn a_lazy_foldl_with_an_arithmetic_step_builds_no_thunk_chain() {
 fn a_lazy_foldl_with_an_if_step_builds_no_thunk_chain() {
     let src = "def main = foldl (\\acc x -> if acc > 1000 then acc - x else acc + x) 0 \
                (range 0 300000)\n";
-    let loaded = driver::load_text("foldif.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
     let expected = (0..300000i64).fold(0, |acc, x| if acc > 1000 { acc - x } else { acc + x });
-    assert_eq!(m.print_value(v, false).unwrap(), expected.to_string());
-    let s = m.stats();
+    let (printed, s) = run_main("foldif.sp", src);
+    assert_eq!(printed, expected.to_string());
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
 }
 
@@ -434,13 +434,8 @@ fn a_lazy_foldl_with_a_pair_step_builds_no_thunk_chain() {
                \x20 | Nothing -> (if strLength w > 4 then fst acc + 1 else fst acc, snd acc)\n\
                def main = foldl count (0, 0) \
                (concatMap (\\i -> [showInt i, \"word\", \"longer\"]) (range 0 100000))\n";
-    let loaded = driver::load_text("pairs.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "(100000, 4999950000)");
-    let s = m.stats();
+    let (printed, s) = run_main("pairs.sp", src);
+    assert_eq!(printed, "(100000, 4999950000)");
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
     assert!(s.objects_peak < 1000, "objects_peak {}", s.objects_peak);
 }
@@ -450,12 +445,8 @@ fn a_lazy_foldl_with_a_pair_step_builds_no_thunk_chain() {
 #[test]
 fn concat_map_keeps_no_input_alive() {
     let src = "def main = length (concatMap (\\i -> [i, i]) (range 0 100000))\n";
-    let loaded = driver::load_text("cm.sp", src);
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "200000");
-    let s = m.stats();
+    let (printed, s) = run_main("cm.sp", src);
+    assert_eq!(printed, "200000");
     assert!(s.objects_peak < 100, "objects_peak {}", s.objects_peak);
 }
 
@@ -500,13 +491,8 @@ fn a_needed_recursive_search_makes_no_record_per_element() {
                \x20 | Cons c rest -> q != c && abs (q - c) != d && safe q (d + 1) rest\n\
                def l : List Int = range 100 200\n\
                def main = length (filter (\\q -> safe q 1 l) (range 0 100))\n";
-    let loaded = driver::load_text("search.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "99");
-    let s = m.stats();
+    let (printed, s) = run_main("search.sp", src);
+    assert_eq!(printed, "99");
     // 10,000 elements searched; the machine alone makes two records for each.
     assert!(
         s.contexts_allocated < 2_000,
@@ -522,11 +508,8 @@ fn a_needed_recursive_search_makes_no_record_per_element() {
 fn a_deep_needed_recursion_is_left_to_the_machine() {
     let src = "def len (xs : List Int) : Int = match xs with | [] -> 0 | Cons _ r -> 1 + len r\n\
                def main = len (range 0 200000)\n";
-    let loaded = driver::load_text("len.sp", src);
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "200000");
+    let (printed, _) = run_main("len.sp", src);
+    assert_eq!(printed, "200000");
 }
 
 /// Cheap eagerness never reports an error the lazy program would not: a step that
@@ -545,11 +528,8 @@ fn an_eager_step_that_would_fail_stays_lazy() {
     assert!(err.contains("overflow"), "{err}");
     let src2 = "def big (x : Int) : Int = x * 4611686018427387904\n\
                 def main = (length (map big [1, 2, 3]), foldl (\\acc x -> x) 0 [big 5, 7])\n";
-    let loaded = driver::load_text("lazyok.sp", src2);
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "(3, 7)");
+    let (printed, _) = run_main("lazyok.sp", src2);
+    assert_eq!(printed, "(3, 7)");
 }
 
 /// A recursive data `let` makes a cycle of cells; walking it a million times keeps a
@@ -558,13 +538,8 @@ fn an_eager_step_that_would_fail_stays_lazy() {
 fn a_cyclic_list_runs_in_constant_memory_and_is_reclaimed() {
     let src = "def twice (k : Int) : Int = let xs = Cons 1 (Cons 2 xs) in sum (take k xs)\n\
                def main = twice 1000000 + twice 3\n";
-    let loaded = driver::load_text("cyc.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "1500004");
-    let s = m.stats();
+    let (printed, s) = run_main("cyc.sp", src);
+    assert_eq!(printed, "1500004");
     assert!(s.objects_peak < 10_000, "objects_peak {}", s.objects_peak);
     assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);
 }
@@ -634,13 +609,8 @@ fn a_local_recursive_loop_is_reclaimed() {
                \x20 let go (n : Int) (acc : Int) : Int = if n == 0 then acc else go (n - 1) (acc + 1) in\n\
                \x20 go k 0\n\
                def main = sum (map count (range 0 300))\n";
-    let loaded = driver::load_text("local.sp", src);
-    assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
-    let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(m.print_value(v, false).unwrap(), "44850");
-    let s = m.stats();
+    let (printed, s) = run_main("local.sp", src);
+    assert_eq!(printed, "44850");
     assert!(s.contexts_peak < 1000, "contexts_peak {}", s.contexts_peak);
     // Every `let go` of every call was reclaimed (only the program's own entries stay).
     assert!(s.contexts_live < 200, "contexts_live {}", s.contexts_live);

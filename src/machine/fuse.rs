@@ -453,6 +453,12 @@ mod tests {
         )
     }
 
+    /// `def main = {src}` runs as `fused`.
+    fn assert_main_runs_as(src: &str, fused: &str) {
+        let (run, _) = bodies(&format!("def main = {src}\n"), "main");
+        assert_eq!(run, fused, "{src}");
+    }
+
     #[test]
     fn pipelines_over_ranges_become_loops() {
         for (src, fused) in [
@@ -475,8 +481,7 @@ mod tests {
                 "foldlRange {Int} (\\(n : Int) (_ : Int) -> n + 1) 0 0 10",
             ),
         ] {
-            let (run, _) = bodies(&format!("def main = {src}\n"), "main");
-            assert_eq!(run, fused, "{src}");
+            assert_main_runs_as(src, fused);
         }
     }
 
@@ -564,8 +569,7 @@ mod tests {
                 "mapFilterRange {List Int} (\\(x : Int) -> [x]) (\\(_ : Int) -> True) 0 10",
             ),
         ] {
-            let (run, _) = bodies(&format!("def main = {src}\n"), "main");
-            assert_eq!(run, fused, "{src}");
+            assert_main_runs_as(src, fused);
         }
     }
 }
