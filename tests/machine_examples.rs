@@ -281,13 +281,21 @@ fn the_tiers_leave_a_sound_heap() {
         .join("numeric.sp");
     let loaded = driver::load(&path);
     let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    m.audit_every = 97;
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
     assert_eq!(
-        m.print_value(v, false).unwrap(),
+        print_main_audited(&p, 97),
         "(60, 3240, 34, 21, 1.0, 3, 19600, False, True)"
     );
+}
+
+/// Prints a program's `main` with the heap audited every `every` steps, and once at
+/// the end.
+fn print_main_audited(p: &spindle::core::program::Program, every: u64) -> String {
+    let mut m = spindle::machine::Machine::new(p);
+    m.audit_every = every;
+    let v = m.whnf_def(p.main.unwrap()).unwrap();
+    let printed = m.print_value(v, false).unwrap();
+    m.audit(None, true).unwrap();
+    printed
 }
 
 /// Computing calls at hand (`machine::cheap`) changes nothing a program prints or
@@ -344,14 +352,7 @@ fn computing_at_hand_leaves_a_sound_heap() {
     let loaded = driver::load_text("sound.sp", src);
     assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
     let p = loaded.program.expect("loads");
-    let mut m = spindle::machine::Machine::new(&p);
-    m.audit_every = 31;
-    let v = m.whnf_def(p.main.unwrap()).unwrap();
-    assert_eq!(
-        m.print_value(v, false).unwrap(),
-        "(207, (0, 44850), 3, 200)"
-    );
-    m.audit(None, true).unwrap();
+    assert_eq!(print_main_audited(&p, 31), "(207, (0, 44850), 3, 200)");
 }
 
 /// Loads a program's text and prints its `main` in one machine: what it printed (or
