@@ -31,7 +31,7 @@
 
 use super::Machine;
 use super::code::{Args, ArmTest, Code, CodeId, FunId};
-use super::eval::{float_op, int_op, is_arith};
+use super::eval::{FloatResult, IntResult, float_op, int_op, is_arith, is_compare};
 use super::frame::Control;
 use super::value::{NIL, Ref, Val};
 use crate::core::term::DefId;
@@ -337,7 +337,9 @@ impl<'p> Machine<'p> {
     }
 
     /// The word in slot `slot` of the record `hops` parents up from window `w`
-    /// (borrowed; an evaluated thunk is read as its value).
+    /// (borrowed; an evaluated thunk is read as its value). Inlined: a word returned
+    /// through memory costs a store-forwarding stall where it is copied on.
+    #[inline(always)]
     fn window_word(&mut self, w: u32, hops: u32, slot: u32) -> Val {
         let (mut cur, mut h) = (w, hops);
         loop {
@@ -362,6 +364,7 @@ impl<'p> Machine<'p> {
 
     /// A borrowed word as a value (a new reference), or `None` when it is not
     /// evaluated.
+    #[inline(always)]
     fn evaluated(&mut self, v: Val) -> Option<Val> {
         if matches!(v, Val::Thunk(_) | Val::Erased) {
             return None;
@@ -373,6 +376,7 @@ impl<'p> Machine<'p> {
     /// The word code in window `w` becomes in a lazy place (a field, a lazy
     /// argument or `let`): a thunk it reads stays one; anything else is computed,
     /// speculatively.
+    #[inline(always)]
     fn cheap_word(&mut self, c: CodeId, w: u32) -> Option<Val> {
         let v = match self.code.nodes[c as usize] {
             Code::Local(s) => self.window_word(w, 0, s),
@@ -406,7 +410,7 @@ impl<'p> Machine<'p> {
     fn cheap_operand(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
         match self.number(c, w) {
             Some(v) => Some(v),
-            None => self.cheap_value(c, w, lazy),
+            None => self.cheap_nested(c, w, lazy),
         }
     }
 
@@ -434,13 +438,63 @@ impl<'p> Machine<'p> {
         if let Some(v) = self.window_leaf(c, w) {
             return v;
         }
-        if let Code::Bin { prim, a, b, .. } = self.code.nodes[c as usize]
-            && is_arith(prim)
-            && let Some(x) = self.number(a, w)
-            && let Some(y) = self.number(b, w)
-        {
-            return self.arith(prim, x, y);
+        match self.code.nodes[c as usize] {
+            Code::Bin { prim, a, b, .. } if is_arith(prim) => self.cheap_bin(prim, a, b, w, lazy),
+            _ => self.cheap_nested(c, w, lazy),
         }
+    }
+
+    /// An arithmetic operator or comparison on two operands in window `w`, the left
+    /// one first.
+    #[inline(always)]
+    fn cheap_bin(&mut self, prim: Prim, a: CodeId, b: CodeId, w: u32, lazy: bool) -> Option<Val> {
+        let x = self.cheap_operand(a, w, lazy)?;
+        let Some(y) = self.cheap_operand(b, w, lazy) else {
+            self.heap.release(x);
+            return None;
+        };
+        self.arith(prim, x, y)
+    }
+
+    /// A comparison of two operands in window `w` (the left one first), as a
+    /// condition: `None` when they are not two numbers of one kind.
+    #[inline(always)]
+    fn cheap_compare(
+        &mut self,
+        prim: Prim,
+        a: CodeId,
+        b: CodeId,
+        w: u32,
+        lazy: bool,
+    ) -> Option<bool> {
+        let x = self.cheap_operand(a, w, lazy)?;
+        let Some(y) = self.cheap_operand(b, w, lazy) else {
+            self.heap.release(x);
+            return None;
+        };
+        let r = match (x, y) {
+            (Val::Int(x), Val::Int(y)) => int_op(prim, x, y),
+            (Val::Float(x), Val::Float(y)) => {
+                return match float_op(prim, x, y)? {
+                    FloatResult::Bool(r) => Some(r),
+                    FloatResult::Float(_) => None,
+                };
+            }
+            _ => {
+                self.heap.release(x);
+                self.heap.release(y);
+                return None;
+            }
+        };
+        match r? {
+            IntResult::Bool(r) => Some(r),
+            IntResult::Int(_) => None,
+        }
+    }
+
+    /// [`Machine::cheap_value`] of a node that computes (anything but a leaf): one
+    /// nesting level deeper, the windows it opens closed again.
+    fn cheap_nested(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
         if self.cheap.nest >= MAX_NEST {
             return None;
         }
@@ -464,19 +518,23 @@ impl<'p> Machine<'p> {
                 return None;
             }
             self.cheap.fuel -= 1;
-            if let Some(v) = self.window_leaf(c, w) {
-                return v;
-            }
             match self.code.nodes[c as usize] {
                 Code::Bin { prim, a, b, .. } if is_arith(prim) => {
-                    let x = self.cheap_operand(a, w, lazy)?;
-                    let Some(y) = self.cheap_operand(b, w, lazy) else {
-                        self.heap.release(x);
-                        return None;
-                    };
-                    return self.arith(prim, x, y);
+                    return self.cheap_bin(prim, a, b, w, lazy);
                 }
                 Code::Match(m) => {
+                    let mc = &self.code.matches[m as usize];
+                    if let Some((yes, no)) = mc.bool_arms
+                        && let Code::Bin { prim, a, b, .. } = self.code.nodes[mc.scrut as usize]
+                        && is_compare(prim)
+                    {
+                        c = if self.cheap_compare(prim, a, b, w, lazy)? {
+                            yes
+                        } else {
+                            no
+                        };
+                        continue;
+                    }
                     (c, w) = self.cheap_arm(m, w, lazy)?;
                 }
                 Code::Let {
@@ -515,7 +573,12 @@ impl<'p> Machine<'p> {
                     w = self.tail_window(mark, base, Up::Rec(env));
                     c = body;
                 }
-                _ => return self.cheap_leaf(c, w, lazy),
+                _ => {
+                    if let Some(v) = self.window_leaf(c, w) {
+                        return v;
+                    }
+                    return self.cheap_leaf(c, w, lazy);
+                }
             }
         }
     }
@@ -746,6 +809,7 @@ impl<'p> Machine<'p> {
     /// An arithmetic operator or comparison on two values (owned): its result, or
     /// `None` (releasing both) when they are not two numbers of one kind or the
     /// operation fails.
+    #[inline(always)]
     pub(crate) fn arith(&mut self, prim: Prim, x: Val, y: Val) -> Option<Val> {
         match (x, y) {
             (Val::Int(x), Val::Int(y)) => int_op(prim, x, y).map(|r| self.int_result(r)),

@@ -240,6 +240,10 @@ pub struct MatchCode<'p> {
     pub span: Span,
     /// The `match` node itself.
     pub node: CodeId,
+    /// The bodies for `True` and for `False` when the arms are exactly those two
+    /// constructors, binding nothing (an `if`, `&&`, `||`): a comparison as the
+    /// scrutinee then chooses the body directly ("compare and branch").
+    pub bool_arms: Option<(CodeId, CodeId)>,
 }
 
 /// One arm of a compiled `match`.

@@ -466,6 +466,16 @@ impl<'s, 'p> Compiler<'s, 'p> {
             self.depth -= 1;
             (layout, body)
         });
+        let bi = &self.prog.builtins;
+        let body_of = |k| {
+            arms.iter()
+                .find(|a| a.test == ArmTest::Con(k) && a.layout.is_none())
+                .map(|a| a.body)
+        };
+        let bool_arms = match (arms.len(), body_of(bi.true_), body_of(bi.false_)) {
+            (2, Some(t), Some(f)) => Some((t, f)),
+            _ => None,
+        };
         let id = self.store.matches.len() as u32;
         self.store.matches.push(MatchCode {
             scrut,
@@ -474,6 +484,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             core: m,
             span: m.span,
             node: 0,
+            bool_arms,
         });
         let node = self.emit(Code::Match(id), t);
         self.store.matches[id as usize].node = node;
