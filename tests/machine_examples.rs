@@ -251,6 +251,61 @@ fn a_long_loop_sees_interrupts_and_limits() {
     assert!(m.steps < 60_000, "steps {}", m.steps);
 }
 
+/// (machine::loops, `skip_loop`): a search along a range skips the elements its
+/// test rejects at hand in the call's own record, one step each and no record per
+/// element; a function that changes another argument too is not that shape and
+/// makes its calls. Run by the command line, which checks only the prelude
+/// definitions a program reaches: `filter p (range lo hi)` is still fused when nothing
+/// reaches `foldlStrict` (it was not, until fusion stopped requiring it).
+#[test]
+fn a_search_along_a_range_makes_no_call_per_skipped_element() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("skip.sp"),
+        "def main = filter (\\x -> x % 100000 == 3) (range 0 300000)\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--stats", "skip.sp"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[3, 100003, 200003]\n"
+    );
+    let steps = stat(&out.stderr, "steps");
+    assert!((300_000..310_000).contains(&steps), "steps {steps}");
+    let records = stat(&out.stderr, "contexts_allocated");
+    assert!(records < 1_000, "contexts_allocated {records}");
+    std::fs::write(
+        dir.join("both.sp"),
+        "def f (lo : Int) (hi : Int) : List Int =\n  \
+         if lo >= hi then [] else if lo == 0 - 1 then [lo] else f (lo + 1) (hi - 1)\n\
+         def main = f 0 20000\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &["run", "--stats", "both.sp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
+    let records = stat(&out.stderr, "contexts_allocated");
+    assert!(records >= 10_000, "contexts_allocated {records}");
+}
+
+/// The search hands back to the evaluation loop every so often: an interrupt stops
+/// a search too long to finish, a step limit holds, and it pauses at the step asked.
+#[test]
+fn a_long_search_sees_interrupts_and_limits() {
+    let src = "def main = filter (\\x -> x < 0) (range 0 100000000000)\n";
+    let loaded = driver::load_text("search.sp", src);
+    let p = loaded.program.expect("loads");
+    let mut m = spindle::machine::Machine::new(&p);
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    m.interrupt = Some(flag);
+    let e = m.whnf_def(p.main.unwrap()).unwrap_err();
+    assert!(e.message.contains("interrupted"), "{}", e.message);
+    let mut m = spindle::machine::Machine::new(&p);
+    m.step_limit = 50_000;
+    let e = m.whnf_def(p.main.unwrap()).unwrap_err();
+    assert!(e.message.contains("limit of 50000 steps"), "{}", e.message);
+    assert!(m.steps < 60_000, "steps {}", m.steps);
+}
+
 /// Calls of functions of strict numbers run in the numeric tier (machine::numeric):
 /// on a value stack, with records made only where a batch ends (tak 18 12 6 makes
 /// 63,609 calls).

@@ -70,9 +70,15 @@ impl<'p> Machine<'p> {
             self.heap.set_slot(rec, i, v);
         }
         let f = self.fun_of(def);
-        let body = self.code.funs[f as usize].body;
+        let (body, skip) = {
+            let fun = &self.code.funs[f as usize];
+            (fun.body, fun.skip)
+        };
         self.heap.release_rec(env);
-        Ok(Control::Eval(body, rec))
+        match skip {
+            Some(sk) => self.skip_loop(sk, body, rec),
+            None => Ok(Control::Eval(body, rec)),
+        }
     }
 
     /// An application of a head that is not a known definition.

@@ -322,6 +322,26 @@ pub struct Fun<'p> {
     pub depth: u32,
     /// The definition it belongs to, for messages.
     pub def: Option<DefId>,
+    /// When the function is a search along a range, its shape: see [`SkipLoop`].
+    pub skip: Option<SkipLoop>,
+}
+
+/// A top-level function of the shape
+/// `if lo >= hi then e else if test then take else f … (lo + 1) …`, where the call
+/// passes every other parameter on unchanged (`filterRange`, `mapFilterRange`, a
+/// search along a range): while `test` is computed at hand to `False`, the machine
+/// advances `lo` in the call's own record instead of making the call
+/// (`Machine::skip_loop`).
+#[derive(Copy, Clone, Debug)]
+pub struct SkipLoop {
+    /// The slot of `lo`.
+    pub lo: u32,
+    /// The slot of `hi`.
+    pub hi: u32,
+    /// The `match` of `test` (an `if`).
+    pub test: u32,
+    /// The body taken when `test` is `True`.
+    pub take: CodeId,
 }
 
 /// What a record's slots are.

@@ -346,6 +346,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             scope: saved_scope,
             depth: depth - 1,
             def,
+            skip: None,
         });
         let code = self.term(body);
         self.depth -= 1;
@@ -368,6 +369,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
         f.hand = hand;
         f.numeric = numeric;
         f.tier_body = tier_body;
+        if self_slot.is_none()
+            && let Some(d) = def
+        {
+            let skip = skip_loop_shape(self.store, d, slots, code);
+            self.store.funs[fid as usize].skip = skip;
+        }
         fid
     }
 
@@ -810,4 +817,71 @@ fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
         }
     }
     true
+}
+
+/// The [`SkipLoop`] shape of a top-level function `d`'s compiled body (`slots` slots),
+/// if it has it. The test must be one the machine computes at hand when it can (an
+/// application, or a call marked cheap or `hand`), so that the loop tries exactly
+/// what the machine would.
+fn skip_loop_shape(store: &CodeStore, d: DefId, slots: u32, body: CodeId) -> Option<SkipLoop> {
+    let node = |c: CodeId| &store.nodes[c as usize];
+    let Code::Match(m1) = *node(body) else {
+        return None;
+    };
+    let bounds = &store.matches[m1 as usize];
+    let (_, rest) = bounds.bool_arms?;
+    let Code::Bin {
+        prim: Prim::Ge,
+        a,
+        b,
+        ..
+    } = *node(bounds.scrut)
+    else {
+        return None;
+    };
+    let (Code::Local(lo), Code::Local(hi)) = (node(a), node(b)) else {
+        return None;
+    };
+    let Code::Match(m2) = *node(rest) else {
+        return None;
+    };
+    let test = &store.matches[m2 as usize];
+    let (take, skip) = test.bool_arms?;
+    let computable = match node(test.scrut) {
+        Code::Apply { .. } => true,
+        Code::CallDef { .. } => matches!(
+            store.fast[test.scrut as usize],
+            Fast::CheapCall | Fast::HandCall
+        ),
+        _ => false,
+    };
+    let Code::CallDef { def, args, .. } = *node(skip) else {
+        return None;
+    };
+    if !computable || def != d || args.len != slots || lo == hi {
+        return None;
+    }
+    let passes_on = (0..args.len).all(|i| {
+        let a = store.args[(args.start + i) as usize];
+        match node(a) {
+            Code::Local(s) => *s == i && i != *lo,
+            Code::Bin {
+                prim: Prim::Add,
+                a,
+                b,
+                ..
+            } => {
+                i == *lo
+                    && matches!(node(*a), Code::Local(s) if s == lo)
+                    && matches!(node(*b), Code::Int(1))
+            }
+            _ => false,
+        }
+    });
+    passes_on.then_some(SkipLoop {
+        lo: *lo,
+        hi: *hi,
+        test: m2,
+        take,
+    })
 }

@@ -56,7 +56,9 @@ const EFFECT_FREE_NODES: usize = 2_000;
 struct Known {
     /// `sum`, `product`, `length`: wrappers around `foldlStrict`.
     wrappers: Vec<DefId>,
-    foldl_strict: DefId,
+    /// `None` where the program does not use it: a definition nothing reaches is
+    /// not checked (its body is a hole), and the rules that make its calls are off.
+    foldl_strict: Option<DefId>,
     foldl_range: DefId,
     map: Option<DefId>,
     filter: Option<DefId>,
@@ -68,28 +70,28 @@ struct Known {
 
 impl Known {
     /// The definitions, found in the file of the prelude's `foldlRange` with the
-    /// parameters the rules expect; `None` without `foldlStrict` (a test's own
-    /// prelude).
-    fn find(prog: &Program, foldl_range: DefId) -> Option<Known> {
+    /// parameters the rules expect (and checked: a definition the program does not
+    /// reach keeps a hole for its body, and is not found).
+    fn find(prog: &Program, foldl_range: DefId) -> Known {
         let file = prog.def(foldl_range).span.file;
         let find = |name: &str, params: usize| -> Option<DefId> {
             let i = prog.defs.iter().position(|d| &*d.name == name)?;
             let d = &prog.defs[i];
             (d.span.file == file && lambdas(&d.body).0.len() == params).then_some(DefId(i as u32))
         };
-        Some(Known {
+        Known {
             wrappers: [("sum", 1), ("product", 1), ("length", 2)]
                 .iter()
                 .filter_map(|&(n, k)| find(n, k))
                 .collect(),
-            foldl_strict: find("foldlStrict", 5)?,
+            foldl_strict: find("foldlStrict", 5),
             foldl_range,
             map: find("map", 4),
             filter: find("filter", 3),
             range: find("range", 2),
             filter_range: find("filterRange", 3),
             map_filter_range: find("mapFilterRange", 5),
-        })
+        }
     }
 }
 
@@ -108,7 +110,7 @@ pub fn fold_range_def(prog: &Program) -> Option<DefId> {
 
 /// The body the machine runs for each definition, where fusion changed it.
 pub fn program(prog: &Program, facts: &Facts) -> Vec<Option<RcTerm>> {
-    let Some(known) = facts.fold_range.and_then(|d| Known::find(prog, d)) else {
+    let Some(known) = facts.fold_range.map(|d| Known::find(prog, d)) else {
         return vec![None; prog.defs.len()];
     };
     let fuser = Fuser { prog, facts, known };
@@ -165,7 +167,7 @@ impl Fuser<'_> {
         if Some(*d) == k.map || Some(*d) == k.filter {
             return self.producer_rule(*d, &args);
         }
-        if *d != k.foldl_strict || args.len() != 5 {
+        if Some(*d) != k.foldl_strict || args.len() != 5 {
             return None;
         }
         let (b, g, z, xs) = (&args[1], &args[2], &args[3], &args[4]);
@@ -180,7 +182,7 @@ impl Fuser<'_> {
         let x = || Term::Var(Ix(0)).rc();
         let fold = |elem_ty: &RcTerm, step: RcTerm, list: &RcTerm| {
             apps(
-                Term::Def(k.foldl_strict).rc(),
+                Term::Def(*d).rc(),
                 [
                     (Plicity::Implicit, elem_ty.clone()),
                     (Plicity::Implicit, b.clone()),

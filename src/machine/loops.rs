@@ -18,10 +18,10 @@
 //! the definition's call from where the loop got to).
 
 use super::Machine;
-use super::code::{Code, CodeId, Fast};
+use super::code::{Code, CodeId, Fast, SkipLoop};
 use super::error::Result;
 use super::eval::IMM_DEPTH;
-use super::frame::Control;
+use super::frame::{Control, Frame};
 use super::value::{NIL, Ref, Val};
 
 /// How many elements the loop takes before it hands back to the evaluation loop.
@@ -85,6 +85,48 @@ impl<'p> Machine<'p> {
         }
         self.heap.release_rec(env);
         Some(Ok(Control::Eval(body, rec)))
+    }
+
+    /// The body of a call of a [`SkipLoop`] function, its record `rec` (owned) just
+    /// filled: while `lo < hi` and the test is computed at hand to `False`, `lo`
+    /// advances in place (the call the body would make next, with the same other
+    /// arguments, in a record like this one), one step per element. Then the
+    /// machine goes on exactly where it would be: in the body (the range ended, or
+    /// the batch), in the arm for `True`, in the `match` on another value, or
+    /// evaluating a test not at hand under its `Case` frame.
+    pub(crate) fn skip_loop(&mut self, sk: SkipLoop, body: CodeId, rec: Ref) -> Result<Control> {
+        let budget = self.step_budget(LOOP_BATCH);
+        let scrut = self.code.matches[sk.test as usize].scrut;
+        let no = self.prog.builtins.false_;
+        let mut taken = 0;
+        while taken < budget && self.heap.recs.get(rec).rc == 1 {
+            let (Val::Int(lo), Val::Int(hi)) =
+                (self.heap.slot(rec, sk.lo), self.heap.slot(rec, sk.hi))
+            else {
+                break;
+            };
+            if lo >= hi {
+                break;
+            }
+            let Some(v) = self.imm(scrut, rec, IMM_DEPTH) else {
+                self.heap.retain_rec(rec);
+                self.push(Frame::Case {
+                    m: sk.test,
+                    env: rec,
+                });
+                return Ok(Control::Eval(scrut, rec));
+            };
+            if v != Val::Atom(no) {
+                if v == Val::Atom(self.prog.builtins.true_) {
+                    return Ok(Control::Eval(sk.take, rec));
+                }
+                return self.case(v, sk.test, rec);
+            }
+            self.heap.set_slot(rec, sk.lo, Val::Int(lo + 1));
+            self.steps += 1;
+            taken += 1;
+        }
+        Ok(Control::Eval(body, rec))
     }
 
     /// How many steps a loop run in place may take at most: `batch`, or fewer when
