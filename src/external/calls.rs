@@ -47,9 +47,6 @@
 //!   `in_flight` as on [`Executor`]. [`Answer::Done`] goes through
 //!   [`External::finish`] as before; [`Answer::Planned`] means the fiber never
 //!   resumes (the run then ends when nothing else can go on, and the plan is printed).
-//!   After a failure that decides the run, [`Calls::hold_effects`]; then
-//!   [`Calls::release`] each `effect` call the sequential run still makes before its
-//!   error (the others never start).
 //! - `--sequential`: submit the one call and `wait(None)` for it, so the store, the
 //!   trace and progress work the same.
 //! - Anything else written to standard error during a run goes through
@@ -224,9 +221,6 @@ enum Stage {
     Finishing,
     /// Waiting to be tried again.
     Backoff,
-    /// An `effect` call that had not started when a failure decided the run
-    /// ([`Calls::hold_effects`]): it starts only once [`Calls::release`]d.
-    Held,
 }
 
 /// The key of a call and what it covers.
@@ -254,9 +248,6 @@ struct Entry {
     trace_id: u64,
     submitted: Instant,
     started: Option<(SystemTime, Instant)>,
-    /// Whether it may start although effects are held: the sequential run needs it
-    /// ([`Calls::release`]).
-    released: bool,
 }
 
 /// Work for a helper thread.
@@ -320,10 +311,9 @@ struct Shared {
     explain: bool,
 }
 
-/// Why an `effect` call held back after a failure decided the run
-/// ([`Calls::hold_effects`]) never started: the detail of its `cancelled` trace line
-/// when the run ends. (The machine's `NOT_STARTED`, the error of an `effect` call
-/// refused after a failure under `--fail-fast`, is the same text.)
+/// The failure of an `effect` call that did not start because an earlier failure
+/// decided the run ([`Calls::hold_effects`]); the machine reports the earlier failure
+/// instead (its `NOT_STARTED` is the same text).
 pub const NOT_STARTED: &str = "not started: an earlier call failed";
 
 /// The run's executor: see the module documentation.
@@ -363,12 +353,8 @@ pub struct Calls {
     /// Calls whose failure the driver has not been given yet: while there are any,
     /// the executor's gate stays closed (no queued process starts).
     undelivered: HashSet<Ticket>,
-    /// A failure decided the run ([`Calls::hold_effects`]): no `effect` call starts
-    /// unless [`Calls::release`]d.
+    /// A failure decided the run ([`Calls::hold_effects`]): no `effect` call starts.
     holding: bool,
-    /// How many calls are [`Stage::Held`] (they end only when released or cancelled,
-    /// so [`Calls::wait`] does not wait for them).
-    held: usize,
 }
 
 impl std::fmt::Debug for Calls {
@@ -505,64 +491,44 @@ impl Calls {
             stats: CallStats::default(),
             undelivered: HashSet::default(),
             holding: false,
-            held: 0,
         })
     }
 
-    /// A failure decided the run (LANGUAGE.md 11: no `try` around it): from now on an
-    /// `effect` call starts only if the scheduler [`release`](Self::release)s it (the
-    /// sequential run would make it before it reaches its error). Those submitted and
-    /// not started yet (queued behind `--jobs`, still being looked up, or waiting for a
-    /// retry) are held: they stay in flight, unanswered, until released or cancelled.
-    /// Calls already running go on and are recorded; recorded results are still
-    /// reused, and `reads` and `pure` calls go on.
+    /// A failure decided the run (LANGUAGE.md 11: no `try` around it): from now on no
+    /// `effect` call starts. Those submitted and not started yet (queued behind
+    /// `--jobs`, or still being looked up) answer at once with a failure saying so
+    /// ([`NOT_STARTED`]); calls already running go on and are recorded; recorded
+    /// results are still reused, and `reads` and `pure` calls go on.
     pub fn hold_effects(&mut self) {
         self.holding = true;
         self.take_started();
-        // Queued with an executor: taken back. (Calls being looked up or waiting for a
-        // retry are held when they would go to their executor.)
-        let queued: Vec<Ticket> = self
+        let waiting: Vec<Ticket> = self
             .entries
             .iter()
             .filter(|(_, e)| {
                 e.external.is_effect()
                     && e.started.is_none()
-                    && !e.released
-                    && e.stage == Stage::Running
+                    && matches!(e.stage, Stage::Preparing | Stage::Running | Stage::Backoff)
             })
             .map(|(t, _)| *t)
             .collect();
-        for t in queued {
-            let Some(e) = self.entries.get_mut(&t) else {
-                continue;
-            };
-            e.stage = Stage::Held;
-            let request = e.request.clone();
-            self.held += 1;
-            self.cancel_running(t, &request);
+        for t in waiting {
+            self.not_started(t);
         }
     }
 
-    /// How many calls are held ([`hold_effects`](Self::hold_effects)): in flight, but
-    /// they neither start nor answer until released or cancelled.
-    pub fn held(&self) -> usize {
-        self.held
-    }
-
-    /// The call may start although effects are held (the sequential run needs it): a
-    /// held call goes to its executor now, one still being looked up or waiting for a
-    /// retry when it is due. Whether it was held. Nothing for a call that is running,
-    /// has ended, or was never submitted.
-    pub fn release(&mut self, ticket: Ticket) -> bool {
-        let Some(e) = self.entries.get_mut(&ticket) else {
-            return false;
+    /// Ends a call that will not start now ([`hold_effects`](Self::hold_effects)).
+    fn not_started(&mut self, ticket: Ticket) {
+        let Some(e) = self.entries.remove(&ticket) else {
+            return;
         };
-        e.released = true;
-        if e.stage != Stage::Held {
-            return false;
+        if e.stage == Stage::Running {
+            self.cancel_running(ticket, &e.request);
         }
-        self.dispatch(ticket);
-        true
+        self.undelivered.remove(&ticket);
+        self.end_line(&e, Status::Cancelled, None, NOT_STARTED);
+        let err = CallError::new(CallErrorKind::Stopping, NOT_STARTED);
+        self.ready.push((ticket, Answer::Done(Err(err))));
     }
 
     /// Asks for a call; its answer comes from [`wait`](Self::wait) with `ticket`,
@@ -617,7 +583,6 @@ impl Calls {
             trace_id,
             submitted: Instant::now(),
             started: None,
-            released: false,
         };
         self.entries.insert(ticket, Box::new(entry));
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
@@ -670,18 +635,10 @@ impl Calls {
         let Some(e) = self.entries.remove(&ticket) else {
             return;
         };
-        let detail = match e.stage {
-            Stage::Running => {
-                self.cancel_running(ticket, &e.request);
-                ""
-            }
-            Stage::Held => {
-                self.held -= 1;
-                NOT_STARTED
-            }
-            _ => "",
-        };
-        self.end_line(&e, Status::Cancelled, None, detail);
+        if e.stage == Stage::Running {
+            self.cancel_running(ticket, &e.request);
+        }
+        self.end_line(&e, Status::Cancelled, None, "");
     }
 
     fn cancel_running(&mut self, ticket: Ticket, request: &Request) {
@@ -773,8 +730,7 @@ impl Calls {
                 }
                 return batch;
             }
-            // Held calls end only when released or cancelled.
-            if self.entries.len() == self.held {
+            if self.entries.is_empty() {
                 return Vec::new();
             }
             let now = Instant::now();
@@ -946,11 +902,8 @@ impl Calls {
         let Some(e) = self.entries.get_mut(&ticket) else {
             return;
         };
-        if e.stage == Stage::Held {
-            self.held -= 1;
-        } else if self.holding && e.external.is_effect() && !e.released {
-            e.stage = Stage::Held;
-            self.held += 1;
+        if self.holding && e.external.is_effect() {
+            self.not_started(ticket);
             return;
         }
         e.stage = Stage::Running;

@@ -588,11 +588,10 @@ impl<'p> Machine<'p> {
         self.host = Some(h);
     }
 
-    /// The error a run ends with: under `--fail-fast`, a call that was refused or
-    /// stopped because another one failed first reports that failure. (Without it the
-    /// scheduler still starts the calls the sequential run makes before its error, so
-    /// the run ends with the sequential error; with it, where two independent calls
-    /// fail, the one that failed first.)
+    /// The error a run ends with: a call that did not start because another one
+    /// failed first reports that failure. (A sequential run reports the same unless
+    /// two independent calls fail: it reports the one it reaches first, a parallel run
+    /// the one that failed first, since after it nothing new starts.)
     pub fn final_error(&self, e: RuntimeError) -> RuntimeError {
         match &self.first_failure {
             Some(first) if e.message == external::NOT_STARTED => first.clone(),

@@ -31,18 +31,6 @@
 //!   `infinite loop`, as it is sequentially. A fiber that fails leaves its black holes
 //!   failed with its error, raised again if anything needs them: the sequential
 //!   result.
-//! - **After a failure that decides the run** (a certain call failed, no `try` around
-//!   it: LANGUAGE.md 11), the run must still end with the error a sequential run would
-//!   report, which may come before the failure in the sequential order (an `error`,
-//!   another failing call) and behind `effect` calls that have not started yet. So an
-//!   `effect` call starts only on the **sequential path**: fiber 0 and the fibers it
-//!   waits for, one after the other (what the sequential run is evaluating at that
-//!   moment). Other fibers' `effect` calls park ([`State::WaitCertain`]), and the call
-//!   layer holds the ones submitted but not started
-//!   ([`hold_effects`](crate::external::calls::Calls::hold_effects)); when the path
-//!   reaches one, it starts ([`Scheduler::serve_path`]). Fiber 0 then ends with the
-//!   sequential error, and nothing the sequential run would not do starts. With
-//!   `--fail-fast` nothing new starts at all and the first failure is reported.
 //!
 //! `--sequential` runs without a scheduler: one fiber, calls when needed.
 
@@ -96,9 +84,7 @@ enum State {
     WaitThunk(Ref),
     /// Waiting for a call (its own, or the same call another fiber made).
     WaitCall,
-    /// At an `effect` call that may not start yet (its request in
-    /// [`Fiber::blocked`]): speculative, waiting to become certain; or, after a failure
-    /// decided the run, off the sequential path, waiting for the path to reach it.
+    /// Speculative, at an `effect` call: waiting to become certain.
     WaitCertain,
 }
 
@@ -115,12 +101,8 @@ struct Fiber {
     certain: bool,
     /// Frames below this height were looked at when the fiber last parked.
     scanned: usize,
-    /// Its call waiting to become certain (or, after a failure decided the run, for
-    /// the sequential path to reach it).
+    /// Its call waiting to become certain.
     blocked: Option<CallRequest>,
-    /// The ticket of the call it waits for in [`State::WaitCall`]: its own, or the same
-    /// call another fiber made.
-    call: Option<u64>,
 }
 
 impl Fiber {
@@ -137,7 +119,6 @@ impl Fiber {
             certain: false,
             scanned: 0,
             blocked: None,
-            call: None,
         }
     }
 }
@@ -158,9 +139,8 @@ pub struct Scheduler {
     certain_q: VecDeque<u32>,
     spec_q: VecDeque<u32>,
     waiters: HashMap<Ref, Vec<u32>>,
-    /// Shared calls in flight: their tickets, and the fibers waiting for them besides
-    /// the maker.
-    running: HashMap<CallKey, (u64, Vec<u32>)>,
+    /// Shared calls in flight: the fibers waiting for them besides the maker.
+    running: HashMap<CallKey, Vec<u32>>,
     tickets: HashMap<u64, InFlight>,
     /// Calls `--plan` did not make (their fibers never resume).
     planned: u64,
@@ -316,12 +296,6 @@ impl Scheduler {
                     continue;
                 }
             }
-            // After a failure decided the run, the sequential path must not wait for a
-            // call that is not allowed to start (it is served as it grows; this is the
-            // backstop before waiting).
-            if m.first_failure.is_some() && self.serve_path(m) {
-                continue;
-            }
             if !self.tickets.is_empty() {
                 self.poll(m, None);
                 continue;
@@ -391,7 +365,7 @@ impl Scheduler {
             let r = m.call_value(call.ext, answer, call.passthrough, call.span);
             if let Some(key) = &call.key {
                 m.remember_call(key.clone(), &r);
-                for w in self.running.remove(key).unwrap_or_default().1 {
+                for w in self.running.remove(key).unwrap_or_default() {
                     if let Ok(v) = &r {
                         m.heap.retain(*v);
                     }
@@ -404,7 +378,6 @@ impl Scheduler {
 
     /// A fiber's call ended: it goes on with the value (owned) or the error.
     fn finish_call(&mut self, id: u32, r: Result<Val>) {
-        self.fibers[id as usize].call = None;
         match r {
             Ok(v) => self.fibers[id as usize].ctl = Some(Control::Ret(v)),
             Err(e) => self.fibers[id as usize].error = Some(e),
@@ -414,9 +387,8 @@ impl Scheduler {
 
     /// A call failed. If its fiber is certain and no `try` is anywhere on the stacks,
     /// the failure is certain to end the run (LANGUAGE.md 11): its report is shown at
-    /// once, and from now on an effect call starts only on the sequential path
-    /// ([`serve_path`](Self::serve_path)); with `--fail-fast` the calls still running
-    /// are stopped and no new effect call starts at all.
+    /// once, no new effect call starts from now on, and with `--fail-fast` the calls
+    /// still running are stopped.
     fn failed_call(
         &mut self,
         m: &mut Machine<'_>,
@@ -440,90 +412,8 @@ impl Scheduler {
         m.first_failure = Some(err);
         if m.fail_fast {
             m.calls().shutdown();
-            self.stopped_calls(m);
         } else {
             m.calls().hold_effects();
-            // What the sequential path waits for may just have been held.
-            self.serve_path(m);
-        }
-    }
-
-    /// `--fail-fast` stopped every call in flight: they never answer, so their fibers
-    /// (and those waiting for the same calls) fail now with [`NOT_STARTED`], which the
-    /// run reports as the failure that stopped them
-    /// ([`final_error`](crate::machine::Machine::final_error)).
-    ///
-    /// [`NOT_STARTED`]: crate::machine::external::NOT_STARTED
-    fn stopped_calls(&mut self, m: &mut Machine<'_>) {
-        let stopped: Vec<u64> = self.tickets.keys().copied().collect();
-        for t in stopped {
-            let Some(c) = self.tickets.remove(&t) else {
-                continue;
-            };
-            if let Some(v) = c.passthrough {
-                m.heap.release(v);
-            }
-            let e = RuntimeError::at(crate::machine::external::NOT_STARTED, c.span);
-            if let Some(key) = &c.key {
-                for w in self.running.remove(key).unwrap_or_default().1 {
-                    self.finish_call(w, Err(e.clone()));
-                }
-            }
-            self.finish_call(c.fiber, Err(e));
-        }
-    }
-
-    /// The end of the sequential path: fiber 0 and, while it waits for a thunk another
-    /// fiber is evaluating, that fiber, and so on. Each of them is evaluating what the
-    /// one before needs now, so the fiber at the end is doing what the sequential run
-    /// would be doing. Costs the length of the path.
-    fn path_end(&self, m: &Machine<'_>) -> u32 {
-        let mut f = 0u32;
-        for _ in 0..=self.fibers.len() {
-            match self.fibers[f as usize].state {
-                State::WaitThunk(t) => match m.heap.thunks.get(t).state {
-                    ThunkState::Blackholed { fiber, .. } if fiber != f => f = fiber,
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
-        f
-    }
-
-    /// After a failure decided the run: lets the `effect` call at the end of the
-    /// sequential path ([`path_end`](Self::path_end)) start, since the sequential run
-    /// makes it too before it reaches its error. A call parked there starts, a held one
-    /// is released to the call layer; under `--fail-fast` a parked one fails instead.
-    /// Whether anything changed.
-    fn serve_path(&mut self, m: &mut Machine<'_>) -> bool {
-        let f = self.path_end(m);
-        match self.fibers[f as usize].state {
-            State::WaitCertain => {
-                let Some(req) = self.fibers[f as usize].blocked.take() else {
-                    return false;
-                };
-                // (The path's fibers were made certain as it grew.)
-                self.promote(m, f);
-                if m.fail_fast {
-                    if let Some(v) = req.passthrough {
-                        m.heap.release(v);
-                    }
-                    let e = RuntimeError::at(crate::machine::external::NOT_STARTED, req.span);
-                    self.finish_call(f, Err(e));
-                } else {
-                    let saved = m.fiber;
-                    m.fiber = f;
-                    self.dispatch(m, req);
-                    m.fiber = saved;
-                }
-                true
-            }
-            State::WaitCall => match self.fibers[f as usize].call {
-                Some(t) if !m.fail_fast => m.calls().release(Ticket(t)),
-                _ => false,
-            },
-            _ => false,
         }
     }
 
@@ -549,9 +439,7 @@ impl Scheduler {
                         work.push(fiber);
                     }
                 }
-                // After a failure decided the run, its call starts only if the
-                // sequential path reaches it (`serve_path`).
-                State::WaitCertain if m.first_failure.is_none() => {
+                State::WaitCertain => {
                     if let Some(req) = fib.blocked.take() {
                         let saved = m.fiber;
                         m.fiber = f;
@@ -571,7 +459,7 @@ impl Scheduler {
                         m.calls().promote(Ticket(t));
                     }
                 }
-                State::WaitCertain | State::Running | State::Free => {}
+                State::Running | State::Free => {}
             }
         }
     }
@@ -579,10 +467,10 @@ impl Scheduler {
     /// Starts a call for the running fiber (which parks).
     fn dispatch(&mut self, m: &mut Machine<'_>, req: CallRequest) {
         let id = m.fiber;
-        let ticket = m.ticket();
         if let Some(k) = &req.key {
-            self.running.insert(k.clone(), (ticket, Vec::new()));
+            self.running.insert(k.clone(), Vec::new());
         }
+        let ticket = m.ticket();
         self.dispatched += 1;
         if !self.fibers[id as usize].certain {
             self.spec_budget = (self.spec_budget + SPEC_PER_CALL).min(SPEC_BUDGET * 16);
@@ -595,11 +483,6 @@ impl Scheduler {
         let ext = req.call.external;
         m.calls()
             .submit_request(Ticket(ticket), req.call, req.request, priority);
-        if ext.is_effect() && m.first_failure.is_some() {
-            // After a failure decided the run, effect calls are made only for the
-            // sequential path (`call`, `serve_path`): the call layer lets it start.
-            m.calls().release(Ticket(ticket));
-        }
         self.peak = self.peak.max(self.tickets.len() + 1);
         self.tickets.insert(
             ticket,
@@ -611,9 +494,7 @@ impl Scheduler {
                 span: req.span,
             },
         );
-        let f = &mut self.fibers[id as usize];
-        f.state = State::WaitCall;
-        f.call = Some(ticket);
+        self.fibers[id as usize].state = State::WaitCall;
     }
 
     // ----- finding work -----------------------------------------------------------
@@ -810,10 +691,6 @@ impl<'p> Host<'p> for Scheduler {
         fib.ctl = Some(Control::Force(t));
         if fib.certain {
             self.promote(m, owner);
-            if m.first_failure.is_some() {
-                // The sequential path may have grown to a parked call.
-                self.serve_path(m);
-            }
         }
         Some(Control::Park)
     }
@@ -832,37 +709,19 @@ impl<'p> Host<'p> for Scheduler {
             && let Some(w) = self.running.get_mut(k)
         {
             // The same call is running: wait for it.
-            w.1.push(id);
-            let ticket = w.0;
-            let f = &mut self.fibers[id as usize];
-            f.state = State::WaitCall;
-            f.call = Some(ticket);
-            if m.first_failure.is_some() && !m.fail_fast && self.path_end(m) == id {
-                // Held after a failure, perhaps: the sequential path needs it.
-                m.calls().release(Ticket(ticket));
-            }
+            w.push(id);
+            self.fibers[id as usize].state = State::WaitCall;
             return Ok(Control::Park);
         }
         if req.call.external.is_effect() && m.first_failure.is_some() {
-            if m.fail_fast {
-                // `--fail-fast`: nothing new starts.
-                if let Some(v) = req.passthrough {
-                    m.heap.release(v);
-                }
-                return Err(RuntimeError::at(
-                    crate::machine::external::NOT_STARTED,
-                    req.span,
-                ));
+            // A failure already decided the run: nothing new starts.
+            if let Some(v) = req.passthrough {
+                m.heap.release(v);
             }
-            if self.path_end(m) != id {
-                // A failure decided the run: only the sequential path's calls start
-                // (the running fiber is on it only at its end); this one waits for the
-                // path to reach it (`serve_path`).
-                let f = &mut self.fibers[id as usize];
-                f.blocked = Some(req);
-                f.state = State::WaitCertain;
-                return Ok(Control::Park);
-            }
+            return Err(RuntimeError::at(
+                crate::machine::external::NOT_STARTED,
+                req.span,
+            ));
         }
         if req.call.external.is_effect() && !self.fibers[id as usize].certain {
             let f = &mut self.fibers[id as usize];
