@@ -101,6 +101,40 @@ fn fail_fast_stops_the_running_calls_when_one_fails() {
 }
 
 #[test]
+fn fail_fast_ends_when_the_main_fiber_waits_for_a_stopped_call() {
+    // The failing call is not the one the main fiber waits for: the sleep it waits for
+    // is stopped, and the run still ends at once with the failure (it used to spin).
+    let wf = Wf::new();
+    let ws = words();
+    let _guard = Leftovers(ws.clone());
+    wf.write(
+        "wf.sp",
+        &format!(
+            "def main = (strLength (run \"sleep\" [\"{}\"]), strLength (shell \"sleep 0.3; exit 3\"))\n",
+            ws[0]
+        ),
+    );
+    let t = Instant::now();
+    let mut child = wf.spawn(&["--fail-fast", "wf.sp"]);
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not end");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("exited with status 3"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(live(&ws).is_empty(), "left running: {:?}", live(&ws));
+}
+
+#[test]
 fn a_failure_lets_the_running_calls_finish_and_leaves_nothing() {
     // Without --fail-fast the calls already running finish (to be recorded), then the
     // run ends with the failure; nothing is left behind either way.

@@ -412,8 +412,34 @@ impl Scheduler {
         m.first_failure = Some(err);
         if m.fail_fast {
             m.calls().shutdown();
+            self.stopped_calls(m);
         } else {
             m.calls().hold_effects();
+        }
+    }
+
+    /// `--fail-fast` stopped every call in flight: they never answer, so their fibers
+    /// (and those waiting for the same calls) fail now with [`NOT_STARTED`], which the
+    /// run reports as the failure that stopped them
+    /// ([`final_error`](crate::machine::Machine::final_error)).
+    ///
+    /// [`NOT_STARTED`]: crate::machine::external::NOT_STARTED
+    fn stopped_calls(&mut self, m: &mut Machine<'_>) {
+        let stopped: Vec<u64> = self.tickets.keys().copied().collect();
+        for t in stopped {
+            let Some(c) = self.tickets.remove(&t) else {
+                continue;
+            };
+            if let Some(v) = c.passthrough {
+                m.heap.release(v);
+            }
+            let e = RuntimeError::at(crate::machine::external::NOT_STARTED, c.span);
+            if let Some(key) = &c.key {
+                for w in self.running.remove(key).unwrap_or_default() {
+                    self.finish_call(w, Err(e.clone()));
+                }
+            }
+            self.finish_call(c.fiber, Err(e));
         }
     }
 
