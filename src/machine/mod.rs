@@ -205,6 +205,10 @@ pub struct Machine<'p> {
     /// The first failure of a certain call with no `try` around it: from then on no
     /// new effect call starts (LANGUAGE.md 11).
     pub(crate) first_failure: Option<RuntimeError>,
+    /// Whether the run ended with `first_failure` in place of an `effect` call that
+    /// could not start because of it ([`Machine::final_error`]): the one case where a
+    /// sequential run, which would have made that call, may end with another error.
+    pub ended_by_an_earlier_failure: bool,
     /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
     pub fail_fast: bool,
     /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
@@ -281,6 +285,7 @@ impl<'p> Machine<'p> {
             def_hashes: None,
             places: Default::default(),
             first_failure: None,
+            ended_by_an_earlier_failure: false,
             fail_fast: false,
             max_memory: 0,
             tier: numeric::Tier::default(),
@@ -592,9 +597,12 @@ impl<'p> Machine<'p> {
     /// failed first reports that failure. (A sequential run reports the same unless
     /// two independent calls fail: it reports the one it reaches first, a parallel run
     /// the one that failed first, since after it nothing new starts.)
-    pub fn final_error(&self, e: RuntimeError) -> RuntimeError {
+    pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
         match &self.first_failure {
-            Some(first) if e.message == external::NOT_STARTED => first.clone(),
+            Some(first) if e.message == external::NOT_STARTED => {
+                self.ended_by_an_earlier_failure = true;
+                first.clone()
+            }
             _ => e,
         }
     }
