@@ -658,23 +658,54 @@ impl<'p> Machine<'p> {
         let base = self.cheap.slots.len();
         for i in 0..args.len {
             let a = self.code.args[(args.start + i) as usize];
-            let v = if i < 64 && strict & (1 << i) != 0 {
-                self.cheap_operand(a, w, lazy)
-            } else {
-                self.cheap_word(a, w)
-            };
             // What computing it opened is closed again: the slots above `base` are
             // the arguments so far.
-            match v {
-                Some(v) => self.cheap.slots.push(v),
-                None => {
-                    self.drop_slots_from(base);
-                    return None;
-                }
+            if !self.put_arg(a, i < 64 && strict & (1 << i) != 0, w, lazy, None) {
+                self.drop_slots_from(base);
+                return None;
             }
         }
         self.cheap.slots.resize(base + n as usize, Val::Erased);
         Some((body, base))
+    }
+
+    /// Puts argument code `a` in window `w` on the slot stack, pushed (`to` is `None`)
+    /// or into slot `to`: its value when `strict`, else its word
+    /// ([`Machine::cheap_word`]); `false` (nothing put) when it cannot be computed
+    /// here. A slot or a literal is stored where it is read: a word merged from
+    /// several paths goes through memory, and copying it on at once stalls the
+    /// processor (a store-forwarding stall).
+    #[inline(always)]
+    fn put_arg(&mut self, a: CodeId, strict: bool, w: u32, lazy: bool, to: Option<usize>) -> bool {
+        let v = match self.code.nodes[a as usize] {
+            Code::Int(n) => Val::Int(n),
+            Code::Local(s) => self.window_word(w, 0, s),
+            Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+            _ => {
+                let v = if strict {
+                    self.cheap_nested(a, w, lazy)
+                } else {
+                    self.cheap_word(a, w)
+                };
+                let Some(v) = v else {
+                    return false;
+                };
+                match to {
+                    Some(i) => self.cheap.slots[i] = v,
+                    None => self.cheap.slots.push(v),
+                }
+                return true;
+            }
+        };
+        if strict && matches!(v, Val::Thunk(_) | Val::Erased) {
+            return false;
+        }
+        self.heap.retain(v);
+        match to {
+            Some(i) => self.cheap.slots[i] = v,
+            None => self.cheap.slots.push(v),
+        }
+        true
     }
 
     /// The body and the context of a function value (borrowed) applied to arguments
@@ -706,18 +737,14 @@ impl<'p> Machine<'p> {
         for i in 0..args.len as usize {
             let a = self.code.apply_args[args.start as usize + i];
             let p = self.code.funs[f as usize].params[i];
-            let v = match p.slot {
-                _ if a.implicit != p.implicit => None,
+            let put = match p.slot {
+                _ if a.implicit != p.implicit => false,
                 None => continue,
-                Some(_) if p.strict => self.cheap_operand(a.code, w, lazy),
-                Some(_) => self.cheap_word(a.code, w),
+                Some(s) => self.put_arg(a.code, p.strict, w, lazy, Some(base + s as usize)),
             };
-            match (v, p.slot) {
-                (Some(v), Some(s)) => self.cheap.slots[base + s as usize] = v,
-                _ => {
-                    self.drop_slots_from(base);
-                    return None;
-                }
+            if !put {
+                self.drop_slots_from(base);
+                return None;
             }
         }
         Some((body, base, env))
