@@ -594,9 +594,10 @@ impl<'p> Machine<'p> {
     }
 
     /// The error a run ends with: a call that did not start because another one
-    /// failed first reports that failure. (A sequential run reports the same unless
-    /// two independent calls fail: it reports the one it reaches first, a parallel run
-    /// the one that failed first, since after it nothing new starts.)
+    /// failed first reports that failure (LANGUAGE.md 11: after it no new `effect`
+    /// call starts). A sequential run reports the same unless it would have made that
+    /// call and then met another error (another failing call, an `error`): it reports
+    /// that one. [`Machine::ended_by_an_earlier_failure`] tells which case a run was.
     pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
         match &self.first_failure {
             Some(first) if e.message == external::NOT_STARTED => {
