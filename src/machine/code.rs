@@ -295,7 +295,7 @@ pub struct Fun<'p> {
     pub body: CodeId,
     /// Whether the body is small and made only of variables, literals, arithmetic,
     /// matches, constructors, non-recursive `let`s, total primitives
-    /// ([`super::cheap::cheap_prim`]) and applications of cheap definitions or of
+    /// (`cheap_prim` in `super::cheap`) and applications of cheap definitions or of
     /// variables, and reaches no call of itself: then a call of it in a lazy place is
     /// computed at once when its arguments are at hand (cheap eagerness,
     /// [`super::cheap`]).

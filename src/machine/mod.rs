@@ -49,7 +49,10 @@
 //!   range's list (`filterRange`, `mapFilterRange`): equations of the prelude's
 //!   definitions.
 //! - **Loops in place** ([`loops`]): `foldlRange` with a cheap step runs one step per
-//!   element, and hands back to its definition from where it got to.
+//!   element, and hands back to its definition from where it got to. A search along
+//!   a range (`if lo >= hi then … else if test then … else f … (lo + 1) …`,
+//!   [`code::SkipLoop`]) advances `lo` in its call's own record while its test is
+//!   computed at hand to `False`, and goes on where the machine would be.
 //! - **The numeric tier** ([`numeric`]): calls of functions of strict numbers run on
 //!   a value stack in batches; a batch ends by writing its state as records and
 //!   frames, so every state between batches is one of the machine's.
@@ -58,7 +61,8 @@
 //!   place when the function is not recursive (cheap eagerness: a lazy accumulator
 //!   stays a value), where the value is needed now even when it is (a search down a
 //!   list). It does nothing the machine would not, and when it cannot finish it
-//!   leaves no trace: the machine then takes the step as it would have.
+//!   leaves no trace: the machine then takes the step as it would have. A condition
+//!   that compares two numbers picks its arm directly (`MatchCode::bool_arms`).
 //!
 //! All four stop where evaluation is to pause, so a paused state is always a machine
 //! state that reads back.
