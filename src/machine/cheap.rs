@@ -677,6 +677,15 @@ impl<'p> Machine<'p> {
     /// processor (a store-forwarding stall).
     #[inline(always)]
     fn put_arg(&mut self, a: CodeId, strict: bool, w: u32, lazy: bool, to: Option<usize>) -> bool {
+        // `Int` arithmetic on numbers at hand (`d + 1`): the result is stored from a
+        // register.
+        if let Code::Bin {
+            prim, a: x, b: y, ..
+        } = self.code.nodes[a as usize]
+            && self.int_sum(prim, x, y, w, to)
+        {
+            return true;
+        }
         let v = match self.code.nodes[a as usize] {
             Code::Int(n) => Val::Int(n),
             Code::Local(s) => self.window_word(w, 0, s),
@@ -704,6 +713,26 @@ impl<'p> Machine<'p> {
         match to {
             Some(i) => self.cheap.slots[i] = v,
             None => self.cheap.slots.push(v),
+        }
+        true
+    }
+
+    /// Stores `x prim y` in window `w` like [`Machine::put_arg`] when both are `Int`s
+    /// at hand and `prim` makes an `Int` without failing: `true` when it did.
+    #[inline(always)]
+    fn int_sum(&mut self, prim: Prim, x: CodeId, y: CodeId, w: u32, to: Option<usize>) -> bool {
+        if !matches!(prim, Prim::Add | Prim::Sub | Prim::Mul) {
+            return false;
+        }
+        let (Some(Val::Int(x)), Some(Val::Int(y))) = (self.number(x, w), self.number(y, w)) else {
+            return false;
+        };
+        let Some(IntResult::Int(n)) = int_op(prim, x, y) else {
+            return false;
+        };
+        match to {
+            Some(i) => self.cheap.slots[i] = Val::Int(n),
+            None => self.cheap.slots.push(Val::Int(n)),
         }
         true
     }
