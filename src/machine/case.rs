@@ -11,6 +11,15 @@ use super::value::{Ref, Val};
 use crate::syntax::span::Span;
 
 impl<'p> Machine<'p> {
+    /// A `match` whose scrutinee is not at hand: the scrutinee is evaluated (in `env`,
+    /// owned) under a `Case` frame, which picks the arm when it returns.
+    pub(crate) fn case_later(&mut self, m: u32, env: Ref) -> Control {
+        let scrut = self.code.matches[m as usize].scrut;
+        self.heap.retain_rec(env);
+        self.push(Frame::Case { m, env });
+        Control::Eval(scrut, env)
+    }
+
     /// A `match` receives its scrutinee (owned) in its record (owned).
     pub(crate) fn case(&mut self, v: Val, m: u32, env: Ref) -> Result<Control> {
         let mc = &self.code.matches[m as usize];

@@ -454,6 +454,20 @@ impl<'p> CodeStore<'p> {
         &self.nodes[c as usize]
     }
 
+    /// Whether node `c` is a call the machine tries to compute at hand where its value
+    /// is needed (a `match` on it, a search's test): an application, or a known call
+    /// of a function marked cheap or `hand`.
+    #[inline(always)]
+    pub fn call_at_hand(&self, c: CodeId) -> bool {
+        match self.nodes[c as usize] {
+            Code::Apply { .. } => true,
+            Code::CallDef { .. } => {
+                matches!(self.fast[c as usize], Fast::CheapCall | Fast::HandCall)
+            }
+            _ => false,
+        }
+    }
+
     /// The codes of an argument run.
     #[inline(always)]
     pub fn args(&self, a: Args) -> &[CodeId] {

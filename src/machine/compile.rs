@@ -847,18 +847,10 @@ fn skip_loop_shape(store: &CodeStore, d: DefId, slots: u32, body: CodeId) -> Opt
     };
     let test = &store.matches[m2 as usize];
     let (take, skip) = test.bool_arms?;
-    let computable = match node(test.scrut) {
-        Code::Apply { .. } => true,
-        Code::CallDef { .. } => matches!(
-            store.fast[test.scrut as usize],
-            Fast::CheapCall | Fast::HandCall
-        ),
-        _ => false,
-    };
     let Code::CallDef { def, args, .. } = *node(skip) else {
         return None;
     };
-    if !computable || def != d || args.len != slots || lo == hi {
+    if !store.call_at_hand(test.scrut) || def != d || args.len != slots || lo == hi {
         return None;
     }
     let passes_on = (0..args.len).all(|i| {

@@ -4,7 +4,7 @@
 //! words at hand ([`super::words`]) have modules of their own.
 
 use super::Machine;
-use super::code::{Code, CodeId, Fast, HeadCode, Site};
+use super::code::{Code, CodeId, HeadCode, Site};
 use super::error::{Result, RuntimeError};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
@@ -329,12 +329,7 @@ impl<'p> Machine<'p> {
                 let scrut = self.code.matches[m as usize].scrut;
                 let computable = match self.code.nodes[scrut as usize] {
                     Code::Bin { prim, .. } => is_compare(prim),
-                    Code::Apply { .. } => true,
-                    Code::CallDef { .. } => matches!(
-                        self.code.fast[scrut as usize],
-                        Fast::CheapCall | Fast::HandCall
-                    ),
-                    _ => false,
+                    _ => self.code.call_at_hand(scrut),
                 };
                 if computable && let Some(v) = self.imm(scrut, env, IMM_DEPTH) {
                     // A condition computed in place (a comparison, a cheap call):
@@ -347,9 +342,7 @@ impl<'p> Machine<'p> {
                     self.heap.retain(w);
                     return self.case(w, m, env);
                 }
-                self.heap.retain_rec(env);
-                self.push(Frame::Case { m, env });
-                Control::Eval(scrut, env)
+                self.case_later(m, env)
             }
         })
     }

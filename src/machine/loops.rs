@@ -21,7 +21,7 @@ use super::Machine;
 use super::code::{Code, CodeId, Fast, SkipLoop};
 use super::error::Result;
 use super::eval::IMM_DEPTH;
-use super::frame::{Control, Frame};
+use super::frame::Control;
 use super::value::{NIL, Ref, Val};
 
 /// How many elements the loop takes before it hands back to the evaluation loop.
@@ -109,12 +109,7 @@ impl<'p> Machine<'p> {
                 break;
             }
             let Some(v) = self.imm(scrut, rec, IMM_DEPTH) else {
-                self.heap.retain_rec(rec);
-                self.push(Frame::Case {
-                    m: sk.test,
-                    env: rec,
-                });
-                return Ok(Control::Eval(scrut, rec));
+                return Ok(self.case_later(sk.test, rec));
             };
             if v != Val::Atom(no) {
                 if v == Val::Atom(self.prog.builtins.true_) {
