@@ -448,12 +448,20 @@ impl<'p> Machine<'p> {
     /// one first.
     #[inline(always)]
     fn cheap_bin(&mut self, prim: Prim, a: CodeId, b: CodeId, w: u32, lazy: bool) -> Option<Val> {
+        let (x, y) = self.cheap_operands(a, b, w, lazy)?;
+        self.arith(prim, x, y)
+    }
+
+    /// Both operands of a binary node in window `w`, the left one first (`None`, with
+    /// nothing held, when either cannot be computed here).
+    #[inline(always)]
+    fn cheap_operands(&mut self, a: CodeId, b: CodeId, w: u32, lazy: bool) -> Option<(Val, Val)> {
         let x = self.cheap_operand(a, w, lazy)?;
         let Some(y) = self.cheap_operand(b, w, lazy) else {
             self.heap.release(x);
             return None;
         };
-        self.arith(prim, x, y)
+        Some((x, y))
     }
 
     /// A comparison of two operands in window `w` (the left one first), as a
@@ -467,11 +475,7 @@ impl<'p> Machine<'p> {
         w: u32,
         lazy: bool,
     ) -> Option<bool> {
-        let x = self.cheap_operand(a, w, lazy)?;
-        let Some(y) = self.cheap_operand(b, w, lazy) else {
-            self.heap.release(x);
-            return None;
-        };
+        let (x, y) = self.cheap_operands(a, b, w, lazy)?;
         let r = match (x, y) {
             (Val::Int(x), Val::Int(y)) => int_op(prim, x, y),
             (Val::Float(x), Val::Float(y)) => {
@@ -699,10 +703,7 @@ impl<'p> Machine<'p> {
                 let Some(v) = v else {
                     return false;
                 };
-                match to {
-                    Some(i) => self.cheap.slots[i] = v,
-                    None => self.cheap.slots.push(v),
-                }
+                self.put_slot(to, v);
                 return true;
             }
         };
@@ -710,10 +711,7 @@ impl<'p> Machine<'p> {
             return false;
         }
         self.heap.retain(v);
-        match to {
-            Some(i) => self.cheap.slots[i] = v,
-            None => self.cheap.slots.push(v),
-        }
+        self.put_slot(to, v);
         true
     }
 
@@ -730,11 +728,18 @@ impl<'p> Machine<'p> {
         let Some(IntResult::Int(n)) = int_op(prim, x, y) else {
             return false;
         };
-        match to {
-            Some(i) => self.cheap.slots[i] = Val::Int(n),
-            None => self.cheap.slots.push(Val::Int(n)),
-        }
+        self.put_slot(to, Val::Int(n));
         true
+    }
+
+    /// Stores an argument's word (owned) for [`Machine::put_arg`]: pushed, or into
+    /// slot `to`.
+    #[inline(always)]
+    fn put_slot(&mut self, to: Option<usize>, v: Val) {
+        match to {
+            Some(i) => self.cheap.slots[i] = v,
+            None => self.cheap.slots.push(v),
+        }
     }
 
     /// The body and the context of a function value (borrowed) applied to arguments
