@@ -365,15 +365,23 @@ impl Scheduler {
             let r = m.call_value(call.ext, answer, call.passthrough, call.span);
             if let Some(key) = &call.key {
                 m.remember_call(key.clone(), &r);
-                for w in self.running.remove(key).unwrap_or_default() {
-                    if let Ok(v) = &r {
-                        m.heap.retain(*v);
-                    }
-                    self.finish_call(w, r.clone());
-                }
             }
-            self.finish_call(call.fiber, r);
+            self.answer(m, call.fiber, call.key.as_ref(), r);
         }
+    }
+
+    /// A call ended: its maker `fiber` and the fibers waiting for the same call (by
+    /// `key`) go on with the value (owned; a reference each) or the error.
+    fn answer(&mut self, m: &mut Machine<'_>, fiber: u32, key: Option<&CallKey>, r: Result<Val>) {
+        if let Some(key) = key {
+            for w in self.running.remove(key).unwrap_or_default() {
+                if let Ok(v) = &r {
+                    m.heap.retain(*v);
+                }
+                self.finish_call(w, r.clone());
+            }
+        }
+        self.finish_call(fiber, r);
     }
 
     /// A fiber's call ended: it goes on with the value (owned) or the error.
@@ -434,12 +442,7 @@ impl Scheduler {
                 m.heap.release(v);
             }
             let e = RuntimeError::at(crate::machine::external::NOT_STARTED, c.span);
-            if let Some(key) = &c.key {
-                for w in self.running.remove(key).unwrap_or_default() {
-                    self.finish_call(w, Err(e.clone()));
-                }
-            }
-            self.finish_call(c.fiber, Err(e));
+            self.answer(m, c.fiber, c.key.as_ref(), Err(e));
         }
     }
 
