@@ -125,12 +125,12 @@ fn runtime_errors_name_the_file_line_and_column() {
 #[test]
 fn a_match_failure_names_the_match() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("nomatch.sp"),
+    let out = run_program(
+        &dir,
+        "nomatch.sp",
         "data T = A | B\ndef f (t : T) : Int =\n  match t with\n  | A -> 1\ndef main = f B\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "nomatch.sp"]);
+        &[],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     // The checker warns about the missing case first; the runtime error follows.
     assert_eq!(out.status.code(), Some(1));
@@ -185,12 +185,12 @@ fn printing_a_long_list_keeps_no_cells() {
 #[test]
 fn sorting_never_holds_both_lists() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("sort.sp"),
+    let out = run_program(
+        &dir,
+        "sort.sp",
         "def main = length (sort (range 0 100000))\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "sort.sp"]);
+        &["--stats"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "100000\n");
     let peak = stat(&out.stderr, "objects_peak");
     assert!(peak < 250_000, "objects_peak {peak}");
@@ -202,12 +202,12 @@ fn sorting_never_holds_both_lists() {
 #[test]
 fn a_fused_fold_over_a_range_is_a_loop() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("loop.sp"),
+    let out = run_program(
+        &dir,
+        "loop.sp",
         "def main = sum (map (\\x -> x * 2) (filter (\\x -> x % 3 != 0) (range 0 300000)))\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "loop.sp"]);
+        &["--stats"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "60000000000\n");
     let steps = stat(&out.stderr, "steps");
     assert!((300_000..400_000).contains(&steps), "steps {steps}");
@@ -220,12 +220,12 @@ fn a_fused_fold_over_a_range_is_a_loop() {
 #[test]
 fn a_loop_that_fails_fails_as_the_fold_would() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("overflow.sp"),
+    let out = run_program(
+        &dir,
+        "overflow.sp",
         "def main = sum (map (\\x -> x * 100000000000000) (range 0 100000))\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "overflow.sp"]);
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: <prelude>/list.sp:"), "{err}");
@@ -267,12 +267,12 @@ fn assert_long_run_sees_interrupts_and_limits(src: &str) {
 #[test]
 fn a_search_along_a_range_makes_no_call_per_skipped_element() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("skip.sp"),
+    let out = run_program(
+        &dir,
+        "skip.sp",
         "def main = filter (\\x -> x % 100000 == 3) (range 0 300000)\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "skip.sp"]);
+        &["--stats"],
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "[3, 100003, 200003]\n"
@@ -281,14 +281,14 @@ fn a_search_along_a_range_makes_no_call_per_skipped_element() {
     assert!((300_000..310_000).contains(&steps), "steps {steps}");
     let records = stat(&out.stderr, "contexts_allocated");
     assert!(records < 1_000, "contexts_allocated {records}");
-    std::fs::write(
-        dir.join("both.sp"),
+    let out = run_program(
+        &dir,
+        "both.sp",
         "def f (lo : Int) (hi : Int) : List Int =\n  \
          if lo >= hi then [] else if lo == 0 - 1 then [lo] else f (lo + 1) (hi - 1)\n\
          def main = f 0 20000\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "both.sp"]);
+        &["--stats"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
     let records = stat(&out.stderr, "contexts_allocated");
     assert!(records >= 10_000, "contexts_allocated {records}");
@@ -309,14 +309,14 @@ fn a_long_search_sees_interrupts_and_limits() {
 #[test]
 fn numeric_calls_make_no_record_each() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("tak.sp"),
+    let out = run_program(
+        &dir,
+        "tak.sp",
         "def tak (x : Int) (y : Int) (z : Int) : Int =\n  \
          if y < x then tak (tak (x - 1) y z) (tak (y - 1) z x) (tak (z - 1) x y) else z\n\
          def main = tak 18 12 6\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "tak.sp"]);
+        &["--stats"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "7\n");
     let records = stat(&out.stderr, "contexts_allocated");
     assert!(records < 6_000, "contexts_allocated {records}");
@@ -419,6 +419,23 @@ fn run_main(name: &str, src: &str) -> (String, spindle::machine::stats::Stats) {
         .and_then(|v| m.print_value(v, false))
         .unwrap_or_else(|e| e.to_string());
     (printed, m.stats())
+}
+
+/// Writes `src` to `name` in `dir` and runs it with `spindle run OPTIONS name`.
+fn run_program(
+    dir: &std::path::Path,
+    name: &str,
+    src: &str,
+    options: &[&str],
+) -> std::process::Output {
+    std::fs::write(dir.join(name), src).unwrap();
+    let args: Vec<&str> = ["run"]
+        .iter()
+        .chain(options)
+        .chain([&name])
+        .copied()
+        .collect();
+    run_in(dir, &args)
 }
 
 /// A figure of `--stats` from a run's standard error.
@@ -603,12 +620,12 @@ fn a_cyclic_list_runs_in_constant_memory_and_is_reclaimed() {
 #[test]
 fn a_big_top_level_list_is_not_pinned() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("caf.sp"),
+    let out = run_program(
+        &dir,
+        "caf.sp",
         "def big : List Int = range 0 2000000\ndef main = sum big\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--stats", "--progress", "none", "caf.sp"]);
+        &["--stats", "--progress", "none"],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "1999999000000\n");
     let peak = stat(&out.stderr, "objects_peak");
     // Pinned, the two million cells (and their thunks) would all be live at the end.
@@ -631,25 +648,25 @@ fn externals_run_sequentially() {
         "(\"a b c\\n\", \"HI\\n\", \"data\", 2, \"\\n\")\n"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("externals_dispatched: 6"));
-    std::fs::write(
-        dir.join("fail.sp"),
+    let out = run_program(
+        &dir,
+        "fail.sp",
         "def main = shell \"echo oops >&2; exit 3\"\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "fail.sp"]);
+        &[],
+    );
     check_error_output(&out, "exited with status 3\noops").unwrap();
 }
 
 #[test]
 fn functions_print_as_lambda_terms() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("fns.sp"),
+    let out = run_program(
+        &dir,
+        "fns.sp",
         "def add (a : Int) (b : Int) : Int = a + b\n\
          def main = (add 1, \\(x : Int) -> x * 2, Just add)\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "fns.sp"]);
+        &[],
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "(\\(b : Int) -> 1 + b, \\(x : Int) -> x * 2, Just (\\(a : Int) (b : Int) -> a + b))\n"
@@ -675,20 +692,20 @@ fn a_local_recursive_loop_is_reclaimed() {
 #[test]
 fn running_out_of_memory_is_an_error() {
     let dir = tempdir();
-    std::fs::write(
-        dir.join("dbl.sp"),
+    let out = run_program(
+        &dir,
+        "dbl.sp",
         "def dbl (n : Int) (s : String) : String = if n == 0 then s else dbl (n - 1) (s ++ s)\n\
          def main = strLength (dbl 40 \"x\")\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--max-memory", "64M", "dbl.sp"]);
+        &["--max-memory", "64M"],
+    );
     check_error_output(&out, "out of memory\ndbl.sp:1:").unwrap();
-    std::fs::write(
-        dir.join("deep.sp"),
+    let out = run_program(
+        &dir,
+        "deep.sp",
         "def main = foldr (\\x acc -> x + acc) 0 (range 0 30000000)\n",
-    )
-    .unwrap();
-    let out = run_in(&dir, &["run", "--max-memory", "128M", "deep.sp"]);
+        &["--max-memory", "128M"],
+    );
     check_error_output(&out, "out of memory\ndeep.sp:1:").unwrap();
     // A bad size is a command-line error.
     let out = run_in(&dir, &["run", "--max-memory", "lots", "deep.sp"]);
