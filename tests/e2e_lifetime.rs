@@ -114,15 +114,14 @@ fn fail_fast_ends_when_the_main_fiber_waits_for_a_stopped_call() {
             ws[0]
         ),
     );
-    let t = Instant::now();
     let mut child = wf.spawn(&["--fail-fast", "wf.sp"]);
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the run did not end");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let ended = wait_until(Duration::from_secs(20), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the run did not end");
     }
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
