@@ -69,6 +69,12 @@ pub trait Host<'p> {
     /// Whether the current fiber is certain (its value is certainly needed).
     fn certain(&self, m: &Machine<'p>) -> bool;
 
+    /// Whether the normal-form walk of the current fiber may leave the thunk `t` out:
+    /// the fiber only walks to start calls early (a helper the scheduler forked) and
+    /// another such fiber walks `t`. Without this, each helper walked the whole rest
+    /// of a list, and the helpers of a list of n elements took n² steps.
+    fn walked_elsewhere(&self, m: &Machine<'p>, t: Ref) -> bool;
+
     /// Ends the run: stops what is still running and releases every fiber's stacks.
     fn shutdown(&mut self, m: &mut Machine<'p>);
 

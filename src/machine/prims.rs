@@ -616,6 +616,15 @@ impl<'p> Machine<'p> {
                 return Ok(Control::Ret(root));
             }
             let w = self.deep.pop().expect("part");
+            if let Val::Thunk(t) = w
+                && self
+                    .host
+                    .as_ref()
+                    .is_some_and(|h| h.walked_elsewhere(self, t))
+            {
+                self.heap.release(w);
+                continue;
+            }
             let w = self.settle(w);
             match w {
                 Val::Thunk(t) => return Ok(Control::Force(t)),

@@ -103,6 +103,12 @@ struct Fiber {
     scanned: usize,
     /// Its call waiting to become certain.
     blocked: Option<CallRequest>,
+    /// The thunk it was forked to evaluate, and whether to normal form, until it first
+    /// runs ([`Scheduler::queued_forks`]).
+    forked_for: Option<(Ref, bool)>,
+    /// The thunk it was forked to walk to normal form (a helper walk: see
+    /// [`Host::walked_elsewhere`]), until it ends.
+    walks: Option<Ref>,
 }
 
 impl Fiber {
@@ -119,6 +125,8 @@ impl Fiber {
             certain: false,
             scanned: 0,
             blocked: None,
+            forked_for: None,
+            walks: None,
         }
     }
 }
@@ -158,6 +166,14 @@ pub struct Scheduler {
     dispatched: u64,
     /// Per code node: whether its evaluation may reach an external (memo).
     may_call: HashMap<u32, bool>,
+    /// Thunks a forked fiber will evaluate and that it has not started yet: the fiber.
+    /// Every fiber that parks with the thunk still in its continuation would fork it
+    /// again; several fibers walking one list each forked its rest, so the fibers grew
+    /// with the square of the list (issue 24: a `--resume` answering many calls at
+    /// once ran out of memory).
+    queued_forks: HashMap<Ref, u32>,
+    /// Thunks a helper fiber walks to normal form: the fiber.
+    helper_walks: HashMap<Ref, u32>,
 }
 
 impl Scheduler {
@@ -185,6 +201,8 @@ impl Scheduler {
             resumed_at: 0,
             dispatched: 0,
             may_call: HashMap::default(),
+            queued_forks: HashMap::default(),
+            helper_walks: HashMap::default(),
         }
     }
 
@@ -247,6 +265,11 @@ impl Scheduler {
         m.fiber = id;
         let f = &mut self.fibers[id as usize];
         f.state = State::Running;
+        if let Some((t, _)) = f.forked_for.take()
+            && self.queued_forks.get(&t) == Some(&id)
+        {
+            self.queued_forks.remove(&t);
+        }
         self.slice_end = m.steps + SLICE;
         self.resumed_at = m.steps;
         if f.certain {
@@ -616,7 +639,16 @@ impl Scheduler {
             m.heap.release(v);
             return;
         }
-        if deep {
+        // A fiber already forked for it and not started yet covers this one.
+        if let Some(&other) = self.queued_forks.get(&t)
+            && let Some((t2, deep2)) = self.fibers[other as usize].forked_for
+            && t2 == t
+            && (deep2 || !deep)
+        {
+            m.heap.release(v);
+            return;
+        }
+        let id = if deep {
             let id = self.spawn(Control::Ret(Val::Erased), true);
             let f = &mut self.fibers[id as usize];
             f.frames.push(Frame::Deep {
@@ -624,9 +656,14 @@ impl Scheduler {
                 base: 0,
             });
             f.deep.push(v);
+            f.walks = Some(t);
+            self.helper_walks.insert(t, id);
+            id
         } else {
-            self.spawn(Control::Force(t), true);
-        }
+            self.spawn(Control::Force(t), true)
+        };
+        self.fibers[id as usize].forked_for = Some((t, deep));
+        self.queued_forks.insert(t, id);
         // The new fiber gets a turn soon: it may be about to start a call.
         self.slice_end = self.slice_end.min(m.steps + 1);
     }
@@ -787,6 +824,11 @@ impl<'p> Host<'p> for Scheduler {
         if !f.certain {
             self.spec_live = self.spec_live.saturating_sub(1);
         }
+        if let Some(t) = f.walks.take()
+            && self.helper_walks.get(&t) == Some(&id)
+        {
+            self.helper_walks.remove(&t);
+        }
         f.state = State::Free;
         f.certain = false;
         self.free.push(id);
@@ -828,6 +870,14 @@ impl<'p> Host<'p> for Scheduler {
         self.fibers[m.fiber as usize].certain
     }
 
+    fn walked_elsewhere(&self, m: &Machine<'p>, t: Ref) -> bool {
+        self.fibers[m.fiber as usize].walks.is_some()
+            && self
+                .helper_walks
+                .get(&t)
+                .is_some_and(|&other| other != m.fiber)
+    }
+
     fn shutdown(&mut self, m: &mut Machine<'p>) {
         // Calls still running are stopped (their results are not needed); fibers
         // other than the running one are dropped.
@@ -857,7 +907,11 @@ impl<'p> Host<'p> for Scheduler {
             }
             self.save(m, id);
             self.fibers[id as usize].state = State::Free;
+            self.fibers[id as usize].forked_for = None;
+            self.fibers[id as usize].walks = None;
         }
+        self.queued_forks.clear();
+        self.helper_walks.clear();
         for (_, c) in self.tickets.drain() {
             if let Some(v) = c.passthrough {
                 m.heap.release(v);
