@@ -38,6 +38,7 @@ fn calls(dir: &Path, store: bool) -> Calls {
     Calls::new(Config {
         store: store.then(|| dir.join("store")),
         progress: ProgressMode::None,
+        tracer: Some(env!("CARGO_BIN_EXE_spindle").into()),
         limits: Limits {
             jobs: 2,
             ..Limits::default()

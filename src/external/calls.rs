@@ -9,24 +9,33 @@
 //! 1. [`Calls::submit`]: the request is made from the arguments (a bad argument fails
 //!    at once). `reads` externals go straight to the executor: they are never recorded
 //!    (their key would need what they read, which is all they do). Others are looked
-//!    up in the store: `delay` on the spot (its key is its arguments), processes and
-//!    `writeFile` on a helper thread, since their keys need file hashes: the programs,
-//!    the files their words name, the `reading` files ([`store::key`]).
-//! 2. A record whose outputs still hold what was recorded is **reused** (with
-//!    `--resume` or `--plan`): the call completes with the recorded reply. Otherwise,
-//!    with `--plan`, the call is reported [`Answer::Planned`] (its fiber never resumes)
-//!    and listed in [`Calls::plan`]; else `--explain` prints why it runs, the
-//!    directories it names are listed ([`store::files::Watch`]) and it goes to the
-//!    executor (local, or Slurm for processes).
-//! 3. When it ends, a helper thread lists those directories again. On success its
-//!    outputs are hashed and a [`Record`] joins the next batch written to the store
-//!    (a batch waits at most [`COMMIT_EVERY`], or until it holds a slice of records;
-//!    the store's own thread writes it while the calls go on, each batch one
-//!    transaction, whole or not at all; [`Calls::finish`] writes the last one durably
-//!    and waits for it). On failure the files it
-//!    created are moved into the store's `failed/` folder, the failure is marked, and
-//!    with `--retries N` it runs again after 1 s, 2 s, 4 s, ...
+//!    up in the store by their pre-key ([`store::key`]: the external, its arguments,
+//!    and for a process its working directory, `SPINDLE_KEY_ENV` values and
+//!    `reading`/`writing` declarations): `delay` on the spot, processes and
+//!    `writeFile` on a helper thread, since checking a record reads files.
+//! 2. The newest record of the call that still holds ([`store::verify`]: everything
+//!    its call read is as it was, everything it wrote is there as it left it) is
+//!    **reused** (with `--resume` or `--plan`), unless it records a non-zero exit of
+//!    `runResult` and `--resume-failed` is not given, or `--rerun` matches the call.
+//!    Otherwise, with `--plan`, the call is reported [`Answer::Planned`] (its fiber
+//!    never resumes) and listed in [`Calls::plan`]; else `--explain` prints why it runs
+//!    and it goes to the executor (local, or Slurm for processes). A process runs
+//!    under the file-access tracer ([`crate::external::fstrace`]), which reports what
+//!    it read and wrote.
+//! 3. When it ends, a helper thread makes its record ([`store::recording`]) from the
+//!    tracer's report, and the record joins the next batch written to the store (a
+//!    batch waits at most [`COMMIT_EVERY`], or until it holds a slice of records; the
+//!    store's own thread writes it while the calls go on, each batch one transaction,
+//!    whole or not at all; [`Calls::finish`] writes the last one durably and waits for
+//!    it). On failure the files it created are moved into the store's `failed/`
+//!    folder, the failure is marked, and with `--retries N` it runs again after 1 s,
+//!    2 s, 4 s, ...
 //! 4. Every ending updates the progress display and writes a trace line.
+//!
+//! Where processes cannot be traced (not Linux on x86-64, ptrace forbidden,
+//! `SPINDLE_TRACE=off`), said once per run: a process call is recorded only if all its
+//! outputs are declared with `writing` (its inputs then are the files its command line
+//! names and its `reading` declarations); others run again on every `--resume`.
 //!
 //! Without a store ([`Config::store`] `None`: the REPL), calls go straight to the
 //! executor, with retries, timeouts, progress and trace as configured.
@@ -55,14 +64,17 @@
 
 use crate::external::exec::slurm::{Slurm, SlurmConfig};
 use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker, spawn_worker};
+use crate::external::fstrace::{self, Observed, TraceSpec};
 use crate::external::plain::Plain;
 use crate::external::progress::{Progress, ProgressMode, Status};
 use crate::external::registry::{Effect, External};
 use crate::external::request::{CallError, CallErrorKind, Reply, Request};
-use crate::external::store::files::{Fingerprints, Watch, Watchers, now_ns};
-use crate::external::store::key::{self, Hash, Inputs};
+use crate::external::store::files::Fingerprints;
+use crate::external::store::key::{self, Context, Hash};
 use crate::external::store::record::{RECORD_VERSION, StoredReply};
-use crate::external::store::{self, Batch, Record, Store, StoreError, Why};
+use crate::external::store::recording::{self, Facts, Made};
+use crate::external::store::verify::{Checker, SetCache};
+use crate::external::store::{self, Batch, Store, StoreError, Why};
 use crate::external::trace::{self, Trace};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::borrow::Cow;
@@ -172,6 +184,14 @@ pub struct Config {
     pub executor: ProcessExecutor,
     /// Variables whose values enter process keys; `None`: from `SPINDLE_KEY_ENV`.
     pub key_env: Option<Vec<String>>,
+    /// `--resume-failed`: reuse a recorded `runResult` with a non-zero exit too.
+    pub resume_failed: bool,
+    /// `--rerun PATTERN`s: calls whose program name (as progress shows it) or place
+    /// (`FILE:LINE` or `FILE:LINE:COLUMN`) a pattern matches run even when recorded.
+    pub rerun: Vec<glob::Pattern>,
+    /// The `spindle` binary that traces processes ([`fstrace::self_exe`] when it is the
+    /// running one); `None`: processes are not traced.
+    pub tracer: Option<PathBuf>,
 }
 
 /// A call that `--plan` found would run.
@@ -223,12 +243,21 @@ enum Stage {
     Backoff,
 }
 
-/// The key of a call and what it covers.
+/// A call's identity in the store.
 #[derive(Debug, Clone)]
 struct Keyed {
     pre: Hash,
-    key: Hash,
-    inputs: Inputs,
+}
+
+/// How a finished process call is recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Recording {
+    /// From its tracer's report.
+    Traced(TraceSpec),
+    /// Untraced, from its declared outputs and guessed inputs.
+    Declared,
+    /// Not at all (untraced, outputs not declared).
+    Not,
 }
 
 struct Entry {
@@ -237,6 +266,7 @@ struct Entry {
     shown: String,
     place: String,
     request: Request,
+    reading: Vec<String>,
     writing: Vec<String>,
     priority: Priority,
     stage: Stage,
@@ -244,7 +274,8 @@ struct Entry {
     generation: u64,
     attempt: u32,
     keyed: Option<Keyed>,
-    watch: Option<Watch>,
+    /// How its attempt that runs is recorded (processes with a store).
+    recording: Option<Recording>,
     trace_id: u64,
     submitted: Instant,
     started: Option<(SystemTime, Instant)>,
@@ -258,9 +289,9 @@ enum Job {
         generation: u64,
         external: &'static External,
         args: Vec<Plain>,
-        request: Request,
         reading: Vec<String>,
         writing: Vec<String>,
+        rerun: bool,
     },
     Finish {
         ticket: Ticket,
@@ -268,7 +299,9 @@ enum Job {
         external: &'static str,
         request: Request,
         keyed: Option<Keyed>,
-        watch: Option<Watch>,
+        recording: Option<Recording>,
+        reading: Vec<String>,
+        writing: Vec<String>,
         result: Result<Reply, CallError>,
         duration: Duration,
         place: String,
@@ -277,26 +310,42 @@ enum Job {
 }
 
 /// What a helper found.
+#[allow(clippy::large_enum_variant)] // one per call in flight, moved once
 enum HelperDone {
     Prepared {
         ticket: Ticket,
         generation: u64,
         keyed: Keyed,
         decision: Decision,
-        watch: Option<Watch>,
     },
     Finished {
         ticket: Ticket,
         generation: u64,
         result: Result<Reply, CallError>,
-        record: Option<(Hash, Hash, Record)>,
-        failure: Option<Hash>,
+        record: Option<(Hash, Made)>,
+        /// A failed call: its pre-key, and the files it created (to move aside).
+        failure: Option<(Hash, Vec<PathBuf>)>,
+        /// Every path the call was seen to change (from its tracer's report).
+        writes: Vec<PathBuf>,
         note: String,
     },
 }
 
+/// The files a failed call created, to be moved into the store's `failed/` folder once
+/// every call that ran beside it has ended: a file another call of the run also wrote
+/// (a shared log) is not the failed call's alone, and stays.
+struct PendingMove {
+    ticket: Ticket,
+    pre: Hash,
+    place: String,
+    files: Vec<PathBuf>,
+    /// Calls running when it failed that have not ended yet.
+    waiting: HashSet<Ticket>,
+}
+
 enum Decision {
-    Reuse(Reply),
+    /// Reuse this reply, of the record with this key.
+    Reuse(Reply, Hash),
     Run(Why),
 }
 
@@ -304,11 +353,13 @@ enum Decision {
 struct Shared {
     store: Option<Arc<Store>>,
     fps: Arc<Fingerprints>,
-    watchers: Arc<Watchers>,
+    /// Shared input sets found to hold this run.
+    sets_held: SetCache,
     env_names: Vec<String>,
     reuse: bool,
     plan: bool,
     explain: bool,
+    resume_failed: bool,
 }
 
 /// The failure of an `effect` call that did not start because an earlier failure
@@ -355,6 +406,15 @@ pub struct Calls {
     undelivered: HashSet<Ticket>,
     /// A failure decided the run ([`Calls::hold_effects`]): no `effect` call starts.
     holding: bool,
+    /// Whether processes are traced, decided at the first process call that is
+    /// recorded (`Err`: why not, said once).
+    tracing: Option<Result<(), String>>,
+    /// Trace reports named so far (for unique file names).
+    reports: u64,
+    /// The calls of this run that were seen to change each path.
+    writers: HashMap<PathBuf, Vec<Ticket>>,
+    /// Failed calls' files waiting to be moved aside.
+    pending_moves: Vec<PendingMove>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -445,21 +505,29 @@ impl Calls {
             }
         };
         let writer = match &store {
-            Some(s) if !config.plan => Some(StoreWriter::start(s.clone())),
+            Some(s) if !config.plan && !s.is_read_only() => Some(StoreWriter::start(s.clone())),
             _ => None,
         };
+        let notes: Vec<String> = store
+            .iter()
+            .flat_map(|s| s.notes().iter().cloned())
+            .collect();
         let shared = Arc::new(Shared {
             store,
             fps: Arc::new(Fingerprints::default()),
-            watchers: Arc::new(Watchers::default()),
+            sets_held: SetCache::default(),
             env_names: config.key_env.clone().unwrap_or_else(key::key_env_names),
             reuse: config.resume || config.plan,
             plan: config.plan,
             explain: config.explain,
+            resume_failed: config.resume_failed,
         });
         let (done_tx, done_rx) = channel();
         let (jobs_tx, jobs_rx) = channel();
         let progress = Progress::new(config.progress);
+        for n in notes {
+            progress.println(&format!("note: {n}"));
+        }
         Ok(Calls {
             config,
             exec,
@@ -491,6 +559,10 @@ impl Calls {
             stats: CallStats::default(),
             undelivered: HashSet::default(),
             holding: false,
+            tracing: None,
+            reports: 0,
+            writers: HashMap::default(),
+            pending_moves: Vec::new(),
         })
     }
 
@@ -567,19 +639,25 @@ impl Calls {
         self.progress.submitted(&group);
         let trace_id = self.next_trace_id;
         self.next_trace_id += 1;
+        let rerun = self.config.rerun.iter().any(|p| {
+            let place = &call.place.shown;
+            let line = place.rsplit_once(':').map_or(place.as_str(), |(l, _)| l);
+            p.matches(&group) || p.matches(place) || p.matches(line)
+        });
         let entry = Entry {
             external: call.external,
             group,
             shown,
             place: call.place.shown.clone(),
             request: request.clone(),
+            reading: call.reading.clone(),
             writing: call.writing.clone(),
             priority,
             stage: Stage::Running,
             generation: 0,
             attempt: 1,
             keyed: None,
-            watch: None,
+            recording: None,
             trace_id,
             submitted: Instant::now(),
             started: None,
@@ -593,14 +671,9 @@ impl Calls {
         }
         if let Request::Delay(_) = request {
             // The key is the arguments: looked up here, no file to hash.
-            let pre = key::pre_key(call.external.name, &call.args);
-            let keyed = Keyed {
-                pre,
-                key: pre,
-                inputs: Inputs::default(),
-            };
-            let decision = prepare_lookup(&self.shared, &keyed, &request);
-            self.prepared(ticket, 0, keyed, decision, None);
+            let pre = key::pre_key(call.external.name, &call.args, None);
+            let decision = lookup(&self.shared, &pre, rerun);
+            self.prepared(ticket, 0, Keyed { pre }, decision);
             return;
         }
         if let Some(e) = self.entries.get_mut(&ticket) {
@@ -611,9 +684,9 @@ impl Calls {
             generation: 0,
             external: call.external,
             args: call.args,
-            request,
             reading: call.reading,
             writing: call.writing,
+            rerun,
         });
     }
 
@@ -632,6 +705,9 @@ impl Calls {
     pub fn cancel(&mut self, ticket: Ticket) {
         self.ready.retain(|(t, _)| *t != ticket);
         self.undelivered.remove(&ticket);
+        for m in &mut self.pending_moves {
+            m.waiting.remove(&ticket);
+        }
         let Some(e) = self.entries.remove(&ticket) else {
             return;
         };
@@ -814,6 +890,9 @@ impl Calls {
     /// results stand; only recording failed).
     pub fn finish(&mut self) -> Result<(), StoreError> {
         self.shutdown();
+        for (_, n) in self.settle_moves(true) {
+            self.progress.println(&format!("note: {n}"));
+        }
         self.maybe_commit(true);
         self.progress.finish();
         match self.store_error.take() {
@@ -896,7 +975,61 @@ impl Calls {
         let _ = self.done_tx.send(done);
     }
 
-    /// Sends a call to its executor (and, with a store, lists its directories first).
+    /// How a process call of this run is recorded: traced where tracing works, else
+    /// from its `writing` declarations if it has any, else not at all (said once per
+    /// run).
+    fn recording_mode(&mut self, declares_writing: bool) -> Recording {
+        let recording_store = self
+            .shared
+            .store
+            .as_ref()
+            .filter(|s| !s.is_read_only() && !self.shared.plan);
+        let Some(store) = recording_store.cloned() else {
+            return Recording::Not;
+        };
+        let tracing = match &self.tracing {
+            Some(t) => t.clone(),
+            None => {
+                let t = match &self.config.tracer {
+                    Some(bin) => fstrace::availability(bin),
+                    None => Err("no tracer given".to_string()),
+                };
+                if let Err(why) = &t {
+                    self.progress.println(&format!(
+                        "warning: cannot observe what processes read and write here ({why}): \
+                         process calls run again on --resume unless their outputs are all \
+                         declared with `writing`"
+                    ));
+                }
+                self.tracing = Some(t.clone());
+                t
+            }
+        };
+        match (tracing, declares_writing) {
+            (Ok(()), _) => {
+                let runs = store.dir().join(store::RUNS_DIR);
+                let _ = std::fs::create_dir_all(&runs);
+                self.reports += 1;
+                let report = store::files::absolute(&runs).join(format!(
+                    "trace-{}-{}.txt",
+                    std::process::id(),
+                    self.reports
+                ));
+                let store_dir = std::fs::canonicalize(store.dir())
+                    .unwrap_or_else(|_| store::files::absolute(store.dir()));
+                Recording::Traced(TraceSpec {
+                    tracer: self.config.tracer.clone().unwrap_or_default(),
+                    report,
+                    exclude: vec![store_dir],
+                })
+            }
+            (Err(_), true) => Recording::Declared,
+            (Err(_), false) => Recording::Not,
+        }
+    }
+
+    /// Sends a call to its executor (a process that is recorded runs under the
+    /// tracer).
     fn dispatch(&mut self, ticket: Ticket) {
         let store_on = self.shared.store.is_some();
         let Some(e) = self.entries.get_mut(&ticket) else {
@@ -908,13 +1041,22 @@ impl Calls {
         }
         e.stage = Stage::Running;
         e.generation += 1;
-        if store_on
-            && e.watch.is_none()
-            && let Request::Process(p) = &e.request
-        {
-            let words: Vec<String> = key::process_words(p).into_iter().map(|(w, _)| w).collect();
-            e.watch = Some(Watch::begin(&words, &e.writing, &self.shared.watchers));
+        let needs_mode =
+            store_on && e.recording.is_none() && matches!(e.request, Request::Process(_));
+        let declares = !e.writing.is_empty();
+        if needs_mode {
+            let mode = self.recording_mode(declares);
+            let Some(e) = self.entries.get_mut(&ticket) else {
+                return;
+            };
+            if let (Recording::Traced(spec), Request::Process(p)) = (&mode, &mut e.request) {
+                p.trace = Some(spec.clone());
+            }
+            e.recording = Some(mode);
         }
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
         let request = e.request.clone();
         let priority = e.priority;
         match (&mut self.slurm, &request) {
@@ -931,14 +1073,7 @@ impl Calls {
     }
 
     /// A call's lookup is done.
-    fn prepared(
-        &mut self,
-        ticket: Ticket,
-        generation: u64,
-        keyed: Keyed,
-        decision: Decision,
-        watch: Option<Watch>,
-    ) {
+    fn prepared(&mut self, ticket: Ticket, generation: u64, keyed: Keyed, decision: Decision) {
         let Some(e) = self.entries.get_mut(&ticket) else {
             return;
         };
@@ -946,16 +1081,13 @@ impl Calls {
             return;
         }
         e.keyed = Some(keyed);
-        e.watch = watch;
         match decision {
-            Decision::Reuse(reply) => {
+            Decision::Reuse(reply, key) => {
                 let Some(e) = self.entries.remove(&ticket) else {
                     return;
                 };
                 self.stats.reused += 1;
-                if let Some(k) = &e.keyed {
-                    self.batch.used.push(k.key);
-                }
+                self.batch.used.push(key);
                 self.end_line(&e, Status::Reused, exit_code(&Ok(reply.clone())), "");
                 self.ready.push((ticket, Answer::Done(Ok(reply))));
             }
@@ -980,18 +1112,12 @@ impl Calls {
                     } else {
                         format!("{}: ", e.place)
                     };
-                    let mut lines = vec![format!(
+                    let line = format!(
                         "explain: {place}{}: {why}",
                         crate::external::progress::one_line(&e.shown)
-                    )];
-                    if let Some(k) = &e.keyed {
-                        let covered = key::covered(&k.inputs);
-                        if !covered.is_empty() {
-                            lines.push(format!("explain:   key covers: {}", covered.join(", ")));
-                        }
-                    }
-                    self.progress.println(&lines.join("\n"));
-                    self.explained.extend(lines);
+                    );
+                    self.progress.println(&line);
+                    self.explained.push(line);
                 }
                 self.dispatch(ticket);
             }
@@ -1006,18 +1132,55 @@ impl Calls {
                 generation,
                 keyed,
                 decision,
-                watch,
-            } => self.prepared(ticket, generation, keyed, decision, watch),
+            } => self.prepared(ticket, generation, keyed, decision),
             HelperDone::Finished {
                 ticket,
                 generation,
                 result,
                 record,
                 failure,
-                note,
+                writes,
+                mut note,
             } => {
-                if let Some(f) = failure {
-                    self.batch.failures.push(f);
+                for w in writes {
+                    self.writers.entry(w).or_default().push(ticket);
+                }
+                for m in &mut self.pending_moves {
+                    m.waiting.remove(&ticket);
+                }
+                if let Some((pre, created)) = failure {
+                    self.batch.failures.push(pre);
+                    if !created.is_empty() {
+                        let waiting: HashSet<Ticket> = self
+                            .entries
+                            .iter()
+                            .filter(|(t, e)| {
+                                **t != ticket
+                                    && matches!(e.request, Request::Process(_))
+                                    && matches!(e.stage, Stage::Running | Stage::Finishing)
+                            })
+                            .map(|(t, _)| *t)
+                            .collect();
+                        let place = self
+                            .entries
+                            .get(&ticket)
+                            .map(|e| e.place.clone())
+                            .unwrap_or_default();
+                        self.pending_moves.push(PendingMove {
+                            ticket,
+                            pre,
+                            place,
+                            files: created,
+                            waiting,
+                        });
+                    }
+                }
+                for (t, n) in self.settle_moves(false) {
+                    if t == ticket {
+                        note = n;
+                    } else {
+                        self.progress.println(&format!("note: {n}"));
+                    }
                 }
                 let current = self
                     .entries
@@ -1026,9 +1189,10 @@ impl Calls {
                 if !current {
                     return;
                 }
-                if let Some(r) = record {
+                if let Some((pre, made)) = record {
                     self.stats.recorded += 1;
-                    self.batch.records.push(r);
+                    self.batch.sets.extend(made.sets);
+                    self.batch.records.push((made.key, pre, made.record));
                 }
                 self.ended(ticket, result, &note);
             }
@@ -1061,7 +1225,7 @@ impl Calls {
         }
     }
 
-    /// A call's attempt ran: look at its outputs (on a helper) when there is a store,
+    /// A call's attempt ran: make its record (on a helper) when there is a store,
     /// else end it now.
     fn ran(&mut self, ticket: Ticket, result: Result<Reply, CallError>) {
         let store_on = self.shared.store.is_some();
@@ -1072,6 +1236,10 @@ impl Calls {
             return;
         }
         self.stats.ran += 1;
+        if e.external.is_effect() {
+            // What ran may have changed any file: shared inputs are checked again.
+            self.shared.sets_held.invalidate();
+        }
         let recorded_kind = recorded(e.external, &e.request);
         if !store_on || !recorded_kind {
             self.ended(ticket, result, "");
@@ -1081,17 +1249,15 @@ impl Calls {
             // Nothing to look at: record on the spot.
             if let (Ok(reply), Some(k)) = (&result, &e.keyed) {
                 let took = e.started.map(|(_, i)| i.elapsed()).unwrap_or_default();
-                let rec = make_record(
-                    e.external.name,
+                let facts = Facts {
+                    external: e.external.name,
                     reply,
-                    &k.inputs,
-                    Vec::new(),
-                    &self.shared.fps,
                     took,
-                    &e.place,
-                    &e.shown,
-                );
-                self.batch.records.push((k.key, k.pre, rec));
+                    place: &e.place,
+                    shown: &e.shown,
+                };
+                let made = recording::plain(&k.pre, &facts);
+                self.batch.records.push((made.key, k.pre, made.record));
                 self.stats.recorded += 1;
             }
             self.ended(ticket, result, "");
@@ -1105,7 +1271,9 @@ impl Calls {
             external: e.external.name,
             request: e.request.clone(),
             keyed: e.keyed.clone(),
-            watch: e.watch.take(),
+            recording: e.recording.clone(),
+            reading: e.reading.clone(),
+            writing: e.writing.clone(),
             result,
             duration: e.started.map(|(_, i)| i.elapsed()).unwrap_or_default(),
             place: e.place.clone(),
@@ -1140,6 +1308,11 @@ impl Calls {
                     detail.push_str(&format!("; {note}"));
                 }
                 let line_entry = EntryLine::of(e).owned();
+                // Its next attempt writes them again: what was not moved yet stays.
+                self.pending_moves.retain(|m| m.ticket != ticket);
+                let Some(e) = self.entries.get_mut(&ticket) else {
+                    return;
+                };
                 e.attempt += 1;
                 e.stage = Stage::Backoff;
                 e.generation += 1;
@@ -1175,6 +1348,55 @@ impl Calls {
         };
         self.end_line(&e, status, exit, &detail);
         self.ready.push((ticket, Answer::Done(result)));
+    }
+
+    /// Moves aside the files of failed calls whose neighbours have all ended (`all`:
+    /// every pending one, the run is over), except files another call of the run
+    /// also changed. Returns a note per call that had files moved.
+    fn settle_moves(&mut self, all: bool) -> Vec<(Ticket, String)> {
+        let mut notes = Vec::new();
+        let Some(store) = self.shared.store.clone() else {
+            self.pending_moves.clear();
+            return notes;
+        };
+        let (ready, waiting): (Vec<PendingMove>, Vec<PendingMove>) =
+            std::mem::take(&mut self.pending_moves)
+                .into_iter()
+                .partition(|m| all || m.waiting.is_empty());
+        self.pending_moves = waiting;
+        for m in ready {
+            let own: Vec<PathBuf> = m
+                .files
+                .into_iter()
+                .filter(|f| {
+                    self.writers
+                        .get(f)
+                        .is_none_or(|ts| ts.iter().all(|t| *t == m.ticket))
+                })
+                .collect();
+            if own.is_empty() || store.is_read_only() {
+                continue;
+            }
+            let folder = store.failed_folder(&m.pre);
+            let left = store::files::move_aside(&own, &folder);
+            let moved = own.len() - left.len();
+            let mut note = String::new();
+            if moved > 0 {
+                note = format!(
+                    "{moved} output{} of the failed call at {} moved to {}",
+                    if moved == 1 { "" } else { "s" },
+                    m.place,
+                    folder.display()
+                );
+            }
+            for (f, why) in left {
+                note.push_str(&format!("; could not move {}: {why}", f.display()));
+            }
+            if !note.is_empty() {
+                notes.push((m.ticket, note));
+            }
+        }
+        notes
     }
 
     /// Retries whose wait is over go to their executor again.
@@ -1438,32 +1660,6 @@ fn exit_code(r: &Result<Reply, CallError>) -> Option<i64> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn make_record(
-    external: &str,
-    reply: &Reply,
-    inputs: &Inputs,
-    outputs: Vec<store::record::FileEntry>,
-    fps: &Fingerprints,
-    took: Duration,
-    place: &str,
-    shown: &str,
-) -> Record {
-    let (files, env) = store::input_entries(inputs, fps);
-    Record {
-        version: RECORD_VERSION,
-        external: external.to_string(),
-        reply: Some(StoredReply::from_reply(reply)),
-        inputs: files,
-        env,
-        outputs,
-        created_ns: now_ns(),
-        duration_ms: took.as_millis() as u64,
-        place: place.to_string(),
-        shown: shown.to_string(),
-    }
-}
-
 /// A helper's work.
 fn run_job(shared: &Shared, job: Job) -> HelperDone {
     match job {
@@ -1472,47 +1668,20 @@ fn run_job(shared: &Shared, job: Job) -> HelperDone {
             generation,
             external,
             args,
-            request,
             reading,
             writing,
+            rerun,
         } => {
-            let pre = key::pre_key(external.name, &args);
-            let lookup = |p: &Path| shared.store.as_ref().and_then(|s| s.fingerprint(p));
-            // What this call created when it last ran is its output, not an input.
-            let produced: std::collections::HashSet<PathBuf> = shared
-                .store
-                .as_ref()
-                .and_then(|s| s.get(&s.latest(&pre)?).ok().flatten())
-                .map(|r| {
-                    r.outputs
-                        .iter()
-                        .filter(|o| o.created)
-                        .map(|o| store::files::absolute(Path::new(&o.path)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let inputs = key::inputs(
-                &request,
-                &produced,
-                &reading,
-                &writing,
-                &shared.env_names,
-                &shared.fps,
-                &lookup,
-            );
-            let keyed = Keyed {
-                pre,
-                key: key::key(&pre, &inputs),
-                inputs,
-            };
-            let decision = prepare_lookup(shared, &keyed, &request);
-            // The directories are listed just before the call runs (in `dispatch`).
+            let context = external
+                .is_process()
+                .then(|| Context::now(&shared.env_names, &reading, &writing));
+            let pre = key::pre_key(external.name, &args, context.as_ref());
+            let decision = lookup(shared, &pre, rerun);
             HelperDone::Prepared {
                 ticket,
                 generation,
-                keyed,
+                keyed: Keyed { pre },
                 decision,
-                watch: None,
             }
         }
         Job::Finish {
@@ -1521,85 +1690,116 @@ fn run_job(shared: &Shared, job: Job) -> HelperDone {
             external,
             request,
             keyed,
-            watch,
+            recording,
+            reading,
+            writing,
             result,
             duration,
             place,
             shown,
         } => {
-            let outputs = watch.map(Watch::finish).unwrap_or_default();
+            let observed = match &recording {
+                Some(Recording::Traced(spec)) => {
+                    let text = std::fs::read_to_string(&spec.report).ok();
+                    let _ = std::fs::remove_file(&spec.report);
+                    text.as_deref().and_then(Observed::parse)
+                }
+                _ => None,
+            };
+            let lookup_fp = |p: &Path| shared.store.as_ref().and_then(|s| s.fingerprint(p));
             let mut note = String::new();
+            let writes: Vec<PathBuf> = observed
+                .iter()
+                .flat_map(|o| o.writes.keys().map(PathBuf::from))
+                .collect();
+            let Some(k) = keyed else {
+                return HelperDone::Finished {
+                    ticket,
+                    generation,
+                    result,
+                    record: None,
+                    failure: None,
+                    writes,
+                    note,
+                };
+            };
             match &result {
                 Ok(reply) => {
-                    let mut files = outputs.files.clone();
-                    if let Request::WriteFile { path, .. } = &request {
-                        files.push(PathBuf::from(path));
-                    }
-                    // An output that was not an input of this call is its own: the next
-                    // time, an argument naming it does not make it an input (an
-                    // in-place edit, whose file was an input, stays one).
-                    let inputs: std::collections::HashSet<PathBuf> = keyed
-                        .iter()
-                        .flat_map(|k| k.inputs.files.iter())
-                        .map(|(p, _)| store::files::absolute(Path::new(p)))
-                        .collect();
-                    let mut entries = Vec::new();
-                    for f in &files {
-                        // Hashed now: the quick check of an output is what it is after
-                        // the call.
-                        if let Some(fp) = shared.fps.get(f, &|_| None) {
-                            let mut entry = store::file_entry(&f.to_string_lossy(), &fp);
-                            entry.created = outputs.new.contains(f)
-                                || !inputs.contains(&store::files::absolute(f));
-                            entries.push(entry);
+                    let facts = Facts {
+                        external,
+                        reply,
+                        took: duration,
+                        place: &place,
+                        shown: &shown,
+                    };
+                    let made =
+                        match (&request, &recording) {
+                            (Request::WriteFile { path, .. }, _) => Ok(
+                                recording::from_written_file(&k.pre, &facts, path, &shared.fps),
+                            ),
+                            (_, Some(Recording::Traced(_))) => match &observed {
+                                Some(o) => {
+                                    let cwd = std::env::current_dir().unwrap_or_default();
+                                    let has_set = |h: &Hash| {
+                                        shared.store.as_ref().is_some_and(|s| s.has_set(h))
+                                    };
+                                    recording::from_observed(
+                                        &k.pre,
+                                        &facts,
+                                        o,
+                                        &reading,
+                                        &writing,
+                                        &cwd,
+                                        &shared.fps,
+                                        &lookup_fp,
+                                        &has_set,
+                                    )
+                                }
+                                None => Err("not recorded: the tracer left no report".to_string()),
+                            },
+                            (_, Some(Recording::Declared)) => Ok(recording::from_declarations(
+                                &k.pre,
+                                &facts,
+                                &request,
+                                &reading,
+                                &writing,
+                                &shared.fps,
+                                &lookup_fp,
+                            )),
+                            _ => Err(String::new()),
+                        };
+                    let record = match made {
+                        Ok(m) => Some((k.pre, m)),
+                        Err(why) => {
+                            note = why;
+                            None
                         }
-                    }
-                    let record = keyed.as_ref().map(|k| {
-                        let rec = make_record(
-                            external,
-                            reply,
-                            &k.inputs,
-                            entries,
-                            &shared.fps,
-                            duration,
-                            &place,
-                            &shown,
-                        );
-                        (k.key, k.pre, rec)
-                    });
+                    };
                     HelperDone::Finished {
                         ticket,
                         generation,
                         result,
                         record,
                         failure: None,
+                        writes,
                         note,
                     }
                 }
                 Err(_) => {
-                    if let (Some(store), Some(k)) = (&shared.store, &keyed)
-                        && !outputs.created.is_empty()
-                    {
-                        let folder = store.failed_folder(&k.key);
-                        let left = store::files::move_aside(&outputs.created, &folder);
-                        let moved = outputs.created.len() - left.len();
-                        if moved > 0 {
-                            note = format!(
-                                "{moved} output{} moved to {}",
-                                if moved == 1 { "" } else { "s" },
-                                folder.display()
-                            );
-                        }
-                        for (f, why) in left {
-                            note.push_str(&format!("; could not move {}: {why}", f.display()));
-                        }
-                    }
+                    // Only what this call created is moved aside (by the calls' thread,
+                    // once the calls beside it have ended: [`PendingMove`]): never a
+                    // file that was there before, never another call's.
+                    let created = observed
+                        .as_ref()
+                        .map(recording::created_files)
+                        .unwrap_or_default();
                     HelperDone::Finished {
                         ticket,
                         generation,
                         result,
                         record: None,
-                        failure: keyed.map(|k| k.key),
+                        failure: Some((k.pre, created)),
+                        writes,
                         note,
                     }
                 }
@@ -1608,31 +1808,63 @@ fn run_job(shared: &Shared, job: Job) -> HelperDone {
     }
 }
 
-/// Looks a keyed call up: reuse, or why it runs.
-fn prepare_lookup(shared: &Shared, keyed: &Keyed, _request: &Request) -> Decision {
+/// Looks a call up by its pre-key: the newest of its records that still holds is
+/// reused (see the module docs), or why it runs.
+fn lookup(shared: &Shared, pre: &Hash, rerun: bool) -> Decision {
     let Some(store) = &shared.store else {
         return Decision::Run(Why::New);
     };
+    if rerun {
+        return Decision::Run(Why::Rerun);
+    }
     if !(shared.reuse || shared.explain || shared.plan) {
         // Nothing would be reused and nobody asks why: no need to look.
         return Decision::Run(Why::NotResuming);
     }
-    match store.get(&keyed.key) {
-        Ok(Some(rec)) => match Store::verify(&rec) {
-            Ok(()) => match rec.reply.as_ref().and_then(StoredReply::to_reply) {
-                Some(reply) if shared.reuse => Decision::Reuse(reply),
-                Some(_) => Decision::Run(Why::NotResuming),
-                None => Decision::Run(Why::Unreadable),
-            },
-            Err(why) => Decision::Run(why),
-        },
-        Ok(None) => {
-            if shared.explain || shared.plan {
-                Decision::Run(store.explain(&keyed.pre, &keyed.key, &keyed.inputs))
-            } else {
-                Decision::Run(Why::New)
+    let variants = store.variants(pre);
+    let lookup_fp = |p: &Path| store.fingerprint(p);
+    let sets = |k: &Hash| store.set(k);
+    let checker = Checker {
+        fps: &shared.fps,
+        lookup: &lookup_fp,
+        sets: &sets,
+        cache: &shared.sets_held,
+    };
+    let mut first_why = None;
+    for key in variants {
+        let rec = match store.get(&key) {
+            Ok(Some(r)) if r.version == RECORD_VERSION => r,
+            _ => {
+                first_why.get_or_insert(Why::Unreadable);
+                continue;
+            }
+        };
+        match checker.check(&rec) {
+            Ok(()) => {
+                let Some(reply) = rec.reply.as_ref().and_then(StoredReply::to_reply) else {
+                    first_why.get_or_insert(Why::Unreadable);
+                    continue;
+                };
+                if let Reply::Exit { code, .. } = reply
+                    && code != 0
+                    && !shared.resume_failed
+                {
+                    // The state it holds for made it fail: it runs again.
+                    return Decision::Run(Why::Exited(code));
+                }
+                return if shared.reuse {
+                    Decision::Reuse(reply, key)
+                } else {
+                    Decision::Run(Why::NotResuming)
+                };
+            }
+            Err(why) => {
+                first_why.get_or_insert(why);
             }
         }
-        Err(_) => Decision::Run(Why::Unreadable),
     }
+    if store.failed_before(pre) {
+        return Decision::Run(Why::PreviousFailed);
+    }
+    Decision::Run(first_why.unwrap_or(Why::New))
 }

@@ -12,6 +12,8 @@
 //! - [`exec`]: the [`Executor`](exec::Executor) a single-threaded scheduler drives
 //!   (processes, file operations, timers, with limits and priorities), and
 //!   [`perform_now`](exec::perform_now) for `--sequential`.
+//! - [`fstrace`]: what a process call actually read and wrote, observed by a tracer
+//!   process (ptrace with a seccomp filter on file system calls).
 //! - [`lifetime`]: every process group Spindle starts, stopped and reaped on every exit
 //!   path and on SIGINT, SIGTERM and SIGHUP.
 //! - [`calls`]: [`Calls`](calls::Calls), the executor a run's scheduler drives: the
@@ -21,6 +23,7 @@
 
 pub mod calls;
 pub mod exec;
+pub mod fstrace;
 pub mod lifetime;
 pub mod options;
 pub mod plain;

@@ -27,10 +27,19 @@ pub struct CallOptions {
     /// Reuse recorded results of earlier runs (the result store).
     #[arg(long)]
     pub resume: bool,
+    /// With --resume: also reuse a recorded `runResult` that exited with a non-zero
+    /// status (by default it runs again).
+    #[arg(long)]
+    pub resume_failed: bool,
+    /// Run the calls this glob matches again even when recorded: matched against the
+    /// program name as progress shows it and against the place FILE:LINE (repeatable).
+    #[arg(long, value_name = "PATTERN", value_parser = parse_pattern)]
+    pub rerun: Vec<glob::Pattern>,
     /// Say on standard error why each call runs instead of being reused.
     #[arg(long)]
     pub explain: bool,
-    /// Run nothing that is not recorded: list the calls that would run next.
+    /// A dry run: perform no `effect` call, list every call that would run and why;
+    /// exit status 0 when nothing would run, 3 when something would.
     #[arg(long)]
     pub plan: bool,
     /// The result store (default: SPINDLE_STORE, else .spindle/ beside FILE).
@@ -72,6 +81,10 @@ fn parse_progress(s: &str) -> Result<ProgressMode, String> {
     s.parse()
 }
 
+fn parse_pattern(s: &str) -> Result<glob::Pattern, String> {
+    glob::Pattern::new(s).map_err(|e| format!("`{s}` is not a glob pattern: {e}"))
+}
+
 impl CallOptions {
     /// The configuration for a run of `entry_file` with these limits (`--jobs`,
     /// `--io-jobs`).
@@ -94,6 +107,9 @@ impl CallOptions {
                 }),
             },
             key_env: None,
+            resume_failed: self.resume_failed,
+            rerun: self.rerun.clone(),
+            tracer: Some(crate::external::fstrace::self_exe()),
         }
     }
 }

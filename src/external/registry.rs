@@ -96,6 +96,12 @@ impl External {
         self.effect == Effect::Effect
     }
 
+    /// Whether its calls run processes (their keys cover the working directory and
+    /// the environment variables of `SPINDLE_KEY_ENV`).
+    pub fn is_process(&self) -> bool {
+        self.executor == ExecutorKind::Process
+    }
+
     /// The request for a call with these `Data` arguments (a [`CallError`] when one
     /// cannot be passed: a NUL byte, a value of the wrong shape).
     pub fn make_request(&self, args: &[Plain]) -> Result<Request, CallError> {
@@ -321,6 +327,7 @@ fn process(
         stdin,
         exit,
         shown_as: None,
+        trace: None,
     };
     super::exec::process::check_no_nul(&p)?;
     Ok(Request::Process(p))
@@ -342,6 +349,7 @@ fn shell(cmd: &str) -> Result<Request, CallError> {
         stdin: None,
         exit: ExitPolicy::Check,
         shown_as: Some(cmd.to_string()),
+        trace: None,
     };
     super::exec::process::check_no_nul(&p)?;
     Ok(Request::Process(p))

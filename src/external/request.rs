@@ -64,6 +64,9 @@ pub struct ProcessRequest {
     /// How to name the call in messages when not by its program and arguments: `shell`
     /// shows the command line it was given, not `bash -o pipefail -c '...'`.
     pub shown_as: Option<String>,
+    /// Run under the file-access tracer, writing its report here
+    /// ([`crate::external::fstrace`]); set by the call layer when the call is recorded.
+    pub trace: Option<crate::external::fstrace::TraceSpec>,
 }
 
 /// What a process's exit status means for the call.
@@ -281,6 +284,7 @@ mod tests {
             stdin: None,
             exit: ExitPolicy::Check,
             shown_as: None,
+            trace: None,
         }
     }
 

@@ -79,7 +79,14 @@ pub fn check_no_nul(req: &ProcessRequest) -> Result<(), CallError> {
 /// Starts the process of `req`, recorded in the lifetime table.
 pub fn start(req: &ProcessRequest) -> Result<Child, CallError> {
     check_no_nul(req)?;
-    let mut cmd = Command::new(&req.program);
+    let mut cmd = match &req.trace {
+        Some(spec) => {
+            let mut c = Command::new(&spec.tracer);
+            c.args(spec.tracer_args()).arg(&req.program);
+            c
+        }
+        None => Command::new(&req.program),
+    };
     cmd.args(&req.args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -150,7 +157,24 @@ pub fn finish(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError
     });
     let exit = lifetime::wait_exit(pid);
     lifetime::exited(pid);
+    if let Some(why) = traced_start_failure(req, exit) {
+        return Err(CallError::new(
+            CallErrorKind::CannotStart,
+            format!("`{}` cannot start: {why}", req.shown()),
+        ));
+    }
     outcome(req, exit, out, err)
+}
+
+/// Why a traced tool could not start, from its tracer's report (the tracer exits with
+/// status 127 and says so there), or `None`.
+fn traced_start_failure(req: &ProcessRequest, exit: Exit) -> Option<String> {
+    let spec = req.trace.as_ref()?;
+    if exit != Exit::Code(127) {
+        return None;
+    }
+    let text = std::fs::read_to_string(&spec.report).ok()?;
+    crate::external::fstrace::Observed::parse(&text)?.cannot_start
 }
 
 /// The call's answer from how the process ended and what it wrote.

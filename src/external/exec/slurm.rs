@@ -739,6 +739,7 @@ mod tests {
                     stdin: None,
                     exit,
                     shown_as: None,
+                    trace: None,
                 },
                 started: true,
                 missing_since: None,

@@ -1,6 +1,6 @@
 //! Files as the result store sees them (LANGUAGE.md 11, DESIGN.md 6): content hashes
-//! with a quick check, the words of a call that name files, and the outputs a process
-//! call leaves (what changed in the directories it names while it ran).
+//! with a quick check, directory listings, the words of a call that name files (for
+//! where processes cannot be traced), and moving a failed call's outputs aside.
 //!
 //! # Fingerprints
 //!
@@ -10,42 +10,24 @@
 //! [`RACY_NS`] before it was hashed (it might have changed again within the same clock
 //! tick, the "racy" case git also guards against).
 //!
-//! # Outputs
+//! Directories are fingerprinted the same way by the hash of their sorted names
+//! ([`Fingerprints::listing`]), with the directory's own metadata as quick check.
 //!
-//! A process call's outputs are found without tracing the process: before it starts,
-//! the directories it names are listed ([`Watch::begin`]); after it ends they are
-//! listed again ([`Watch::finish`]) and the files created or changed in between are its
-//! outputs, chosen by these rules:
-//!
-//! 1. files declared with `writing` (a declared directory: every file under it);
-//! 2. files named by an argument (existing, or new in an existing directory);
-//! 3. files under a directory named by an argument (recursively);
-//! 4. files beside a named file whose name starts with that file's stem (`ref.fa` makes
-//!    `ref.fa.bwt`, `ref.dict`: a tool's side files);
-//! 5. any other file created beside a named file, **if no other call watching that
-//!    directory ran at the same time** (in a fan-out, sibling calls write into the same
-//!    directory, and their files are theirs).
-//!
-//! When a call fails, the files it created under rules 1, 2 and 4 (and 3 and 5 when no
-//! other call watched the directory meanwhile) are moved into the store's `failed/`
-//! folder, so no broken file looks finished ([`move_aside`]).
+//! What a process call read and wrote is observed by [`crate::external::fstrace`];
+//! before issue 24 it was guessed here from the directories a command line named.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A file modified less than this long before it was hashed is hashed again next time
 /// (2 s: coarser than any file system's timestamps that Spindle meets).
 pub const RACY_NS: i64 = 2_000_000_000;
-
-/// The most entries listed under one named directory (deeper trees are cut; the files
-/// beyond are not seen as outputs).
-pub const MAX_WATCHED_ENTRIES: usize = 100_000;
 
 /// What a file's metadata says, for the quick check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +48,12 @@ impl Stat {
     pub fn of(path: &Path) -> Option<Stat> {
         let m = fs::metadata(path).ok()?;
         m.is_file().then(|| Stat::from_meta(&m))
+    }
+
+    /// The metadata of a directory (following links), or `None` for anything else.
+    pub fn of_dir(path: &Path) -> Option<Stat> {
+        let m = fs::metadata(path).ok()?;
+        m.is_dir().then(|| Stat::from_meta(&m))
     }
 
     fn from_meta(m: &fs::Metadata) -> Stat {
@@ -126,6 +114,8 @@ pub fn hash_file(path: &Path) -> std::io::Result<[u8; 32]> {
 #[derive(Debug, Default)]
 pub struct Fingerprints {
     known: Mutex<HashMap<PathBuf, Fingerprint>>,
+    /// Directory listings taken this run, by absolute path.
+    listings: Mutex<HashMap<PathBuf, Fingerprint>>,
     new: Mutex<Vec<(PathBuf, Fingerprint)>>,
     /// Files hashed (not taken from the quick check), for tests and statistics.
     pub hashed: AtomicU64,
@@ -177,6 +167,32 @@ impl Fingerprints {
         Some(fp)
     }
 
+    /// The fingerprint of the directory `path` now: the hash of its sorted names
+    /// (`None` if it is not a directory). Listed again only when the directory's own
+    /// metadata changed (adding or removing a name changes its modification time) or
+    /// it changed less than [`RACY_NS`] before it was listed.
+    pub fn listing(&self, path: &Path) -> Option<Fingerprint> {
+        let abs = absolute(path);
+        let stat = Stat::of_dir(&abs)?;
+        if let Some(fp) = self.listings.lock().ok().and_then(|k| k.get(&abs).copied())
+            && fp.still_holds(&stat)
+        {
+            return Some(fp);
+        }
+        let hashed_at_ns = now_ns();
+        let hash = listing_hash(&abs)?;
+        let stat = Stat::of_dir(&abs).unwrap_or(stat);
+        let fp = Fingerprint {
+            hash,
+            stat,
+            hashed_at_ns,
+        };
+        if let Ok(mut k) = self.listings.lock() {
+            k.insert(abs, fp);
+        }
+        Some(fp)
+    }
+
     /// The fingerprints taken since the last call, to be stored.
     pub fn take_new(&self) -> Vec<(PathBuf, Fingerprint)> {
         self.new
@@ -184,6 +200,23 @@ impl Fingerprints {
             .map(|mut n| std::mem::take(&mut *n))
             .unwrap_or_default()
     }
+}
+
+/// The blake3 hash of a directory's names, sorted (each with its length, so that
+/// distinct lists give distinct bytes); `None` if it cannot be read.
+pub fn listing_hash(dir: &Path) -> Option<[u8; 32]> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut names: Vec<std::ffi::OsString> = fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    names.sort();
+    let mut h = blake3::Hasher::new();
+    for n in &names {
+        h.update(&(n.len() as u64).to_le_bytes());
+        h.update(n.as_bytes());
+    }
+    Some(*h.finalize().as_bytes())
 }
 
 /// `path` made absolute against the working directory, with `.` components and
@@ -260,275 +293,11 @@ pub fn path_candidates(word: &str) -> Vec<&str> {
     out
 }
 
-/// Whether `word`, which names nothing yet, looks like a file a call will create: it
-/// has a `/` or a `.` in its last component (`out/a.txt`, `result.bam`), is not `.` or
-/// `..` or a number, and its directory exists.
-pub fn names_future_file(word: &str) -> bool {
-    let p = Path::new(word);
-    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
-    // Nor is a number (`sleep 0.5`, `--rate 1.5`).
-    if name.contains(['*', '?', '$', '\n']) || word.parse::<f64>().is_ok() {
-        return false;
-    }
-    let pathlike = word.contains('/') || (name.contains('.') && !name.starts_with('.'));
-    pathlike && parent_dir(p).is_dir()
-}
-
 /// The directory a path is in (`.` for a bare name).
 pub fn parent_dir(p: &Path) -> PathBuf {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
-    }
-}
-
-/// The part of a file name up to its first `.` (the whole name for a name starting
-/// with `.`).
-fn stem(name: &str) -> &str {
-    match name.find('.') {
-        Some(0) | None => name,
-        Some(i) => &name[..i],
-    }
-}
-
-/// Whether `name` is `named` or one of its side files (see the module docs, rule 4).
-fn is_side_file(name: &str, named: &str) -> bool {
-    if name == named {
-        return true;
-    }
-    let s = stem(named);
-    !s.is_empty()
-        && name.len() > s.len()
-        && name.starts_with(s)
-        && matches!(name.as_bytes()[s.len()], b'.' | b'_' | b'-')
-}
-
-/// The directories watched by running calls, to tell whether two calls watched one
-/// directory at the same time (rule 5).
-#[derive(Debug, Default)]
-pub struct Watchers {
-    dirs: Mutex<HashMap<PathBuf, Vec<Arc<AtomicBool>>>>,
-}
-
-/// One directory listing: names (relative to the listed directory) and their metadata.
-type Listing = BTreeMap<PathBuf, Stat>;
-
-fn list(dir: &Path, recursive: bool) -> Listing {
-    let mut out = Listing::new();
-    let mut work = vec![PathBuf::new()];
-    while let Some(rel) = work.pop() {
-        let Ok(entries) = fs::read_dir(dir.join(&rel)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            if out.len() >= MAX_WATCHED_ENTRIES {
-                return out;
-            }
-            let Ok(ft) = e.file_type() else { continue };
-            let name = rel.join(e.file_name());
-            if ft.is_dir() {
-                if recursive {
-                    work.push(name);
-                }
-            } else if let Ok(m) = e.metadata()
-                && m.is_file()
-            {
-                out.insert(name, Stat::from_meta(&m));
-            }
-        }
-    }
-    out
-}
-
-/// A watched directory of one call.
-#[derive(Debug)]
-struct WatchedDir {
-    /// As the call names it (outputs are recorded relative to the working directory,
-    /// as named).
-    dir: PathBuf,
-    /// Its canonical form, to find other calls watching it.
-    canonical: PathBuf,
-    recursive: bool,
-    /// File names it names inside the directory (rules 2 and 4); empty for a named
-    /// directory (rule 3).
-    named: Vec<String>,
-    before: Listing,
-    /// Set when another call watched this directory while this one ran.
-    shared: Arc<AtomicBool>,
-}
-
-/// The outputs of one process call, watched from before it starts to after it ends.
-#[derive(Debug)]
-pub struct Watch {
-    dirs: Vec<WatchedDir>,
-    declared: Vec<PathBuf>,
-    watchers: Arc<Watchers>,
-}
-
-/// Files a finished call created or changed.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Outputs {
-    /// Every output (rules 1 to 5), sorted, without repeats.
-    pub files: Vec<PathBuf>,
-    /// Those that did not exist before the call and are surely its own: moved aside if
-    /// it failed.
-    pub created: Vec<PathBuf>,
-    /// Every output that did not exist before the call.
-    pub new: Vec<PathBuf>,
-}
-
-impl Watch {
-    /// Lists the directories that the call's `words` name (arguments of `run`, words of
-    /// a `shell` command line) and the `writing` declarations, before it starts.
-    pub fn begin(words: &[String], writing: &[String], watchers: &Arc<Watchers>) -> Watch {
-        let mut by_dir: BTreeMap<PathBuf, (bool, Vec<String>, bool)> = BTreeMap::new();
-        for word in words {
-            for cand in path_candidates(word) {
-                let p = Path::new(cand);
-                if p.is_dir() {
-                    by_dir
-                        .entry(p.to_path_buf())
-                        .or_insert((true, Vec::new(), false))
-                        .0 = true;
-                } else if p.is_file() || names_future_file(cand) {
-                    if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
-                        let e = by_dir
-                            .entry(parent_dir(p))
-                            .or_insert((false, Vec::new(), false));
-                        e.1.push(name.to_string());
-                    }
-                    if cand.ends_with('/') && !p.exists() {
-                        by_dir
-                            .entry(p.to_path_buf())
-                            .or_insert((true, Vec::new(), true));
-                    }
-                }
-            }
-        }
-        let declared: Vec<PathBuf> = writing.iter().map(PathBuf::from).collect();
-        for d in &declared {
-            if d.is_dir() {
-                by_dir
-                    .entry(d.clone())
-                    .or_insert((true, Vec::new(), false))
-                    .0 = true;
-            }
-        }
-        let mut dirs = Vec::new();
-        for (dir, (recursive, named, future)) in by_dir {
-            let canonical = fs::canonicalize(&dir).unwrap_or_else(|_| absolute(&dir));
-            let before = if future {
-                Listing::new()
-            } else {
-                list(&dir, recursive)
-            };
-            dirs.push(WatchedDir {
-                dir,
-                canonical,
-                recursive,
-                named,
-                before,
-                shared: Arc::new(AtomicBool::new(false)),
-            });
-        }
-        if let Ok(mut w) = watchers.dirs.lock() {
-            for d in &dirs {
-                let others = w.entry(d.canonical.clone()).or_default();
-                if !others.is_empty() {
-                    d.shared.store(true, Ordering::Relaxed);
-                    for o in others.iter() {
-                        o.store(true, Ordering::Relaxed);
-                    }
-                }
-                others.push(Arc::clone(&d.shared));
-            }
-        }
-        Watch {
-            dirs,
-            declared,
-            watchers: Arc::clone(watchers),
-        }
-    }
-
-    /// Lists the directories again after the call and gives its outputs.
-    pub fn finish(self) -> Outputs {
-        let mut files = Vec::new();
-        let mut created = Vec::new();
-        let mut new_files = Vec::new();
-        for d in &self.dirs {
-            let after = list(&d.dir, d.recursive);
-            let shared = d.shared.load(Ordering::Relaxed);
-            for (rel, stat) in &after {
-                let new = !d.before.contains_key(rel);
-                let changed = new || d.before.get(rel) != Some(stat);
-                if !changed {
-                    continue;
-                }
-                let name = rel.to_str().unwrap_or("");
-                let path = join_rel(&d.dir, rel);
-                let named = d.named.iter().any(|n| is_side_file(name, n));
-                let whole_dir = d.recursive;
-                let (output, own) = if named {
-                    (true, true)
-                } else if whole_dir {
-                    (true, !shared)
-                } else {
-                    // Rule 5: other new files beside a named file.
-                    (new && !shared, new && !shared)
-                };
-                if output {
-                    if new && own {
-                        created.push(path.clone());
-                    }
-                    if new {
-                        new_files.push(path.clone());
-                    }
-                    files.push(path);
-                }
-            }
-        }
-        for d in &self.declared {
-            if d.is_file() {
-                files.push(d.clone());
-            }
-        }
-        files.sort();
-        files.dedup();
-        created.sort();
-        created.dedup();
-        new_files.sort();
-        new_files.dedup();
-        Outputs {
-            files,
-            created,
-            new: new_files,
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        if let Ok(mut w) = self.watchers.dirs.lock() {
-            for d in &self.dirs {
-                if let Some(list) = w.get_mut(&d.canonical) {
-                    list.retain(|o| !Arc::ptr_eq(o, &d.shared));
-                    if list.is_empty() {
-                        w.remove(&d.canonical);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// `dir/rel`, without a leading `./` for the working directory.
-fn join_rel(dir: &Path, rel: &Path) -> PathBuf {
-    if dir == Path::new(".") {
-        rel.to_path_buf()
-    } else {
-        dir.join(rel)
     }
 }
 
@@ -597,20 +366,10 @@ mod tests {
     }
 
     #[test]
-    fn candidates_and_side_files() {
+    fn candidates() {
         assert_eq!(path_candidates("--out=a/b.txt"), ["a/b.txt"]);
         assert_eq!(path_candidates("-n"), Vec::<&str>::new());
         assert_eq!(path_candidates("x.csv"), ["x.csv"]);
-        assert!(is_side_file("ref.fa.bwt", "ref.fa"));
-        assert!(is_side_file("ref.dict", "ref.fa"));
-        assert!(is_side_file("ref.fa", "ref.fa"));
-        assert!(!is_side_file("reference.fa", "ref.fa"));
-        assert!(!is_side_file("sample10.bam", "sample1.bam"));
-        assert!(is_side_file("sample1.bam.bai", "sample1.bam"));
-        // A number is not a file a call will create (`sleep 0.5` lists no directory).
-        assert!(names_future_file("result.bam"));
-        assert!(!names_future_file("0.5"));
-        assert!(!names_future_file("1e3"));
     }
 
     #[test]
@@ -643,52 +402,18 @@ mod tests {
     }
 
     #[test]
-    fn a_watch_finds_named_side_and_directory_outputs() {
+    fn listings_change_with_names_only() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        fs::write(d.join("ref.fa"), ">x\nACGT\n").unwrap();
-        fs::write(d.join("other.txt"), "old").unwrap();
-        fs::create_dir(d.join("outdir")).unwrap();
-        let watchers = Arc::new(Watchers::default());
-        let ref_fa = d.join("ref.fa").display().to_string();
-        let out = d.join("new.bam").display().to_string();
-        let outdir = d.join("outdir").display().to_string();
-        let w = Watch::begin(&["index".into(), ref_fa, out, outdir], &[], &watchers);
-        fs::write(d.join("ref.fa.bwt"), "idx").unwrap();
-        fs::write(d.join("new.bam"), "bam").unwrap();
-        fs::create_dir(d.join("outdir/sub")).unwrap();
-        fs::write(d.join("outdir/sub/r.txt"), "r").unwrap();
-        fs::write(d.join("stray.log"), "log").unwrap();
-        let o = w.finish();
-        let names: Vec<String> = o
-            .files
-            .iter()
-            .map(|p| p.strip_prefix(d).unwrap().display().to_string())
-            .collect();
-        assert_eq!(
-            names,
-            ["new.bam", "outdir/sub/r.txt", "ref.fa.bwt", "stray.log"]
-        );
-        assert_eq!(o.created.len(), 4);
-        assert!(watchers.dirs.lock().unwrap().is_empty());
-    }
-
-    #[test]
-    fn concurrent_watchers_do_not_claim_each_others_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        fs::write(d.join("a.txt"), "a").unwrap();
-        fs::write(d.join("b.txt"), "b").unwrap();
-        let watchers = Arc::new(Watchers::default());
-        let wa = Watch::begin(&[d.join("a.txt").display().to_string()], &[], &watchers);
-        let wb = Watch::begin(&[d.join("b.txt").display().to_string()], &[], &watchers);
-        fs::write(d.join("a.out"), "A").unwrap();
-        fs::write(d.join("b.out"), "B").unwrap();
-        fs::write(d.join("mystery"), "?").unwrap();
-        let oa = wa.finish();
-        let ob = wb.finish();
-        assert_eq!(oa.files, [d.join("a.out")]);
-        assert_eq!(ob.files, [d.join("b.out")]);
+        fs::write(d.join("a"), "1").unwrap();
+        let fps = Fingerprints::default();
+        let one = fps.listing(d).unwrap();
+        fs::write(d.join("a"), "2").unwrap();
+        assert_eq!(fps.listing(d).unwrap().hash, one.hash);
+        fs::write(d.join("b"), "").unwrap();
+        assert_ne!(fps.listing(d).unwrap().hash, one.hash);
+        assert!(fps.listing(&d.join("a")).is_none());
+        assert!(fps.listing(&d.join("missing")).is_none());
     }
 
     #[test]

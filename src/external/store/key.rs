@@ -1,20 +1,23 @@
-//! Call keys (LANGUAGE.md 11): what a recorded result is looked up by.
+//! Call keys (LANGUAGE.md 11 as amended by issue 24): what a recorded result is found
+//! by.
 //!
-//! A call's **key** is the blake3 hash of:
+//! A call's **pre-key** is the blake3 hash of:
 //!
 //! 1. a key-format version ([`KEY_VERSION`]);
 //! 2. the external's name;
 //! 3. its arguments in normal form ([`Plain`], canonical bytes: see [`hash_plain`]);
-//! 4. for a process: the content hash of every program it runs (the program file its
-//!    name resolves to on `PATH`, and for `shell` every command name of the command
-//!    line that resolves to a file), of every argument (for `shell`: every word) that
-//!    names an existing regular file, and of every file declared with `reading`; the
-//!    values of the environment variables listed in `SPINDLE_KEY_ENV`; and the paths
-//!    declared with `writing`.
+//! 4. for a process ([`Context`]): the working directory, the values of the
+//!    environment variables listed in `SPINDLE_KEY_ENV`, and the paths declared with
+//!    `reading` and `writing` around the call.
 //!
-//! The **pre-key** is the hash of 1 to 3 alone: the same call with other file contents.
-//! The store keeps, per pre-key, the key last recorded, so `--explain` can say which
-//! input changed.
+//! What a process reads is known only once it has run (it is observed:
+//! [`crate::external::fstrace`]), so it cannot be part of what the record is looked up
+//! by. The store keeps, per pre-key, the last few records made for it (its
+//! *variants*, one per state of its inputs), and a record is reused only if every
+//! input it observed still holds what was recorded and every output still exists as
+//! recorded ([`super::Store::verify`]). A record's own **key** ([`record_key`]) is the
+//! pre-key with the inputs it observed, so that recording the same call with the same
+//! inputs again replaces its record rather than adding one.
 //!
 //! The place of a call is *not* part of its key: an external is a function of its
 //! arguments (LANGUAGE.md 7.3), so editing the definition around a call changes its
@@ -22,15 +25,21 @@
 //!
 //! `reads` externals are not recorded: their key would need what they read, which is
 //! their whole work. They run every time (and under `--plan` too: they change nothing).
+//!
+//! Where processes cannot be traced, a call whose outputs are all declared with
+//! `writing` is still recorded, with the inputs its command line names guessed as
+//! before issue 24 ([`guessed_inputs`]).
 
 use super::files::{Fingerprints, path_candidates, shell_words};
+use super::record::{EntryKind, FileEntry, InputSet, Record};
 use crate::external::exec::process::shell_program;
 use crate::external::plain::Plain;
 use crate::external::request::{ProcessRequest, Request};
+use prost::Message;
 use std::path::{Path, PathBuf};
 
-/// The version of the key format, hashed first.
-pub const KEY_VERSION: u32 = 1;
+/// The version of the key format, hashed first (2: observed inputs, issue 24).
+pub const KEY_VERSION: u32 = 2;
 
 /// A 32-byte blake3 hash.
 pub type Hash = [u8; 32];
@@ -92,8 +101,38 @@ fn put_str(h: &mut blake3::Hasher, s: &str) {
     h.update(s.as_bytes());
 }
 
-/// The pre-key of a call: version, name and arguments.
-pub fn pre_key(external: &str, args: &[Plain]) -> Hash {
+/// What a process call's pre-key covers beyond its arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// The working directory the process runs in.
+    pub cwd: String,
+    /// `SPINDLE_KEY_ENV` variables and their values.
+    pub env: Vec<(String, Option<String>)>,
+    /// Paths declared with `reading`.
+    pub reading: Vec<String>,
+    /// Paths declared with `writing`.
+    pub writing: Vec<String>,
+}
+
+impl Context {
+    /// The context of a process call made now, in this working directory.
+    pub fn now(env_names: &[String], reading: &[String], writing: &[String]) -> Context {
+        Context {
+            cwd: std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            env: env_names
+                .iter()
+                .map(|n| (n.clone(), std::env::var(n).ok()))
+                .collect(),
+            reading: reading.to_vec(),
+            writing: writing.to_vec(),
+        }
+    }
+}
+
+/// The pre-key of a call: version, name, arguments, and for a process its context.
+pub fn pre_key(external: &str, args: &[Plain], context: Option<&Context>) -> Hash {
     let mut h = blake3::Hasher::new();
     h.update(b"spindle-call");
     h.update(&KEY_VERSION.to_le_bytes());
@@ -102,69 +141,57 @@ pub fn pre_key(external: &str, args: &[Plain]) -> Hash {
     for a in args {
         hash_plain(&mut h, a);
     }
+    if let Some(c) = context {
+        h.update(&[1]);
+        put_str(&mut h, &c.cwd);
+        h.update(&(c.env.len() as u64).to_le_bytes());
+        for (name, value) in &c.env {
+            put_str(&mut h, name);
+            match value {
+                Some(v) => {
+                    h.update(&[1]);
+                    put_str(&mut h, v);
+                }
+                None => {
+                    h.update(&[0]);
+                }
+            }
+        }
+        for list in [&c.reading, &c.writing] {
+            h.update(&(list.len() as u64).to_le_bytes());
+            for p in list {
+                put_str(&mut h, p);
+            }
+        }
+    }
     *h.finalize().as_bytes()
 }
 
-/// What a process call's key covers beyond its arguments.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Inputs {
-    /// Programs it runs: (path as resolved, content hash).
-    pub programs: Vec<(String, Hash)>,
-    /// Files it reads: (path as named, content hash).
-    pub files: Vec<(String, Hash)>,
-    /// `SPINDLE_KEY_ENV` variables and their values.
-    pub env: Vec<(String, Option<String>)>,
-    /// Paths declared with `writing`.
-    pub writing: Vec<String>,
-}
-
-impl Inputs {
-    /// Whether the key covers nothing beyond the arguments.
-    pub fn is_empty(&self) -> bool {
-        self.programs.is_empty()
-            && self.files.is_empty()
-            && self.env.is_empty()
-            && self.writing.is_empty()
-    }
-}
-
-/// The key of a call with pre-key `pre` and these inputs. A call whose key covers
-/// nothing more than its arguments (`delay`, `writeFile`) has its pre-key as key.
-pub fn key(pre: &Hash, inputs: &Inputs) -> Hash {
-    if inputs.is_empty() {
+/// The key of a record made for pre-key `pre`: the pre-key with the inputs it
+/// observed (inline and shared), so that the same inputs give the same key.
+pub fn record_key(pre: &Hash, rec: &Record) -> Hash {
+    if rec.inputs.is_empty() && rec.input_sets.is_empty() {
         return *pre;
     }
     let mut h = blake3::Hasher::new();
     h.update(b"spindle-key");
     h.update(&KEY_VERSION.to_le_bytes());
     h.update(pre);
-    for (tag, list) in [(1u8, &inputs.programs), (2u8, &inputs.files)] {
-        h.update(&[tag]);
-        h.update(&(list.len() as u64).to_le_bytes());
-        for (path, hash) in list {
-            put_str(&mut h, path);
-            h.update(hash);
-        }
+    let inline = InputSet {
+        inputs: rec.inputs.clone(),
+    };
+    h.update(&inline.encode_to_vec());
+    for s in &rec.input_sets {
+        h.update(s);
     }
-    h.update(&[3]);
-    h.update(&(inputs.env.len() as u64).to_le_bytes());
-    for (name, value) in &inputs.env {
-        put_str(&mut h, name);
-        match value {
-            Some(v) => {
-                h.update(&[1]);
-                put_str(&mut h, v);
-            }
-            None => {
-                h.update(&[0]);
-            }
-        }
-    }
-    h.update(&[4]);
-    h.update(&(inputs.writing.len() as u64).to_le_bytes());
-    for w in &inputs.writing {
-        put_str(&mut h, w);
-    }
+    *h.finalize().as_bytes()
+}
+
+/// The hash an [`InputSet`] is stored by (of its encoding).
+pub fn set_key(encoded: &[u8]) -> Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(b"spindle-inputs");
+    h.update(encoded);
     *h.finalize().as_bytes()
 }
 
@@ -196,27 +223,37 @@ pub fn process_words(req: &ProcessRequest) -> Vec<(String, bool)> {
     }
 }
 
-/// What a call's key covers beyond its arguments, found now: for a process its
-/// programs, the files its words name, the `reading` files, the `SPINDLE_KEY_ENV`
-/// values and the `writing` paths; for other requests nothing. File hashes come from
-/// `fps` (quick check first), `lookup` giving fingerprints from earlier runs.
-///
-/// `produced` (absolute paths) are files this same call created when it last ran: an
-/// argument naming one is its output (`cp in.txt out.txt`), not an input, although the
-/// file exists now. Without this, recording a call would change its key.
-pub fn inputs(
+/// The inputs of a process call guessed from its command line, for where processes
+/// cannot be traced: the programs it runs (for `shell`, every command name of the
+/// command line that resolves to a file), every argument (for `shell`: every word)
+/// that names an existing regular file, and the `reading` files. Absolute paths, as
+/// record entries; `None` when a file cannot be hashed.
+pub fn guessed_inputs(
     request: &Request,
-    produced: &std::collections::HashSet<PathBuf>,
     reading: &[String],
-    writing: &[String],
-    env_names: &[String],
     fps: &Fingerprints,
     lookup: &dyn Fn(&Path) -> Option<super::files::Fingerprint>,
-) -> Inputs {
+) -> Vec<FileEntry> {
     let Request::Process(p) = request else {
-        return Inputs::default();
+        return Vec::new();
     };
-    let mut out = Inputs::default();
+    let mut out: Vec<FileEntry> = Vec::new();
+    let add = |path: &Path, program: bool, out: &mut Vec<FileEntry>| {
+        let abs = super::files::absolute(path);
+        let shown = abs.display().to_string();
+        if out.iter().any(|e| e.path == shown) {
+            return;
+        }
+        if let Some(fp) = fps.get(&abs, lookup) {
+            out.push(FileEntry {
+                path: shown,
+                hash: fp.hash.to_vec(),
+                program,
+                kind: EntryKind::Content as i32,
+                ..FileEntry::default()
+            });
+        }
+    };
     let mut programs: Vec<String> = vec![p.program.clone()];
     let mut words: Vec<String> = Vec::new();
     for (w, command) in process_words(p) {
@@ -227,55 +264,20 @@ pub fn inputs(
     }
     for name in programs {
         if let Some(path) = resolve_program(&name) {
-            let shown = path.display().to_string();
-            if out.programs.iter().any(|(p, _)| *p == shown) {
-                continue;
-            }
-            if let Some(fp) = fps.get(&path, lookup) {
-                out.programs.push((shown, fp.hash));
-            }
+            add(&path, true, &mut out);
         }
     }
-    let mut seen = std::collections::HashSet::new();
     let candidates = words
         .iter()
         .flat_map(|w| path_candidates(w))
         .chain(reading.iter().map(String::as_str));
     for cand in candidates {
-        if !seen.insert(cand.to_string()) {
-            continue;
-        }
         let path = Path::new(cand);
-        if !path.is_file() || produced.contains(&super::files::absolute(path)) {
-            continue;
-        }
-        if out
-            .programs
-            .iter()
-            .any(|(p, _)| Path::new(p) == path && cand.contains('/'))
-        {
-            continue;
-        }
-        if let Some(fp) = fps.get(path, lookup) {
-            out.files.push((cand.to_string(), fp.hash));
+        if path.is_file() {
+            add(path, false, &mut out);
         }
     }
-    out.env = env_names
-        .iter()
-        .map(|n| (n.clone(), std::env::var(n).ok()))
-        .collect();
-    out.writing = writing.to_vec();
     out
-}
-
-/// Every path the key covers, for `--explain`: programs first, then files.
-pub fn covered(inputs: &Inputs) -> Vec<String> {
-    inputs
-        .programs
-        .iter()
-        .chain(&inputs.files)
-        .map(|(p, _)| p.clone())
-        .collect()
 }
 
 #[cfg(test)]
@@ -289,7 +291,7 @@ mod tests {
 
     #[test]
     fn canonical_bytes_tell_values_apart() {
-        let k = |args: &[Plain]| pre_key("run", args);
+        let k = |args: &[Plain]| pre_key("run", args, None);
         let base = k(&[s("ab"), Plain::List(vec![s("c")])]);
         assert_eq!(base, k(&[s("ab"), Plain::List(vec![s("c")])]));
         for other in [
@@ -301,27 +303,87 @@ mod tests {
         ] {
             assert_ne!(base, other);
         }
-        assert_ne!(pre_key("run", &[s("x")]), pre_key("shell", &[s("x")]));
         assert_ne!(
-            pre_key("f", &[Plain::Int(1)]),
-            pre_key("f", &[Plain::Float(1.0)])
+            pre_key("run", &[s("x")], None),
+            pre_key("shell", &[s("x")], None)
         );
         assert_ne!(
-            pre_key("f", &[Plain::con("A", vec![Plain::con("B", vec![])])]),
-            pre_key("f", &[Plain::con("A", vec![]), Plain::con("B", vec![])])
+            pre_key("f", &[Plain::Int(1)], None),
+            pre_key("f", &[Plain::Float(1.0)], None)
+        );
+        assert_ne!(
+            pre_key("f", &[Plain::con("A", vec![Plain::con("B", vec![])])], None),
+            pre_key(
+                "f",
+                &[Plain::con("A", vec![]), Plain::con("B", vec![])],
+                None
+            )
         );
         // Deep values need no native stack.
         let mut deep = Plain::Int(0);
         for _ in 0..100_000 {
             deep = Plain::con("S", vec![deep]);
         }
-        pre_key("f", std::slice::from_ref(&deep));
+        pre_key("f", std::slice::from_ref(&deep), None);
         // Plain's own drop recurses; leak the deep value rather than overflow here.
         std::mem::forget(deep);
     }
 
     #[test]
-    fn inputs_cover_programs_files_and_declarations() {
+    fn a_process_context_is_part_of_the_pre_key() {
+        let args = [s("x")];
+        let c = Context {
+            cwd: "/w".into(),
+            ..Context::default()
+        };
+        let base = pre_key("run", &args, Some(&c));
+        assert_ne!(base, pre_key("run", &args, None));
+        for other in [
+            Context {
+                cwd: "/v".into(),
+                ..c.clone()
+            },
+            Context {
+                env: vec![("HOME".into(), None)],
+                ..c.clone()
+            },
+            Context {
+                env: vec![("HOME".into(), Some(String::new()))],
+                ..c.clone()
+            },
+            Context {
+                reading: vec!["a".into()],
+                ..c.clone()
+            },
+            Context {
+                writing: vec!["a".into()],
+                ..c.clone()
+            },
+        ] {
+            assert_ne!(base, pre_key("run", &args, Some(&other)), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn record_keys_follow_what_was_observed() {
+        let pre = pre_key("run", &[], None);
+        let mut r = Record::default();
+        assert_eq!(record_key(&pre, &r), pre);
+        r.inputs.push(FileEntry {
+            path: "/a".into(),
+            hash: vec![1; 32],
+            ..FileEntry::default()
+        });
+        let k1 = record_key(&pre, &r);
+        assert_ne!(k1, pre);
+        r.inputs[0].hash = vec![2; 32];
+        assert_ne!(record_key(&pre, &r), k1);
+        r.input_sets.push(vec![3; 32]);
+        assert_ne!(record_key(&pre, &r), k1);
+    }
+
+    #[test]
+    fn guessed_inputs_cover_programs_named_files_and_declarations() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data.csv");
         std::fs::write(&data, "1,2\n").unwrap();
@@ -335,55 +397,24 @@ mod tests {
             stdin: None,
             exit: ExitPolicy::Check,
             shown_as: None,
+            trace: None,
         });
         let fps = Fingerprints::default();
         let none = |_: &Path| None;
-        let none_produced = std::collections::HashSet::new();
-        let i = inputs(
-            &req,
-            &none_produced,
-            &[],
-            &["o.txt".into()],
-            &["HOME".into()],
-            &fps,
-            &none,
-        );
-        assert_eq!(i.programs.len(), 1, "{i:?}");
-        assert!(i.programs[0].0.ends_with("/sort"));
-        assert_eq!(
-            i.files,
-            [(
-                data.display().to_string(),
-                *blake3::hash(b"1,2\n").as_bytes()
-            )]
-        );
-        assert_eq!(i.env[0].0, "HOME");
-        let k1 = key(&pre_key("run", &[]), &i);
-        std::fs::write(&data, "1,3\n").unwrap();
-        let fps = Fingerprints::default();
-        let j = inputs(
-            &req,
-            &none_produced,
-            &[],
-            &["o.txt".into()],
-            &["HOME".into()],
-            &fps,
-            &none,
-        );
-        assert_ne!(k1, key(&pre_key("run", &[]), &j));
+        let i = guessed_inputs(&req, &[], &fps, &none);
+        let programs: Vec<&FileEntry> = i.iter().filter(|e| e.program).collect();
+        assert_eq!(programs.len(), 1, "{i:?}");
+        assert!(programs[0].path.ends_with("/sort"));
+        let files: Vec<&FileEntry> = i.iter().filter(|e| !e.program).collect();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].hash, blake3::hash(b"1,2\n").as_bytes().to_vec());
         // A shell command line: its command names are programs, its words files.
         let shell = crate::external::registry::lookup("shell")
             .unwrap()
             .make_request(&[s(&format!("wc -l < {} | sort", data.display()))])
             .unwrap();
-        let i = inputs(&shell, &none_produced, &[], &[], &[], &fps, &none);
-        // A file the call produced last time is not an input.
-        let produced: std::collections::HashSet<PathBuf> =
-            [super::super::files::absolute(&data)].into_iter().collect();
-        let k = inputs(&shell, &produced, &[], &[], &[], &fps, &none);
-        assert!(k.files.is_empty());
-        let progs: Vec<&str> = i.programs.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(progs.len(), 3, "{progs:?}");
-        assert_eq!(i.files.len(), 1);
+        let i = guessed_inputs(&shell, &[], &fps, &none);
+        assert_eq!(i.iter().filter(|e| e.program).count(), 3, "{i:?}");
+        assert_eq!(i.iter().filter(|e| !e.program).count(), 1);
     }
 }

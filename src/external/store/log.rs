@@ -13,8 +13,13 @@
 //!
 //! A payload is a sequence of entries, each a kind byte and its fields
 //! ([`Entry`]); applying them in order gives the store's state ([`State`]): records,
-//! the latest key per pre-key, the day each record was last used, failure marks and
-//! file fingerprints.
+//! the variants of each pre-key (its last [`MAX_VARIANTS`] records, one per state of
+//! its inputs), the day each record was last used, failure marks, shared input sets
+//! and file fingerprints.
+//!
+//! Version 2 of the format (issue 24) keys records by what their calls were observed
+//! to read; a log of version 1 is set aside whole when a store opens
+//! ([`ReadError::EarlierVersion`]), never read as records to trust.
 //!
 //! # Growth
 //!
@@ -42,7 +47,14 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of a log file (the last byte is the format's version).
-pub const MAGIC: &[u8; 8] = b"SPNDLOG\x01";
+pub const MAGIC: &[u8; 8] = b"SPNDLOG\x02";
+
+/// The first bytes of a log of an earlier format (their last byte is the version).
+const MAGIC_FAMILY: &[u8; 7] = b"SPNDLOG";
+
+/// How many records a pre-key keeps (the most recent states of its inputs); older ones
+/// are dropped when a new one comes.
+pub const MAX_VARIANTS: usize = 4;
 
 /// How many checksum bytes end a frame.
 const SUM: usize = 16;
@@ -53,14 +65,16 @@ pub const COMPACT_MIN: u64 = 1 << 20;
 /// What the log says: the store's whole state.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct State {
-    /// Call key → encoded [`super::Record`].
+    /// Record key → encoded [`super::Record`].
     pub records: HashMap<Hash, Vec<u8>>,
-    /// Pre-key → the key last recorded for it (for `--explain`).
-    pub latest: HashMap<Hash, Hash>,
-    /// Call key → the day (since the epoch) it was last recorded or reused.
+    /// Pre-key → its records' keys, oldest first (at most [`MAX_VARIANTS`]).
+    pub variants: HashMap<Hash, Vec<Hash>>,
+    /// Record key → the day (since the epoch) it was last recorded or reused.
     pub used: HashMap<Hash, u32>,
-    /// Call key → when its last attempt failed (nanoseconds since the epoch).
+    /// Pre-key → when its last attempt failed (nanoseconds since the epoch).
     pub failed: HashMap<Hash, i64>,
+    /// Set key → encoded [`super::record::InputSet`].
+    pub sets: HashMap<Hash, Vec<u8>>,
     /// Absolute path → its last fingerprint, encoded.
     pub files: HashMap<String, Vec<u8>>,
 }
@@ -68,14 +82,15 @@ pub struct State {
 /// One change to the state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry<'a> {
-    /// A call failed at this time: kind 1, key, `i64` time.
+    /// A call failed at this time: kind 1, pre-key, `i64` time.
     Failed(Hash, i64),
-    /// A call's record (which also clears its failure mark and marks it used on the
-    /// day): kind 2, key, pre-key, `u32` day, `u32` length, the encoded record.
+    /// A call's record (which also clears its failure mark, becomes its pre-key's
+    /// newest variant, and is marked used on the day): kind 2, key, pre-key, `u32`
+    /// day, `u32` length, the encoded record.
     Record {
-        /// The call key.
+        /// The record's key.
         key: Hash,
-        /// The pre-key (when it differs from the key, `latest` learns the key).
+        /// The pre-key.
         pre: Hash,
         /// The day it was recorded.
         day: u32,
@@ -86,8 +101,9 @@ pub enum Entry<'a> {
     Used(Hash, u32),
     /// A path's fingerprint: kind 4, `u32` length, path, `u32` length, fingerprint.
     File(&'a str, &'a [u8]),
-    /// The latest key of a pre-key (compaction writes these): kind 5, pre-key, key.
-    Latest(Hash, Hash),
+    /// A set of inputs shared by records: kind 6, set key, `u32` length, the encoded
+    /// set.
+    Set(Hash, &'a [u8]),
 }
 
 impl Entry<'_> {
@@ -124,10 +140,11 @@ impl Entry<'_> {
                 out.extend_from_slice(&(fp.len() as u32).to_le_bytes());
                 out.extend_from_slice(fp);
             }
-            Entry::Latest(p, k) => {
-                out.push(5);
-                out.extend_from_slice(p);
+            Entry::Set(k, bytes) => {
+                out.push(6);
                 out.extend_from_slice(k);
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(bytes);
             }
         }
     }
@@ -176,7 +193,11 @@ impl<'a> Cursor<'a> {
                 let m = self.u32()? as usize;
                 Entry::File(p, self.take(m)?)
             }
-            5 => Entry::Latest(self.hash()?, self.hash()?),
+            6 => {
+                let k = self.hash()?;
+                let n = self.u32()? as usize;
+                Entry::Set(k, self.take(n)?)
+            }
             _ => return None,
         })
     }
@@ -196,11 +217,16 @@ impl State {
                 bytes,
             } => {
                 self.records.insert(key, bytes.to_vec());
-                if key != pre {
-                    self.latest.insert(pre, key);
+                let keys = self.variants.entry(pre).or_default();
+                keys.retain(|k| *k != key);
+                keys.push(key);
+                if keys.len() > MAX_VARIANTS {
+                    let old = keys.remove(0);
+                    self.records.remove(&old);
+                    self.used.remove(&old);
                 }
                 self.used.insert(key, day);
-                self.failed.remove(&key);
+                self.failed.remove(&pre);
             }
             Entry::Used(k, d) => {
                 self.used.insert(k, d);
@@ -208,8 +234,8 @@ impl State {
             Entry::File(p, fp) => {
                 self.files.insert(p.to_string(), fp.to_vec());
             }
-            Entry::Latest(p, k) => {
-                self.latest.insert(p, k);
+            Entry::Set(k, bytes) => {
+                self.sets.entry(k).or_insert_with(|| bytes.to_vec());
             }
         }
     }
@@ -233,18 +259,23 @@ impl State {
     /// The whole state as one payload (what compaction writes).
     pub fn payload(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.live_bytes() as usize);
-        for (k, bytes) in &self.records {
-            let day = self.used.get(k).copied().unwrap_or(0);
-            Entry::Record {
-                key: *k,
-                pre: *k,
-                day,
-                bytes,
-            }
-            .encode(&mut out);
+        for (k, bytes) in &self.sets {
+            Entry::Set(*k, bytes).encode(&mut out);
         }
-        for (p, k) in &self.latest {
-            Entry::Latest(*p, *k).encode(&mut out);
+        for (pre, keys) in &self.variants {
+            for k in keys {
+                let Some(bytes) = self.records.get(k) else {
+                    continue;
+                };
+                let day = self.used.get(k).copied().unwrap_or(0);
+                Entry::Record {
+                    key: *k,
+                    pre: *pre,
+                    day,
+                    bytes,
+                }
+                .encode(&mut out);
+            }
         }
         for (k, t) in &self.failed {
             Entry::Failed(*k, *t).encode(&mut out);
@@ -258,8 +289,9 @@ impl State {
     /// About how many bytes [`State::payload`] takes.
     pub fn live_bytes(&self) -> u64 {
         let records: usize = self.records.values().map(|r| 73 + r.len()).sum();
+        let sets: usize = self.sets.values().map(|s| 37 + s.len()).sum();
         let files: usize = self.files.iter().map(|(p, f)| 9 + p.len() + f.len()).sum();
-        (records + 65 * self.latest.len() + 41 * self.failed.len() + files) as u64
+        (records + sets + 41 * self.failed.len() + files) as u64
     }
 }
 
@@ -272,17 +304,55 @@ pub fn frame(payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Reads a log's bytes: the state of its whole frames, and where they end.
-pub fn read(bytes: &[u8]) -> Result<(State, u64), String> {
+/// Why a log's bytes cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// A log of an earlier format (its version byte).
+    EarlierVersion(u8),
+    /// Not a Spindle result log at all (or one of a later version).
+    NotALog,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::EarlierVersion(v) => write!(
+                f,
+                "a result log of an earlier version of Spindle (format {v})"
+            ),
+            ReadError::NotALog => {
+                f.write_str("not a Spindle result log (or one of a later version)")
+            }
+        }
+    }
+}
+
+/// Reads a log's bytes: the state of its whole frames, where they end, and whether a
+/// whole frame after that end failed its checksum or did not parse (damage, as
+/// opposed to a frame cut short by a crash).
+pub fn read(bytes: &[u8]) -> Result<(State, u64), ReadError> {
+    read_checked(bytes).map(|(s, end, _)| (s, end))
+}
+
+/// [`read`], also saying whether the bytes after the end are damage rather than a
+/// torn last frame.
+pub fn read_checked(bytes: &[u8]) -> Result<(State, u64, bool), ReadError> {
     let mut state = State::default();
     if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
         // Empty, or the process died while writing the magic bytes.
-        return Ok((state, 0));
+        return Ok((state, 0, false));
     }
     if !bytes.starts_with(MAGIC) {
-        return Err("not a Spindle result log (or one of another version)".into());
+        if bytes.len() >= MAGIC.len()
+            && bytes.starts_with(MAGIC_FAMILY)
+            && bytes[MAGIC_FAMILY.len()] < MAGIC[MAGIC_FAMILY.len()]
+        {
+            return Err(ReadError::EarlierVersion(bytes[MAGIC_FAMILY.len()]));
+        }
+        return Err(ReadError::NotALog);
     }
     let mut at = MAGIC.len();
+    let mut damaged = false;
     while let Some(len) = bytes.get(at..at + 4) {
         let n = u32::from_le_bytes(len.try_into().unwrap_or([0; 4])) as usize;
         let Some(payload) = bytes.get(at + 4..at + 4 + n) else {
@@ -292,11 +362,45 @@ pub fn read(bytes: &[u8]) -> Result<(State, u64), String> {
             break;
         };
         if blake3::hash(payload).as_bytes()[..SUM] != *sum || !state.apply_payload(payload) {
+            // A whole frame that is wrong is damage, unless it is the last thing in the
+            // file (a crash can leave a last frame whose bytes never all reached the
+            // disk).
+            damaged = at + 4 + n + SUM < bytes.len();
             break;
         }
         at += 4 + n + SUM;
     }
-    Ok((state, at as u64))
+    Ok((state, at as u64, damaged))
+}
+
+/// Applies the whole frames found after damaged bytes starting at `from` (a frame is
+/// recognised by its length and checksum, which bytes that are not a frame match with
+/// a chance of 2^-128). Returns how many frames were recovered and how many bytes were
+/// not part of any. Records are checked against the file system before any reuse, so a
+/// batch lost in the damage only means its calls run again.
+fn recover_after(bytes: &[u8], from: usize, state: &mut State) -> (usize, usize) {
+    let mut recovered = 0;
+    let mut lost = 0;
+    let mut at = from;
+    while at < bytes.len() {
+        let whole = (|| {
+            let n = u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize;
+            let payload = bytes.get(at + 4..at.checked_add(4 + n)?)?;
+            let sum = bytes.get(at + 4 + n..at + 4 + n + SUM)?;
+            (blake3::hash(payload).as_bytes()[..SUM] == *sum).then_some((n, payload))
+        })();
+        match whole {
+            Some((n, payload)) if state.apply_payload(payload) => {
+                recovered += 1;
+                at += 4 + n + SUM;
+            }
+            _ => {
+                lost += 1;
+                at += 1;
+            }
+        }
+    }
+    (recovered, lost)
 }
 
 /// An open log: its file, positioned at the end of its last whole frame.
@@ -317,8 +421,13 @@ fn err(path: &Path, e: impl std::fmt::Display) -> String {
 impl Log {
     /// Opens (or creates) the log at `path` and reads it. The caller holds the store's
     /// lock. A torn last frame is cut off; a log much larger than its live state is
-    /// compacted.
-    pub fn open(path: &Path) -> Result<(Log, State), String> {
+    /// compacted. A log of an earlier format is set aside (renamed to
+    /// `results.log.vN`) and a new one started; a log damaged in the middle keeps every
+    /// batch that still reads whole (before and after the damage), sets the bytes it
+    /// cannot read aside (`results.log.damaged`) and is rewritten. What was set aside
+    /// is said in the returned notes, for standard error.
+    pub fn open(path: &Path) -> Result<(Log, State, Vec<String>), String> {
+        let mut notes = Vec::new();
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -328,7 +437,43 @@ impl Log {
             .map_err(|e| err(path, e))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|e| err(path, e))?;
-        let (state, mut end) = read(&bytes).map_err(|e| err(path, e))?;
+        let (mut state, mut end, damaged) = match read_checked(&bytes) {
+            Ok(x) => x,
+            Err(ReadError::EarlierVersion(v)) => {
+                let aside = path.with_extension(format!("log.v{v}"));
+                std::fs::rename(path, &aside).map_err(|e| err(path, e))?;
+                notes.push(format!(
+                    "{} was written by an earlier version of Spindle, whose records are not \
+                     reused (they name the files a command line named, not those a call was \
+                     seen to read); it was set aside as {} and a new one started",
+                    path.display(),
+                    aside.display()
+                ));
+                file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(|e| err(path, e))?;
+                bytes.clear();
+                (State::default(), 0, false)
+            }
+            Err(e) => return Err(err(path, e)),
+        };
+        let mut rewrite = false;
+        if damaged {
+            let (recovered, lost) = recover_after(&bytes, end as usize, &mut state);
+            let aside = path.with_extension("log.damaged");
+            let _ = std::fs::write(&aside, &bytes[end as usize..]);
+            notes.push(format!(
+                "{} is damaged at byte {end}: {lost} bytes could not be read (set aside as {}); \
+                 {recovered} later batches were recovered; calls whose records were lost run again",
+                path.display(),
+                aside.display()
+            ));
+            rewrite = true;
+        }
         if end == 0 {
             file.set_len(0).map_err(|e| err(path, e))?;
             file.write_all_at(MAGIC, 0).map_err(|e| err(path, e))?;
@@ -346,10 +491,10 @@ impl Log {
         log.file
             .seek(std::io::SeekFrom::Start(end))
             .map_err(|e| err(path, e))?;
-        if end > COMPACT_MIN && end > 2 * state.live_bytes() + MAGIC.len() as u64 {
+        if rewrite || (end > COMPACT_MIN && end > 2 * state.live_bytes() + MAGIC.len() as u64) {
             log.compact(&state)?;
         }
-        Ok((log, state))
+        Ok((log, state, notes))
     }
 
     /// Appends one frame (`durable`: and waits until it is on disk). A failed write is
@@ -435,7 +580,7 @@ mod tests {
             },
             Entry::Used([1; 32], 9),
             Entry::File("/a b", b"fp"),
-            Entry::Latest([4; 32], [5; 32]),
+            Entry::Set([4; 32], b"set"),
         ];
         for e in &es {
             e.encode(&mut p);
@@ -454,10 +599,11 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(end, bytes.len() as u64);
         assert!(
-            !got.failed.contains_key(&[1; 32]),
-            "a record clears its failure"
+            got.failed.contains_key(&[1; 32]),
+            "a failure mark is by pre-key: the record of pre-key [2] leaves it"
         );
-        assert_eq!(got.latest.get(&[2; 32]), Some(&[1; 32]));
+        assert_eq!(got.variants.get(&[2; 32]), Some(&vec![[1; 32]]));
+        assert_eq!(got.sets.get(&[4; 32]), Some(&b"set".to_vec()));
         // Compaction's single payload reads back to the same state.
         let mut again = MAGIC.to_vec();
         again.extend_from_slice(&frame(&got.payload()));
@@ -506,7 +652,7 @@ mod tests {
             },
             2 => Entry::Used(key, n),
             3 => Entry::File(&path, &body),
-            _ => Entry::Latest(key, [n as u8; 32]),
+            _ => Entry::Set(key, &body),
         }
         .encode(out);
     }
@@ -553,7 +699,7 @@ mod tests {
     fn opening_cuts_a_torn_tail_and_appends_after_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.log");
-        let (mut log, s) = Log::open(&path).unwrap();
+        let (mut log, s, _) = Log::open(&path).unwrap();
         assert_eq!(s, State::default());
         let mut p = Vec::new();
         Entry::Used([1; 32], 1).encode(&mut p);
@@ -564,14 +710,14 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(&[200, 0, 0, 0, 1, 2, 3]).unwrap();
         drop(f);
-        let (mut log, s) = Log::open(&path).unwrap();
+        let (mut log, s, _) = Log::open(&path).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), good);
         assert_eq!(s.used.get(&[1; 32]), Some(&1));
         let mut q = Vec::new();
         Entry::Used([2; 32], 2).encode(&mut q);
         log.append(&q, false).unwrap();
         drop(log);
-        let (_, s) = Log::open(&path).unwrap();
+        let (_, s, _) = Log::open(&path).unwrap();
         assert_eq!(s.used.len(), 2);
     }
 
@@ -579,7 +725,7 @@ mod tests {
     fn a_log_of_mostly_dead_entries_is_compacted_on_opening() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.log");
-        let (mut log, _) = Log::open(&path).unwrap();
+        let (mut log, _, _) = Log::open(&path).unwrap();
         let big = vec![7u8; 4096];
         // The same record written 600 times: 2.4 MB, of which 4 kB live.
         for day in 0..600 {
@@ -595,7 +741,7 @@ mod tests {
         }
         drop(log);
         assert!(std::fs::metadata(&path).unwrap().len() > 2 << 20);
-        let (_, s) = Log::open(&path).unwrap();
+        let (_, s, _) = Log::open(&path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() < 8192);
         assert_eq!(s.used.get(&[1; 32]), Some(&599));
         assert_eq!(s.records.get(&[1; 32]), Some(&big));

@@ -7,14 +7,19 @@
 //! - `results.log`: an append-only log of checksummed batches ([`log`]), read whole
 //!   when the store opens; a batch is on disk whole or not at all, whatever moment the
 //!   process is killed. What it holds:
-//!   - records: call key → [`Record`] (protobuf): the reply, the fingerprints of what
-//!     the call read and wrote, timing;
-//!   - latest: pre-key → the key last recorded for that call (for `--explain`);
-//!   - used: call key → the day it was last used (for `spindle store gc`);
-//!   - failed: call key → when it last failed (`not recorded: previous attempt
+//!   - records: record key → [`Record`] (protobuf): the reply, what the call was seen
+//!     to read (inline, and shared input sets by key) and write, timing;
+//!   - variants: pre-key (the call: [`key`]) → its last few records, one per state of
+//!     its inputs, newest last;
+//!   - sets: set key → an input set shared by many records ([`record::InputSet`]);
+//!   - used: record key → the day it was last used (for `spindle store gc`);
+//!   - failed: pre-key → when it last failed (`not recorded: previous attempt
 //!     failed`);
 //!   - files: absolute path → the fingerprint last taken (quick check, so unchanged
 //!     inputs are not hashed again across runs).
+//!
+//! A record is reused only if it still holds ([`verify`]): everything its call read is
+//! as it was, everything it wrote is still there as it left it.
 //! - `lock`: locked while a run holds the store.
 //! - `failed/`: outputs of failed calls, moved aside for inspection, one folder per
 //!   failed attempt.
@@ -29,18 +34,34 @@
 //!
 //! One run at a time: the `lock` file is locked while a store is open, so a second run
 //! is told the store is in use ([`StoreError::InUse`]).
+//!
+//! # When the store cannot be used as it should
+//!
+//! Never a panic and never a wrong reuse; the run goes on when it can do so correctly,
+//! and what happened is said on standard error:
+//!
+//! - a log of an earlier version of Spindle, or one damaged in the middle, is set
+//!   aside and a fresh start (or what could be read) is used ([`Store::notes`]);
+//! - a store that can be read but not written (a read-only folder or disk) is opened
+//!   read-only: records are reused, nothing new is recorded ([`Store::is_read_only`]);
+//! - a write that fails during the run (a full disk) stops recording for the rest of
+//!   the run, with a warning; the results of the run stand;
+//! - a store that cannot be read at all is an error for `--resume` and `--plan` (their
+//!   purpose is the store) and a warning otherwise.
 
 pub mod files;
 pub mod key;
 pub mod log;
 pub mod record;
+pub mod recording;
+pub mod verify;
 
-use files::{Fingerprint, Fingerprints, Stat, now_ns};
-use key::{Hash, Inputs};
+use files::{Fingerprint, Stat, now_ns};
+use key::Hash;
 use nix::fcntl::{Flock, FlockArg};
 use prost::Message;
 pub use record::Record;
-use record::{EnvEntry, FileEntry};
+use record::{FileEntry, InputSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -106,23 +127,27 @@ pub fn today() -> u32 {
     (now_ns() / 86_400_000_000_000).max(0) as u32
 }
 
-/// Why a call ran instead of being reused (`--explain`).
+/// Why a call ran instead of being reused (`--explain`, `--plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Why {
     /// Never recorded.
     New,
-    /// Recorded, but a file it read holds something else now.
+    /// Recorded, but something it read is different now: a file's content, a
+    /// directory's names (shown with a final `/`), a path now there or gone.
     InputChanged(String),
-    /// Recorded, but a program it runs changed.
+    /// Recorded, but a program it ran changed.
     ProgramChanged(String),
-    /// Recorded, but a `SPINDLE_KEY_ENV` variable has another value.
-    EnvChanged(String),
-    /// Recorded, but an output file is gone.
+    /// Recorded, but an output is gone.
     OutputMissing(String),
-    /// Recorded, but an output file holds something else.
+    /// Recorded, but an output holds something else.
     OutputChanged(String),
     /// The last attempt failed, so nothing was recorded.
     PreviousFailed,
+    /// Recorded with a non-zero exit status (`runResult`): run again unless
+    /// `--resume-failed`.
+    Exited(i64),
+    /// `--rerun` matched it.
+    Rerun,
     /// Recorded and still valid, but the run was not asked to reuse (`--resume`).
     NotResuming,
     /// The record could not be read.
@@ -135,10 +160,14 @@ impl fmt::Display for Why {
             Why::New => f.write_str("new call"),
             Why::InputChanged(p) => write!(f, "input changed: {p}"),
             Why::ProgramChanged(p) => write!(f, "program changed: {p}"),
-            Why::EnvChanged(n) => write!(f, "environment changed: {n}"),
             Why::OutputMissing(p) => write!(f, "output missing: {p}"),
             Why::OutputChanged(p) => write!(f, "output changed: {p}"),
             Why::PreviousFailed => f.write_str("not recorded: previous attempt failed"),
+            Why::Exited(c) => write!(
+                f,
+                "exited with status {c} last time (--resume-failed reuses it)"
+            ),
+            Why::Rerun => f.write_str("--rerun matched it"),
             Why::NotResuming => f.write_str("recorded, but --resume not given"),
             Why::Unreadable => f.write_str("record unreadable"),
         }
@@ -150,9 +179,11 @@ impl fmt::Display for Why {
 pub struct Batch {
     /// New records: key, pre-key, record.
     pub records: Vec<(Hash, Hash, Record)>,
-    /// Keys reused today.
+    /// New shared input sets: key, encoded set.
+    pub sets: Vec<(Hash, Vec<u8>)>,
+    /// Record keys reused today.
     pub used: Vec<Hash>,
-    /// Keys whose call failed.
+    /// Pre-keys whose call failed.
     pub failures: Vec<Hash>,
     /// Fingerprints taken.
     pub fingerprints: Vec<(PathBuf, Fingerprint)>,
@@ -162,6 +193,7 @@ impl Batch {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
+            && self.sets.is_empty()
             && self.used.is_empty()
             && self.failures.is_empty()
             && self.fingerprints.is_empty()
@@ -169,7 +201,11 @@ impl Batch {
 
     /// How many writes.
     pub fn len(&self) -> usize {
-        self.records.len() + self.used.len() + self.failures.len() + self.fingerprints.len()
+        self.records.len()
+            + self.sets.len()
+            + self.used.len()
+            + self.failures.len()
+            + self.fingerprints.len()
     }
 }
 
@@ -177,19 +213,28 @@ impl Batch {
 pub struct Store {
     dir: PathBuf,
     open: Mutex<Open>,
-    /// Held while the store is open (released when dropped).
-    _lock: Flock<std::fs::File>,
+    /// Held while the store is open (released when dropped); `None` for a store opened
+    /// read-only whose lock file cannot be made.
+    _lock: Option<Flock<std::fs::File>>,
+    /// Opened read-only: nothing is written.
+    read_only: bool,
+    /// What opening set aside or could not do, for standard error.
+    notes: Vec<String>,
 }
 
 /// The log and the state it holds.
 struct Open {
-    log: log::Log,
+    /// The log (`None`: opened read-only).
+    log: Option<log::Log>,
     state: log::State,
 }
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("dir", &self.dir).finish()
+        f.debug_struct("Store")
+            .field("dir", &self.dir)
+            .field("read_only", &self.read_only)
+            .finish()
     }
 }
 
@@ -229,8 +274,19 @@ fn decode_fp(b: &[u8]) -> Option<Fingerprint> {
 }
 
 impl Store {
-    /// Opens the store in `dir`, creating it if needed.
+    /// Opens the store in `dir`, creating it if needed. A store that can be read but
+    /// not written is opened read-only ([`Store::is_read_only`]).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        match Store::open_writable(dir) {
+            Ok(s) => Ok(s),
+            Err(StoreError::Io(why)) if dir.join(LOG_FILE).is_file() => {
+                Store::open_read_only(dir).map_err(|_| StoreError::Io(why))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn open_writable(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| io(format!("{}: {e}", dir.display())))?;
         let lock_path = dir.join(LOCK_FILE);
         let lock_file = std::fs::OpenOptions::new()
@@ -247,11 +303,45 @@ impl Store {
             }
             Err((_, e)) => return Err(io(format!("{}: {e}", lock_path.display()))),
         };
-        let (log, state) = log::Log::open(&dir.join(LOG_FILE)).map_err(io)?;
+        let (log, state, notes) = log::Log::open(&dir.join(LOG_FILE)).map_err(io)?;
         Ok(Store {
             dir: dir.to_path_buf(),
-            open: Mutex::new(Open { log, state }),
+            open: Mutex::new(Open {
+                log: Some(log),
+                state,
+            }),
+            _lock: Some(lock),
+            read_only: false,
+            notes,
+        })
+    }
+
+    /// Reads a store that cannot be written: its records, never changed.
+    fn open_read_only(dir: &Path) -> Result<Store, StoreError> {
+        let lock = std::fs::File::open(dir.join(LOCK_FILE)).ok().and_then(|f| {
+            match Flock::lock(f, FlockArg::LockSharedNonblock) {
+                Ok(l) => Some(Ok(l)),
+                Err((_, nix::errno::Errno::EWOULDBLOCK)) => Some(Err(())),
+                Err(_) => None,
+            }
+        });
+        let lock = match lock {
+            Some(Err(())) => return Err(StoreError::InUse(dir.to_path_buf())),
+            Some(Ok(l)) => Some(l),
+            None => None,
+        };
+        let path = dir.join(LOG_FILE);
+        let bytes = std::fs::read(&path).map_err(|e| io(format!("{}: {e}", path.display())))?;
+        let (state, _) = log::read(&bytes).map_err(|e| io(format!("{}: {e}", path.display())))?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            open: Mutex::new(Open { log: None, state }),
             _lock: lock,
+            read_only: true,
+            notes: vec![format!(
+                "the result store {} cannot be written: records are reused, nothing new is recorded",
+                dir.display()
+            )],
         })
     }
 
@@ -273,6 +363,17 @@ impl Store {
         &self.dir
     }
 
+    /// Whether the store was opened read-only (nothing is recorded).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// What opening set aside or could not do (an earlier version's log, a damaged
+    /// log, a store that cannot be written), for standard error.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The record of `key`, if any.
     pub fn get(&self, key: &Hash) -> Result<Option<Record>, StoreError> {
         let open = self.lock();
@@ -280,6 +381,25 @@ impl Store {
             return Ok(None);
         };
         Record::decode(v.as_slice()).map(Some).map_err(io)
+    }
+
+    /// The keys of the records of pre-key `pre`, newest first.
+    pub fn variants(&self, pre: &Hash) -> Vec<Hash> {
+        let open = self.lock();
+        let mut keys = open.state.variants.get(pre).cloned().unwrap_or_default();
+        keys.reverse();
+        keys
+    }
+
+    /// The shared input set of this key, if stored.
+    pub fn set(&self, key: &Hash) -> Option<InputSet> {
+        let open = self.lock();
+        InputSet::decode(open.state.sets.get(key)?.as_slice()).ok()
+    }
+
+    /// Whether the store holds the input set of this key.
+    pub fn has_set(&self, key: &Hash) -> bool {
+        self.lock().state.sets.contains_key(key)
     }
 
     /// Every record, in key order (for checks and tools; a record that cannot be
@@ -304,14 +424,9 @@ impl Store {
         self.len() == 0
     }
 
-    /// The key last recorded for pre-key `pre`.
-    pub fn latest(&self, pre: &Hash) -> Option<Hash> {
-        self.lock().state.latest.get(pre).copied()
-    }
-
-    /// Whether the last attempt of the call with this key failed.
-    pub fn failed_before(&self, key: &Hash) -> bool {
-        self.lock().state.failed.contains_key(key)
+    /// Whether the last attempt of the call with this pre-key failed.
+    pub fn failed_before(&self, pre: &Hash) -> bool {
+        self.lock().state.failed.contains_key(pre)
     }
 
     /// The fingerprint last taken of the absolute path `path`.
@@ -322,16 +437,20 @@ impl Store {
 
     /// Writes `batch` as one frame of the log (whole or not at all) and empties it.
     /// `durable`: on disk when this returns (else in the operating system's hands:
-    /// it survives the process being killed, not a power cut).
+    /// it survives the process being killed, not a power cut). A read-only store
+    /// writes nothing.
     pub fn commit(&self, batch: &mut Batch, durable: bool) -> Result<(), StoreError> {
+        if self.read_only {
+            *batch = Batch::default();
+            return Ok(());
+        }
         // The records are encoded before the store is locked: lookups from the calls'
         // thread wait only for the write itself.
         let day = today();
         let now = now_ns();
         let mut payload = Vec::new();
         let mut entries: Vec<log::Entry<'_>> = Vec::with_capacity(batch.len());
-        // A key recorded more than once in the batch (`map (\x -> delay 100 x) xs` is
-        // one key) is written once: its last record.
+        // A key recorded more than once in the batch is written once: its last record.
         let mut seen = std::collections::HashSet::with_capacity(batch.records.len());
         let mut last: Vec<&(Hash, Hash, Record)> = Vec::with_capacity(batch.records.len());
         for r in batch.records.iter().rev() {
@@ -346,6 +465,14 @@ impl Store {
             .iter()
             .filter_map(|(p, fp)| Some((p.to_str()?.to_string(), encode_fp(fp))))
             .collect();
+        let mut guard = self.lock();
+        let open = &mut *guard;
+        // Sets before the records that name them.
+        for (key, bytes) in &batch.sets {
+            if !open.state.sets.contains_key(key) {
+                entries.push(log::Entry::Set(*key, bytes));
+            }
+        }
         // Failures first: a retry that succeeded in the same batch clears its mark.
         for key in &batch.failures {
             entries.push(log::Entry::Failed(*key, now));
@@ -358,10 +485,8 @@ impl Store {
                 bytes,
             });
         }
-        let mut guard = self.lock();
-        let open = &mut *guard;
         for key in &batch.used {
-            if open.state.used.get(key) != Some(&day) {
+            if open.state.used.get(key) != Some(&day) && open.state.records.contains_key(key) {
                 entries.push(log::Entry::Used(*key, day));
             }
         }
@@ -371,100 +496,37 @@ impl Store {
         for e in &entries {
             e.encode(&mut payload);
         }
+        let Some(log) = open.log.as_mut() else {
+            *batch = Batch::default();
+            return Ok(());
+        };
         if !payload.is_empty() {
-            open.log.append(&payload, durable).map_err(io)?;
+            log.append(&payload, durable).map_err(io)?;
             for e in &entries {
                 open.state.apply(e);
             }
         } else if durable {
             // Makes the earlier, eventual frames durable.
-            open.log.sync().map_err(io)?;
+            log.sync().map_err(io)?;
         }
         *batch = Batch::default();
         Ok(())
     }
 
-    /// Whether a record's outputs still hold what was recorded: the first one that does
-    /// not, as a reason.
-    pub fn verify(rec: &Record) -> Result<(), Why> {
-        for o in &rec.outputs {
-            let path = Path::new(&o.path);
-            let Some(stat) = Stat::of(path) else {
-                return Err(Why::OutputMissing(o.path.clone()));
-            };
-            let recorded = Fingerprint {
-                hash: o.hash.as_slice().try_into().unwrap_or([0; 32]),
-                stat: Stat {
-                    size: o.size,
-                    mtime_ns: o.mtime_ns,
-                    ctime_ns: o.ctime_ns,
-                    ino: o.ino,
-                },
-                hashed_at_ns: o.hashed_at_ns,
-            };
-            if recorded.stat.size != stat.size {
-                return Err(Why::OutputChanged(o.path.clone()));
-            }
-            if recorded.still_holds(&stat) {
-                continue;
-            }
-            match files::hash_file(path) {
-                Ok(h) if h.as_slice() == o.hash.as_slice() => {}
-                Ok(_) => return Err(Why::OutputChanged(o.path.clone())),
-                Err(_) => return Err(Why::OutputMissing(o.path.clone())),
-            }
+    /// Whether `rec` still holds ([`verify`]), checked afresh (no fingerprint or set
+    /// taken earlier in the run is trusted): for tools and tests.
+    pub fn check(&self, rec: &Record) -> Result<(), Why> {
+        let fps = files::Fingerprints::default();
+        let cache = verify::SetCache::default();
+        let none = |_: &Path| None;
+        let sets = |k: &Hash| self.set(k);
+        verify::Checker {
+            fps: &fps,
+            lookup: &none,
+            sets: &sets,
+            cache: &cache,
         }
-        Ok(())
-    }
-
-    /// Why a call with pre-key `pre`, key `key` and these inputs has no record: what
-    /// differs from the last record of the same call.
-    pub fn explain(&self, pre: &Hash, key: &Hash, inputs: &Inputs) -> Why {
-        if self.failed_before(key) {
-            return Why::PreviousFailed;
-        }
-        let Some(last) = self.latest(pre) else {
-            return Why::New;
-        };
-        let Ok(Some(rec)) = self.get(&last) else {
-            return Why::New;
-        };
-        let find = |path: &str, program: bool| {
-            rec.inputs
-                .iter()
-                .find(|f| f.path == path && f.program == program)
-        };
-        for (path, hash) in &inputs.programs {
-            if find(path, true).is_none_or(|f| f.hash.as_slice() != hash.as_slice()) {
-                return Why::ProgramChanged(path.clone());
-            }
-        }
-        for (path, hash) in &inputs.files {
-            if find(path, false).is_none_or(|f| f.hash.as_slice() != hash.as_slice()) {
-                return Why::InputChanged(path.clone());
-            }
-        }
-        for f in &rec.inputs {
-            let now = if f.program {
-                &inputs.programs
-            } else {
-                &inputs.files
-            };
-            if !now.iter().any(|(p, _)| *p == f.path) {
-                return if f.program {
-                    Why::ProgramChanged(f.path.clone())
-                } else {
-                    Why::InputChanged(f.path.clone())
-                };
-            }
-        }
-        for (name, value) in &inputs.env {
-            let old = rec.env.iter().find(|e| e.name == *name);
-            if old.is_none_or(|e| e.value != *value) {
-                return Why::EnvChanged(name.clone());
-            }
-        }
-        Why::New
+        .check(rec)
     }
 
     /// The folder for the outputs of a failed attempt of the call with this key:
@@ -475,34 +537,6 @@ impl Store {
             .join(FAILED_DIR)
             .join(format!("{}-{hex}", now_ns() / 1_000_000))
     }
-}
-
-/// The inputs of a call as record entries.
-pub fn input_entries(inputs: &Inputs, fps: &Fingerprints) -> (Vec<FileEntry>, Vec<EnvEntry>) {
-    let entry = |path: &str, hash: &Hash, program: bool| {
-        let fp = fps.get(Path::new(path), &|_| None);
-        FileEntry {
-            path: path.to_string(),
-            hash: hash.to_vec(),
-            program,
-            ..fp.map(|fp| file_entry(path, &fp)).unwrap_or_default()
-        }
-    };
-    let files = inputs
-        .programs
-        .iter()
-        .map(|(p, h)| entry(p, h, true))
-        .chain(inputs.files.iter().map(|(p, h)| entry(p, h, false)))
-        .collect();
-    let env = inputs
-        .env
-        .iter()
-        .map(|(n, v)| EnvEntry {
-            name: n.clone(),
-            value: v.clone(),
-        })
-        .collect();
-    (files, env)
 }
 
 /// A record entry for a file and its fingerprint.
@@ -517,6 +551,8 @@ pub fn file_entry(path: &str, fp: &Fingerprint) -> FileEntry {
         ctime_ns: fp.stat.ctime_ns,
         hashed_at_ns: fp.hashed_at_ns,
         created: false,
+        kind: record::EntryKind::Content as i32,
+        dir: false,
     }
 }
 
@@ -607,17 +643,36 @@ pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
             .collect();
         st.records.retain(|k, _| !gone.contains(k));
         st.used.retain(|k, _| !gone.contains(k));
-        st.latest.retain(|_, k| !gone.contains(k));
+        st.variants.retain(|_, keys| {
+            keys.retain(|k| !gone.contains(k));
+            !keys.is_empty()
+        });
         st.failed.retain(|_, t| *t >= cutoff_ns);
         st.files
             .retain(|_, v| decode_fp(v).is_some_and(|f| f.hashed_at_ns >= cutoff_ns));
+        // Input sets no record names any more.
+        let mut named = std::collections::HashSet::new();
+        for bytes in st.records.values() {
+            if let Ok(r) = Record::decode(bytes.as_slice()) {
+                named.extend(r.input_sets);
+            }
+        }
+        st.sets.retain(|k, _| named.contains(k.as_slice()));
         report.removed = gone.len() as u64;
         report.kept = (before - gone.len()) as u64;
         // Rewriting the log gives the space of what was removed back.
-        open.log.compact(&open.state).map_err(io)?;
+        if let Some(log) = open.log.as_mut() {
+            log.compact(&open.state).map_err(io)?;
+        } else {
+            return Err(io(format!("{} cannot be written", dir.display())));
+        }
     }
-    // A store made before version 0.2 kept its records in a database no longer read.
+    // A store made before version 0.2 kept its records in a database no longer read,
+    // and one made before issue 24 a log of format 1 (set aside when opened).
     let _ = std::fs::remove_file(dir.join(OLD_DB_FILE));
+    for v in 1..log::MAGIC[7] {
+        let _ = std::fs::remove_file(dir.join(format!("{LOG_FILE}.v{v}")));
+    }
     for sub in [FAILED_DIR, RUNS_DIR] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
             continue;
@@ -690,7 +745,7 @@ mod tests {
         assert!(b.is_empty());
         let r = store.get(&[1; 32]).unwrap().unwrap();
         assert_eq!(r.reply.unwrap().to_reply(), Some(Reply::Text("out".into())));
-        assert_eq!(store.latest(&[2; 32]), Some([1; 32]));
+        assert_eq!(store.variants(&[2; 32]), [[1; 32]]);
         assert!(store.failed_before(&[9; 32]));
         assert!(!store.failed_before(&[1; 32]));
         assert!(store.get(&[3; 32]).unwrap().is_none());
@@ -719,7 +774,7 @@ mod tests {
             let mut p = Vec::new();
             let e = log::Entry::Used([2; 32], today() - 10);
             e.encode(&mut p);
-            open.log.append(&p, false).unwrap();
+            open.log.as_mut().unwrap().append(&p, false).unwrap();
         }
         let r = gc(dir.path(), 5).unwrap();
         assert_eq!((r.removed, r.kept), (1, 1));
@@ -762,19 +817,91 @@ mod tests {
     }
 
     #[test]
-    fn outputs_are_verified() {
+    fn a_log_of_an_earlier_format_is_set_aside_and_said() {
         let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("out.txt");
-        std::fs::write(&f, "result").unwrap();
-        let fps = Fingerprints::default();
-        let fp = fps.get(&f, &|_| None).unwrap();
-        let mut r = rec("x");
-        r.outputs.push(file_entry(f.to_str().unwrap(), &fp));
-        assert_eq!(Store::verify(&r), Ok(()));
-        std::fs::write(&f, "RESULT").unwrap();
-        assert!(matches!(Store::verify(&r), Err(Why::OutputChanged(_))));
-        std::fs::remove_file(&f).unwrap();
-        assert!(matches!(Store::verify(&r), Err(Why::OutputMissing(_))));
+        let mut old = b"SPNDLOG\x01".to_vec();
+        old.extend_from_slice(&[3, 0, 0, 0, 1, 2, 3]);
+        std::fs::write(dir.path().join(LOG_FILE), &old).unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.is_empty());
+        assert_eq!(store.notes().len(), 1);
+        assert!(
+            store.notes()[0].contains("earlier version"),
+            "{:?}",
+            store.notes()
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join(format!("{LOG_FILE}.v1"))).unwrap(),
+            old
+        );
+        let mut b = Batch::default();
+        b.records.push(([1; 32], [1; 32], rec("a")));
+        store.commit(&mut b, true).unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.notes().is_empty());
+        assert_eq!(store.len(), 1);
+        drop(store);
+        gc(dir.path(), 30).unwrap();
+        assert!(!dir.path().join(format!("{LOG_FILE}.v1")).exists());
+    }
+
+    #[test]
+    fn a_store_opened_read_only_reuses_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let mut b = Batch::default();
+            b.records.push(([1; 32], [2; 32], rec("a")));
+            store.commit(&mut b, true).unwrap();
+        }
+        let before = std::fs::read(dir.path().join(LOG_FILE)).unwrap();
+        let store = Store::open_read_only(dir.path()).unwrap();
+        assert!(store.is_read_only());
+        assert!(store.notes()[0].contains("cannot be written"));
+        assert_eq!(store.variants(&[2; 32]), [[1; 32]]);
+        let mut b = Batch::default();
+        b.records.push(([3; 32], [3; 32], rec("b")));
+        store.commit(&mut b, true).unwrap();
+        assert!(b.is_empty());
+        drop(store);
+        assert_eq!(std::fs::read(dir.path().join(LOG_FILE)).unwrap(), before);
+    }
+
+    #[test]
+    fn a_damaged_log_keeps_every_batch_that_reads_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            for i in 1..=3u8 {
+                let mut b = Batch::default();
+                b.records.push(([i; 32], [i; 32], rec("x")));
+                store.commit(&mut b, true).unwrap();
+            }
+        }
+        let path = dir.path().join(LOG_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Damage a byte inside the second batch's payload.
+        let second = log::MAGIC.len() + (bytes.len() - log::MAGIC.len()) / 3 + 10;
+        bytes[second] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.notes()[0].contains("damaged"), "{:?}", store.notes());
+        assert!(store.get(&[1; 32]).unwrap().is_some());
+        assert!(store.get(&[2; 32]).unwrap().is_none());
+        assert!(
+            store.get(&[3; 32]).unwrap().is_some(),
+            "the batch after the damage"
+        );
+        assert!(dir.path().join(format!("{LOG_FILE}.damaged")).is_file());
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert!(
+            store.notes().is_empty(),
+            "rewritten whole: {:?}",
+            store.notes()
+        );
+        assert_eq!(store.len(), 2);
     }
 
     #[test]

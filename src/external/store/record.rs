@@ -38,10 +38,42 @@ pub struct Record {
     /// The call as shown to users (`sort -u data.txt`).
     #[prost(string, tag = "10")]
     pub shown: String,
+    /// Inputs kept once for many records ([`InputSet`]s, by hash): the files a tool
+    /// uses outside the working directory (its program, libraries, locale files, the
+    /// `PATH` it searched) are the same for most calls.
+    #[prost(bytes = "vec", repeated, tag = "11")]
+    pub input_sets: Vec<Vec<u8>>,
 }
 
-/// The version of [`Record`] this build writes.
-pub const RECORD_VERSION: u32 = 1;
+/// The version of [`Record`] this build writes. Version 1 (before issue 24) covered
+/// the inputs a command line named, guessed; its records are never reused.
+pub const RECORD_VERSION: u32 = 2;
+
+/// Inputs shared by many records, stored once by the hash of their encoding.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InputSet {
+    /// The inputs.
+    #[prost(message, repeated, tag = "1")]
+    pub inputs: Vec<FileEntry>,
+}
+
+/// What a [`FileEntry`] says of its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, prost::Enumeration)]
+#[repr(i32)]
+pub enum EntryKind {
+    /// A regular file with this content (`hash`).
+    Content = 0,
+    /// A directory whose names hash to `hash`.
+    Listing = 1,
+    /// Something is there (a file or a directory, as `dir` says).
+    Exists = 2,
+    /// Nothing is there.
+    Missing = 3,
+    /// A directory (an output: a folder the call made).
+    Dir = 4,
+    /// A symbolic link whose target text hashes to `hash` (an output).
+    Symlink = 5,
+}
 
 /// A file and its fingerprint.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -70,10 +102,15 @@ pub struct FileEntry {
     /// When it was hashed, nanoseconds since the epoch.
     #[prost(int64, tag = "8")]
     pub hashed_at_ns: i64,
-    /// An output the call created (it did not exist before): next time the call is
-    /// keyed, this file is not taken for an input although an argument names it.
+    /// An output the call created (it did not exist before).
     #[prost(bool, tag = "9")]
     pub created: bool,
+    /// What the entry says of the path ([`EntryKind`]; content by default).
+    #[prost(enumeration = "EntryKind", tag = "10")]
+    pub kind: i32,
+    /// For [`EntryKind::Exists`]: whether it is a directory.
+    #[prost(bool, tag = "11")]
+    pub dir: bool,
 }
 
 /// An environment variable and its value.
