@@ -46,3 +46,254 @@ fn a_resume_answering_thousands_of_calls_at_once_takes_steps_in_proportion() {
         );
     }
 }
+
+/// Runs with `--trace` into a new file and returns the run and its trace.
+fn traced(wf: &Wf, name: &str, args: &[&str]) -> (std::process::Output, Vec<TraceLine>) {
+    let t = wf.file(&format!("{name}.tsv"));
+    let _ = std::fs::remove_file(&t);
+    let mut all = vec!["--trace", t.to_str().unwrap()];
+    all.extend(args);
+    let out = wf.run(&all);
+    (out, trace(&t))
+}
+
+/// The commands of the trace lines with this status.
+fn with_status(lines: &[TraceLine], status: &str) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l.status == status)
+        .map(|l| l.command.clone())
+        .collect()
+}
+
+/// Issue 24, 1: a step that makes its own output folder. Its outputs (the folder and
+/// the files in it) are recorded, so deleting the folder runs the step again.
+#[test]
+fn a_step_that_makes_its_own_output_folder_runs_again_when_the_folder_is_deleted() {
+    let wf = Wf::new();
+    let big: String = (1..=35).map(|i| format!("{i}\n")).collect();
+    wf.write("big.txt", &big);
+    wf.write(
+        "wf.sp",
+        "def chunks : List String =\n  \
+           after (shell \"mkdir -p chunks && split -l 10 big.txt chunks/part_\") (glob \"chunks/part_*\")\n\
+         def main = (length chunks, chunks)\n",
+    );
+    let want =
+        "(4, [\"chunks/part_aa\", \"chunks/part_ab\", \"chunks/part_ac\", \"chunks/part_ad\"])\n";
+    assert_eq!(ok(&wf.run(&["wf.sp"])), want);
+    let (again, t) = traced(&wf, "again", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&again), want);
+    assert_eq!(
+        with_status(&t, "ok"),
+        ["'chunks/part_*'"].map(|g| format!("glob {g}"))
+    );
+    std::fs::remove_dir_all(wf.file("chunks")).unwrap();
+    let (after, t) = traced(&wf, "after", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&after), want);
+    assert!(
+        stderr(&after).contains("split -l 10 big.txt chunks/part_: output missing: chunks"),
+        "{}",
+        stderr(&after)
+    );
+    assert_eq!(with_status(&t, "reused"), Vec::<String>::new());
+    // One file of the folder gone: the same.
+    std::fs::remove_file(wf.file("chunks/part_ab")).unwrap();
+    let (after, _) = traced(&wf, "one", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&after), want);
+    assert!(
+        stderr(&after).contains("output missing: chunks/part_ab"),
+        "{}",
+        stderr(&after)
+    );
+}
+
+/// Issue 24, 2: the README's workflow after `rm -rf out`: `mkdir -p out` runs again
+/// (its folder is its output), and so does the report.
+#[test]
+fn the_sales_example_resumes_after_its_output_folder_is_deleted() {
+    let wf = Wf::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
+    for f in ["sales.sp", "check.awk"] {
+        std::fs::copy(root.join(f), wf.file(f)).unwrap();
+    }
+    std::fs::create_dir(wf.file("data")).unwrap();
+    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
+    }
+    let first = ok(&wf.run(&["sales.sp", "--", "data", "out"]));
+    let report = wf.read("out/report.json");
+    std::fs::remove_dir_all(wf.file("out")).unwrap();
+    let (again, t) = traced(
+        &wf,
+        "again",
+        &["--resume", "--explain", "sales.sp", "--", "data", "out"],
+    );
+    assert_eq!(ok(&again), first);
+    assert_eq!(wf.read("out/report.json"), report);
+    assert!(
+        stderr(&again).contains("mkdir -p out: output missing: out"),
+        "{}",
+        stderr(&again)
+    );
+    // What the deleted folder did not reach was reused.
+    assert_eq!(with_status(&t, "reused").len(), 6, "{t:?}");
+}
+
+/// Issue 24, 3: two calls running at once in one folder never claim each other's
+/// files: the first `--resume` after a fresh run reuses both, and when one of them
+/// fails, the other's file (written while it ran) stays whole where it is.
+#[test]
+fn two_calls_at_once_in_one_folder_never_claim_each_others_files() {
+    let program = |reader_fails: bool| {
+        format!(
+            "def index : String = shell \"for i in 1 2 3 4 5; do echo part$i >> ref.fa.bwt; sleep 0.1; done; echo indexed\"\n\
+             def faidx : String = shell \"cat ref.fa > ref.fa.fai; sleep 0.15; {}echo ok\"\n\
+             def main = (index, try faidx)\n",
+            if reader_fails { "exit 1; " } else { "" }
+        )
+    };
+    let wf = Wf::new();
+    wf.write("ref.fa", ">chr1\nACGT\n");
+    wf.write("wf.sp", &program(false));
+    ok(&wf.run(&["wf.sp"]));
+    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    ok(&again);
+    assert_eq!(with_status(&t, "reused").len(), 2, "{}", stderr(&again));
+    // The reader fails while the writer writes beside it.
+    let wf = Wf::new();
+    wf.write("ref.fa", ">chr1\nACGT\n");
+    wf.write("wf.sp", &program(true));
+    let out = ok(&wf.run(&["wf.sp"]));
+    assert!(out.starts_with("(\"indexed\\n\", Left "), "{out}");
+    assert_eq!(
+        wf.read("ref.fa.bwt"),
+        "part1\npart2\npart3\npart4\npart5\n",
+        "the writer's file is whole and in place"
+    );
+    // The reader's own file was moved aside; nothing of the writer's was.
+    assert!(!wf.exists("ref.fa.fai"));
+    let failed: Vec<String> = walk(&wf.file("store/failed"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(failed, ["ref.fa.fai"]);
+}
+
+fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut work = vec![d.to_path_buf()];
+    while let Some(d) = work.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                work.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// Issue 24, 4: the target of a shell redirect is the step's output, not its input: the
+/// first `--resume` after a run reuses it.
+#[test]
+fn a_redirect_target_is_an_output_not_an_input() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main = shell \"seq 1 4 > out.txt; wc -l < out.txt\"\n",
+    );
+    // A `String` main is printed raw, then a newline.
+    assert_eq!(ok(&wf.run(&["wf.sp"])), "4\n\n");
+    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&again), "4\n\n");
+    assert_eq!(with_status(&t, "reused").len(), 1, "{}", stderr(&again));
+    // Changing the output runs the step again, and puts it back.
+    wf.write("out.txt", "x\n");
+    let (again, _) = traced(&wf, "changed", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&again), "4\n\n");
+    assert!(
+        stderr(&again).contains("output changed: out.txt"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(wf.read("out.txt"), "1\n2\n3\n4\n");
+}
+
+/// Issue 24, 5: a non-zero exit seen through `runResult` is recorded with its status
+/// and runs again on `--resume` (unless `--resume-failed`); its outputs stay.
+#[test]
+fn a_failed_run_result_is_recorded_with_its_status_and_run_again() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def p : Process = runResult \"sh\" [\"-c\", \"cat input.txt > partial.txt; [ -e fixed ] || exit 1; echo done\"] \"\"\n\
+         def main = (exitCode p, stdout p)\n",
+    );
+    wf.write("input.txt", "data\n");
+    assert_eq!(ok(&wf.run(&["wf.sp"])), "(1, \"\")\n");
+    assert_eq!(
+        wf.read("partial.txt"),
+        "data\n",
+        "its outputs stay in place"
+    );
+    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&again), "(1, \"\")\n");
+    assert_eq!(with_status(&t, "reused").len(), 0);
+    assert!(
+        stderr(&again).contains("exited with status 1 last time"),
+        "{}",
+        stderr(&again)
+    );
+    let (kept, t) = traced(&wf, "kept", &["--resume", "--resume-failed", "wf.sp"]);
+    assert_eq!(ok(&kept), "(1, \"\")\n");
+    assert_eq!(with_status(&t, "reused").len(), 1);
+    // The cause fixed: it runs, succeeds, and that is reused from then on.
+    wf.write("fixed", "");
+    let (fixed, _) = traced(&wf, "fixed", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&fixed), "(0, \"done\\n\")\n");
+    let (last, t) = traced(&wf, "last", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&last), "(0, \"done\\n\")\n");
+    assert_eq!(with_status(&t, "reused").len(), 1);
+}
+
+/// Issue 24, 9: a glob inside a shell command line lists its folder, so a new matching
+/// file runs the step again; a file created where a tool looked for one does too.
+#[test]
+fn a_new_file_where_a_step_looked_runs_it_again() {
+    let wf = Wf::new();
+    wf.write("data/a.csv", "1\n");
+    wf.write(
+        "wf.sp",
+        "def main = (shell \"cat data/*.csv | wc -l\", shell \"test -e flag && echo on || echo off\")\n",
+    );
+    assert_eq!(ok(&wf.run(&["wf.sp"])), "(\"1\\n\", \"off\\n\")\n");
+    let (same, t) = traced(&wf, "same", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&same), "(\"1\\n\", \"off\\n\")\n");
+    assert_eq!(with_status(&t, "reused").len(), 2);
+    wf.write("data/b.csv", "2\n");
+    wf.write("flag", "");
+    let (after, t) = traced(&wf, "after", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&after), "(\"2\\n\", \"on\\n\")\n");
+    assert_eq!(with_status(&t, "reused").len(), 0);
+    let err = stderr(&after);
+    assert!(err.contains("input changed: data/"), "{err}");
+    assert!(err.contains("input changed: flag"), "{err}");
+}
+
+/// `--max-memory` counts what parked fibers hold, not only the heap: a program that
+/// keeps 50,000 fibers waiting stops with `out of memory` under a small limit (it ran
+/// to the end at several times the limit before).
+#[test]
+fn max_memory_counts_the_fibers_that_wait() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : Int = sum (map (\\x -> delay 300 x) (range 0 50000))\n",
+    );
+    let out = wf.run(&["--max-memory", "16M", "wf.sp"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("out of memory"), "{}", stderr(&out));
+    assert_eq!(ok(&wf.run(&["wf.sp"])), "1249975000\n");
+}

@@ -18,7 +18,14 @@
 //! period ends and reaps it then.
 //!
 //! [`shutdown_all`] is what every exit path calls: it stops every group still recorded
-//! and returns once all are reaped. [`install_signal_handlers`] makes SIGTERM, SIGHUP and
+//! and returns once all are reaped.
+//!
+//! A process can leave its group (`setsid`, a double fork). Where processes run under
+//! the file-access tracer ([`crate::external::fstrace`]), the tracer follows every
+//! descendant and stops them all. Where they do not, Spindle is a child subreaper
+//! ([`install_signal_handlers`] makes it one): a descendant whose parent dies becomes
+//! Spindle's child, and [`shutdown_all`] stops and reaps every such child too, whatever
+//! its session. [`install_signal_handlers`] makes SIGTERM, SIGHUP and
 //! SIGINT do the same before Spindle dies of the signal; at the REPL, SIGINT calls the
 //! hook set with [`set_interrupt_hook`] instead (it interrupts the evaluation only).
 
@@ -347,6 +354,69 @@ pub fn shutdown_all() {
         }
     }
     let give_up = start + GRACE + SHUTDOWN_EXTRA;
+    stop_groups(give_up);
+    stop_adopted(give_up);
+}
+
+/// The children of Spindle that no table entry stands for: descendants of its tools
+/// that left their group and whose parents died (Spindle is a subreaper), from `/proc`.
+fn adopted_children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let table: HashSet<i32> = lock().groups.keys().copied().collect();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let mut fields = stat[close + 1..].split_whitespace();
+        let _state = fields.next();
+        let ppid = fields.next().and_then(|p| p.parse::<i32>().ok());
+        if ppid == Some(me) && !table.contains(&pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Stops and reaps Spindle's adopted children (see [`adopted_children`]): SIGTERM,
+/// SIGKILL after [`GRACE`], until none is left or `give_up`.
+fn stop_adopted(give_up: Instant) {
+    let Some(first) = Some(adopted_children()).filter(|c| !c.is_empty()) else {
+        return;
+    };
+    for &pid in &first {
+        let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGTERM);
+    }
+    let kill_at = Instant::now() + GRACE;
+    loop {
+        let now = Instant::now();
+        let left = adopted_children();
+        for &pid in &left {
+            if now >= kill_at {
+                let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            // A zombie is reaped; a live one is not waited for here.
+            let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
+        }
+        if left.is_empty() || now >= give_up.max(kill_at + SHUTDOWN_EXTRA) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Stops every recorded group and reaps their leaders (see [`shutdown_all`]).
+fn stop_groups(give_up: Instant) {
     if lock().groups.is_empty() {
         // No process group to stop or reap: no need to read `/proc`.
         return;
@@ -393,12 +463,14 @@ pub fn set_interrupt_hook(hook: Option<Hook>) {
 
 /// Installs the handling of SIGTERM, SIGHUP and SIGINT: a thread that, on one of them,
 /// calls [`shutdown_all`] and then ends Spindle by the same signal (so the parent sees
-/// how it ended); SIGINT calls the interrupt hook instead when one is set. Calling it
-/// again does nothing. The binary calls it first thing.
+/// how it ended); SIGINT calls the interrupt hook instead when one is set. Also makes
+/// Spindle a child subreaper. Calling it again does nothing. The binary calls it first
+/// thing.
 pub fn install_signal_handlers() -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let r = INSTALLED.get_or_init(|| {
+        become_subreaper();
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
             .map_err(|e| e.to_string())?;
         std::thread::Builder::new()
@@ -426,6 +498,16 @@ pub fn install_signal_handlers() -> std::io::Result<()> {
             .map_err(|e| e.to_string())
     });
     r.clone().map_err(std::io::Error::other)
+}
+
+/// Makes Spindle a child subreaper (Linux): orphaned descendants of its tools become
+/// its children, so [`shutdown_all`] can stop them whatever their session.
+fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        nix::libc::prctl(nix::libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
 }
 
 /// Stops every process group and ends Spindle with `code`: the one way out of the

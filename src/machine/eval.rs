@@ -161,7 +161,8 @@ impl<'p> Machine<'p> {
         {
             return Err(RuntimeError::new("interrupted"));
         }
-        self.check_memory(0)
+        let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
+        self.check_memory(host)
     }
 
     /// `--max-memory`: the heap, the strings and the stacks, plus `more` bytes about

@@ -87,6 +87,11 @@ pub trait Host<'p> {
 
     /// Counters for `--stats`: calls dispatched, most in flight at once.
     fn counters(&self) -> (u64, u64);
+
+    /// About how many bytes the host holds for the evaluation (the stacks of the
+    /// fibers that are not running, its queues): counted by `--max-memory` beside the
+    /// heap, so that a limit holds however the work is spread over fibers.
+    fn held_bytes(&self) -> usize;
 }
 
 /// A reference a parked fiber holds.

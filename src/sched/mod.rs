@@ -112,6 +112,14 @@ struct Fiber {
 }
 
 impl Fiber {
+    /// The bytes its stacks take.
+    fn stack_bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity())
+                * std::mem::size_of::<Val>()
+            + self.eq_work.capacity() * 2 * std::mem::size_of::<Val>()
+    }
+
     fn new() -> Fiber {
         Fiber {
             frames: Vec::new(),
@@ -174,6 +182,9 @@ pub struct Scheduler {
     queued_forks: HashMap<Ref, u32>,
     /// Thunks a helper fiber walks to normal form: the fiber.
     helper_walks: HashMap<Ref, u32>,
+    /// Bytes the saved stacks of fibers not running take (kept up to date by
+    /// [`Scheduler::save`], for `--max-memory`).
+    saved_bytes: usize,
 }
 
 impl Scheduler {
@@ -203,6 +214,7 @@ impl Scheduler {
             may_call: HashMap::default(),
             queued_forks: HashMap::default(),
             helper_walks: HashMap::default(),
+            saved_bytes: 0,
         }
     }
 
@@ -249,14 +261,16 @@ impl Scheduler {
         id
     }
 
-    /// Moves the machine's stacks into fiber `id`.
+    /// Moves the machine's stacks into fiber `id` (and the fiber's into the machine).
     fn save(&mut self, m: &mut Machine<'_>, id: u32) {
         let f = &mut self.fibers[id as usize];
+        let before = f.stack_bytes();
         std::mem::swap(&mut f.frames, &mut m.frames);
         std::mem::swap(&mut f.vals, &mut m.vals);
         std::mem::swap(&mut f.pending, &mut m.pending);
         std::mem::swap(&mut f.deep, &mut m.deep);
         std::mem::swap(&mut f.eq_work, &mut m.eq_work);
+        self.saved_bytes = (self.saved_bytes + f.stack_bytes()).saturating_sub(before);
     }
 
     /// Makes fiber `id` the running one and returns what it does next.
@@ -962,5 +976,12 @@ impl<'p> Host<'p> for Scheduler {
 
     fn counters(&self) -> (u64, u64) {
         (self.dispatched, self.peak as u64)
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.saved_bytes
+            + self.fibers.capacity() * std::mem::size_of::<Fiber>()
+            + self.frontier.capacity() * std::mem::size_of::<Val>()
+            + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64
     }
 }
