@@ -12,7 +12,7 @@
 use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
 use crate::check::eval::TypeEval;
 use crate::core::program::Program;
-use crate::core::term::{DefId, Lit, Plicity, PrimType, Term};
+use crate::core::term::{DefId, Lit, Plicity, PrimType, RcTerm, Term};
 use crate::diagnostic::{self, Diagnostic};
 use crate::machine::Machine;
 use crate::prelude;
@@ -245,6 +245,39 @@ pub fn set_args(program: &mut Program, sources: &SourceMap, args: &[String]) -> 
         Term::apps(cons, [head, tail])
     });
     true
+}
+
+/// Whether `main` can reach the prelude's `args` (through the definitions its body
+/// names, and theirs): whether the program reads its command-line arguments.
+pub fn uses_args(program: &Program, sources: &SourceMap) -> bool {
+    let Some(main) = program.main else {
+        return false;
+    };
+    let Some(args) = program.defs.iter().position(|d| {
+        &*d.name == ARGS_DEF && sources.get(d.span.file).name.starts_with(PRELUDE_PREFIX)
+    }) else {
+        return false;
+    };
+    let mut seen = vec![false; program.defs.len()];
+    let mut defs = vec![main.0 as usize];
+    seen[main.0 as usize] = true;
+    while let Some(d) = defs.pop() {
+        if d == args {
+            return true;
+        }
+        let mut terms: Vec<&RcTerm> = vec![&program.defs[d].body];
+        while let Some(t) = terms.pop() {
+            if let Term::Def(r) = &**t
+                && let Some(s) = seen.get_mut(r.0 as usize)
+                && !*s
+            {
+                *s = true;
+                defs.push(r.0 as usize);
+            }
+            t.for_each_child(|c, _| terms.push(c));
+        }
+    }
+    false
 }
 
 /// How the names of the prelude's sources start (`<prelude>/list.sp`).

@@ -297,3 +297,180 @@ fn max_memory_counts_the_fibers_that_wait() {
     assert!(stderr(&out).contains("out of memory"), "{}", stderr(&out));
     assert_eq!(ok(&wf.run(&["wf.sp"])), "1249975000\n");
 }
+
+/// Issue 24, 8: a word after FILE near an option of `run` is a typo, not a program
+/// argument that silently reruns everything (exit status 2).
+#[test]
+fn an_option_typo_after_the_file_is_an_error() {
+    let wf = Wf::new();
+    wf.write("plain.sp", "def main = \"hi\"\n");
+    wf.write("reads.sp", "def main = join \" \" args\n");
+    let typo = |file: &str, word: &str| {
+        let out = wf.run(&[file, word]);
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    // A program that never reads `args`: within distance 2 of any option.
+    let (code, _, err) = typo("plain.sp", "--resum");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("did you mean `--resume`? put program arguments after `--`"),
+        "{err}"
+    );
+    assert_eq!(typo("plain.sp", "--plon").0, Some(2));
+    assert_eq!(typo("plain.sp", "--explian").0, Some(2));
+    // One that reads them: within distance 1 of an option of 6 or more letters.
+    assert_eq!(typo("reads.sp", "--resum").0, Some(2));
+    assert_eq!(
+        typo("reads.sp", "--plon"),
+        (Some(0), "--plon\n".into(), String::new())
+    );
+    // Far from every option, or after `--`: a program argument.
+    assert_eq!(typo("reads.sp", "--verbose").1, "--verbose\n");
+    let out = wf.run(&["reads.sp", "--", "--resum"]);
+    assert_eq!(ok(&out), "--resum\n");
+    // Nothing ran, nothing was recorded for the typos.
+    assert!(
+        !wf.exists("store/results.log") || {
+            let out = wf.run(&["--plan", "plain.sp"]);
+            out.status.code() == Some(0)
+        }
+    );
+}
+
+/// Issue 24, 7: `--plan` is a dry run: it performs no effect call, lists every call it
+/// can determine with its reason and the count by external, says what it could not
+/// see past, and exits 3 when something would run, 0 when nothing would.
+#[test]
+fn plan_lists_every_call_it_can_determine_and_exits_3_when_something_would_run() {
+    let wf = Wf::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
+    for f in ["sales.sp", "check.awk"] {
+        std::fs::copy(root.join(f), wf.file(f)).unwrap();
+    }
+    std::fs::create_dir(wf.file("data")).unwrap();
+    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
+    }
+    let plan = wf.run(&["--plan", "sales.sp", "--", "data", "out"]);
+    let err = stderr(&plan);
+    assert_eq!(plan.status.code(), Some(3), "{err}");
+    assert_eq!(stdout(&plan), "", "no value: calls would have to run");
+    assert!(!wf.exists("out"), "mkdir was performed");
+    assert!(err.contains("plan: 5 calls would run:"), "{err}");
+    assert!(err.contains("mkdir -p out  (new call)"), "{err}");
+    for region in ["east", "north", "south", "west"] {
+        assert!(
+            err.contains(&format!(
+                "awk -F ',' -f check.awk data/{region}.csv  (new call)"
+            )),
+            "{err}"
+        );
+    }
+    assert!(err.contains("plan: by external: 5 run"), "{err}");
+    assert!(err.contains("plan: and more after these 4 finish"), "{err}");
+    // After a run (the west file fails its check), one call would run, for its reason.
+    wf.run(&["sales.sp", "--", "data", "out"]);
+    let plan = wf.run(&["--plan", "sales.sp", "--", "data", "out"]);
+    let err = stderr(&plan);
+    assert_eq!(plan.status.code(), Some(3), "{err}");
+    assert!(err.contains("plan: 1 call would run:"), "{err}");
+    assert!(
+        err.contains("data/west.csv  (not recorded: previous attempt failed)"),
+        "{err}"
+    );
+    // Fixed and run: nothing would run, and the value is printed.
+    let west = wf.read("data/west.csv").replace("gadget,two,", "gadget,2,");
+    wf.write("data/west.csv", &west);
+    let done = ok(&wf.run(&["--resume", "sales.sp", "--", "data", "out"]));
+    let plan = wf.run(&["--plan", "sales.sp", "--", "data", "out"]);
+    assert_eq!(plan.status.code(), Some(0), "{}", stderr(&plan));
+    assert_eq!(stdout(&plan), done);
+    assert!(
+        stderr(&plan).contains("plan: nothing to run"),
+        "{}",
+        stderr(&plan)
+    );
+    // A changed input: the calls it reaches, with the file named.
+    wf.write(
+        "data/north.csv",
+        &(wf.read("data/north.csv") + "gizmo,1,2.5\n"),
+    );
+    let plan = wf.run(&["--plan", "sales.sp", "--", "data", "out"]);
+    let err = stderr(&plan);
+    assert_eq!(plan.status.code(), Some(3), "{err}");
+    assert!(err.contains("(input changed: data/north.csv)"), "{err}");
+}
+
+/// Issue 24, 9: a grandchild that left its session (`setsid`), ignoring SIGTERM, SIGINT
+/// and SIGHUP, is still stopped when Spindle is: it never writes its file after
+/// Spindle has exited.
+#[test]
+fn a_grandchild_in_another_session_is_stopped_with_the_run() {
+    for sig in [
+        nix::sys::signal::Signal::SIGTERM,
+        nix::sys::signal::Signal::SIGINT,
+        nix::sys::signal::Signal::SIGHUP,
+    ] {
+        let wf = Wf::new();
+        let u = unique();
+        let word = format!("3.{u}");
+        let root_word = format!("30.{u}");
+        wf.write(
+            "wf.sp",
+            &format!(
+                "def main = shell \"setsid sh -c 'trap \\\"\\\" TERM INT HUP; sleep {word}; echo late > late.txt' & sleep {root_word}\"\n"
+            ),
+        );
+        let mut child = wf.spawn(&["wf.sp"]);
+        assert!(
+            wait_until(std::time::Duration::from_secs(10), || !procs_with_arg(
+                &word
+            )
+            .is_empty()),
+            "the grandchild never started"
+        );
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        // Well past the grandchild's sleep: had it survived, its file would be there.
+        std::thread::sleep(std::time::Duration::from_millis(4000));
+        let left = procs_with_arg(&word);
+        kill_leftovers(&word);
+        kill_leftovers(&root_word);
+        assert!(left.is_empty(), "{sig}: the grandchild survived: {left:?}");
+        assert!(
+            !wf.exists("late.txt"),
+            "{sig}: written after Spindle exited"
+        );
+    }
+}
+
+/// The README's workflow finishes every time (a helper's normal-form walk once
+/// skipped parts another helper walked inside a `join` it had to evaluate whole, and
+/// spun for good about half the time).
+#[test]
+fn the_sales_example_finishes_every_time() {
+    let wf = Wf::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
+    for f in ["sales.sp", "check.awk"] {
+        std::fs::copy(root.join(f), wf.file(f)).unwrap();
+    }
+    std::fs::create_dir(wf.file("data")).unwrap();
+    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
+    }
+    let first = ok(&wf.run(&["sales.sp", "--", "data", "out"]));
+    for i in 0..20 {
+        let _ = std::fs::remove_dir_all(wf.file("store"));
+        let mut child = wf.spawn(&["sales.sp", "--", "data", "out"]);
+        let done = wait_until(std::time::Duration::from_secs(20), || {
+            child.try_wait().unwrap().is_some()
+        });
+        if !done {
+            let _ = child.kill();
+        }
+        assert!(done, "run {i} did not finish");
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(stdout(&out), first, "run {i}");
+    }
+}

@@ -60,6 +60,16 @@ pub struct RunArgs {
     /// The result store, progress, the trace, retries, timeouts, the executor.
     #[command(flatten)]
     pub calls: spindle::external::options::CallOptions,
+    /// Words after FILE that look like options of `run` but are not (set by
+    /// [`normalize`]): an error if they are near one ([`check_typos`]), else program
+    /// arguments.
+    #[arg(
+        long = "possible-typo",
+        hide = true,
+        value_name = "WORD",
+        allow_hyphen_values = true
+    )]
+    pub possible_typo: Vec<String>,
 }
 
 /// How `spindle run` prints the value of `main` (LANGUAGE.md section 9).
@@ -88,20 +98,7 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
     else {
         return argv;
     };
-    let command = RunArgs::augment_args(clap::Command::new("run"));
-    // The options of `run`: (long name, short name, whether it takes a value).
-    let options: Vec<(Option<String>, Option<char>, bool)> = command
-        .get_arguments()
-        .filter(|a| !a.is_positional())
-        .map(|a| {
-            (
-                a.get_long().map(str::to_string),
-                a.get_short(),
-                a.get_action().takes_values(),
-            )
-        })
-        .chain([(Some("help".to_string()), Some('h'), false)])
-        .collect();
+    let options = run_options();
     // How many words an option takes (itself included), if `word` is one.
     let option_len = |word: &str| -> Option<usize> {
         if let Some(long) = word.strip_prefix("--") {
@@ -140,6 +137,13 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
             continue;
         }
         if file_seen {
+            if word.starts_with("--") && word.len() > 2 {
+                // Not an option of `run`: a program argument, unless it is a typo of
+                // one (decided once the program is loaded: `check_typos`).
+                let mut flag = OsString::from("--possible-typo=");
+                flag.push(&argv[i]);
+                out.push(flag);
+            }
             program_args.push(argv[i].clone());
         } else {
             // FILE, or an unknown option before it (clap reports that).
@@ -153,6 +157,55 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
         out.extend(program_args);
     }
     out
+}
+
+/// The options of `run`: (long name, short name, whether it takes a value).
+fn run_options() -> Vec<(Option<String>, Option<char>, bool)> {
+    let command = RunArgs::augment_args(clap::Command::new("run"));
+    command
+        .get_arguments()
+        .filter(|a| !a.is_positional() && !a.is_hide_set())
+        .map(|a| {
+            (
+                a.get_long().map(str::to_string),
+                a.get_short(),
+                a.get_action().takes_values(),
+            )
+        })
+        .chain([(Some("help".to_string()), Some('h'), false)])
+        .collect()
+}
+
+/// A word after FILE that starts with `--` and is not an option of `run` is a typo,
+/// not a program argument (issue 24), when the program never reads `args` and the
+/// word is within edit distance 2 of an option, or when it does read `args` and the
+/// word is within distance 1 of an option of 6 or more letters. The message for the
+/// first such word, if any.
+pub fn check_typos(words: &[String], program_reads_args: bool) -> Option<String> {
+    let options: Vec<String> = run_options().into_iter().filter_map(|o| o.0).collect();
+    for w in words {
+        let name = w.trim_start_matches("--");
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        let best = options
+            .iter()
+            .map(|o| (strsim::levenshtein(name, o), o))
+            .min_by_key(|(d, _)| *d);
+        let Some((d, option)) = best else {
+            continue;
+        };
+        let typo = if program_reads_args {
+            d <= 1 && option.len() >= 6
+        } else {
+            d <= 2
+        };
+        if typo {
+            return Some(format!(
+                "`{w}` is not an option of `spindle run`: did you mean `--{option}`? put program \
+                 arguments after `--`"
+            ));
+        }
+    }
+    None
 }
 
 /// The executors and store opened while the program is checked. Dropping it waits for
@@ -204,6 +257,13 @@ pub fn main(args: RunArgs) -> ExitCode {
     let Some(program) = loaded.program.as_mut() else {
         return ExitCode::from(1);
     };
+    if let Some(msg) = check_typos(
+        &args.possible_typo,
+        driver::uses_args(program, &loaded.sources),
+    ) {
+        eprintln!("error: {msg}");
+        return ExitCode::from(2);
+    }
     driver::set_args(program, &loaded.sources, &args.args);
     let program = &*program;
     let Some(main) = program.main else {
@@ -249,6 +309,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     let mut machine = Machine::new(program);
     machine.set_calls(calls);
     machine.fail_fast = args.fail_fast;
+    machine.lazy_calls = args.calls.plan;
     machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
     let sources = &loaded.sources;
     machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
@@ -312,9 +373,10 @@ pub fn main(args: RunArgs) -> ExitCode {
     let code = match outcome {
         Err(_) => ExitCode::from(1),
         Ok(Ok(())) => ExitCode::SUCCESS,
-        // `--plan` stops where calls would have to run: that is its answer.
+        // `--plan` stops where calls would have to run: that is its answer, and its
+        // exit status says something would run.
         Ok(Err(e)) if planned && e.message == spindle::machine::external::PLANNED => {
-            ExitCode::SUCCESS
+            ExitCode::from(PLAN_WOULD_RUN)
         }
         Ok(Err(e)) => {
             let e = machine.final_error(e);
@@ -337,6 +399,9 @@ pub fn main(args: RunArgs) -> ExitCode {
     std::mem::forget(loaded);
     code
 }
+
+/// The exit status of `--plan` when some call would run (issue 24; 0: nothing would).
+pub const PLAN_WOULD_RUN: u8 = 3;
 
 /// A size with an optional unit: `1024`, `64K`, `512M`, `8G` (powers of 1024).
 fn parse_size(s: &str) -> Result<usize, String> {

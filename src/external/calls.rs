@@ -415,6 +415,8 @@ pub struct Calls {
     writers: HashMap<PathBuf, Vec<Ticket>>,
     /// Failed calls' files waiting to be moved aside.
     pending_moves: Vec<PendingMove>,
+    /// `--plan`: how many planned calls other work waits for ([`Calls::plan_blocked`]).
+    plan_blocked: usize,
 }
 
 impl std::fmt::Debug for Calls {
@@ -563,6 +565,7 @@ impl Calls {
             reports: 0,
             writers: HashMap::default(),
             pending_moves: Vec::new(),
+            plan_blocked: 0,
         })
     }
 
@@ -761,13 +764,25 @@ impl Calls {
         &self.plan
     }
 
-    /// The plan as lines for standard error: `wf.sp:3:5  sort -u data.txt  (new
-    /// call)`, or a line saying nothing would run.
+    /// `--plan`, when the evaluation has gone as far as it can: `n` of the planned
+    /// calls are waited for by work that may make more calls once they have run (the
+    /// scheduler's view of what the plan cannot see past).
+    pub fn plan_blocked(&mut self, n: usize) {
+        self.plan_blocked = n;
+    }
+
+    /// The plan as lines for standard error: a line per call that would run
+    /// (`wf.sp:3:5  sort -u data.txt  (new call)`), their count by external, and what
+    /// the plan could not see past; or a line saying nothing would run.
     pub fn render_plan(&self) -> String {
         if self.plan.is_empty() {
             return "plan: nothing to run: every call is recorded\n".to_string();
         }
-        let mut out = format!("plan: {} calls would run next:\n", self.plan.len());
+        let n = self.plan.len();
+        let mut out = format!(
+            "plan: {n} call{} would run:\n",
+            if n == 1 { "" } else { "s" }
+        );
         for p in &self.plan {
             out.push_str(&format!(
                 "  {}  {}  ({})\n",
@@ -776,6 +791,23 @@ impl Calls {
                 p.why
             ));
         }
+        let mut by: Vec<(String, usize)> = Vec::new();
+        for p in &self.plan {
+            match by.iter_mut().find(|(e, _)| *e == p.external) {
+                Some((_, c)) => *c += 1,
+                None => by.push((p.external.clone(), 1)),
+            }
+        }
+        let counts: Vec<String> = by.iter().map(|(e, c)| format!("{c} {e}")).collect();
+        out.push_str(&format!("plan: by external: {}\n", counts.join(", ")));
+        out.push_str(&match self.plan_blocked {
+            0 => "plan: nothing else would run after these\n".to_string(),
+            1 => "plan: and more after this one finishes (its result is needed to see further)\n"
+                .to_string(),
+            k => format!(
+                "plan: and more after these {k} finish (their results are needed to see further)\n"
+            ),
+        });
         out
     }
 

@@ -50,7 +50,7 @@ impl<'p> Machine<'p> {
         };
         for i in next..args.len {
             let a = self.code.args[(args.start + i) as usize];
-            let v = if i < 64 && strict & (1 << i) != 0 {
+            let v = if i < 64 && strict & (1 << i) != 0 && !self.lazy_calls {
                 match self.imm(a, env, IMM_DEPTH) {
                     Some(v) => v,
                     None => {

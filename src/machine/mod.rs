@@ -215,6 +215,10 @@ pub struct Machine<'p> {
     pub ended_by_an_earlier_failure: bool,
     /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
     pub fail_fast: bool,
+    /// Known calls pass every argument as a thunk, strict ones too (`--plan`: a call
+    /// that is not made blocks only what needs its value; the function's body, and
+    /// what it orders after that value, still run). The result is the same, slower.
+    pub lazy_calls: bool,
     /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
     /// memory`.
     pub max_memory: usize,
@@ -292,6 +296,7 @@ impl<'p> Machine<'p> {
             ended_by_an_earlier_failure: false,
             fail_fast: false,
             max_memory: 0,
+            lazy_calls: false,
             tier: numeric::Tier::default(),
             cheap: cheap::Windows::default(),
             at_hand: true,

@@ -616,7 +616,11 @@ impl<'p> Machine<'p> {
                 return Ok(Control::Ret(root));
             }
             let w = self.deep.pop().expect("part");
+            // Only a helper's own walk (a root of `Erased`: its value goes nowhere) may
+            // leave parts out; a walk whose value is used (an external's arguments, a
+            // `join`) must reach every part, in a helper too.
             if let Val::Thunk(t) = w
+                && matches!(root, Val::Erased)
                 && self
                     .host
                     .as_ref()

@@ -344,16 +344,40 @@ pub struct Frontier<'h> {
     budget: usize,
     /// The thunks found (not counted: the caller retains what it keeps).
     found: Vec<Val>,
+    /// The fibers evaluating the thunks met being evaluated, when asked for.
+    owners: Option<Vec<u32>>,
 }
 
 impl<'h> Frontier<'h> {
     /// The suspended thunks (at most `most`) that `words` hold, the first word's
     /// first, looking into at most `budget` constructor values.
     pub fn search(heap: &'h Heap, words: &[Val], budget: usize, most: usize) -> Vec<Val> {
+        Frontier::run(heap, words, budget, most, None).0
+    }
+
+    /// [`Frontier::search`], and the fibers evaluating the thunks it meets being
+    /// evaluated (black holes): a value certainly needed whole needs their work too.
+    pub fn search_with_owners(
+        heap: &'h Heap,
+        words: &[Val],
+        budget: usize,
+        most: usize,
+    ) -> (Vec<Val>, Vec<u32>) {
+        Frontier::run(heap, words, budget, most, Some(Vec::new()))
+    }
+
+    fn run(
+        heap: &'h Heap,
+        words: &[Val],
+        budget: usize,
+        most: usize,
+        owners: Option<Vec<u32>>,
+    ) -> (Vec<Val>, Vec<u32>) {
         let mut f = Frontier {
             heap,
             budget,
             found: Vec::new(),
+            owners,
         };
         let (mut work, mut refs) = (Vec::new(), Vec::new());
         for &v in words {
@@ -368,7 +392,7 @@ impl<'h> Frontier<'h> {
             }
         }
         f.found.truncate(most);
-        f.found
+        (f.found, f.owners.unwrap_or_default())
     }
 }
 
@@ -386,6 +410,12 @@ impl Fold for Frontier<'_> {
                 }
                 // Its value, if that is data to look into.
                 ThunkState::Done(Val::Con(_)) => true,
+                ThunkState::Blackholed { fiber, .. } => {
+                    if let Some(o) = &mut self.owners {
+                        o.push(fiber);
+                    }
+                    false
+                }
                 _ => false,
             },
             Obj::Con(_) if self.budget > 0 => {

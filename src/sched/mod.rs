@@ -160,6 +160,9 @@ pub struct Scheduler {
     tickets: HashMap<u64, InFlight>,
     /// Calls `--plan` did not make (their fibers never resume).
     planned: u64,
+    /// The fibers waiting for those calls (the maker and those that wanted the same
+    /// call), with the call's ticket.
+    planned_waits: Vec<(u64, u32)>,
     peak: usize,
     frontier: VecDeque<Val>,
     spec_live: usize,
@@ -202,6 +205,7 @@ impl Scheduler {
             running: HashMap::default(),
             tickets: HashMap::default(),
             planned: 0,
+            planned_waits: Vec::new(),
             peak: 0,
             frontier: VecDeque::new(),
             spec_live: 0,
@@ -344,15 +348,18 @@ impl Scheduler {
                 self.spec_budget = SPEC_BUDGET;
                 continue;
             }
+            let error = if self.planned > 0 {
+                let waiting = self.plan_frontier(m);
+                m.calls().plan_blocked(waiting);
+                RuntimeError::new(crate::machine::external::PLANNED)
+            } else {
+                RuntimeError::new("infinite loop")
+            };
             let f = &mut self.fibers[0];
             if let State::WaitThunk(t) = f.state {
                 self.waiters.entry(t).or_default().retain(|&w| w != 0);
             }
-            f.error = Some(if self.planned > 0 {
-                RuntimeError::new(crate::machine::external::PLANNED)
-            } else {
-                RuntimeError::new("infinite loop")
-            });
+            f.error = Some(error);
             if let Some(c) = f.ctl.take() {
                 m.drop_ctl(c);
             }
@@ -388,10 +395,19 @@ impl Scheduler {
                 Answer::Done(a) => a,
                 Answer::Planned => {
                     // Never made: the fiber waits for good; so do the others that
-                    // wanted the same call.
+                    // wanted the same call. What they would do after it without its
+                    // value starts now.
                     self.planned += 1;
                     if let Some(v) = call.passthrough {
                         m.heap.release(v);
+                    }
+                    let mut blocked = vec![call.fiber];
+                    if let Some(k) = &call.key {
+                        blocked.extend(self.running.get(k).into_iter().flatten().copied());
+                    }
+                    for f in blocked {
+                        self.planned_waits.push((ticket.0, f));
+                        self.fork_past_barriers(m, f);
                     }
                     continue;
                 }
@@ -481,6 +497,110 @@ impl Scheduler {
             let e = RuntimeError::at(crate::machine::external::NOT_STARTED, c.span);
             self.answer(m, c.fiber, c.key.as_ref(), Err(e));
         }
+    }
+
+    /// `--plan`: fiber `id` waits for a call that will not be made in this run. The
+    /// work its frames order after that call without using its value (`after a b`:
+    /// `b`; `prim_seq a b`: `b`; a known call's later strict arguments) is certainly
+    /// needed all the same, and gets a certain fiber, so that the plan lists the calls
+    /// beyond (nothing is performed: every effect call is planned, and `reads` calls
+    /// read the files as they are now). A normal run never does this: there the order
+    /// is the point (`after (run "mkdir" ...) (writeFile ...)`).
+    fn fork_past_barriers(&mut self, m: &mut Machine<'_>, id: u32) {
+        if !self.fibers[id as usize].certain {
+            return;
+        }
+        let frames = self.fibers[id as usize].frames.clone();
+        for fr in frames {
+            match fr {
+                Frame::After(v) => {
+                    m.heap.retain(v);
+                    self.fork(m, v, false);
+                }
+                Frame::SeqB { b, env } if self.code_may_call(m, b) => {
+                    let t = m.mkarg(b, env);
+                    self.fork(m, t, false);
+                }
+                // A known call's later strict arguments (`after a b` calls the
+                // prelude's `after`, strict in both).
+                Frame::CallArgs {
+                    code, env, next, ..
+                } => {
+                    let Code::CallDef { args, strict, .. } = m.code.nodes[code as usize] else {
+                        continue;
+                    };
+                    for i in next + 1..args.len.min(64) {
+                        let a = m.code.args[(args.start + i) as usize];
+                        if strict & (1 << i) != 0 && self.code_may_call(m, a) {
+                            let t = m.mkarg(a, env);
+                            self.fork(m, t, false);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `--plan`, at the end: how many of the calls not made are waited for by fibers
+    /// that may go on to make more calls once they have the value (what the plan
+    /// cannot see past).
+    fn plan_frontier(&mut self, m: &Machine<'_>) -> usize {
+        let waits = std::mem::take(&mut self.planned_waits);
+        let mut tickets: Vec<u64> = waits
+            .iter()
+            .filter(|(_, f)| self.may_go_on(m, *f, 0))
+            .map(|(t, _)| *t)
+            .collect();
+        tickets.sort_unstable();
+        tickets.dedup();
+        tickets.len()
+    }
+
+    /// Whether fiber `id`'s continuation may reach an external (a pending external
+    /// call, code or a thunk that may call, or a fiber waiting for a thunk it is
+    /// updating that may). Conservative where it cannot tell.
+    fn may_go_on(&mut self, m: &Machine<'_>, id: u32, depth: u32) -> bool {
+        if depth > 8 {
+            return true;
+        }
+        let frames = self.fibers[id as usize].frames.clone();
+        let held: Vec<Val> = {
+            let f = &self.fibers[id as usize];
+            f.pending.iter().chain(f.deep.iter()).copied().collect()
+        };
+        if held.iter().any(|v| self.worth_forking(m, *v)) {
+            return true;
+        }
+        for fr in frames.iter().rev() {
+            let found = match *fr {
+                Frame::Strict {
+                    op: crate::machine::frame::StrictOp::Extern(..),
+                    ..
+                } => true,
+                Frame::BinL { b, .. } | Frame::SeqB { b, .. } => self.code_may_call(m, b),
+                Frame::LetStrict { body, .. } => self.code_may_call(m, body),
+                Frame::CallArgs { code, .. } => self.code_may_call(m, code),
+                Frame::Case { m: mi, .. } => {
+                    let node = m.code.matches[mi as usize].node;
+                    self.code_may_call(m, node)
+                }
+                Frame::Arg(v, _)
+                | Frame::After(v)
+                | Frame::BinLv { b: v, .. }
+                | Frame::ConcatL { b: v, .. }
+                | Frame::EqLeft(v) => self.worth_forking(m, v),
+                Frame::Update(t) => {
+                    let waiting = self.waiters.get(&t).cloned().unwrap_or_default();
+                    waiting.into_iter().any(|w| self.may_go_on(m, w, depth + 1))
+                }
+                _ => false,
+            };
+            if found {
+                return true;
+            }
+        }
+        false
     }
 
     /// Makes fiber `id`, and whatever it waits for, certain.
@@ -583,11 +703,33 @@ impl Scheduler {
     fn worth_forking(&mut self, m: &Machine<'_>, v: Val) -> bool {
         match v {
             Val::Thunk(t) => match m.heap.thunks.get(t).state {
-                ThunkState::Suspended { code, .. } => self.code_may_call(m, code),
+                ThunkState::Suspended { code, env } => {
+                    self.code_may_call(m, code) || self.env_may_call(m, env)
+                }
                 _ => false,
             },
             _ => false,
         }
+    }
+
+    /// Whether a record's own slots hold work that may reach an external: a thunk
+    /// whose code may, or one being evaluated (by a speculative fiber, perhaps at a
+    /// call). Code that calls nothing can still need such a variable (`map toLine
+    /// rest`, where `rest` holds the calls): it is worth a fiber too. One level only,
+    /// so the look costs a record's slots.
+    fn env_may_call(&mut self, m: &Machine<'_>, env: Ref) -> bool {
+        if env == NIL {
+            return false;
+        }
+        let slots: Vec<Val> = m.heap.rec_slots(env).to_vec();
+        slots.into_iter().any(|w| match w {
+            Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                ThunkState::Suspended { code, .. } => self.code_may_call(m, code),
+                ThunkState::Blackholed { .. } => true,
+                _ => false,
+            },
+            _ => false,
+        })
     }
 
     /// Looks at what fiber `id` (parked, its stacks saved) will certainly need and at
@@ -637,6 +779,32 @@ impl Scheduler {
                 if self.worth_forking(m, v) {
                     m.heap.retain(v);
                     self.fork(m, v, true);
+                }
+            }
+            // A part of a normal-form walk that is built already is needed whole: the
+            // thunks inside get fibers, and the speculative fibers evaluating some of
+            // them become certain (their calls start).
+            let deep = self.fibers[id as usize].deep.clone();
+            for v in deep {
+                if matches!(v, Val::Thunk(_)) && self.worth_forking(m, v) {
+                    continue; // forked above
+                }
+                let (found, owners) = crate::machine::unwind::Frontier::search_with_owners(
+                    &m.heap,
+                    &[v],
+                    FRONTIER_LOOKAHEAD,
+                    FRONTIER_LOOKAHEAD,
+                );
+                for t in found {
+                    if self.worth_forking(m, t) {
+                        m.heap.retain(t);
+                        self.fork(m, t, true);
+                    }
+                }
+                for o in owners {
+                    if (o as usize) < self.fibers.len() && !self.fibers[o as usize].certain {
+                        self.promote(m, o);
+                    }
                 }
             }
         }
