@@ -387,7 +387,8 @@ fn plan_lists_the_frontier_and_changes_nothing() {
     let plan = wf.run(&["--resume", "--plan", "wf.sp"]);
     let err = stderr(&plan);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains("1 calls would run next"), "{err}");
+    assert!(err.contains("plan: 1 call would run:"), "{err}");
+    assert_eq!(plan.status.code(), Some(3), "{err}");
     assert!(err.contains(" step-7 "), "{err}");
     assert!(err.contains("previous attempt failed"), "{err}");
     assert!(!err.contains(" step-8 "), "{err}");
@@ -408,7 +409,7 @@ fn plan_lists_the_frontier_and_changes_nothing() {
     );
     let plan = wf.run(&["--plan", "pairs.sp"]);
     assert!(
-        stderr(&plan).contains("3 calls would run next"),
+        stderr(&plan).contains("plan: 3 calls would run:"),
         "{}",
         stderr(&plan)
     );

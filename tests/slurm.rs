@@ -70,6 +70,8 @@ fn config(store: &Path, slurm: bool) -> Config {
         } else {
             ProcessExecutor::Local
         },
+        // Jobs run under the file-access tracer, as `spindle run`'s do.
+        tracer: Some(env!("CARGO_BIN_EXE_spindle").into()),
         ..Config::default()
     }
 }
@@ -507,6 +509,47 @@ fn spindle_run_resume_under_slurm() {
     let ran = steps(&trace, "ok");
     let rest: Vec<u32> = (0..10).filter(|i| !recorded.contains(i)).collect();
     assert_eq!(ran, rest, "{}", std::fs::read_to_string(&trace).unwrap());
+}
+
+/// A step under Slurm is traced like a local one (issue 24): it makes its own output
+/// folder, and deleting the folder runs it again.
+#[test]
+fn spindle_run_under_slurm_records_what_a_job_wrote() {
+    if skip("spindle_run_under_slurm_records_what_a_job_wrote")
+        || !wired("spindle_run_under_slurm_records_what_a_job_wrote")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("wf.sp"),
+        "def main = after (shell \"mkdir -p made && echo x > made/a.txt\") (glob \"made/*\")\n",
+    )
+    .unwrap();
+    let run = |explain: bool| {
+        let mut c = spindle();
+        c.current_dir(dir.path()).args([
+            "run",
+            "--resume",
+            "--progress",
+            "none",
+            "--executor",
+            "slurm",
+        ]);
+        if explain {
+            c.arg("--explain");
+        }
+        c.arg("wf.sp").output().unwrap()
+    };
+    let first = run(false);
+    assert!(first.status.success(), "{first:?}");
+    assert_eq!(String::from_utf8_lossy(&first.stdout), "[\"made/a.txt\"]\n");
+    std::fs::remove_dir_all(dir.path().join("made")).unwrap();
+    let again = run(true);
+    assert!(again.status.success(), "{again:?}");
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "[\"made/a.txt\"]\n");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("output missing: made"), "{err}");
 }
 
 #[test]

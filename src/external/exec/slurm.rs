@@ -351,6 +351,21 @@ impl Slurm {
                 let d = array_dir.join(i.to_string());
                 std::fs::create_dir_all(&d)?;
                 let mut cmd = String::from("exec ");
+                // A call the store records runs under the file-access tracer there too
+                // (the `spindle` binary, by its path: `/proc/self/exe` is this process).
+                if let Some(spec) = &req.trace {
+                    let tracer = if spec.tracer == Path::new("/proc/self/exe") {
+                        std::env::current_exe()?
+                    } else {
+                        spec.tracer.clone()
+                    };
+                    cmd.push_str(&shell_quote(&tracer.to_string_lossy()));
+                    for a in spec.tracer_args() {
+                        cmd.push(' ');
+                        cmd.push_str(&shell_quote(&a.to_string_lossy()));
+                    }
+                    cmd.push(' ');
+                }
                 cmd.push_str(&shell_quote(&req.program));
                 for a in &req.args {
                     cmd.push(' ');
@@ -597,6 +612,12 @@ fn read_tail(task: &Task) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Why a traced task's tool could not start, from its tracer's report, if it says so.
+fn traced_start_failure(req: &ProcessRequest) -> Option<String> {
+    let text = std::fs::read_to_string(&req.trace.as_ref()?.report).ok()?;
+    crate::external::fstrace::Observed::parse(&text)?.cannot_start
+}
+
 /// A finished task's result, as a local process's would be, with the job id in a
 /// failure's message.
 fn finish(task: &Task) -> Result<Reply, CallError> {
@@ -633,6 +654,10 @@ fn finish(task: &Task) -> Result<Reply, CallError> {
                 }
                 Ok(Reply::Text(String::from_utf8_lossy(&out).into_owned()))
             }
+            127 if let Some(why) = traced_start_failure(&task.req) => Err(failure(
+                CallErrorKind::CannotStart,
+                format!("cannot start: {why}"),
+            )),
             127 if !Path::new(&task.req.program).is_absolute()
                 && crate::external::store::key::resolve_program(&task.req.program).is_none() =>
             {
