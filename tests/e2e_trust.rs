@@ -474,3 +474,41 @@ fn the_sales_example_finishes_every_time() {
         assert_eq!(stdout(&out), first, "run {i}");
     }
 }
+
+/// `--rerun PATTERN` runs the calls it matches (by program name or place) again even
+/// when recorded; the calls that use their results run again only if those changed.
+#[test]
+fn rerun_runs_matching_calls_again_and_their_users_only_if_they_changed() {
+    let wf = Wf::new();
+    wf.write("n.txt", "1\n");
+    wf.write(
+        "wf.sp",
+        "def count : String = run \"wc\" [\"-l\", \"n.txt\"]\n\
+         def shout (s : String) : String = run \"echo\" [s]\n\
+         def main = (shout count, run \"date\" [\"+%N\"])\n",
+    );
+    ok(&wf.run(&["wf.sp"]));
+    let (again, t) = traced(&wf, "by-name", &["--resume", "--rerun", "wc", "wf.sp"]);
+    ok(&again);
+    assert_eq!(with_status(&t, "ok"), ["wc -l n.txt"], "{t:?}");
+    assert_eq!(
+        with_status(&t, "reused").len(),
+        2,
+        "echo: same result; date: not matched"
+    );
+    let (again, t) = traced(
+        &wf,
+        "by-place",
+        &["--resume", "--rerun", "wf.sp:3", "--explain", "wf.sp"],
+    );
+    ok(&again);
+    assert_eq!(with_status(&t, "ok"), ["date '+%N'"], "{t:?}");
+    assert!(
+        stderr(&again).contains("date '+%N': --rerun matched it"),
+        "{}",
+        stderr(&again)
+    );
+    // A pattern that is not a glob is a malformed command line.
+    let bad = wf.run(&["--rerun", "[", "wf.sp"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}

@@ -80,7 +80,9 @@ fn a_pipeline_reads_its_input_writes_its_output_and_runs_its_programs() {
         o.inputs
             .iter()
             .any(|(p, u)| p.ends_with("/sort") && u == &[Input::Missing])
-            || std::env::var("PATH").unwrap_or_default().starts_with("/usr/bin"),
+            || std::env::var("PATH")
+                .unwrap_or_default()
+                .starts_with("/usr/bin"),
         "{o:?}"
     );
     assert!(o.untraceable.is_none() && o.cannot_start.is_none());
@@ -105,7 +107,11 @@ fn renames_links_folders_and_removals_are_changes() {
     assert_eq!(w("new"), Some(false));
     assert_eq!(w("new/deeper"), Some(false));
     assert_eq!(w("old.txt"), Some(true), "removed");
-    assert_eq!(w("tmp.txt"), Some(false), "a temporary file: created (and gone)");
+    assert_eq!(
+        w("tmp.txt"),
+        Some(false),
+        "a temporary file: created (and gone)"
+    );
     // `mkdir -p` of a folder that is there is a lookup, not a change.
     assert_eq!(w("existing"), None);
     assert_eq!(uses(&o, &p(d.path(), "existing")), [Input::Exists]);
@@ -134,8 +140,15 @@ os.waitpid(pid, 0)
 ";
     let (out, o) = traced(d.path(), "python3", &["-c", script]);
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(uses(&o, &p(d.path(), "data/x.csv")), [Input::Read], "openat on a descriptor");
-    assert!(uses(&o, &p(d.path(), "data")).contains(&Input::Listed), "{o:?}");
+    assert_eq!(
+        uses(&o, &p(d.path(), "data/x.csv")),
+        [Input::Read],
+        "openat on a descriptor"
+    );
+    assert!(
+        uses(&o, &p(d.path(), "data")).contains(&Input::Listed),
+        "{o:?}"
+    );
     assert_eq!(uses(&o, &p(d.path(), "flag")), [Input::Missing]);
     assert_eq!(
         uses(&o, &p(d.path(), "data/y.csv")),
@@ -192,7 +205,9 @@ fn a_path_that_is_not_utf8_makes_the_report_say_it_cannot_be_recorded() {
     );
     assert!(out.status.success(), "{out:?}");
     assert!(
-        o.untraceable.as_deref().is_some_and(|u| u.contains("UTF-8")),
+        o.untraceable
+            .as_deref()
+            .is_some_and(|u| u.contains("UTF-8")),
         "{o:?}"
     );
 }
@@ -227,7 +242,11 @@ fn what_the_tool_leaves_running_is_stopped_whatever_its_session() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n");
     // SIGTERM is ignored: SIGKILL after the grace period, well before the sleep ends.
-    assert!(t.elapsed() < Duration::from_millis(3400), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(3400),
+        "{:?}",
+        t.elapsed()
+    );
     assert!(procs_with_arg(&word).is_empty(), "the grandchild survived");
     std::thread::sleep(Duration::from_millis(3500));
     assert!(!d.path().join("late.txt").exists());
