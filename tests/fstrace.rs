@@ -267,3 +267,18 @@ fn the_probe_says_whether_tracing_works_here() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The tool gets the signal dispositions a process started by Spindle gets: SIGPIPE is
+/// not ignored (the tracer's runtime ignores it, and an ignored signal would stay
+/// ignored across `exec`), so a writer whose reader went away dies of it quietly.
+#[test]
+fn the_tool_dies_of_sigpipe_as_it_would_untraced() {
+    let d = tmp();
+    let (out, _) = traced(
+        d.path(),
+        "bash",
+        &["-c", "seq 1 1000000 | head -n 1; echo \"${PIPESTATUS[@]}\""],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n141 0\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

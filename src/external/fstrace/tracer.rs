@@ -171,6 +171,10 @@ fn child(argv: &[*const libc::c_char], prog: &libc::sock_fprog, pipe_w: libc::c_
     // takes none; raise stops us for the tracer; prctl and seccomp read `prog`, which
     // the parent built before forking and which stays alive (we never return).
     unsafe {
+        // The Rust runtime of the tracer ignores SIGPIPE, and an ignored signal stays
+        // ignored across `exec`: the tool gets the default back, as it would from
+        // `std::process::Command` (a `sort` whose reader went away dies quietly).
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
             fail(ChildFailure::Ptrace);
         }
