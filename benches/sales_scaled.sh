@@ -8,7 +8,7 @@
 set -euo pipefail
 spindle=$(realpath "${1:-target/release/spindle}")
 regions=${2:-8}
-lines=${3:-1500000}
+lines=${3:-2500000}
 runs=${4:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)

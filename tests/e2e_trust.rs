@@ -209,16 +209,27 @@ fn a_redirect_target_is_an_output_not_an_input() {
     let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&again), "4\n\n");
     assert_eq!(with_status(&t, "reused").len(), 1, "{}", stderr(&again));
+    // The step changed: it runs once, and the next --resume reuses it (the file it
+    // wrote, which existed before it ran, is its output, not an input that changed).
+    wf.write(
+        "wf.sp",
+        "def main = shell \"seq 1 5 > out.txt; wc -l < out.txt\"\n",
+    );
+    let (changed, _) = traced(&wf, "edited", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&changed), "5\n\n");
+    let (again, t) = traced(&wf, "edited-again", &["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&again), "5\n\n");
+    assert_eq!(with_status(&t, "reused").len(), 1, "{}", stderr(&again));
     // Changing the output runs the step again, and puts it back.
     wf.write("out.txt", "x\n");
     let (again, _) = traced(&wf, "changed", &["--resume", "--explain", "wf.sp"]);
-    assert_eq!(ok(&again), "4\n\n");
+    assert_eq!(ok(&again), "5\n\n");
     assert!(
         stderr(&again).contains("output changed: out.txt"),
         "{}",
         stderr(&again)
     );
-    assert_eq!(wf.read("out.txt"), "1\n2\n3\n4\n");
+    assert_eq!(wf.read("out.txt"), "1\n2\n3\n4\n5\n");
 }
 
 /// Issue 24, 5: a non-zero exit seen through `runResult` is recorded with its status
@@ -511,4 +522,143 @@ fn rerun_runs_matching_calls_again_and_their_users_only_if_they_changed() {
     // A pattern that is not a glob is a malformed command line.
     let bad = wf.run(&["--rerun", "[", "wf.sp"]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}
+
+/// A store that cannot be written (made immutable with `chattr +i`) is opened
+/// read-only: `--resume` reuses its records, nothing new is recorded, and standard
+/// error says so; the run succeeds either way.
+#[test]
+fn a_store_that_cannot_be_written_is_read_and_said() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main = (run \"echo\" [\"a\"], run \"echo\" [\"b\"])\n",
+    );
+    let first = ok(&wf.run(&["wf.sp"]));
+    let store = wf.file("store");
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(&store)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .chain([store.clone()])
+        .collect();
+    let chattr = |flag: &str| {
+        for f in &files {
+            let st = std::process::Command::new("chattr")
+                .arg(flag)
+                .arg(f)
+                .status()
+                .expect("chattr (e2fsprogs) runs");
+            assert!(
+                st.success(),
+                "chattr {flag} {}: needs root on ext4",
+                f.display()
+            );
+        }
+    };
+    struct Unfreeze<'a>(&'a dyn Fn(&str));
+    impl Drop for Unfreeze<'_> {
+        fn drop(&mut self) {
+            (self.0)("-i");
+        }
+    }
+    chattr("+i");
+    let _unfreeze = Unfreeze(&chattr);
+    let (again, t) = traced(&wf, "ro", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&again), first);
+    assert_eq!(with_status(&t, "reused").len(), 2, "{t:?}");
+    assert!(
+        stderr(&again).contains("cannot be written"),
+        "{}",
+        stderr(&again)
+    );
+    wf.write("wf.sp", "def main = run \"echo\" [\"c\"]\n");
+    let (other, _) = traced(&wf, "ro2", &["--resume", "wf.sp"]);
+    assert_eq!(ok(&other), "c\n\n");
+    assert!(
+        stderr(&other).contains("cannot be written"),
+        "{}",
+        stderr(&other)
+    );
+}
+
+/// A store whose disk fills up during the run stops recording with a warning; the
+/// run's results stand, and what was recorded before still verifies.
+#[test]
+fn a_full_disk_stops_recording_with_a_warning_and_the_run_stands() {
+    let wf = Wf::new();
+    let store = wf.file("store");
+    std::fs::create_dir(&store).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=48k", "tmpfs"])
+        .arg(&store)
+        .status()
+        .expect("mount runs");
+    assert!(mounted.success(), "mounting a small tmpfs needs root");
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(store.clone());
+    // Each call's record is larger than the disk by the end.
+    wf.write(
+        "wf.sp",
+        "def main : Int = strLength (concatStrings (map (\\i -> run \"sh\" [\"-c\", \"head -c 3000 /dev/zero | tr '\\\\0' x; echo $0\", showInt i]) (range 0 40)))\n",
+    );
+    // 40 outputs of 3,000 characters, the number and a newline.
+    let want = format!("{}\n", 40 * 3001 + 10 + 2 * 30);
+    let out = wf.run(&["--sequential", "wf.sp"]);
+    assert_eq!(ok(&out), want);
+    let err = stderr(&out);
+    assert!(err.contains("warning: result store"), "{err}");
+    assert!(err.contains("not recorded"), "{err}");
+    // The next run reads what was recorded and goes on.
+    let again = wf.run(&["--resume", "--sequential", "wf.sp"]);
+    assert_eq!(ok(&again), want);
+}
+
+/// Where ptrace is refused (here: under `strace -f`, which holds every process as its
+/// own tracee), the first traced call finds out: the tools still run, the run says
+/// once that processes cannot be observed, and process calls are not recorded (so
+/// never reused wrongly); `writeFile` still is.
+#[test]
+fn where_ptrace_is_refused_tools_still_run_and_nothing_is_reused_wrongly() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main = (run \"echo\" [\"a\"], shell \"echo c > c.txt; cat c.txt\", writeFile \"w.txt\" \"w\")\n",
+    );
+    let under_strace = |args: &[&str]| {
+        let mut c = std::process::Command::new("strace");
+        c.args([
+            "-f",
+            "-o",
+            "/dev/null",
+            "--",
+            env!("CARGO_BIN_EXE_spindle"),
+            "run",
+        ])
+        .args(["--store", "store", "--progress", "none"])
+        .args(args)
+        .current_dir(wf.path())
+        .env_remove("SPINDLE_STORE");
+        c.output().expect("strace (the strace package) runs")
+    };
+    let first = under_strace(&["wf.sp"]);
+    assert_eq!(ok(&first), "(\"a\\n\", \"c\\n\", \"w.txt\")\n");
+    let err = stderr(&first);
+    assert_eq!(
+        err.matches("cannot observe what processes read and write here")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("ptrace is not permitted"), "{err}");
+    let again = under_strace(&["--resume", "--explain", "wf.sp"]);
+    assert_eq!(ok(&again), "(\"a\\n\", \"c\\n\", \"w.txt\")\n");
+    let err = stderr(&again);
+    assert!(err.contains("echo a: new call"), "{err}");
+    assert!(!err.contains("writeFile"), "writeFile is reused: {err}");
 }

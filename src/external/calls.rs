@@ -1023,15 +1023,11 @@ impl Calls {
             Some(t) => t.clone(),
             None => {
                 let t = match &self.config.tracer {
-                    Some(bin) => fstrace::availability(bin),
+                    Some(_) => fstrace::availability(),
                     None => Err("no tracer given".to_string()),
                 };
                 if let Err(why) = &t {
-                    self.progress.println(&format!(
-                        "warning: cannot observe what processes read and write here ({why}): \
-                         process calls run again on --resume unless their outputs are all \
-                         declared with `writing`"
-                    ));
+                    self.tracing_refused(why);
                 }
                 self.tracing = Some(t.clone());
                 t
@@ -1058,6 +1054,19 @@ impl Calls {
             (Err(_), true) => Recording::Declared,
             (Err(_), false) => Recording::Not,
         }
+    }
+
+    /// Processes cannot be traced in this run: said once, and the calls from now on
+    /// are recorded as where tracing is not available.
+    fn tracing_refused(&mut self, why: &str) {
+        if matches!(self.tracing, Some(Err(_))) {
+            return;
+        }
+        self.tracing = Some(Err(why.to_string()));
+        self.progress.println(&format!(
+            "warning: cannot observe what processes read and write here ({why}): process \
+             calls run again on --resume unless their outputs are all declared with `writing`"
+        ));
     }
 
     /// Sends a call to its executor (a process that is recorded runs under the
@@ -1174,6 +1183,12 @@ impl Calls {
                 writes,
                 mut note,
             } => {
+                if let Some(why) = note.strip_prefix("not recorded: ")
+                    && why.starts_with(fstrace::UNAVAILABLE)
+                {
+                    let why = why.to_string();
+                    self.tracing_refused(&why);
+                }
                 for w in writes {
                     self.writers.entry(w).or_default().push(ticket);
                 }

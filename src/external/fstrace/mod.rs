@@ -51,6 +51,7 @@ pub mod tracer;
 pub use report::{Input, Observed};
 
 use std::path::{Path, PathBuf};
+
 use std::sync::OnceLock;
 
 /// The hidden subcommand that runs the tracer: `spindle __trace [--exclude DIR]...
@@ -61,37 +62,27 @@ pub const SUBCOMMAND: &str = "__trace";
 /// calls then run as where tracing is not available.
 pub const TRACE_ENV: &str = "SPINDLE_TRACE";
 
-/// Whether this machine can trace processes with the `spindle` binary `tracer`: `Ok`
-/// or the reason it cannot (said once per run by the caller). Decided once per
-/// process, by starting the tracer on a small probe (a child that makes one traced
-/// call), so a machine where ptrace is forbidden is found before any tool runs.
-pub fn availability(tracer: &Path) -> Result<(), String> {
-    static ONCE: OnceLock<Result<(), String>> = OnceLock::new();
-    ONCE.get_or_init(|| probe(tracer)).clone()
-}
+/// How a report's [`Observed::untraceable`] starts when the machine refused to trace
+/// (ptrace not permitted, no seccomp): not this call's fault, so the caller stops
+/// tracing for the rest of the run and says so once.
+pub const UNAVAILABLE: &str = "tracing is not available here";
 
-fn probe(tracer: &Path) -> Result<(), String> {
-    if std::env::var(TRACE_ENV).is_ok_and(|v| v == "off" || v == "0") {
-        return Err(format!("{TRACE_ENV}=off"));
-    }
-    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-        return Err("file tracing needs Linux on x86-64".into());
-    }
-    let out = std::process::Command::new(tracer)
-        .args([SUBCOMMAND, "--probe"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start the tracer: {e}"))?;
-    if out.status.success() {
+/// Whether processes can be traced here, as far as can be told without starting one:
+/// `Ok`, or why not (said once per run by the caller). A machine that refuses ptrace
+/// is found at the first traced call instead: its tracer runs the tool untraced and
+/// its report says [`UNAVAILABLE`] (no probe process is spent on every run).
+pub fn availability() -> Result<(), String> {
+    static ONCE: OnceLock<Result<(), String>> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        if std::env::var(TRACE_ENV).is_ok_and(|v| v == "off" || v == "0") {
+            return Err(format!("{TRACE_ENV}=off"));
+        }
+        if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            return Err("file tracing needs Linux on x86-64".into());
+        }
         Ok(())
-    } else {
-        let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        Err(if why.is_empty() {
-            format!("the tracer's probe failed ({})", out.status)
-        } else {
-            why
-        })
-    }
+    })
+    .clone()
 }
 
 /// The running binary, for starting the tracer when it is `spindle`

@@ -143,29 +143,30 @@ fn die_of(sig: Signal) -> i32 {
     128 + sig as i32
 }
 
-/// What the forked child reports through the pipe when it fails before the tool runs.
+/// What the forked child reports through the pipe (5 bytes: this, then `errno`).
 #[repr(u8)]
 #[derive(Clone, Copy)]
-enum ChildFailure {
+enum ChildNote {
+    /// `exec` failed: the tool could not start.
     Exec = 0,
+    /// `PTRACE_TRACEME` failed: the tool runs untraced.
     Ptrace = 1,
+    /// The seccomp filter could not be installed: the tool runs, its file system
+    /// calls unseen.
     Seccomp = 2,
 }
 
 /// The child's side: see the module docs. Only async-signal-safe calls (the parent is
-/// single-threaded, but the rule keeps this honest).
+/// single-threaded, but the rule keeps this honest). Where tracing is refused, the tool
+/// still runs, and the pipe says it was not followed.
 fn child(argv: &[*const libc::c_char], prog: &libc::sock_fprog, pipe_w: libc::c_int) -> ! {
-    let fail = |what: ChildFailure| -> ! {
+    let note = |what: ChildNote| {
         let e = Errno::last_raw();
         let mut msg = [0u8; 5];
         msg[0] = what as u8;
         msg[1..].copy_from_slice(&e.to_le_bytes());
-        // SAFETY: writing a local buffer to a descriptor we own, then exiting without
-        // running destructors (we are a forked child).
-        unsafe {
-            libc::write(pipe_w, msg.as_ptr().cast(), msg.len());
-            libc::_exit(127)
-        }
+        // SAFETY: writing a local buffer to a descriptor we own.
+        unsafe { libc::write(pipe_w, msg.as_ptr().cast(), msg.len()) };
     };
     // SAFETY: each call below is a plain system call with valid arguments: TRACEME
     // takes none; raise stops us for the tracer; prctl and seccomp read `prog`, which
@@ -176,30 +177,38 @@ fn child(argv: &[*const libc::c_char], prog: &libc::sock_fprog, pipe_w: libc::c_
         // `std::process::Command` (a `sort` whose reader went away dies quietly).
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
-            fail(ChildFailure::Ptrace);
-        }
-        libc::raise(libc::SIGSTOP);
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-            fail(ChildFailure::Seccomp);
-        }
-        if libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            0,
-            prog as *const libc::sock_fprog,
-        ) != 0
-        {
-            fail(ChildFailure::Seccomp);
+            note(ChildNote::Ptrace);
+        } else {
+            libc::raise(libc::SIGSTOP);
+            let filtered = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                && libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    0,
+                    prog as *const libc::sock_fprog,
+                ) == 0;
+            if !filtered {
+                note(ChildNote::Seccomp);
+            }
         }
         libc::execvp(argv[0], argv.as_ptr());
     }
-    fail(ChildFailure::Exec)
+    note(ChildNote::Exec);
+    // SAFETY: leaving the forked child without running destructors.
+    unsafe { libc::_exit(127) }
 }
 
-/// Forks the child that becomes the traced tool (or the probe), stopped at its
-/// self-inflicted SIGSTOP with the tracer's options set. `Err` with the report's
-/// message when it could not be.
-fn start(argv: &[CString]) -> Result<(Pid, libc::c_int), String> {
+/// How the tool started.
+enum Started {
+    /// Under the tracer, stopped at its self-inflicted SIGSTOP with the options set.
+    Traced(Pid),
+    /// Untraced (ptrace refused), and already ended as this says.
+    Ended(WaitStatus),
+}
+
+/// Forks the child that becomes the tool (or the probe); also returns the pipe's read
+/// end. `Err` with the report's message when it could not be forked.
+fn start(argv: &[CString]) -> Result<(Started, libc::c_int), String> {
     let filter = filter::program();
     let prog = libc::sock_fprog {
         len: filter.len() as u16,
@@ -226,13 +235,14 @@ fn start(argv: &[CString]) -> Result<(Pid, libc::c_int), String> {
                 | ptrace::Options::PTRACE_O_TRACECLONE
                 | ptrace::Options::PTRACE_O_TRACEEXEC
                 | ptrace::Options::PTRACE_O_EXITKILL;
-            match waitpid(child, Some(WaitPidFlag::__WALL)) {
-                Ok(WaitStatus::Stopped(_, Signal::SIGSTOP)) => {}
-                _ => {
-                    let why = child_failure(fds[0]).unwrap_or_else(|| {
-                        "the tool stopped before the tracer could follow it".into()
-                    });
-                    return Err(why);
+            loop {
+                match waitpid(child, Some(WaitPidFlag::__WALL)) {
+                    Ok(WaitStatus::Stopped(_, Signal::SIGSTOP)) => break,
+                    Ok(s @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => {
+                        return Ok((Started::Ended(s), fds[0]));
+                    }
+                    Err(Errno::EINTR) | Ok(_) => {}
+                    Err(e) => return Err(format!("cannot wait for the tool: {e}")),
                 }
             }
             if let Err(e) = ptrace::setoptions(child, opts) {
@@ -240,28 +250,54 @@ fn start(argv: &[CString]) -> Result<(Pid, libc::c_int), String> {
                 let _ = waitpid(child, Some(WaitPidFlag::__WALL));
                 return Err(format!("cannot set the tracer's options: {e}"));
             }
-            Ok((child, fds[0]))
+            Ok((Started::Traced(child), fds[0]))
         }
     }
 }
 
-/// What the child wrote to the pipe before it ended, if anything, as a message.
-fn child_failure(pipe_r: libc::c_int) -> Option<String> {
-    let mut msg = [0u8; 5];
-    // SAFETY: reading into a local buffer from a descriptor we own; closed after.
-    let n = unsafe { libc::read(pipe_r, msg.as_mut_ptr().cast(), msg.len()) };
+/// What the child wrote to the pipe before it ended or `exec`ed: why the tool could
+/// not start (`Err`), or why it ran unseen (`Ok(Some)`).
+fn child_notes(pipe_r: libc::c_int) -> Result<Option<String>, String> {
+    let mut buf = [0u8; 15];
+    let mut len = 0;
+    loop {
+        // SAFETY: reading into the rest of a local buffer from a descriptor we own.
+        let n = unsafe {
+            libc::read(
+                pipe_r,
+                buf[len..].as_mut_ptr().cast(),
+                buf.len().saturating_sub(len),
+            )
+        };
+        if n <= 0 || len + n as usize >= buf.len() {
+            len += n.max(0) as usize;
+            break;
+        }
+        len += n as usize;
+    }
     // SAFETY: closing the read end we own.
     unsafe { libc::close(pipe_r) };
-    if n != 5 {
-        return None;
+    let mut unseen = None;
+    for msg in buf[..len.min(buf.len())].chunks_exact(5) {
+        let errno = i32::from_le_bytes([msg[1], msg[2], msg[3], msg[4]]);
+        let err = std::io::Error::from_raw_os_error(errno);
+        match msg[0] {
+            0 => return Err(err.to_string()),
+            1 => {
+                unseen = Some(format!(
+                    "{}: ptrace is not permitted: {err}",
+                    super::UNAVAILABLE
+                ))
+            }
+            _ => {
+                unseen = Some(format!(
+                    "{}: the seccomp filter cannot be installed: {err}",
+                    super::UNAVAILABLE
+                ))
+            }
+        }
     }
-    let errno = i32::from_le_bytes(msg[1..].try_into().ok()?);
-    let err = std::io::Error::from_raw_os_error(errno);
-    Some(match msg[0] {
-        0 => format!("EXEC:{err}"),
-        1 => format!("ptrace is not permitted here: {err}"),
-        _ => format!("cannot install the seccomp filter: {err}"),
-    })
+    Ok(unseen)
 }
 
 /// Checks that tracing works here: a child under the filter makes one file system
@@ -270,8 +306,16 @@ fn probe() -> Result<(), String> {
     // The child runs `true` found on PATH; any program does, and its first traced
     // call (the dynamic loader's, or `exec`'s own) shows the filter works.
     let argv = [CString::new("true").expect("no NUL")];
-    let (pid, pipe_r) = start(&argv)?;
-    // SAFETY: closing the read end we own (the probe does not read it).
+    let (started, pipe_r) = start(&argv)?;
+    let pid = match started {
+        Started::Traced(pid) => pid,
+        Started::Ended(_) => {
+            return Err(child_notes(pipe_r)
+                .map(|n| n.unwrap_or_default())
+                .unwrap_or_else(|e| format!("the probe could not start: {e}")));
+        }
+    };
+    // SAFETY: closing the read end we own (the probe reads only a failure to start).
     unsafe { libc::close(pipe_r) };
     ptrace::cont(pid, None).map_err(|e| format!("cannot resume the probe: {e}"))?;
     let mut saw_seccomp = false;
@@ -327,9 +371,14 @@ fn trace(a: &Args) -> (Option<WaitStatus>, Observed) {
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     let (root, pipe_r) = match start(&argv) {
-        Ok(x) => x,
+        Ok((Started::Traced(root), pipe_r)) => (root, pipe_r),
+        Ok((Started::Ended(status), pipe_r)) => {
+            // Tracing was refused: the tool ran, unseen.
+            t.note_child(pipe_r);
+            return (Some(status), t.observed);
+        }
         Err(why) => {
-            t.observed.cannot_start = Some(why.strip_prefix("EXEC:").unwrap_or(&why).into());
+            t.observed.cannot_start = Some(why);
             return (None, t.observed);
         }
     };
@@ -454,10 +503,8 @@ fn trace(a: &Args) -> (Option<WaitStatus>, Observed) {
         }
     }
     // Every tracee has ended, so every copy of the pipe's write end is closed: the read
-    // returns what the child wrote before it failed to `exec`, or nothing.
-    if let Some(why) = child_failure(pipe_r) {
-        t.observed.cannot_start = Some(why.strip_prefix("EXEC:").unwrap_or(&why).into());
-    }
+    // returns what the child wrote before it `exec`ed or failed to, or nothing.
+    t.note_child(pipe_r);
     (root_status, t.observed)
 }
 
@@ -473,6 +520,16 @@ struct Tracer {
 type RawPath = Vec<u8>;
 
 impl Tracer {
+    /// Takes in what the child wrote to the pipe: a tool that could not start, or one
+    /// that ran unseen.
+    fn note_child(&mut self, pipe_r: libc::c_int) {
+        match child_notes(pipe_r) {
+            Err(why) => self.observed.cannot_start = Some(why),
+            Ok(Some(why)) => self.observed.mark_untraceable(&why),
+            Ok(None) => {}
+        }
+    }
+
     /// A file system call at its entry (the tracee is stopped).
     fn on_syscall(&mut self, pid: Pid) {
         let Ok(info) = ptrace::syscall_info(pid) else {
