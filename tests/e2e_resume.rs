@@ -15,16 +15,6 @@ fn with_status<'a>(lines: &'a [TraceLine], status: &str) -> Vec<&'a TraceLine> {
     lines.iter().filter(|l| l.status == status).collect()
 }
 
-/// Runs with `--trace` into a new file and returns the run and its trace.
-fn traced(wf: &Wf, name: &str, args: &[&str]) -> (std::process::Output, Vec<TraceLine>) {
-    let t = wf.file(&format!("{name}.tsv"));
-    let _ = std::fs::remove_file(&t);
-    let mut all = vec!["--trace", t.to_str().unwrap()];
-    all.extend(args);
-    let out = wf.run(&all);
-    (out, trace(&t))
-}
-
 /// What a clean run prints: the same program and files in a fresh folder and store.
 fn clean_output(files: &[(&str, &str)], args: &[&str]) -> String {
     let wf = Wf::new();
@@ -58,7 +48,7 @@ fn steps(lines: &[&TraceLine]) -> Vec<u32> {
 fn a_ten_step_workflow_failing_at_step_7_resumes_at_step_7() {
     let wf = Wf::new();
     wf.write("wf.sp", TEN_STEPS);
-    let (first, t1) = traced(&wf, "first", &["--resume", "wf.sp"]);
+    let (first, t1) = wf.traced("first", &["--resume", "wf.sp"]);
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
     assert!(
         stderr(&first).contains("step 7 broke"),
@@ -69,7 +59,7 @@ fn a_ten_step_workflow_failing_at_step_7_resumes_at_step_7() {
     assert_eq!(steps(&with_status(&t1, "failed")), [7]);
     // The fix: the tool works now.
     wf.write("fixed", "");
-    let (second, t2) = traced(&wf, "second", &["--resume", "wf.sp"]);
+    let (second, t2) = wf.traced("second", &["--resume", "wf.sp"]);
     let printed = ok(&second);
     assert_eq!(steps(&with_status(&t2, "ok")), (7..=10).collect::<Vec<_>>());
     assert_eq!(
@@ -81,11 +71,11 @@ fn a_ten_step_workflow_failing_at_step_7_resumes_at_step_7() {
     assert_eq!(printed, clean);
     assert_eq!(clean, "start 1 2 3 4 5 6 7 8 9 10\n");
     // A third run reuses everything.
-    let (third, t3) = traced(&wf, "third", &["--resume", "wf.sp"]);
+    let (third, t3) = wf.traced("third", &["--resume", "wf.sp"]);
     assert_eq!(ok(&third), clean);
     assert_eq!(with_status(&t3, "reused").len(), 10);
     // Without --resume, everything runs again.
-    let (fourth, t4) = traced(&wf, "fourth", &["wf.sp"]);
+    let (fourth, t4) = wf.traced("fourth", &["wf.sp"]);
     assert_eq!(ok(&fourth), clean);
     assert_eq!(with_status(&t4, "ok").len(), 10);
 }
@@ -110,7 +100,7 @@ fn three_inputs() -> Wf {
 #[test]
 fn changing_one_of_three_inputs_reruns_exactly_its_calls() {
     let wf = three_inputs();
-    let (first, t1) = traced(&wf, "first", &["wf.sp"]);
+    let (first, t1) = wf.traced("first", &["wf.sp"]);
     ok(&first);
     assert_eq!(with_status(&t1, "ok").len(), 7);
     // Only the time changes: nothing runs.
@@ -121,12 +111,12 @@ fn changing_one_of_three_inputs_reruns_exactly_its_calls() {
         .unwrap()
         .set_modified(later)
         .unwrap();
-    let (same, t2) = traced(&wf, "same", &["--resume", "wf.sp"]);
+    let (same, t2) = wf.traced("same", &["--resume", "wf.sp"]);
     assert_eq!(ok(&same), stdout(&first));
     assert_eq!(with_status(&t2, "reused").len(), 7, "{t2:?}");
     // The content changes (same size): the calls that read b run, the rest are reused.
     wf.write("data/b.txt", "B IS FOR INPUT\n");
-    let (second, t3) = traced(&wf, "second", &["--resume", "--explain", "wf.sp"]);
+    let (second, t3) = wf.traced("second", &["--resume", "--explain", "wf.sp"]);
     let ran = with_status(&t3, "ok");
     assert_eq!(ran.len(), 2, "{t3:?}");
     assert!(
@@ -161,7 +151,7 @@ fn a_deleted_or_changed_output_makes_its_call_run_again() {
         "wf.sp",
         "def main = (run \"cp\" [\"data/a.txt\", \"out/a.copy\"], writeFile \"out/b.txt\" \"bee\", run \"echo\" [\"other\"])\n",
     );
-    let (first, _) = traced(&wf, "first", &["wf.sp"]);
+    let (first, _) = wf.traced("first", &["wf.sp"]);
     let want = ok(&first);
     for (file, damage) in [
         ("out/a.copy", None),
@@ -175,7 +165,7 @@ fn a_deleted_or_changed_output_makes_its_call_run_again() {
                 wf.write(file, text);
             }
         }
-        let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+        let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
         assert_eq!(ok(&again), want, "{file}");
         let ran = with_status(&t, "ok");
         assert_eq!(ran.len(), 1, "{file} {damage:?}: {t:?}");
@@ -206,11 +196,11 @@ fn editing_a_definition_reruns_only_the_calls_that_use_it() {
     };
     let body = "run \"echo\" [flag, x]";
     wf.write("wf.sp", &program("-n", body, "1"));
-    let (first, _) = traced(&wf, "first", &["wf.sp"]);
+    let (first, _) = wf.traced("first", &["wf.sp"]);
     assert_eq!(ok(&first), "(\"a\", \"b\\n\", 2)\n");
     let ran = |what: &str, text: &str, want: &str, n: usize| {
         wf.write("wf.sp", text);
-        let (out, t) = traced(&wf, "again", &["--resume", "wf.sp"]);
+        let (out, t) = wf.traced("again", &["--resume", "wf.sp"]);
         assert_eq!(ok(&out), want, "{what}");
         assert_eq!(with_status(&t, "ok").len(), n, "{what}: {t:?}");
         assert_eq!(t.len(), 2, "{what}: {t:?}");
@@ -424,10 +414,10 @@ fn an_input_named_only_inside_a_shell_command_line_is_part_of_the_key() {
         "wf.sp",
         "def main = (shell \"sort data/in.txt | head -n 1\", run \"echo\" [\"x\"])\n",
     );
-    let (first, _) = traced(&wf, "first", &["wf.sp"]);
+    let (first, _) = wf.traced("first", &["wf.sp"]);
     assert_eq!(ok(&first), "(\"apple\\n\", \"x\\n\")\n");
     wf.write("data/in.txt", "pear\nabricot\n");
-    let (second, t) = traced(&wf, "second", &["--resume", "--explain", "wf.sp"]);
+    let (second, t) = wf.traced("second", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&second), "(\"abricot\\n\", \"x\\n\")\n");
     assert_eq!(with_status(&t, "ok").len(), 1, "{t:?}");
     assert!(
@@ -453,11 +443,11 @@ fn deleting_a_side_output_reruns_the_call_that_made_it() {
     );
     ok(&wf.run(&["wf.sp"]));
     assert_eq!(wf.read("ref/genome.fa.sa"), "sa\n");
-    let (same, t) = traced(&wf, "same", &["--resume", "wf.sp"]);
+    let (same, t) = wf.traced("same", &["--resume", "wf.sp"]);
     ok(&same);
     assert_eq!(with_status(&t, "reused").len(), 2);
     std::fs::remove_file(wf.file("ref/genome.fa.sa")).unwrap();
-    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
     ok(&again);
     assert_eq!(with_status(&t, "ok").len(), 1, "{t:?}");
     assert!(
@@ -624,7 +614,7 @@ fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
            run \"sh\" [\"-c\", \"echo start $0 >> log; if [ $0 -eq 1 ] && [ ! -e fixed ]; then sleep 0.2; echo failed >> log; exit 1; fi; sleep 0.5; echo $0\", showInt i]\n\
          def main = map step (range 0 6)\n",
     );
-    let (first, _) = traced(&wf, "first", &["--jobs", "2", "wf.sp"]);
+    let (first, _) = wf.traced("first", &["--jobs", "2", "wf.sp"]);
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
     let log: Vec<String> = wf.read("log").lines().map(String::from).collect();
     assert_eq!(
@@ -640,7 +630,7 @@ fn after_a_certain_failure_no_new_call_starts_and_running_ones_are_recorded() {
         .collect();
     finished.sort();
     wf.write("fixed", "");
-    let (second, t) = traced(&wf, "second", &["--jobs", "2", "--resume", "wf.sp"]);
+    let (second, t) = wf.traced("second", &["--jobs", "2", "--resume", "wf.sp"]);
     assert_eq!(
         ok(&second),
         "[\"0\\n\", \"1\\n\", \"2\\n\", \"3\\n\", \"4\\n\", \"5\\n\"]\n"

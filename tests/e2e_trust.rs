@@ -47,14 +47,18 @@ fn a_resume_answering_thousands_of_calls_at_once_takes_steps_in_proportion() {
     }
 }
 
-/// Runs with `--trace` into a new file and returns the run and its trace.
-fn traced(wf: &Wf, name: &str, args: &[&str]) -> (std::process::Output, Vec<TraceLine>) {
-    let t = wf.file(&format!("{name}.tsv"));
-    let _ = std::fs::remove_file(&t);
-    let mut all = vec!["--trace", t.to_str().unwrap()];
-    all.extend(args);
-    let out = wf.run(&all);
-    (out, trace(&t))
+/// A folder holding the README's sales workflow (`examples/sales`).
+fn sales_wf() -> Wf {
+    let wf = Wf::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
+    for f in ["sales.sp", "check.awk"] {
+        std::fs::copy(root.join(f), wf.file(f)).unwrap();
+    }
+    std::fs::create_dir(wf.file("data")).unwrap();
+    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
+    }
+    wf
 }
 
 /// The commands of the trace lines with this status.
@@ -82,14 +86,14 @@ fn a_step_that_makes_its_own_output_folder_runs_again_when_the_folder_is_deleted
     let want =
         "(4, [\"chunks/part_aa\", \"chunks/part_ab\", \"chunks/part_ac\", \"chunks/part_ad\"])\n";
     assert_eq!(ok(&wf.run(&["wf.sp"])), want);
-    let (again, t) = traced(&wf, "again", &["--resume", "wf.sp"]);
+    let (again, t) = wf.traced("again", &["--resume", "wf.sp"]);
     assert_eq!(ok(&again), want);
     assert_eq!(
         with_status(&t, "ok"),
         ["'chunks/part_*'"].map(|g| format!("glob {g}"))
     );
     std::fs::remove_dir_all(wf.file("chunks")).unwrap();
-    let (after, t) = traced(&wf, "after", &["--resume", "--explain", "wf.sp"]);
+    let (after, t) = wf.traced("after", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&after), want);
     assert!(
         stderr(&after).contains("split -l 10 big.txt chunks/part_: output missing: chunks"),
@@ -99,7 +103,7 @@ fn a_step_that_makes_its_own_output_folder_runs_again_when_the_folder_is_deleted
     assert_eq!(with_status(&t, "reused"), Vec::<String>::new());
     // One file of the folder gone: the same.
     std::fs::remove_file(wf.file("chunks/part_ab")).unwrap();
-    let (after, _) = traced(&wf, "one", &["--resume", "--explain", "wf.sp"]);
+    let (after, _) = wf.traced("one", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&after), want);
     assert!(
         stderr(&after).contains("output missing: chunks/part_ab"),
@@ -112,20 +116,11 @@ fn a_step_that_makes_its_own_output_folder_runs_again_when_the_folder_is_deleted
 /// (its folder is its output), and so does the report.
 #[test]
 fn the_sales_example_resumes_after_its_output_folder_is_deleted() {
-    let wf = Wf::new();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
-    for f in ["sales.sp", "check.awk"] {
-        std::fs::copy(root.join(f), wf.file(f)).unwrap();
-    }
-    std::fs::create_dir(wf.file("data")).unwrap();
-    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
-        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
-    }
+    let wf = sales_wf();
     let first = ok(&wf.run(&["sales.sp", "--", "data", "out"]));
     let report = wf.read("out/report.json");
     std::fs::remove_dir_all(wf.file("out")).unwrap();
-    let (again, t) = traced(
-        &wf,
+    let (again, t) = wf.traced(
         "again",
         &["--resume", "--explain", "sales.sp", "--", "data", "out"],
     );
@@ -157,7 +152,7 @@ fn two_calls_at_once_in_one_folder_never_claim_each_others_files() {
     wf.write("ref.fa", ">chr1\nACGT\n");
     wf.write("wf.sp", &program(false));
     ok(&wf.run(&["wf.sp"]));
-    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
     ok(&again);
     assert_eq!(with_status(&t, "reused").len(), 2, "{}", stderr(&again));
     // The reader fails while the writer writes beside it.
@@ -173,26 +168,11 @@ fn two_calls_at_once_in_one_folder_never_claim_each_others_files() {
     );
     // The reader's own file was moved aside; nothing of the writer's was.
     assert!(!wf.exists("ref.fa.fai"));
-    let failed: Vec<String> = walk(&wf.file("store/failed"))
+    let failed: Vec<String> = files_under(&wf.file("store/failed"))
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     assert_eq!(failed, ["ref.fa.fai"]);
-}
-
-fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut work = vec![d.to_path_buf()];
-    while let Some(d) = work.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                work.push(e.path());
-            } else {
-                out.push(e.path());
-            }
-        }
-    }
-    out
 }
 
 /// Issue 24, 4: the target of a shell redirect is the step's output, not its input: the
@@ -206,7 +186,7 @@ fn a_redirect_target_is_an_output_not_an_input() {
     );
     // A `String` main is printed raw, then a newline.
     assert_eq!(ok(&wf.run(&["wf.sp"])), "4\n\n");
-    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&again), "4\n\n");
     assert_eq!(with_status(&t, "reused").len(), 1, "{}", stderr(&again));
     // The step changed: it runs once, and the next --resume reuses it (the file it
@@ -215,14 +195,14 @@ fn a_redirect_target_is_an_output_not_an_input() {
         "wf.sp",
         "def main = shell \"seq 1 5 > out.txt; wc -l < out.txt\"\n",
     );
-    let (changed, _) = traced(&wf, "edited", &["--resume", "--explain", "wf.sp"]);
+    let (changed, _) = wf.traced("edited", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&changed), "5\n\n");
-    let (again, t) = traced(&wf, "edited-again", &["--resume", "--explain", "wf.sp"]);
+    let (again, t) = wf.traced("edited-again", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&again), "5\n\n");
     assert_eq!(with_status(&t, "reused").len(), 1, "{}", stderr(&again));
     // Changing the output runs the step again, and puts it back.
     wf.write("out.txt", "x\n");
-    let (again, _) = traced(&wf, "changed", &["--resume", "--explain", "wf.sp"]);
+    let (again, _) = wf.traced("changed", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&again), "5\n\n");
     assert!(
         stderr(&again).contains("output changed: out.txt"),
@@ -249,7 +229,7 @@ fn a_failed_run_result_is_recorded_with_its_status_and_run_again() {
         "data\n",
         "its outputs stay in place"
     );
-    let (again, t) = traced(&wf, "again", &["--resume", "--explain", "wf.sp"]);
+    let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&again), "(1, \"\")\n");
     assert_eq!(with_status(&t, "reused").len(), 0);
     assert!(
@@ -257,14 +237,14 @@ fn a_failed_run_result_is_recorded_with_its_status_and_run_again() {
         "{}",
         stderr(&again)
     );
-    let (kept, t) = traced(&wf, "kept", &["--resume", "--resume-failed", "wf.sp"]);
+    let (kept, t) = wf.traced("kept", &["--resume", "--resume-failed", "wf.sp"]);
     assert_eq!(ok(&kept), "(1, \"\")\n");
     assert_eq!(with_status(&t, "reused").len(), 1);
     // The cause fixed: it runs, succeeds, and that is reused from then on.
     wf.write("fixed", "");
-    let (fixed, _) = traced(&wf, "fixed", &["--resume", "wf.sp"]);
+    let (fixed, _) = wf.traced("fixed", &["--resume", "wf.sp"]);
     assert_eq!(ok(&fixed), "(0, \"done\\n\")\n");
-    let (last, t) = traced(&wf, "last", &["--resume", "wf.sp"]);
+    let (last, t) = wf.traced("last", &["--resume", "wf.sp"]);
     assert_eq!(ok(&last), "(0, \"done\\n\")\n");
     assert_eq!(with_status(&t, "reused").len(), 1);
 }
@@ -280,12 +260,12 @@ fn a_new_file_where_a_step_looked_runs_it_again() {
         "def main = (shell \"cat data/*.csv | wc -l\", shell \"test -e flag && echo on || echo off\")\n",
     );
     assert_eq!(ok(&wf.run(&["wf.sp"])), "(\"1\\n\", \"off\\n\")\n");
-    let (same, t) = traced(&wf, "same", &["--resume", "wf.sp"]);
+    let (same, t) = wf.traced("same", &["--resume", "wf.sp"]);
     assert_eq!(ok(&same), "(\"1\\n\", \"off\\n\")\n");
     assert_eq!(with_status(&t, "reused").len(), 2);
     wf.write("data/b.csv", "2\n");
     wf.write("flag", "");
-    let (after, t) = traced(&wf, "after", &["--resume", "--explain", "wf.sp"]);
+    let (after, t) = wf.traced("after", &["--resume", "--explain", "wf.sp"]);
     assert_eq!(ok(&after), "(\"2\\n\", \"on\\n\")\n");
     assert_eq!(with_status(&t, "reused").len(), 0);
     let err = stderr(&after);
@@ -353,15 +333,7 @@ fn an_option_typo_after_the_file_is_an_error() {
 /// see past, and exits 3 when something would run, 0 when nothing would.
 #[test]
 fn plan_lists_every_call_it_can_determine_and_exits_3_when_something_would_run() {
-    let wf = Wf::new();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
-    for f in ["sales.sp", "check.awk"] {
-        std::fs::copy(root.join(f), wf.file(f)).unwrap();
-    }
-    std::fs::create_dir(wf.file("data")).unwrap();
-    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
-        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
-    }
+    let wf = sales_wf();
     let plan = wf.run(&["--plan", "sales.sp", "--", "data", "out"]);
     let err = stderr(&plan);
     assert_eq!(plan.status.code(), Some(3), "{err}");
@@ -461,15 +433,7 @@ fn a_grandchild_in_another_session_is_stopped_with_the_run() {
 /// spun for good about half the time).
 #[test]
 fn the_sales_example_finishes_every_time() {
-    let wf = Wf::new();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sales");
-    for f in ["sales.sp", "check.awk"] {
-        std::fs::copy(root.join(f), wf.file(f)).unwrap();
-    }
-    std::fs::create_dir(wf.file("data")).unwrap();
-    for e in std::fs::read_dir(root.join("data")).unwrap().flatten() {
-        std::fs::copy(e.path(), wf.file("data").join(e.file_name())).unwrap();
-    }
+    let wf = sales_wf();
     let first = ok(&wf.run(&["sales.sp", "--", "data", "out"]));
     for i in 0..20 {
         let _ = std::fs::remove_dir_all(wf.file("store"));
@@ -499,7 +463,7 @@ fn rerun_runs_matching_calls_again_and_their_users_only_if_they_changed() {
          def main = (shout count, run \"date\" [\"+%N\"])\n",
     );
     ok(&wf.run(&["wf.sp"]));
-    let (again, t) = traced(&wf, "by-name", &["--resume", "--rerun", "wc", "wf.sp"]);
+    let (again, t) = wf.traced("by-name", &["--resume", "--rerun", "wc", "wf.sp"]);
     ok(&again);
     assert_eq!(with_status(&t, "ok"), ["wc -l n.txt"], "{t:?}");
     assert_eq!(
@@ -507,8 +471,7 @@ fn rerun_runs_matching_calls_again_and_their_users_only_if_they_changed() {
         2,
         "echo: same result; date: not matched"
     );
-    let (again, t) = traced(
-        &wf,
+    let (again, t) = wf.traced(
         "by-place",
         &["--resume", "--rerun", "wf.sp:3", "--explain", "wf.sp"],
     );
@@ -564,7 +527,7 @@ fn a_store_that_cannot_be_written_is_read_and_said() {
     }
     chattr("+i");
     let _unfreeze = Unfreeze(&chattr);
-    let (again, t) = traced(&wf, "ro", &["--resume", "wf.sp"]);
+    let (again, t) = wf.traced("ro", &["--resume", "wf.sp"]);
     assert_eq!(ok(&again), first);
     assert_eq!(with_status(&t, "reused").len(), 2, "{t:?}");
     assert!(
@@ -573,7 +536,7 @@ fn a_store_that_cannot_be_written_is_read_and_said() {
         stderr(&again)
     );
     wf.write("wf.sp", "def main = run \"echo\" [\"c\"]\n");
-    let (other, _) = traced(&wf, "ro2", &["--resume", "wf.sp"]);
+    let (other, _) = wf.traced("ro2", &["--resume", "wf.sp"]);
     assert_eq!(ok(&other), "c\n\n");
     assert!(
         stderr(&other).contains("cannot be written"),

@@ -7,6 +7,8 @@
 //! Every path given to a call is absolute: tests run in parallel in one process with
 //! one working directory.
 
+mod e2e_common;
+
 use spindle::external::calls::{Answer, Call, CallStats, Calls, Config, Place};
 use spindle::external::exec::{Priority, Ticket};
 use spindle::external::plain::Plain;
@@ -399,18 +401,7 @@ fn a_failed_call_has_its_outputs_moved_aside_and_is_never_reused() {
 }
 
 fn walk(d: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut work = vec![d.to_path_buf()];
-    while let Some(d) = work.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                work.push(e.path());
-            } else {
-                out.push(e.path());
-            }
-        }
-    }
-    out
+    e2e_common::files_under(d)
 }
 
 #[test]

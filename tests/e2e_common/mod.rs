@@ -186,6 +186,22 @@ pub fn kill_leftovers(word: &str) {
     }
 }
 
+/// Every file below `d` (none if it does not exist), depth first.
+pub fn files_under(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut work = vec![d.to_path_buf()];
+    while let Some(d) = work.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                work.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
 /// One line of a `--trace` file.
 #[derive(Debug, Clone)]
 pub struct TraceLine {
@@ -257,6 +273,17 @@ pub fn max_overlap(intervals: &[(u64, u64)]) -> usize {
 }
 
 impl Wf {
+    /// Runs `spindle run --trace NAME.tsv ARGS...` (a new trace file) and returns the
+    /// run and its trace.
+    pub fn traced(&self, name: &str, args: &[&str]) -> (Output, Vec<TraceLine>) {
+        let t = self.file(&format!("{name}.tsv"));
+        let _ = std::fs::remove_file(&t);
+        let mut all = vec!["--trace", t.to_str().unwrap()];
+        all.extend(args);
+        let out = self.run(&all);
+        (out, trace(&t))
+    }
+
     /// Runs `spindle run` with a mode of [`MODES`] first, then `rest`.
     pub fn run_mode(&self, mode: &[&str], rest: &[&str]) -> Output {
         let args: Vec<&str> = mode.iter().chain(rest).copied().collect();
