@@ -625,3 +625,30 @@ fn where_ptrace_is_refused_tools_still_run_and_nothing_is_reused_wrongly() {
     assert!(err.contains("echo a: new call"), "{err}");
     assert!(!err.contains("writeFile"), "writeFile is reused: {err}");
 }
+
+/// Steps that append to one shared log (`>> log`) do not make each other run again:
+/// a file a call only appended to is checked for being there, not for its content.
+/// Deleting it runs them again.
+#[test]
+fn steps_appending_to_one_log_do_not_make_each_other_run_again() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def step (i : Int) : String = run \"sh\" [\"-c\", \"echo step $0 >> log; echo $0\", showInt i]\n\
+         def main = map step (range 0 4)\n",
+    );
+    ok(&wf.run(&["wf.sp"]));
+    assert_eq!(wf.read("log").lines().count(), 4);
+    let (again, t) = wf.traced("again", &["--resume", "--explain", "wf.sp"]);
+    ok(&again);
+    assert_eq!(with_status(&t, "reused").len(), 4, "{}", stderr(&again));
+    std::fs::remove_file(wf.file("log")).unwrap();
+    let (after, t) = wf.traced("after", &["--resume", "--explain", "wf.sp"]);
+    ok(&after);
+    assert_eq!(with_status(&t, "reused").len(), 0, "{}", stderr(&after));
+    assert!(
+        stderr(&after).contains("output missing: log"),
+        "{}",
+        stderr(&after)
+    );
+}

@@ -9,6 +9,7 @@
 //! M<TAB>/abs/path     looked up and missing
 //! W<TAB>/abs/path     changed, created again or removed; it existed before
 //! C<TAB>/abs/path     created; it did not exist before
+//! A<TAB>/abs/path     (besides W or C) only ever appended to (`O_APPEND`)
 //! U<TAB>reason        something the tracer could not see (the call is not recorded)
 //! F<TAB>message       the program could not be started
 //! END
@@ -18,7 +19,7 @@
 //! `\\n`, `\\t`, `\\r`. A report without its `END` line (the tracer was killed while
 //! writing) is not a report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// How a path was used as an input.
@@ -67,6 +68,10 @@ pub struct Observed {
     pub inputs: BTreeMap<String, Vec<Input>>,
     /// Paths the tree changed, created or removed: whether each existed before.
     pub writes: BTreeMap<String, bool>,
+    /// Those of [`Observed::writes`] the tree only ever appended to (opened with
+    /// `O_APPEND`, never truncated, renamed or removed): a log that other calls may
+    /// append to as well.
+    pub appended: BTreeSet<String>,
     /// What the tracer could not see, if anything: the call must not be recorded.
     pub untraceable: Option<String>,
     /// Why the program could not be started, if it could not.
@@ -106,6 +111,17 @@ impl Observed {
     /// first change counts (what existed before the tree touched it).
     pub fn add_write(&mut self, path: &str, existed: bool) {
         self.writes.entry(path.to_string()).or_insert(existed);
+        self.appended.remove(path);
+    }
+
+    /// Notes that the tree opens `path` to append to it (`O_APPEND`, no truncation):
+    /// a change like [`Observed::add_write`], which stays "appended only" as long as
+    /// every change to the path is one.
+    pub fn add_append(&mut self, path: &str, existed: bool) {
+        if !self.writes.contains_key(path) {
+            self.writes.insert(path.to_string(), existed);
+            self.appended.insert(path.to_string());
+        }
     }
 
     /// Notes something the tracer cannot see (the first reason is kept).
@@ -132,6 +148,9 @@ impl Observed {
         for (path, existed) in &self.writes {
             let tag = if *existed { 'W' } else { 'C' };
             let _ = writeln!(out, "{tag}\t{}", escape(path));
+        }
+        for path in &self.appended {
+            let _ = writeln!(out, "A\t{}", escape(path));
         }
         out.push_str("END\n");
         out
@@ -162,6 +181,9 @@ impl Observed {
                 }
                 'C' => {
                     o.writes.insert(value, false);
+                }
+                'A' => {
+                    o.appended.insert(value);
                 }
                 'U' => o.untraceable = Some(value),
                 'F' => o.cannot_start = Some(value),
@@ -225,6 +247,7 @@ mod tests {
         o.add_input("/odd\npath\\x\t", Input::Missing);
         o.add_write("/a/out.txt", false);
         o.add_write("/a/old.txt", true);
+        o.add_append("/a/log", true);
         o.mark_untraceable("io_uring");
         let text = o.render();
         assert_eq!(Observed::parse(&text), Some(o.clone()));
@@ -252,5 +275,16 @@ mod tests {
         assert!(!o.inputs.contains_key("/new"));
         o.add_write("/new", true);
         assert!(!o.writes["/new"]);
+        // Appended only, until something else changes it.
+        o.add_append("/log", false);
+        o.add_append("/log", true);
+        assert!(o.appended.contains("/log") && !o.writes["/log"]);
+        o.add_write("/log", true);
+        assert!(!o.appended.contains("/log"));
+        o.add_append("/log", true);
+        assert!(
+            !o.appended.contains("/log"),
+            "once rewritten, never only appended"
+        );
     }
 }

@@ -644,11 +644,14 @@ impl Tracer {
         let follow = flags & libc::O_NOFOLLOW == 0;
         let writes = flags & libc::O_ACCMODE != libc::O_RDONLY
             || flags & (libc::O_CREAT | libc::O_TRUNC) != 0;
+        let append = writes && flags & libc::O_APPEND != 0 && flags & libc::O_TRUNC == 0;
         let meta = metadata(&path, follow);
         match meta {
+            None if append && flags & libc::O_CREAT != 0 => self.append(path, false),
             None if writes && flags & libc::O_CREAT != 0 => self.write(path, false),
             None => self.input(path, Input::Missing),
             Some(m) if m.is_dir() => self.input(path, Input::Exists),
+            Some(_) if append => self.append(path, true),
             Some(_) if writes => self.write(path, true),
             Some(m) if m.is_file() => self.input(path, Input::Read),
             Some(_) => self.input(path, Input::Exists),
@@ -724,6 +727,12 @@ impl Tracer {
     fn write(&mut self, path: RawPath, existed: bool) {
         if let Some(p) = self.text(path) {
             self.observed.add_write(&p, existed);
+        }
+    }
+
+    fn append(&mut self, path: RawPath, existed: bool) {
+        if let Some(p) = self.text(path) {
+            self.observed.add_append(&p, existed);
         }
     }
 

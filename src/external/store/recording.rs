@@ -5,7 +5,9 @@
 //!   changed is an output: it is checked as it left it), with each file's content
 //!   hash, each directory's listing hash, each lookup's answer; its outputs are what
 //!   its tree created, changed, renamed or removed, as they are when it has ended (a
-//!   file it created and removed again was a temporary file: not an output). The
+//!   file it created and removed again was a temporary file: not an output; a file
+//!   it only appended to, a log other calls may append to as well, is checked for
+//!   being there, not for its content). The
 //!   inputs outside the working directory (the program, its libraries, locale files,
 //!   the `PATH` it searched) go into a shared [`InputSet`], stored once for every
 //!   record that has the same;
@@ -236,6 +238,19 @@ pub fn from_observed(
     own.extend(declared_inputs(reading, fps, lookup));
     let mut rec = record(f);
     for (path, existed) in &observed.writes {
+        if observed.appended.contains(path) {
+            // Only appended to (a log other calls may append to too): what the call
+            // left there is not all there is, so only that it is there is checked.
+            if std::fs::symlink_metadata(path).is_ok() {
+                rec.outputs.push(FileEntry {
+                    path: path.clone(),
+                    kind: EntryKind::Exists as i32,
+                    created: !existed,
+                    ..FileEntry::default()
+                });
+            }
+            continue;
+        }
         rec.outputs.extend(output_entry(path, *existed, fps));
     }
     for w in writing {
