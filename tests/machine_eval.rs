@@ -4,6 +4,7 @@
 mod machine_common;
 use machine_common::*;
 use spindle::core::term::Term;
+use spindle::machine::error::ErrorKind;
 use spindle::prim::Prim;
 
 #[test]
@@ -41,7 +42,10 @@ fn black_hole_is_an_infinite_loop() {
         let_("x", prim(Prim::Add, vec![var(0), int(1)]), var(0)),
     );
     p.main = Some(main);
-    assert_eq!(run_main(&p).unwrap_err(), "infinite loop");
+    assert_eq!(
+        run_main_kind(&p).unwrap_err(),
+        (ErrorKind::InfiniteLoop, "infinite loop".to_string())
+    );
 }
 
 #[test]
@@ -53,7 +57,31 @@ fn division_by_zero() {
         let_("zero", int(0), prim(Prim::Div, vec![int(10), var(0)])),
     );
     p.main = Some(main);
-    assert_eq!(run_main(&p).unwrap_err(), "division by zero");
+    assert_eq!(
+        run_main_kind(&p).unwrap_err(),
+        (ErrorKind::DivisionByZero, "division by zero".to_string())
+    );
+}
+
+/// Errors carry a kind, which is what code that handles them decides by (never their
+/// text): overflow, the program's own `error`, a match no arm covers.
+#[test]
+fn errors_carry_their_kind() {
+    let kind_of = |body: spindle::core::term::RcTerm, p: &mut spindle::core::program::Program| {
+        let main = add_def(p, "main", body);
+        p.main = Some(main);
+        run_main_kind(p).unwrap_err().0
+    };
+    let mut p = base();
+    assert_eq!(
+        kind_of(prim(Prim::Add, vec![int(i64::MAX), int(1)]), &mut p),
+        ErrorKind::Overflow
+    );
+    let mut p = base();
+    assert_eq!(
+        kind_of(prim(Prim::Error, vec![str_("boom")]), &mut p),
+        ErrorKind::User
+    );
 }
 
 #[test]

@@ -375,7 +375,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         Ok(Ok(())) => ExitCode::SUCCESS,
         // `--plan` stops where calls would have to run: that is its answer, and its
         // exit status says something would run.
-        Ok(Err(e)) if planned && e.message == spindle::machine::external::PLANNED => {
+        Ok(Err(e)) if planned && e.kind == spindle::machine::error::ErrorKind::Planned => {
             ExitCode::from(PLAN_WOULD_RUN)
         }
         Ok(Err(e)) => {

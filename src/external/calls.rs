@@ -459,7 +459,10 @@ fn shown_of(request: &Request) -> String {
 
 /// Whether a failure is worth another attempt.
 fn retryable(e: &CallError) -> bool {
-    !matches!(e.kind, CallErrorKind::BadArgument | CallErrorKind::Stopping)
+    !matches!(
+        e.kind,
+        CallErrorKind::BadArgument | CallErrorKind::Stopping | CallErrorKind::NotStarted
+    )
 }
 
 /// Whether the request's calls are recorded.
@@ -602,7 +605,7 @@ impl Calls {
         }
         self.undelivered.remove(&ticket);
         self.end_line(&e, Status::Cancelled, None, NOT_STARTED);
-        let err = CallError::new(CallErrorKind::Stopping, NOT_STARTED);
+        let err = CallError::new(CallErrorKind::NotStarted, NOT_STARTED);
         self.ready.push((ticket, Answer::Done(Err(err))));
     }
 

@@ -122,6 +122,9 @@ pub enum CallErrorKind {
     BadArgument,
     /// Spindle is stopping and starts nothing more.
     Stopping,
+    /// An `effect` call not started because an earlier failure decided the run
+    /// ([`crate::external::calls::NOT_STARTED`]).
+    NotStarted,
     /// The call ran longer than `--call-timeout` allows.
     TimedOut,
     /// A batch job ended without saying how (Slurm: it left the queue without its

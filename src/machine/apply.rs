@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::code::{Code, CodeId, FunId};
-use super::error::{Result, RuntimeError};
+use super::error::{ErrorKind, Result, RuntimeError};
 use super::eval::IMM_DEPTH;
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::PapHead;
@@ -208,9 +208,10 @@ impl<'p> Machine<'p> {
                 }
                 let kind = other.kind();
                 self.heap.release(other);
-                Err(RuntimeError::new(format!(
-                    "cannot apply {kind} to an argument"
-                )))
+                Err(RuntimeError::new(
+                    ErrorKind::Stuck,
+                    format!("cannot apply {kind} to an argument"),
+                ))
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::code::{ArmTest, CodeId, Site};
-use super::error::{Result, RuntimeError};
+use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
@@ -94,7 +94,11 @@ impl<'p> Machine<'p> {
                 let span = mc.span;
                 self.heap.release(v);
                 self.heap.release_rec(env);
-                Err(RuntimeError::at("no match arm covers this value", span))
+                Err(RuntimeError::at(
+                    ErrorKind::MatchFailure,
+                    "no match arm covers this value",
+                    span,
+                ))
             }
         }
     }

@@ -9,9 +9,53 @@ use crate::diagnostic::Diagnostic;
 use crate::syntax::span::Span;
 use std::fmt;
 
+/// What kind of error: what code that handles errors decides by (never the message's
+/// text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The program said so (`error "..."`).
+    User,
+    /// No arm of a `match` covers the value.
+    MatchFailure,
+    /// `/` or `%` by zero.
+    DivisionByZero,
+    /// A result does not fit (an `Int` overflow, a `Float` out of `Int`'s range).
+    Overflow,
+    /// A primitive met a value it does not take (`++` on a number, comparing
+    /// functions, a prelude definition it needs is missing).
+    BadValue,
+    /// An external call failed.
+    External,
+    /// An `effect` call that did not start because an earlier failure decided the run.
+    NotStarted,
+    /// `--plan` did not make the call.
+    Planned,
+    /// Evaluation met an unknown where it needed a value (an open variable in a type,
+    /// a neutral head applied): not an error of the program, only of evaluating open
+    /// terms.
+    Stuck,
+    /// A value needed itself.
+    InfiniteLoop,
+    /// `--max-memory` was passed.
+    OutOfMemory,
+    /// Ctrl-C, or the REPL's interrupt.
+    Interrupted,
+    /// The evaluation's step limit was reached.
+    StepLimit,
+    /// The evaluation stopped after the steps it was asked to take (a paused state,
+    /// to be read back and resumed).
+    Paused,
+    /// The evaluation was dropped before it ended (a parallel run's other fibers).
+    Abandoned,
+    /// A bug in Spindle.
+    Internal,
+}
+
 /// What a runtime error says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorData {
+    /// What kind of error.
+    pub kind: ErrorKind,
     /// What went wrong (`division by zero`, `infinite loop`, `no arm matched`, ...).
     pub message: String,
     /// Where.
@@ -37,17 +81,19 @@ impl std::ops::DerefMut for RuntimeError {
 }
 
 impl RuntimeError {
-    /// An error at a place.
-    pub fn at(message: impl Into<String>, span: Span) -> RuntimeError {
+    /// An error of this kind at a place.
+    pub fn at(kind: ErrorKind, message: impl Into<String>, span: Span) -> RuntimeError {
         RuntimeError(Box::new(ErrorData {
+            kind,
             message: message.into(),
             span: Some(span),
         }))
     }
 
-    /// An error without a place.
-    pub fn new(message: impl Into<String>) -> RuntimeError {
+    /// An error of this kind without a place.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> RuntimeError {
         RuntimeError(Box::new(ErrorData {
+            kind,
             message: message.into(),
             span: None,
         }))

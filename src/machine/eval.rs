@@ -5,7 +5,7 @@
 
 use super::Machine;
 use super::code::{Code, CodeId, HeadCode, Site};
-use super::error::{Result, RuntimeError};
+use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
 use super::value::{Ref, Val};
@@ -40,10 +40,10 @@ impl<'p> Machine<'p> {
                     // Stop before this step; the state stays for `read_back_state`.
                     self.steps -= 1;
                     self.paused = Some(ctl);
-                    return Err(RuntimeError::new(format!(
-                        "evaluation paused after {} steps",
-                        self.steps
-                    )));
+                    return Err(RuntimeError::new(
+                        ErrorKind::Paused,
+                        format!("evaluation paused after {} steps", self.steps),
+                    ));
                 }
                 check_at = self.steps
                     + if self.audit_every != 0 {
@@ -62,7 +62,10 @@ impl<'p> Machine<'p> {
                     && let Err(e) = self.audit(Some(&ctl), true)
                 {
                     self.drop_ctl(ctl);
-                    return Err(RuntimeError::new(format!("internal error: {e}")));
+                    return Err(RuntimeError::new(
+                        ErrorKind::Internal,
+                        format!("internal error: {e}"),
+                    ));
                 }
                 let checked = match self.check_limits() {
                     Ok(()) if self.host.is_some() => self.with_host(|h, m| h.tick(m, ctl)),
@@ -97,6 +100,7 @@ impl<'p> Machine<'p> {
                 Control::Park => match self.host.is_some() {
                     true => self.with_host(|h, m| h.switch(m)),
                     false => Err(RuntimeError::new(
+                        ErrorKind::Internal,
                         "internal error: a fiber parked without a scheduler",
                     )),
                 },
@@ -151,15 +155,15 @@ impl<'p> Machine<'p> {
     #[cold]
     pub(crate) fn check_limits(&self) -> Result<()> {
         if self.step_limit != 0 && self.steps > self.step_limit {
-            return Err(RuntimeError::new(format!(
-                "evaluation exceeded its limit of {} steps",
-                self.step_limit
-            )));
+            return Err(RuntimeError::new(
+                ErrorKind::StepLimit,
+                format!("evaluation exceeded its limit of {} steps", self.step_limit),
+            ));
         }
         if let Some(flag) = &self.interrupt
             && flag.load(Ordering::Relaxed)
         {
-            return Err(RuntimeError::new("interrupted"));
+            return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
         }
         let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
         self.check_memory(host)
@@ -176,7 +180,7 @@ impl<'p> Machine<'p> {
         let stacks = self.frames.capacity() * std::mem::size_of::<Frame>()
             + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity()) * 16;
         if self.heap.bytes_in_use() + stacks + more > self.max_memory {
-            return Err(RuntimeError::new("out of memory"));
+            return Err(RuntimeError::new(ErrorKind::OutOfMemory, "out of memory"));
         }
         Ok(())
     }
@@ -371,7 +375,11 @@ impl<'p> Machine<'p> {
                     return Ok(ctl);
                 }
                 self.heap.release(Val::Thunk(t));
-                Err(RuntimeError::at("infinite loop", self.code_span(code)))
+                Err(RuntimeError::at(
+                    ErrorKind::InfiniteLoop,
+                    "infinite loop",
+                    self.code_span(code),
+                ))
             }
             ThunkState::Failed(i) => {
                 let e = self.failures[i as usize].clone();

@@ -7,7 +7,7 @@
 
 use super::Machine;
 use super::code::Site;
-use super::error::{Result, RuntimeError};
+use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::Control;
 use super::host::CallRequest;
 use super::value::Val;
@@ -55,6 +55,7 @@ impl<'p> Machine<'p> {
         if !self.externals_allowed {
             release_all(self, &args);
             return Err(RuntimeError::at(
+                ErrorKind::External,
                 format!(
                     "the external `{}` is not called during type checking",
                     decl.name
@@ -65,6 +66,7 @@ impl<'p> Machine<'p> {
         let Some(ext) = registry::lookup(&decl.name) else {
             release_all(self, &args);
             return Err(RuntimeError::at(
+                ErrorKind::External,
                 format!("unknown external `{}`", decl.name),
                 span,
             ));
@@ -146,7 +148,7 @@ impl<'p> Machine<'p> {
                 if let Some(v) = req.passthrough {
                     self.heap.release(v);
                 }
-                return Err(RuntimeError::at(PLANNED, span));
+                return Err(RuntimeError::at(ErrorKind::Planned, PLANNED, span));
             }
         };
         let r = self.call_value(ext, answer, req.passthrough, span);
@@ -199,6 +201,7 @@ impl<'p> Machine<'p> {
             Ok(Outcome::Argument(_)) => match passthrough {
                 Some(v) => Ok(v),
                 None => Err(RuntimeError::at(
+                    ErrorKind::Internal,
                     "internal error: a call lost its argument",
                     span,
                 )),
@@ -304,5 +307,9 @@ impl<'p> Machine<'p> {
 /// A failed call as a runtime error at its place: the message, then the end of the
 /// tool's standard error, one line each.
 pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
-    RuntimeError::at(e.to_string(), span)
+    let kind = match e.kind {
+        crate::external::request::CallErrorKind::NotStarted => ErrorKind::NotStarted,
+        _ => ErrorKind::External,
+    };
+    RuntimeError::at(kind, e.to_string(), span)
 }

@@ -121,7 +121,7 @@ use crate::core::term::DefId;
 use analysis::Facts;
 use code::{CodeStore, FunId};
 use compile::DefCode;
-use error::{Result, RuntimeError};
+use error::{ErrorKind, Result, RuntimeError};
 use frame::{Control, Frame};
 use heap::{Heap, ThunkState};
 use std::sync::Arc;
@@ -403,7 +403,7 @@ impl<'p> Machine<'p> {
         if let Some(c) = self.paused.take() {
             self.drop_ctl(c);
         }
-        let err = RuntimeError::new("evaluation was abandoned");
+        let err = RuntimeError::new(ErrorKind::Abandoned, "evaluation was abandoned");
         self.unwind_to(0, &err);
     }
 
@@ -609,7 +609,7 @@ impl<'p> Machine<'p> {
     /// that one. [`Machine::ended_by_an_earlier_failure`] tells which case a run was.
     pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
         match &self.first_failure {
-            Some(first) if e.message == external::NOT_STARTED => {
+            Some(first) if e.kind == ErrorKind::NotStarted => {
                 self.ended_by_an_earlier_failure = true;
                 first.clone()
             }

@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::code::{Args, CodeId};
-use super::error::{Result, RuntimeError};
+use super::error::{ErrorKind, Result, RuntimeError};
 use super::eval::{FloatResult, IntResult, float_op, int_op};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
@@ -57,7 +57,15 @@ impl<'p> Machine<'p> {
                 Some(IntResult::Bool(t)) => Ok(Control::Ret(self.bool_val(t))),
                 None => match prim::arith::int(p, a, b) {
                     Ok(n) => Ok(Control::Ret(Val::Int(n))),
-                    Err(m) => Err(RuntimeError::at(m, span)),
+                    Err(e) => Err(RuntimeError::at(
+                        match e {
+                            prim::arith::ArithError::DivisionByZero => ErrorKind::DivisionByZero,
+                            prim::arith::ArithError::Overflow => ErrorKind::Overflow,
+                            prim::arith::ArithError::NotArithmetic => ErrorKind::Internal,
+                        },
+                        e.message(),
+                        span,
+                    )),
                 },
             },
             (Val::Float(a), Val::Float(b)) => match float_op(p, a, b) {
@@ -87,6 +95,7 @@ impl<'p> Machine<'p> {
     fn mismatch(&self, p: Prim, span: Span, vals: &[Val]) -> RuntimeError {
         let kinds: Vec<&str> = vals.iter().map(|v| v.kind()).collect();
         RuntimeError::at(
+            ErrorKind::Stuck,
             format!(
                 "`{}` cannot be applied to {}",
                 p.name(),
@@ -346,7 +355,7 @@ impl<'p> Machine<'p> {
             }
             Prim::Error => {
                 let m = text(self, 0).ok_or_else(|| bad(self))?;
-                return Err(RuntimeError::at(m.to_string(), span));
+                return Err(RuntimeError::at(ErrorKind::User, m.to_string(), span));
             }
             Prim::IntToFloat => Val::Float(int(0).ok_or_else(|| bad(self))? as f64),
             Prim::Sqrt => Val::Float(float(0).ok_or_else(|| bad(self))?.sqrt()),
@@ -357,10 +366,9 @@ impl<'p> Machine<'p> {
                     Prim::Ceil => f64::ceil,
                     _ => f64::round,
                 };
-                Val::Int(
-                    prim::float::to_int(x, f)
-                        .ok_or_else(|| RuntimeError::at("float out of range for Int", span))?,
-                )
+                Val::Int(prim::float::to_int(x, f).ok_or_else(|| {
+                    RuntimeError::at(ErrorKind::Overflow, "float out of range for Int", span)
+                })?)
             }
             Prim::ShowInt => {
                 let n = int(0).ok_or_else(|| bad(self))?;
@@ -447,6 +455,7 @@ impl<'p> Machine<'p> {
                 // The `After` frame below holds `x`: it becomes `x` under a `Declare`.
                 let Some(Frame::After(x)) = self.frames.pop() else {
                     return Err(RuntimeError::at(
+                        ErrorKind::Internal,
                         "internal error: a declaration lost its value",
                         span,
                     ));
@@ -527,6 +536,7 @@ impl<'p> Machine<'p> {
                     self.heap.release(a);
                     self.heap.release(b);
                     return Err(RuntimeError::at(
+                        ErrorKind::BadValue,
                         "`++` on lists needs the prelude's `append`",
                         span,
                     ));
@@ -551,7 +561,10 @@ impl<'p> Machine<'p> {
     /// `a ++ b` on strings: both are evaluated.
     pub(crate) fn concat_right(&mut self, a: Val, b: Val) -> Result<Control> {
         let (Val::Str(x), Val::Str(y)) = (a, b) else {
-            let e = RuntimeError::new(format!("`++` cannot join {} and {}", a.kind(), b.kind()));
+            let e = RuntimeError::new(
+                ErrorKind::BadValue,
+                format!("`++` cannot join {} and {}", a.kind(), b.kind()),
+            );
             self.heap.release(a);
             self.heap.release(b);
             return Err(e);
@@ -678,7 +691,11 @@ impl<'p> Machine<'p> {
             (Val::Universe(x), Val::Universe(y)) => same(x == y),
             (Val::PrimType(x), Val::PrimType(y)) => same(x == y),
             (Val::Fun(_) | Val::Pap(_), _) | (_, Val::Fun(_) | Val::Pap(_)) => {
-                return Err(RuntimeError::at("cannot compare functions", span));
+                return Err(RuntimeError::at(
+                    ErrorKind::BadValue,
+                    "cannot compare functions",
+                    span,
+                ));
             }
             _ => Cmp::Diff,
         })

@@ -96,7 +96,6 @@ impl TypeEval for MachineTypeEval {
 /// failed. Every other error (division by zero, `error`, a match no arm covers, an
 /// external, an infinite loop) is a real failure of the type's computation.
 fn is_stuck(e: &crate::machine::error::RuntimeError) -> bool {
-    e.message.contains("cannot be applied to")
-        || e.message.starts_with("cannot apply ")
-        || e.message.starts_with("internal error")
+    use crate::machine::error::ErrorKind;
+    matches!(e.kind, ErrorKind::Stuck | ErrorKind::Internal)
 }

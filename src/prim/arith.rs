@@ -3,19 +3,41 @@
 
 use super::Prim;
 
-/// Applies an arithmetic primitive to two `Int`s; the error is the runtime message.
+/// Why `Int` arithmetic failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithError {
+    /// `/` or `%` by zero.
+    DivisionByZero,
+    /// The result does not fit in an `Int`.
+    Overflow,
+    /// The primitive is not arithmetic (a caller's mistake).
+    NotArithmetic,
+}
+
+impl ArithError {
+    /// The runtime message.
+    pub fn message(self) -> &'static str {
+        match self {
+            ArithError::DivisionByZero => "division by zero",
+            ArithError::Overflow => "integer overflow",
+            ArithError::NotArithmetic => "not an arithmetic primitive",
+        }
+    }
+}
+
+/// Applies an arithmetic primitive to two `Int`s.
 #[inline]
-pub fn int(p: Prim, a: i64, b: i64) -> Result<i64, &'static str> {
+pub fn int(p: Prim, a: i64, b: i64) -> Result<i64, ArithError> {
     let r = match p {
         Prim::Add => a.checked_add(b),
         Prim::Sub => a.checked_sub(b),
         Prim::Mul => a.checked_mul(b),
-        Prim::Div | Prim::Rem if b == 0 => return Err("division by zero"),
+        Prim::Div | Prim::Rem if b == 0 => return Err(ArithError::DivisionByZero),
         Prim::Div => a.checked_div(b),
         Prim::Rem => a.checked_rem(b),
-        _ => return Err("not an arithmetic primitive"),
+        _ => return Err(ArithError::NotArithmetic),
     };
-    r.ok_or("integer overflow")
+    r.ok_or(ArithError::Overflow)
 }
 
 /// Applies an arithmetic primitive to two `Float`s.
@@ -39,11 +61,11 @@ mod tests {
     fn int_arithmetic_is_checked() {
         assert_eq!(int(Prim::Div, -7, 2), Ok(-3));
         assert_eq!(int(Prim::Rem, 7, 3), Ok(1));
-        assert_eq!(int(Prim::Div, 1, 0), Err("division by zero"));
-        assert_eq!(int(Prim::Rem, 1, 0), Err("division by zero"));
-        assert_eq!(int(Prim::Add, i64::MAX, 1), Err("integer overflow"));
-        assert_eq!(int(Prim::Div, i64::MIN, -1), Err("integer overflow"));
-        assert_eq!(int(Prim::Mul, i64::MIN, -1), Err("integer overflow"));
+        assert_eq!(int(Prim::Div, 1, 0), Err(ArithError::DivisionByZero));
+        assert_eq!(int(Prim::Rem, 1, 0), Err(ArithError::DivisionByZero));
+        assert_eq!(int(Prim::Add, i64::MAX, 1), Err(ArithError::Overflow));
+        assert_eq!(int(Prim::Div, i64::MIN, -1), Err(ArithError::Overflow));
+        assert_eq!(int(Prim::Mul, i64::MIN, -1), Err(ArithError::Overflow));
     }
 
     #[test]

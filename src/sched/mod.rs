@@ -351,9 +351,15 @@ impl Scheduler {
             let error = if self.planned > 0 {
                 let waiting = self.plan_frontier(m);
                 m.calls().plan_blocked(waiting);
-                RuntimeError::new(crate::machine::external::PLANNED)
+                RuntimeError::new(
+                    crate::machine::error::ErrorKind::Planned,
+                    crate::machine::external::PLANNED,
+                )
             } else {
-                RuntimeError::new("infinite loop")
+                RuntimeError::new(
+                    crate::machine::error::ErrorKind::InfiniteLoop,
+                    "infinite loop",
+                )
             };
             let f = &mut self.fibers[0];
             if let State::WaitThunk(t) = f.state {
@@ -494,7 +500,11 @@ impl Scheduler {
             if let Some(v) = c.passthrough {
                 m.heap.release(v);
             }
-            let e = RuntimeError::at(crate::machine::external::NOT_STARTED, c.span);
+            let e = RuntimeError::at(
+                crate::machine::error::ErrorKind::NotStarted,
+                crate::machine::external::NOT_STARTED,
+                c.span,
+            );
             self.answer(m, c.fiber, c.key.as_ref(), Err(e));
         }
     }
@@ -967,6 +977,7 @@ impl<'p> Host<'p> for Scheduler {
                 m.heap.release(v);
             }
             return Err(RuntimeError::at(
+                crate::machine::error::ErrorKind::NotStarted,
                 crate::machine::external::NOT_STARTED,
                 req.span,
             ));
@@ -1070,7 +1081,10 @@ impl<'p> Host<'p> for Scheduler {
                 continue;
             }
             self.save(m, id);
-            let err = RuntimeError::new("evaluation was abandoned");
+            let err = RuntimeError::new(
+                crate::machine::error::ErrorKind::Abandoned,
+                "evaluation was abandoned",
+            );
             m.unwind_to(0, &err);
             let f = &mut self.fibers[id as usize];
             if let Some(c) = f.ctl.take() {

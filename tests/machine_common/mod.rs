@@ -172,8 +172,14 @@ pub fn add_def(p: &mut Program, name: &str, body: RcTerm) -> DefId {
 
 /// Evaluates `main` and prints it.
 pub fn run_main(p: &Program) -> Result<String, String> {
+    run_main_kind(p).map_err(|(_, m)| m)
+}
+
+/// [`run_main`], with the kind of the error.
+pub fn run_main_kind(p: &Program) -> Result<String, (spindle::machine::error::ErrorKind, String)> {
     let mut m = spindle::machine::Machine::new(p);
     let main = p.main.expect("main");
-    let v = m.whnf_def(main).map_err(|e| e.message.clone())?;
-    m.print_value(v, false).map_err(|e| e.message.clone())
+    let v = m.whnf_def(main).map_err(|e| (e.kind, e.message.clone()))?;
+    m.print_value(v, false)
+        .map_err(|e| (e.kind, e.message.clone()))
 }
