@@ -69,6 +69,99 @@ use std::time::{Duration, Instant};
 
 pub use process::set_stderr_passthrough;
 
+/// What runs calls (DESIGN.md 6): [`Executor`] on this machine, [`slurm::Slurm`] on a
+/// cluster; a service executor (HTTP, models) is a third of the same kind. One monitor
+/// ([`crate::external::calls::Calls`]) routes each request to the first executor that
+/// takes it, polls them all, and keeps the state of each call; an executor knows
+/// nothing of fibers, keys or records.
+pub trait CallExecutor {
+    /// A short name, for messages.
+    fn name(&self) -> &'static str;
+    /// Whether it runs this request.
+    fn takes(&self, request: &Request) -> bool;
+    /// Asks for a call. Its completion comes back from [`poll`](Self::poll), unless
+    /// it is cancelled first.
+    fn submit(&mut self, ticket: Ticket, request: Request, priority: Priority);
+    /// A speculative call is now certainly needed.
+    fn promote(&mut self, ticket: Ticket);
+    /// The call is no longer needed: stopped, and never reported.
+    fn cancel(&mut self, ticket: Ticket);
+    /// Whether [`poll`](Self::poll) can wait for a completion (woken by its own
+    /// threads), rather than having to be looked at again later
+    /// ([`next_poll`](Self::next_poll)).
+    fn waits(&self) -> bool;
+    /// The calls that ended: waiting at most `timeout` (`None`: until one ends or the
+    /// executor is woken) when it [`waits`](Self::waits), else looking once, now.
+    fn poll(&mut self, timeout: Option<Duration>) -> Vec<Completion>;
+    /// When it must be looked at next, if it does not wait (a cluster's queue).
+    fn next_poll(&self) -> Option<Instant>;
+    /// The calls that started running (left its queue) since the last call, with when.
+    fn take_started(&mut self) -> Vec<(Ticket, std::time::SystemTime)>;
+    /// Calls submitted and not yet reported or cancelled.
+    fn in_flight(&self) -> usize;
+    /// A failure the driver has now seen no longer holds back queued calls
+    /// ([`Executor::set_gate_on_failure`]).
+    fn open_gate(&mut self) {}
+    /// Its counters.
+    fn stats(&self) -> Stats;
+    /// Cancels every call in flight.
+    fn shutdown(&mut self);
+}
+
+impl CallExecutor for Executor {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn takes(&self, _request: &Request) -> bool {
+        true
+    }
+
+    fn submit(&mut self, ticket: Ticket, request: Request, priority: Priority) {
+        Executor::submit(self, ticket, request, priority)
+    }
+
+    fn promote(&mut self, ticket: Ticket) {
+        Executor::promote(self, ticket)
+    }
+
+    fn cancel(&mut self, ticket: Ticket) {
+        Executor::cancel(self, ticket)
+    }
+
+    fn waits(&self) -> bool {
+        true
+    }
+
+    fn poll(&mut self, timeout: Option<Duration>) -> Vec<Completion> {
+        Executor::wait(self, timeout)
+    }
+
+    fn next_poll(&self) -> Option<Instant> {
+        None
+    }
+
+    fn take_started(&mut self) -> Vec<(Ticket, std::time::SystemTime)> {
+        Executor::take_started(self)
+    }
+
+    fn in_flight(&self) -> usize {
+        self.by_ticket.len() + self.ready.len()
+    }
+
+    fn open_gate(&mut self) {
+        Executor::open_gate(self)
+    }
+
+    fn stats(&self) -> Stats {
+        Executor::stats(self)
+    }
+
+    fn shutdown(&mut self) {
+        Executor::shutdown(self)
+    }
+}
+
 /// Who asked for a call: a number the scheduler chooses, unique among its calls in
 /// flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -29,7 +29,7 @@
 
 use crate::external::exec::{Completion, Ticket};
 use crate::external::request::{
-    CallError, CallErrorKind, ExitPolicy, ProcessRequest, Reply, shell_quote, stderr_tail,
+    CallError, CallErrorKind, ExitPolicy, ProcessRequest, Reply, Request, shell_quote, stderr_tail,
 };
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -728,6 +728,85 @@ fn state_name(s: &str) -> &'static str {
         "DL" => "deadline reached",
         "CD" => "completed",
         _ => "see `scontrol show job`",
+    }
+}
+
+/// A Slurm executor for a run ([`Slurm::new`]), as the monitor holds executors.
+pub fn executor(
+    config: &SlurmConfig,
+    runs: &Path,
+    jobs: usize,
+    timeout: Option<Duration>,
+) -> std::io::Result<Box<dyn super::CallExecutor + Send>> {
+    Ok(Box::new(Slurm::new(config.clone(), runs, jobs, timeout)?))
+}
+
+impl super::CallExecutor for Slurm {
+    fn name(&self) -> &'static str {
+        "slurm"
+    }
+
+    /// Processes only: waiting calls and the evaluation stay on this machine.
+    fn takes(&self, request: &Request) -> bool {
+        matches!(request, Request::Process(_))
+    }
+
+    fn submit(&mut self, ticket: Ticket, request: Request, _priority: super::Priority) {
+        match request {
+            Request::Process(p) => Slurm::submit(self, ticket, p),
+            other => {
+                let e = CallError::new(
+                    CallErrorKind::CannotStart,
+                    format!("`{}` is not a process: not for Slurm", other.describe()),
+                );
+                self.ready.push((ticket, Err(e)));
+            }
+        }
+    }
+
+    /// Slurm has no priorities here: every job it is given is certainly needed.
+    fn promote(&mut self, _ticket: Ticket) {}
+
+    fn cancel(&mut self, ticket: Ticket) {
+        Slurm::cancel(self, ticket)
+    }
+
+    fn waits(&self) -> bool {
+        false
+    }
+
+    fn poll(&mut self, _timeout: Option<Duration>) -> Vec<Completion> {
+        if Instant::now() >= Slurm::next_poll(self) {
+            Slurm::poll(self)
+        } else {
+            std::mem::take(&mut self.ready)
+        }
+    }
+
+    fn next_poll(&self) -> Option<Instant> {
+        Some(Slurm::next_poll(self))
+    }
+
+    fn take_started(&mut self) -> Vec<(Ticket, SystemTime)> {
+        Slurm::take_started(self)
+    }
+
+    fn in_flight(&self) -> usize {
+        Slurm::in_flight(self)
+    }
+
+    fn stats(&self) -> super::Stats {
+        let n = Slurm::in_flight(self);
+        super::Stats {
+            in_flight: n,
+            processes: self.tasks.len(),
+            queued: self.queued.len(),
+            ..super::Stats::default()
+        }
+    }
+
+    fn shutdown(&mut self) {
+        Slurm::shutdown(self)
     }
 }
 

@@ -58,12 +58,26 @@
 //!   resumes (the run then ends when nothing else can go on, and the plan is printed).
 //! - `--sequential`: submit the one call and `wait(None)` for it, so the store, the
 //!   trace and progress work the same.
+//!
+//! # The parts
+//!
+//! - this file: the API, each call's state ([`Stage`]), and the monitor: requests go
+//!   to the first [`CallExecutor`] that takes them (a Slurm executor, when configured,
+//!   takes processes; this machine's [`Executor`] takes everything), and [`Calls::wait`]
+//!   polls them all;
+//! - `helpers`: the store work on helper threads (lookup before, record after);
+//! - `writer`: the store's writer thread and when batches are due;
+//! - `retry`: which failures are tried again, and when;
+//! - `moves`: a failed call's files, moved aside once its neighbours have ended;
+//! - `report`: how calls are shown (progress, trace lines, the plan).
 //! - Anything else written to standard error during a run goes through
 //!   [`Calls::eprintln`] (or [`crate::external::progress::eprint_lines`]) so the live
 //!   progress lines stay whole.
 
-use crate::external::exec::slurm::{Slurm, SlurmConfig};
-use crate::external::exec::{Completion, Executor, Limits, Priority, Ticket, Waker, spawn_worker};
+use crate::external::exec::slurm::SlurmConfig;
+use crate::external::exec::{
+    CallExecutor, Completion, Executor, Limits, Priority, Ticket, Waker, spawn_worker,
+};
 use crate::external::fstrace::{self, Observed, TraceSpec};
 use crate::external::plain::Plain;
 use crate::external::progress::{Progress, ProgressMode, Status};
@@ -84,6 +98,18 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+mod helpers;
+mod moves;
+mod report;
+mod retry;
+mod writer;
+
+use helpers::{Decision, HelperDone, Job, Keyed, Recording, Shared, lookup};
+use moves::PendingMove;
+use report::{EntryLine, exit_code, group_of, shown_of};
+use retry::retryable;
+use writer::StoreWriter;
 
 /// Store batches are written at least this often while calls end.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
@@ -230,34 +256,23 @@ pub struct CallStats {
     pub peak_in_flight: usize,
 }
 
-/// Where a call is.
+/// Where a call is: its state machine (as Nextflow's `TaskHandler`). A call enters
+/// at [`Stage::Preparing`] (or [`Stage::Running`] when nothing is looked up), goes to
+/// `Running` (with its executor: submitted, and running once the executor says it
+/// started, [`Entry::started`]), then to [`Stage::Finishing`] (its record made, or its
+/// created files found), and ends reused, done, failed or cancelled (the trace line's
+/// status; the entry is then gone), or goes to [`Stage::Backoff`] and back to
+/// `Running` for another attempt (`--retries`).
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 enum Stage {
     /// On a helper: key and lookup.
     Preparing,
-    /// With the executor (or Slurm).
+    /// With an executor: submitted, running once started.
     Running,
-    /// On a helper: outputs after the call.
+    /// On a helper: the record after the call, or what a failed call created.
     Finishing,
     /// Waiting to be tried again.
     Backoff,
-}
-
-/// A call's identity in the store.
-#[derive(Debug, Clone)]
-struct Keyed {
-    pre: Hash,
-}
-
-/// How a finished process call is recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Recording {
-    /// From its tracer's report.
-    Traced(TraceSpec),
-    /// Untraced, from its declared outputs and guessed inputs.
-    Declared,
-    /// Not at all (untraced, outputs not declared).
-    Not,
 }
 
 struct Entry {
@@ -281,87 +296,6 @@ struct Entry {
     started: Option<(SystemTime, Instant)>,
 }
 
-/// Work for a helper thread.
-#[allow(clippy::large_enum_variant)] // one per call in flight, moved once
-enum Job {
-    Prepare {
-        ticket: Ticket,
-        generation: u64,
-        external: &'static External,
-        args: Vec<Plain>,
-        reading: Vec<String>,
-        writing: Vec<String>,
-        rerun: bool,
-    },
-    Finish {
-        ticket: Ticket,
-        generation: u64,
-        external: &'static str,
-        request: Request,
-        keyed: Option<Keyed>,
-        recording: Option<Recording>,
-        reading: Vec<String>,
-        writing: Vec<String>,
-        result: Result<Reply, CallError>,
-        duration: Duration,
-        place: String,
-        shown: String,
-    },
-}
-
-/// What a helper found.
-#[allow(clippy::large_enum_variant)] // one per call in flight, moved once
-enum HelperDone {
-    Prepared {
-        ticket: Ticket,
-        generation: u64,
-        keyed: Keyed,
-        decision: Decision,
-    },
-    Finished {
-        ticket: Ticket,
-        generation: u64,
-        result: Result<Reply, CallError>,
-        record: Option<(Hash, Made)>,
-        /// A failed call: its pre-key, and the files it created (to move aside).
-        failure: Option<(Hash, Vec<PathBuf>)>,
-        /// Every path the call was seen to change (from its tracer's report).
-        writes: Vec<PathBuf>,
-        note: String,
-    },
-}
-
-/// The files a failed call created, to be moved into the store's `failed/` folder once
-/// every call that ran beside it has ended: a file another call of the run also wrote
-/// (a shared log) is not the failed call's alone, and stays.
-struct PendingMove {
-    ticket: Ticket,
-    pre: Hash,
-    place: String,
-    files: Vec<PathBuf>,
-    /// Calls running when it failed that have not ended yet.
-    waiting: HashSet<Ticket>,
-}
-
-enum Decision {
-    /// Reuse this reply, of the record with this key.
-    Reuse(Reply, Hash),
-    Run(Why),
-}
-
-/// What helpers share.
-struct Shared {
-    store: Option<Arc<Store>>,
-    fps: Arc<Fingerprints>,
-    /// Shared input sets found to hold this run.
-    sets_held: SetCache,
-    env_names: Vec<String>,
-    reuse: bool,
-    plan: bool,
-    explain: bool,
-    resume_failed: bool,
-}
-
 /// The failure of an `effect` call that did not start because an earlier failure
 /// decided the run ([`Calls::hold_effects`]); the machine reports the earlier failure
 /// instead (its `NOT_STARTED` is the same text).
@@ -370,8 +304,12 @@ pub const NOT_STARTED: &str = "not started: an earlier call failed";
 /// The run's executor: see the module documentation.
 pub struct Calls {
     config: Config,
-    exec: Executor,
-    slurm: Option<Slurm>,
+    /// What runs calls: a request goes to the first that takes it (Slurm, when
+    /// configured, takes processes; this machine takes everything). The last is the
+    /// local executor.
+    executors: Vec<Box<dyn CallExecutor + Send>>,
+    /// The executor each running call went to.
+    routes: HashMap<Ticket, usize>,
     waker: Waker,
     shared: Arc<Shared>,
     jobs_tx: Option<Sender<Job>>,
@@ -383,8 +321,6 @@ pub struct Calls {
     helpers_busy: usize,
     /// Boxed: an entry is large, and the table moves its values when it grows.
     entries: HashMap<Ticket, Box<Entry>>,
-    in_exec: usize,
-    in_slurm: usize,
     backoff: BinaryHeap<Reverse<(Instant, Ticket, u64)>>,
     ready: Vec<Finished>,
     batch: Batch,
@@ -428,43 +364,6 @@ impl std::fmt::Debug for Calls {
     }
 }
 
-/// The name progress groups a call under: the program's file name for a process (for
-/// `shell`, the first command's), else the external's name.
-fn group_of(external: &External, request: &Request) -> String {
-    let Request::Process(p) = request else {
-        return external.name.to_string();
-    };
-    let program = if p.shown_as.is_some() {
-        key::process_words(p)
-            .into_iter()
-            .find(|(_, command)| *command)
-            .map(|(w, _)| w)
-            .unwrap_or_else(|| external.name.to_string())
-    } else {
-        p.program.clone()
-    };
-    Path::new(&program)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or(program)
-}
-
-/// How a call is shown: program and arguments for a process, else its description.
-fn shown_of(request: &Request) -> String {
-    match request {
-        Request::Process(p) => p.shown(),
-        other => other.describe(),
-    }
-}
-
-/// Whether a failure is worth another attempt.
-fn retryable(e: &CallError) -> bool {
-    !matches!(
-        e.kind,
-        CallErrorKind::BadArgument | CallErrorKind::Stopping | CallErrorKind::NotStarted
-    )
-}
-
 /// Whether the request's calls are recorded.
 fn recorded(external: &External, request: &Request) -> bool {
     external.effect != Effect::Reads
@@ -496,19 +395,23 @@ impl Calls {
         // Start reporting starts from the first call on.
         exec.take_started();
         let waker = exec.waker();
-        let slurm = match &config.executor {
-            ProcessExecutor::Local => None,
-            ProcessExecutor::Slurm(sc) => {
-                let runs = match &config.store {
-                    Some(d) => d.join(store::RUNS_DIR),
-                    None => std::env::temp_dir().join("spindle-runs"),
-                };
-                Some(
-                    Slurm::new(sc.clone(), &runs, config.limits.jobs, config.call_timeout)
-                        .map_err(|e| StoreError::Io(e.to_string()))?,
+        let mut executors: Vec<Box<dyn CallExecutor + Send>> = Vec::new();
+        if let ProcessExecutor::Slurm(sc) = &config.executor {
+            let runs = match &config.store {
+                Some(d) => d.join(store::RUNS_DIR),
+                None => std::env::temp_dir().join("spindle-runs"),
+            };
+            executors.push(
+                crate::external::exec::slurm::executor(
+                    sc,
+                    &runs,
+                    config.limits.jobs,
+                    config.call_timeout,
                 )
-            }
-        };
+                .map_err(|e| StoreError::Io(e.to_string()))?,
+            );
+        }
+        executors.push(Box::new(exec));
         let writer = match &store {
             Some(s) if !config.plan && !s.is_read_only() => Some(StoreWriter::start(s.clone())),
             _ => None,
@@ -535,8 +438,8 @@ impl Calls {
         }
         Ok(Calls {
             config,
-            exec,
-            slurm,
+            executors,
+            routes: HashMap::default(),
             waker,
             shared,
             jobs_tx: Some(jobs_tx),
@@ -547,8 +450,6 @@ impl Calls {
             helpers: 0,
             helpers_busy: 0,
             entries: HashMap::default(),
-            in_exec: 0,
-            in_slurm: 0,
             backoff: BinaryHeap::new(),
             ready: Vec::new(),
             batch: Batch::default(),
@@ -601,7 +502,7 @@ impl Calls {
             return;
         };
         if e.stage == Stage::Running {
-            self.cancel_running(ticket, &e.request);
+            self.cancel_running(ticket);
         }
         self.undelivered.remove(&ticket);
         self.end_line(&e, Status::Cancelled, None, NOT_STARTED);
@@ -700,8 +601,10 @@ impl Calls {
     pub fn promote(&mut self, ticket: Ticket) {
         if let Some(e) = self.entries.get_mut(&ticket) {
             e.priority = Priority::Certain;
-            if e.stage == Stage::Running {
-                self.exec.promote(ticket);
+            if e.stage == Stage::Running
+                && let Some(&i) = self.routes.get(&ticket)
+            {
+                self.executors[i].promote(ticket);
             }
         }
     }
@@ -718,21 +621,15 @@ impl Calls {
             return;
         };
         if e.stage == Stage::Running {
-            self.cancel_running(ticket, &e.request);
+            self.cancel_running(ticket);
         }
         self.end_line(&e, Status::Cancelled, None, "");
     }
 
-    fn cancel_running(&mut self, ticket: Ticket, request: &Request) {
-        match (&mut self.slurm, request) {
-            (Some(s), Request::Process(_)) => {
-                s.cancel(ticket);
-                self.in_slurm = self.in_slurm.saturating_sub(1);
-            }
-            _ => {
-                self.exec.cancel(ticket);
-                self.in_exec = self.in_exec.saturating_sub(1);
-            }
+    /// Cancels a call with its executor.
+    fn cancel_running(&mut self, ticket: Ticket) {
+        if let Some(i) = self.routes.remove(&ticket) {
+            self.executors[i].cancel(ticket);
         }
     }
 
@@ -754,7 +651,7 @@ impl Calls {
 
     /// The executor's own counters (processes, timers, peaks).
     pub fn executor_stats(&self) -> crate::external::exec::Stats {
-        self.exec.stats()
+        self.executors.last().map(|e| e.stats()).unwrap_or_default()
     }
 
     /// The `--explain` lines printed so far (also kept here, for tests and tools).
@@ -774,46 +671,6 @@ impl Calls {
         self.plan_blocked = n;
     }
 
-    /// The plan as lines for standard error: a line per call that would run
-    /// (`wf.sp:3:5  sort -u data.txt  (new call)`), their count by external, and what
-    /// the plan could not see past; or a line saying nothing would run.
-    pub fn render_plan(&self) -> String {
-        if self.plan.is_empty() {
-            return "plan: nothing to run: every call is recorded\n".to_string();
-        }
-        let n = self.plan.len();
-        let mut out = format!(
-            "plan: {n} call{} would run:\n",
-            if n == 1 { "" } else { "s" }
-        );
-        for p in &self.plan {
-            out.push_str(&format!(
-                "  {}  {}  ({})\n",
-                p.place,
-                crate::external::progress::one_line(&p.shown),
-                p.why
-            ));
-        }
-        let mut by: Vec<(String, usize)> = Vec::new();
-        for p in &self.plan {
-            match by.iter_mut().find(|(e, _)| *e == p.external) {
-                Some((_, c)) => *c += 1,
-                None => by.push((p.external.clone(), 1)),
-            }
-        }
-        let counts: Vec<String> = by.iter().map(|(e, c)| format!("{c} {e}")).collect();
-        out.push_str(&format!("plan: by external: {}\n", counts.join(", ")));
-        out.push_str(&match self.plan_blocked {
-            0 => "plan: nothing else would run after these\n".to_string(),
-            1 => "plan: and more after this one finishes (its result is needed to see further)\n"
-                .to_string(),
-            k => format!(
-                "plan: and more after these {k} finish (their results are needed to see further)\n"
-            ),
-        });
-        out
-    }
-
     /// The calls that ended, waiting until at least one has, or `timeout` has passed
     /// (`None`: no limit). Returns at once when nothing is in flight.
     pub fn wait(&mut self, timeout: Option<Duration>) -> Vec<Finished> {
@@ -824,13 +681,15 @@ impl Calls {
         self.undelivered
             .retain(|t| entries.contains_key(t) || ready.iter().any(|(r, _)| r == t));
         if self.undelivered.is_empty() {
-            self.exec.open_gate();
+            for e in &mut self.executors {
+                e.open_gate();
+            }
         }
         loop {
             while let Ok(d) = self.done_rx.try_recv() {
                 self.helper_done(d);
             }
-            self.poll_slurm();
+            self.poll_due();
             self.take_started();
             self.retry_due();
             self.maybe_commit(false);
@@ -858,16 +717,25 @@ impl Calls {
             if !self.batch.is_empty() {
                 earliest(self.batch_since.map(|t| t + COMMIT_EVERY));
             }
-            if let Some(s) = &self.slurm
-                && self.in_slurm > 0
-            {
-                earliest(Some(s.next_poll()));
+            let mut looked_at = false;
+            for e in &self.executors {
+                if !e.waits() && e.in_flight() > 0 {
+                    looked_at = true;
+                    earliest(e.next_poll());
+                }
             }
             let left = wake.map(|w| w.saturating_duration_since(now));
-            if self.in_exec > 0 {
-                let done = self.exec.wait(left);
-                self.executor_done(done);
-            } else if self.in_slurm == 0 && self.helpers_busy > 0 {
+            // One executor that can wait for its calls is waited on (the helpers and
+            // the store wake it through its channel); executors that cannot are looked
+            // at when due.
+            let waiting = self
+                .executors
+                .iter()
+                .position(|e| e.waits() && e.in_flight() > 0);
+            if let Some(i) = waiting {
+                let done = self.executors[i].poll(left);
+                self.completions(i, done);
+            } else if !looked_at && self.helpers_busy > 0 {
                 let got = match left {
                     Some(d) => match self.done_rx.recv_timeout(d) {
                         Ok(x) => Some(x),
@@ -879,7 +747,7 @@ impl Calls {
                 if let Some(d) = got {
                     self.helper_done(d);
                 }
-            } else if self.in_slurm == 0 {
+            } else if !looked_at {
                 // Only backoff timers: sleep until the first.
                 if let Some(d) = left {
                     std::thread::sleep(d.min(Duration::from_millis(50)));
@@ -887,9 +755,9 @@ impl Calls {
                     std::thread::sleep(Duration::from_millis(5));
                 }
             } else {
-                // Slurm jobs: sleep until its next poll (helpers wake us through the
-                // executor's channel only when it is waiting, so sleep in small steps
-                // while they work).
+                // Calls on executors that cannot wait: sleep until one is due (helpers
+                // wake us through a waiting executor's channel only when it is
+                // waiting, so sleep in small steps while they work).
                 let step = if self.helpers_busy > 0 {
                     Duration::from_millis(5)
                 } else {
@@ -903,14 +771,16 @@ impl Calls {
         }
     }
 
-    /// Lets Slurm submit, collect and look at its queue when that is due.
-    fn poll_slurm(&mut self) {
-        if let Some(s) = &mut self.slurm
-            && self.in_slurm > 0
-            && Instant::now() >= s.next_poll()
-        {
-            let done = s.poll();
-            self.slurm_done(done);
+    /// Looks at the executors that cannot wait for their calls when they are due
+    /// (Slurm submits, collects and looks at its queue).
+    fn poll_due(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.executors.len() {
+            let e = &mut self.executors[i];
+            if !e.waits() && e.in_flight() > 0 && e.next_poll().is_none_or(|t| now >= t) {
+                let done = e.poll(Some(Duration::ZERO));
+                self.completions(i, done);
+            }
         }
     }
 
@@ -957,20 +827,19 @@ impl Calls {
     /// Cancels every call in flight (processes stopped, Slurm jobs cancelled); the
     /// store's pending records are kept for [`finish`](Self::finish).
     pub fn shutdown(&mut self) {
-        // One `scancel` for every Slurm job, before the calls are dropped one by one.
-        if let Some(s) = &mut self.slurm {
-            s.shutdown();
+        // One shutdown per executor (one `scancel` for every Slurm job) before the
+        // calls are dropped one by one, and again after.
+        for e in &mut self.executors {
+            e.shutdown();
         }
         let tickets: Vec<Ticket> = self.entries.keys().copied().collect();
         for t in tickets {
             self.cancel(t);
         }
-        self.exec.shutdown();
-        if let Some(s) = &mut self.slurm {
-            s.shutdown();
+        for e in &mut self.executors {
+            e.shutdown();
         }
-        self.in_exec = 0;
-        self.in_slurm = 0;
+        self.routes.clear();
     }
 
     /// A line for standard error that does not garble the live progress display.
@@ -979,98 +848,6 @@ impl Calls {
     }
 
     // ----- internals ---------------------------------------------------------------
-
-    fn send_job(&mut self, job: Job) {
-        self.helpers_busy += 1;
-        if self.helpers < HELPERS && self.helpers < self.helpers_busy {
-            let tx = self.done_tx.clone();
-            let shared = Arc::clone(&self.shared);
-            let waker = self.waker.clone();
-            let spawned = spawn_worker("spindle-store", Arc::clone(&self.jobs_rx), move |job| {
-                if tx.send(run_job(&shared, job)).is_err() {
-                    return false;
-                }
-                waker.wake();
-                true
-            });
-            if let Ok(h) = spawned {
-                self.helpers += 1;
-                self.helper_threads.push(h);
-            }
-        }
-        let job = match &self.jobs_tx {
-            Some(tx) if self.helpers > 0 => match tx.send(job) {
-                Ok(()) => return,
-                Err(e) => e.0,
-            },
-            _ => job,
-        };
-        // No helper could start: do the work here.
-        let done = run_job(&self.shared, job);
-        let _ = self.done_tx.send(done);
-    }
-
-    /// How a process call of this run is recorded: traced where tracing works, else
-    /// from its `writing` declarations if it has any, else not at all (said once per
-    /// run).
-    fn recording_mode(&mut self, declares_writing: bool) -> Recording {
-        let recording_store = self
-            .shared
-            .store
-            .as_ref()
-            .filter(|s| !s.is_read_only() && !self.shared.plan);
-        let Some(store) = recording_store.cloned() else {
-            return Recording::Not;
-        };
-        let tracing = match &self.tracing {
-            Some(t) => t.clone(),
-            None => {
-                let t = match &self.config.tracer {
-                    Some(_) => fstrace::availability(),
-                    None => Err("no tracer given".to_string()),
-                };
-                if let Err(why) = &t {
-                    self.tracing_refused(why);
-                }
-                self.tracing = Some(t.clone());
-                t
-            }
-        };
-        match (tracing, declares_writing) {
-            (Ok(()), _) => {
-                let runs = store.dir().join(store::RUNS_DIR);
-                let _ = std::fs::create_dir_all(&runs);
-                self.reports += 1;
-                let report = store::files::absolute(&runs).join(format!(
-                    "trace-{}-{}.txt",
-                    std::process::id(),
-                    self.reports
-                ));
-                let store_dir = std::fs::canonicalize(store.dir())
-                    .unwrap_or_else(|_| store::files::absolute(store.dir()));
-                Recording::Traced(TraceSpec {
-                    tracer: self.config.tracer.clone().unwrap_or_default(),
-                    report,
-                    exclude: vec![store_dir],
-                })
-            }
-            (Err(_), true) => Recording::Declared,
-            (Err(_), false) => Recording::Not,
-        }
-    }
-
-    /// Processes cannot be traced in this run: said once, and the calls from now on
-    /// are recorded as where tracing is not available.
-    fn tracing_refused(&mut self, why: &str) {
-        if matches!(self.tracing, Some(Err(_))) {
-            return;
-        }
-        self.tracing = Some(Err(why.to_string()));
-        self.progress.println(&format!(
-            "warning: cannot observe what processes read and write here ({why}): process \
-             calls run again on --resume unless their outputs are all declared with `writing`"
-        ));
-    }
 
     /// Sends a call to its executor (a process that is recorded runs under the
     /// tracer).
@@ -1103,16 +880,14 @@ impl Calls {
         };
         let request = e.request.clone();
         let priority = e.priority;
-        match (&mut self.slurm, &request) {
-            (Some(s), Request::Process(p)) => {
-                s.submit(ticket, p.clone());
-                self.in_slurm += 1;
-            }
-            _ => {
-                self.exec.submit(ticket, request, priority);
-                self.in_exec += 1;
-            }
-        }
+        // The last executor (this machine) takes every request.
+        let i = self
+            .executors
+            .iter()
+            .position(|x| x.takes(&request))
+            .unwrap_or(self.executors.len() - 1);
+        self.routes.insert(ticket, i);
+        self.executors[i].submit(ticket, request, priority);
         self.take_started();
     }
 
@@ -1249,28 +1024,17 @@ impl Calls {
         }
     }
 
-    /// Completions from the local executor.
-    fn executor_done(&mut self, done: Vec<Completion>) {
+    /// Completions from executor `i`. A failure holds queued calls back until the
+    /// driver has seen it ([`Calls::wait`] opens the gate again).
+    fn completions(&mut self, i: usize, done: Vec<Completion>) {
         self.take_started();
         for (ticket, result) in done {
-            self.in_exec = self.in_exec.saturating_sub(1);
+            if self.routes.get(&ticket) == Some(&i) {
+                self.routes.remove(&ticket);
+            }
             if result.is_err() {
                 self.undelivered.insert(ticket);
             }
-            self.ran(ticket, result);
-        }
-    }
-
-    /// Completions from Slurm.
-    fn slurm_done(&mut self, done: Vec<Completion>) {
-        if let Some(s) = &mut self.slurm {
-            let started = s.take_started();
-            for (t, at) in started {
-                self.mark_started(t, at);
-            }
-        }
-        for (ticket, result) in done {
-            self.in_slurm = self.in_slurm.saturating_sub(1);
             self.ran(ticket, result);
         }
     }
@@ -1373,7 +1137,9 @@ impl Calls {
                 // Not a failure the driver must see first: the gate may open.
                 self.undelivered.remove(&ticket);
                 if self.undelivered.is_empty() {
-                    self.exec.open_gate();
+                    for e in &mut self.executors {
+                        e.open_gate();
+                    }
                 }
                 self.backoff
                     .push(Reverse((Instant::now() + wait, ticket, generation)));
@@ -1400,75 +1166,13 @@ impl Calls {
         self.ready.push((ticket, Answer::Done(result)));
     }
 
-    /// Moves aside the files of failed calls whose neighbours have all ended (`all`:
-    /// every pending one, the run is over), except files another call of the run
-    /// also changed. Returns a note per call that had files moved.
-    fn settle_moves(&mut self, all: bool) -> Vec<(Ticket, String)> {
-        let mut notes = Vec::new();
-        let Some(store) = self.shared.store.clone() else {
-            self.pending_moves.clear();
-            return notes;
-        };
-        let (ready, waiting): (Vec<PendingMove>, Vec<PendingMove>) =
-            std::mem::take(&mut self.pending_moves)
-                .into_iter()
-                .partition(|m| all || m.waiting.is_empty());
-        self.pending_moves = waiting;
-        for m in ready {
-            let own: Vec<PathBuf> = m
-                .files
-                .into_iter()
-                .filter(|f| {
-                    self.writers
-                        .get(f)
-                        .is_none_or(|ts| ts.iter().all(|t| *t == m.ticket))
-                })
-                .collect();
-            if own.is_empty() || store.is_read_only() {
-                continue;
-            }
-            let folder = store.failed_folder(&m.pre);
-            let left = store::files::move_aside(&own, &folder);
-            let moved = own.len() - left.len();
-            let mut note = String::new();
-            if moved > 0 {
-                note = format!(
-                    "{moved} output{} of the failed call at {} moved to {}",
-                    if moved == 1 { "" } else { "s" },
-                    m.place,
-                    folder.display()
-                );
-            }
-            for (f, why) in left {
-                note.push_str(&format!("; could not move {}: {why}", f.display()));
-            }
-            if !note.is_empty() {
-                notes.push((m.ticket, note));
-            }
-        }
-        notes
-    }
-
-    /// Retries whose wait is over go to their executor again.
-    fn retry_due(&mut self) {
-        let now = Instant::now();
-        while let Some(&Reverse((at, ticket, generation))) = self.backoff.peek() {
-            if at > now {
-                break;
-            }
-            self.backoff.pop();
-            let due = self
-                .entries
-                .get(&ticket)
-                .is_some_and(|e| e.generation == generation && e.stage == Stage::Backoff);
-            if due {
-                self.dispatch(ticket);
-            }
-        }
-    }
-
     fn take_started(&mut self) {
-        for (t, at) in self.exec.take_started() {
+        let started: Vec<(Ticket, SystemTime)> = self
+            .executors
+            .iter_mut()
+            .flat_map(|e| e.take_started())
+            .collect();
+        for (t, at) in started {
             self.mark_started(t, at);
         }
     }
@@ -1480,133 +1184,6 @@ impl Calls {
             e.started = Some((at, Instant::now()));
             let g = e.group.clone();
             self.progress.started(&g);
-        }
-    }
-
-    /// Writes the batch when it is due (`force`: now, durably, and waits until it is
-    /// on disk). Batches that are not forced are written by the store's writer thread
-    /// while the calls go on.
-    fn maybe_commit(&mut self, force: bool) {
-        if self.shared.store.is_none() {
-            return;
-        }
-        self.batch.fingerprints.extend(self.shared.fps.take_new());
-        if self.batch.is_empty() {
-            self.batch_since = None;
-        } else if self.batch_since.is_none() {
-            self.batch_since = Some(Instant::now());
-        }
-        // A write waits at most COMMIT_EVERY (so that a run that ends sooner writes
-        // once, at its end). Many records at once (a fan-out ending) go out in slices
-        // while the calls are still coming in, so that the last commit has little left.
-        let due = force
-            || self.batch.records.len() >= COMMIT_SLICE
-            || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
-                && self
-                    .batch_since
-                    .is_some_and(|t| t.elapsed() >= COMMIT_EVERY);
-        if self.shared.plan {
-            self.batch = Batch::default();
-            return;
-        }
-        // A forced commit also makes the earlier, eventual ones durable.
-        let sync_only = force && self.unsynced && self.batch.is_empty();
-        if due && (!self.batch.is_empty() || sync_only) {
-            self.unsynced = !force;
-            let batch = std::mem::take(&mut self.batch);
-            if let Some(w) = &self.writer {
-                w.write(batch, force);
-            }
-            self.batch_since = None;
-        }
-        if let Some(e) = self.writer.as_ref().and_then(StoreWriter::take_error)
-            && self.store_error.is_none()
-        {
-            self.progress.println(&format!(
-                "warning: {e}: results of this run are not recorded"
-            ));
-            self.store_error = Some(e);
-        }
-    }
-
-    /// The progress line and trace line of a call that is over.
-    fn end_line(&mut self, e: &Entry, status: Status, exit: Option<i64>, detail: &str) {
-        let line = EntryLine::of(e);
-        self.write_line(&line, status, exit, detail);
-    }
-
-    fn write_line(&mut self, e: &EntryLine, status: Status, exit: Option<i64>, detail: &str) {
-        let (start, took) = match e.started {
-            Some((at, i)) => (at, i.elapsed()),
-            None => (
-                SystemTime::now() - e.submitted.elapsed(),
-                if status == Status::Reused {
-                    e.submitted.elapsed()
-                } else {
-                    Duration::ZERO
-                },
-            ),
-        };
-        self.progress.finished(
-            &e.group,
-            status,
-            e.started.is_some(),
-            &e.place,
-            &e.shown,
-            took,
-            detail,
-        );
-        if let Some(t) = &mut self.trace {
-            let _ = t.write(&trace::Line {
-                id: e.trace_id,
-                place: &e.place,
-                external: e.external,
-                call: &e.shown,
-                status: status.word(),
-                start,
-                duration: took,
-                exit,
-                note: detail,
-            });
-        }
-    }
-}
-
-/// What a progress and trace line needs of an entry.
-struct EntryLine<'a> {
-    group: Cow<'a, str>,
-    place: Cow<'a, str>,
-    shown: Cow<'a, str>,
-    external: &'static str,
-    trace_id: u64,
-    submitted: Instant,
-    started: Option<(SystemTime, Instant)>,
-}
-
-impl EntryLine<'_> {
-    /// Borrows what it needs of `e`.
-    fn of(e: &Entry) -> EntryLine<'_> {
-        EntryLine {
-            group: Cow::Borrowed(&e.group),
-            place: Cow::Borrowed(&e.place),
-            shown: Cow::Borrowed(&e.shown),
-            external: e.external.name,
-            trace_id: e.trace_id,
-            submitted: e.submitted,
-            started: e.started,
-        }
-    }
-
-    /// A copy that outlives the entry.
-    fn owned(&self) -> EntryLine<'static> {
-        EntryLine {
-            group: Cow::Owned(self.group.to_string()),
-            place: Cow::Owned(self.place.to_string()),
-            shown: Cow::Owned(self.shown.to_string()),
-            external: self.external,
-            trace_id: self.trace_id,
-            submitted: self.submitted,
-            started: self.started,
         }
     }
 }
@@ -1623,298 +1200,4 @@ impl Drop for Calls {
             let _ = h.join();
         }
     }
-}
-
-/// Writes the store's batches on a thread of its own, in the order given, so that the
-/// calls' thread does not wait for the B-tree or the disk; a durable write is waited
-/// for. The first error is kept for the calls' thread to report; the batches after it
-/// are still tried. Dropping it writes what was sent and ends the thread.
-struct StoreWriter {
-    tx: Option<Sender<WriteJob>>,
-    error: Arc<Mutex<Option<StoreError>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// A batch, whether it must be durable, and whom to tell when it is written.
-type WriteJob = (Batch, bool, Option<Sender<()>>);
-
-impl StoreWriter {
-    fn start(store: Arc<Store>) -> StoreWriter {
-        let (tx, rx) = channel::<WriteJob>();
-        let error = Arc::new(Mutex::new(None));
-        let seen = error.clone();
-        let thread = std::thread::Builder::new()
-            .name("spindle-store".into())
-            .spawn(move || {
-                for (mut batch, durable, done) in rx {
-                    if let Err(e) = store.commit(&mut batch, durable) {
-                        let mut first = seen.lock().unwrap_or_else(|p| p.into_inner());
-                        first.get_or_insert(e);
-                    }
-                    if let Some(done) = done {
-                        let _ = done.send(());
-                    }
-                }
-            })
-            .ok();
-        StoreWriter {
-            tx: thread.as_ref().map(|_| tx),
-            error,
-            thread,
-        }
-    }
-
-    /// Hands `batch` over (`durable`: and waits until it is on disk). Without a thread
-    /// (it could not be started) nothing is written, and that is reported.
-    fn write(&self, batch: Batch, durable: bool) {
-        let Some(tx) = &self.tx else {
-            let mut first = self.error.lock().unwrap_or_else(|p| p.into_inner());
-            first.get_or_insert(StoreError::Io("cannot start the store's writer".into()));
-            return;
-        };
-        if durable {
-            let (done_tx, done_rx) = channel();
-            if tx.send((batch, true, Some(done_tx))).is_ok() {
-                let _ = done_rx.recv();
-            }
-        } else {
-            let _ = tx.send((batch, false, None));
-        }
-    }
-
-    /// The first error met, once.
-    fn take_error(&self) -> Option<StoreError> {
-        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
-    }
-}
-
-impl Drop for StoreWriter {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// The exit code a result shows in the trace.
-fn exit_code(r: &Result<Reply, CallError>) -> Option<i64> {
-    match r {
-        Ok(Reply::Exit { code, .. }) => Some(*code),
-        Ok(_) => None,
-        Err(e) => match e.kind {
-            CallErrorKind::Exited(c) => Some(c as i64),
-            CallErrorKind::Signalled(s) => Some(128 + s as i64),
-            _ => None,
-        },
-    }
-}
-
-/// A helper's work.
-fn run_job(shared: &Shared, job: Job) -> HelperDone {
-    match job {
-        Job::Prepare {
-            ticket,
-            generation,
-            external,
-            args,
-            reading,
-            writing,
-            rerun,
-        } => {
-            let context = external
-                .is_process()
-                .then(|| Context::now(&shared.env_names, &reading, &writing));
-            let pre = key::pre_key(external.name, &args, context.as_ref());
-            let decision = lookup(shared, &pre, rerun);
-            HelperDone::Prepared {
-                ticket,
-                generation,
-                keyed: Keyed { pre },
-                decision,
-            }
-        }
-        Job::Finish {
-            ticket,
-            generation,
-            external,
-            request,
-            keyed,
-            recording,
-            reading,
-            writing,
-            result,
-            duration,
-            place,
-            shown,
-        } => {
-            let observed = match &recording {
-                Some(Recording::Traced(spec)) => {
-                    let text = std::fs::read_to_string(&spec.report).ok();
-                    let _ = std::fs::remove_file(&spec.report);
-                    text.as_deref().and_then(Observed::parse)
-                }
-                _ => None,
-            };
-            let lookup_fp = |p: &Path| shared.store.as_ref().and_then(|s| s.fingerprint(p));
-            let mut note = String::new();
-            let writes: Vec<PathBuf> = observed
-                .iter()
-                .flat_map(|o| o.writes.keys().map(PathBuf::from))
-                .collect();
-            let Some(k) = keyed else {
-                return HelperDone::Finished {
-                    ticket,
-                    generation,
-                    result,
-                    record: None,
-                    failure: None,
-                    writes,
-                    note,
-                };
-            };
-            match &result {
-                Ok(reply) => {
-                    let facts = Facts {
-                        external,
-                        reply,
-                        took: duration,
-                        place: &place,
-                        shown: &shown,
-                    };
-                    let made =
-                        match (&request, &recording) {
-                            (Request::WriteFile { path, .. }, _) => Ok(
-                                recording::from_written_file(&k.pre, &facts, path, &shared.fps),
-                            ),
-                            (_, Some(Recording::Traced(_))) => match &observed {
-                                Some(o) => {
-                                    let cwd = std::env::current_dir().unwrap_or_default();
-                                    let has_set = |h: &Hash| {
-                                        shared.store.as_ref().is_some_and(|s| s.has_set(h))
-                                    };
-                                    recording::from_observed(
-                                        &k.pre,
-                                        &facts,
-                                        o,
-                                        &reading,
-                                        &writing,
-                                        &cwd,
-                                        &shared.fps,
-                                        &lookup_fp,
-                                        &has_set,
-                                    )
-                                }
-                                None => Err("not recorded: the tracer left no report".to_string()),
-                            },
-                            (_, Some(Recording::Declared)) => Ok(recording::from_declarations(
-                                &k.pre,
-                                &facts,
-                                &request,
-                                &reading,
-                                &writing,
-                                &shared.fps,
-                                &lookup_fp,
-                            )),
-                            _ => Err(String::new()),
-                        };
-                    let record = match made {
-                        Ok(m) => Some((k.pre, m)),
-                        Err(why) => {
-                            note = why;
-                            None
-                        }
-                    };
-                    HelperDone::Finished {
-                        ticket,
-                        generation,
-                        result,
-                        record,
-                        failure: None,
-                        writes,
-                        note,
-                    }
-                }
-                Err(_) => {
-                    // Only what this call created is moved aside (by the calls' thread,
-                    // once the calls beside it have ended: [`PendingMove`]): never a
-                    // file that was there before, never another call's.
-                    let created = observed
-                        .as_ref()
-                        .map(recording::created_files)
-                        .unwrap_or_default();
-                    HelperDone::Finished {
-                        ticket,
-                        generation,
-                        result,
-                        record: None,
-                        failure: Some((k.pre, created)),
-                        writes,
-                        note,
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Looks a call up by its pre-key: the newest of its records that still holds is
-/// reused (see the module docs), or why it runs.
-fn lookup(shared: &Shared, pre: &Hash, rerun: bool) -> Decision {
-    let Some(store) = &shared.store else {
-        return Decision::Run(Why::New);
-    };
-    if rerun {
-        return Decision::Run(Why::Rerun);
-    }
-    if !(shared.reuse || shared.explain || shared.plan) {
-        // Nothing would be reused and nobody asks why: no need to look.
-        return Decision::Run(Why::NotResuming);
-    }
-    let variants = store.variants(pre);
-    let lookup_fp = |p: &Path| store.fingerprint(p);
-    let sets = |k: &Hash| store.set(k);
-    let checker = Checker {
-        fps: &shared.fps,
-        lookup: &lookup_fp,
-        sets: &sets,
-        cache: &shared.sets_held,
-    };
-    let mut first_why = None;
-    for key in variants {
-        let rec = match store.get(&key) {
-            Ok(Some(r)) if r.version == RECORD_VERSION => r,
-            _ => {
-                first_why.get_or_insert(Why::Unreadable);
-                continue;
-            }
-        };
-        match checker.check(&rec) {
-            Ok(()) => {
-                let Some(reply) = rec.reply.as_ref().and_then(StoredReply::to_reply) else {
-                    first_why.get_or_insert(Why::Unreadable);
-                    continue;
-                };
-                if let Reply::Exit { code, .. } = reply
-                    && code != 0
-                    && !shared.resume_failed
-                {
-                    // The state it holds for made it fail: it runs again.
-                    return Decision::Run(Why::Exited(code));
-                }
-                return if shared.reuse {
-                    Decision::Reuse(reply, key)
-                } else {
-                    Decision::Run(Why::NotResuming)
-                };
-            }
-            Err(why) => {
-                first_why.get_or_insert(why);
-            }
-        }
-    }
-    if store.failed_before(pre) {
-        return Decision::Run(Why::PreviousFailed);
-    }
-    Decision::Run(first_why.unwrap_or(Why::New))
 }
