@@ -366,7 +366,7 @@ fn computing_at_hand_changes_no_result() {
         let Some(main) = p.main else { continue };
         let outcome = |at_hand: bool| {
             let mut m = spindle::machine::Machine::new(p);
-            m.at_hand = at_hand;
+            m.tiers.at_hand = at_hand;
             m.externals_allowed = false;
             let printed = m
                 .whnf_def(main)

@@ -16,7 +16,8 @@ impl<'p> Machine<'p> {
     /// it first, then the body.
     #[inline]
     pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Control> {
-        if self.is_fold_range(c)
+        if self.tiers.loops
+            && self.is_fold_range(c)
             && let Some(ctl) = self.fold_range(c, env)
         {
             return ctl;
@@ -25,7 +26,8 @@ impl<'p> Machine<'p> {
             unreachable!("call_def on a node that is not a call")
         };
         let f = self.fun_of(def);
-        if self.code.funs[f as usize].numeric
+        if self.tiers.numeric
+            && self.code.funs[f as usize].numeric
             && let Some(ctl) = self.numeric_call(c, f, env)
         {
             return ctl;
@@ -76,8 +78,8 @@ impl<'p> Machine<'p> {
         };
         self.heap.release_rec(env);
         match skip {
-            Some(sk) => self.skip_loop(sk, body, rec),
-            None => Ok(Control::Eval(body, rec)),
+            Some(sk) if self.tiers.loops => self.skip_loop(sk, body, rec),
+            _ => Ok(Control::Eval(body, rec)),
         }
     }
 

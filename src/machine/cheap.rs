@@ -218,7 +218,7 @@ impl<'p> Machine<'p> {
     /// `hand` one where its value is needed, unless it has failed here more often
     /// than not. Functions in the numeric tier are left to it.
     fn may_try(&self, f: FunId, lazy: bool) -> bool {
-        if !self.at_hand {
+        if !self.tiers.at_hand {
             return false;
         }
         let fun = &self.code.funs[f as usize];
@@ -256,7 +256,7 @@ impl<'p> Machine<'p> {
         let Val::Fun(fr) = f else {
             return None;
         };
-        if !self.at_hand {
+        if !self.tiers.at_hand {
             return None;
         }
         let o = self.heap.funs.get(fr);

@@ -55,6 +55,7 @@ pub fn compile_def<'p>(
     store: &mut CodeStore<'p>,
     facts: Option<&Facts>,
     d: DefId,
+    fused: bool,
 ) -> DefCode {
     let mut c = Compiler {
         prog,
@@ -67,9 +68,9 @@ pub fn compile_def<'p>(
         def: d.0,
     };
     let body = match facts {
-        // At run time, the body after fusion ([`super::fuse`]).
-        Some(_) => run_body(prog, d),
-        None => &prog.def(d).body,
+        // At run time, the body after fusion ([`super::fuse`]), if it is on.
+        Some(_) if fused => run_body(prog, d),
+        _ => &prog.def(d).body,
     };
     let (lams, inner) = lambdas(body);
     if lams.is_empty() {

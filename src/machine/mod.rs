@@ -110,6 +110,7 @@ pub mod print;
 pub mod readback;
 pub mod state;
 pub mod stats;
+pub mod tiers;
 pub mod typeval;
 pub mod unwind;
 pub mod value;
@@ -226,9 +227,14 @@ pub struct Machine<'p> {
     tier: numeric::Tier,
     /// The windows of a call computed at hand ([`cheap`]).
     pub(crate) cheap: cheap::Windows,
-    /// Whether calls may be computed at hand ([`cheap`]; on by default). Turning it
-    /// off must change nothing a program prints: tests compare the two.
-    pub at_hand: bool,
+    /// Which faster paths the machine takes ([`tiers`]; all by default, or as
+    /// `SPINDLE_TIERS_OFF` says). Switching any off changes nothing a program prints:
+    /// the tier matrix test compares them. Fusion is decided when the machine is made
+    /// ([`Machine::with_tiers`]).
+    pub tiers: tiers::Tiers,
+    /// Whether definitions compile from their fused bodies (fusion was on when the
+    /// machine was made).
+    fused: bool,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -236,22 +242,32 @@ pub const CHECK_EVERY: u64 = 4096;
 
 impl<'p> Machine<'p> {
     /// A machine for a program (erasure and strictness on); nothing is evaluated yet.
+    /// Its tiers are on, but for those `SPINDLE_TIERS_OFF` names.
     pub fn new(prog: &'p Program) -> Machine<'p> {
-        Machine::build(prog, Some(analysis::analyse(prog)))
+        Machine::with_tiers(prog, tiers::Tiers::from_env())
+    }
+
+    /// [`Machine::new`] with these tiers.
+    pub fn with_tiers(prog: &'p Program, tiers: tiers::Tiers) -> Machine<'p> {
+        let mut m = Machine::build(prog, Some(analysis::analyse(prog)), tiers.fusion);
+        m.tiers = tiers;
+        m
     }
 
     /// A machine for type-level evaluation: no externals, a step limit, nothing
     /// erased, matches on open terms stuck.
     pub fn for_type_level(prog: &'p Program, step_limit: u64) -> Machine<'p> {
-        let mut m = Machine::build(prog, None);
+        let mut m = Machine::build(prog, None, false);
         m.step_limit = step_limit;
         m.externals_allowed = false;
         m.neutral_matches = true;
         m
     }
 
-    fn build(prog: &'p Program, facts: Option<Facts>) -> Machine<'p> {
-        if let Some(f) = &facts {
+    fn build(prog: &'p Program, facts: Option<Facts>, fused: bool) -> Machine<'p> {
+        if let Some(f) = &facts
+            && fused
+        {
             prog.run_bodies.get_or_init(|| fuse::program(prog, f));
         }
         Machine {
@@ -299,7 +315,8 @@ impl<'p> Machine<'p> {
             lazy_calls: false,
             tier: numeric::Tier::default(),
             cheap: cheap::Windows::default(),
-            at_hand: true,
+            tiers: tiers::Tiers::ALL,
+            fused,
         }
     }
 
@@ -317,7 +334,13 @@ impl<'p> Machine<'p> {
         }
         match self.defs[d.0 as usize] {
             DefCode::Pending => {
-                let c = compile::compile_def(self.prog, &mut self.code, self.facts.as_ref(), d);
+                let c = compile::compile_def(
+                    self.prog,
+                    &mut self.code,
+                    self.facts.as_ref(),
+                    d,
+                    self.fused,
+                );
                 self.defs[d.0 as usize] = c;
                 c
             }
