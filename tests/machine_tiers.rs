@@ -212,3 +212,36 @@ fn tiers_are_switched_off_from_the_environment() {
         steps(&on)
     );
 }
+
+/// A tier never waits on an external (issue 25): a filter over a range whose test and
+/// function call `delay`, summed, has its calls in flight at once, with the tiers on
+/// and off.
+#[test]
+fn calls_in_a_fused_pipeline_are_in_flight_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let wf = dir.path().join("wf.sp");
+    std::fs::write(
+        &wf,
+        "def f (x : Int) : Int = delay 50 (x * 2)\n\
+         def keep (x : Int) : Bool = delay 50 (x % 2 == 0)\n\
+         def main : Int = sum (map f (filter keep (range 0 30)))\n",
+    )
+    .unwrap();
+    for off in ["", "all"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(["run", "--progress", "none", "--stats", "--store"])
+            .arg(dir.path().join("store"))
+            .arg(&wf)
+            .env("SPINDLE_TIERS_OFF", off)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "420\n");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let peak: u64 = err
+            .lines()
+            .find_map(|l| l.strip_prefix("externals_peak_in_flight: "))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(peak > 1, "tiers off: {off:?}: {peak} in flight at most");
+    }
+}
