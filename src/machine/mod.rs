@@ -86,35 +86,61 @@
 //! Reference counts free an object as soon as its last reference goes. Records point
 //! outward, so the only cycles go through a recursive data `let`; a backup cycle
 //! collector ([`cycles`]) takes them, and top-level values no live code can reach are
-//! unpinned. `--max-memory` bounds the heap, strings and stacks.
+//! unpinned. `--max-memory` bounds the heap, strings and stacks, those of parked
+//! fibers included ([`host::Host::held_bytes`]).
+//!
+//! # Rooms
+//!
+//! - the machine itself: this file (its state), [`eval`] (the transition loop),
+//!   [`apply`], [`case`], [`prims`] (primitives, normal-form walks, structural
+//!   equality), [`words`] (arguments made words), [`frame`], [`heap`], [`value`],
+//!   [`code`], [`cycles`], [`arena`], [`error`];
+//! - the tiers, each switchable ([`tiers`]): [`cheap`], [`numeric`], [`loops`];
+//! - [`compile`]: the analyses, fusion and code generation, as passes;
+//! - [`walk`]: the one walk and its folds (audits, readback, printing, the view,
+//!   statistics, type-level evaluation);
+//! - the machine's side of external calls: [`external`], [`host`] (what a scheduler
+//!   provides).
+//!
+//! # Glossary
+//!
+//! The project's words for things the field names otherwise:
+//!
+//! | here | in the field |
+//! | --- | --- |
+//! | computing at hand ([`cheap`]) | cheap eagerness; speculative evaluation of cheap expressions (Faxén) |
+//! | a window (of the slot stack) | an unboxed activation record on a side stack |
+//! | the numeric tier ([`numeric`]) | a worker/wrapper split with unboxed arguments, run on a value stack |
+//! | a loop in place ([`loops`]) | a superinstruction; a specialised inner interpreter loop |
+//! | compare and branch ([`code::MatchCode::bool_arms`]) | a fused compare-and-branch superinstruction |
+//! | fusion ([`fuse`]) | short-cut (foldr/build) fusion, done as equations on known definitions |
+//! | a record | an environment frame, a flat closure segment (Rogers: a context with an end pointer) |
+//! | a fiber | a green thread, a task of a work-stealing-free cooperative scheduler |
+//! | certain / speculative | needed in the sequential run / speculative parallelism (OPAL, Epic) |
+//! | a helper walk | a parallel normal-form traversal whose result is discarded (a spark that forces to normal form) |
 
-pub mod analysis;
 pub mod apply;
 pub mod arena;
 pub mod case;
 pub mod cheap;
 pub mod code;
 pub mod compile;
+pub mod walk;
+
+pub use compile::{analysis, fuse};
+pub use walk::{print, readback, state, stats, typeval, unwind, view};
 pub mod cycles;
 pub mod error;
 pub mod eval;
 pub mod external;
 pub mod frame;
-pub mod fuse;
 pub mod heap;
 pub mod host;
 pub mod loops;
 pub mod numeric;
 pub mod prims;
-pub mod print;
-pub mod readback;
-pub mod state;
-pub mod stats;
 pub mod tiers;
-pub mod typeval;
-pub mod unwind;
 pub mod value;
-pub mod view;
 pub mod words;
 
 use crate::core::program::Program;

@@ -61,7 +61,7 @@
 //!
 //! # The parts
 //!
-//! - this file: the API, each call's state ([`Stage`]), and the monitor: requests go
+//! - this file: the API, each call's state (`Stage`), and the monitor: requests go
 //!   to the first [`CallExecutor`] that takes them (a Slurm executor, when configured,
 //!   takes processes; this machine's [`Executor`] takes everything), and [`Calls::wait`]
 //!   polls them all;

@@ -15,7 +15,7 @@
 //! by. The store keeps, per pre-key, the last few records made for it (its
 //! *variants*, one per state of its inputs), and a record is reused only if every
 //! input it observed still holds what was recorded and every output still exists as
-//! recorded ([`super::Store::verify`]). A record's own **key** ([`record_key`]) is the
+//! recorded ([`super::verify`]). A record's own **key** ([`record_key`]) is the
 //! pre-key with the inputs it observed, so that recording the same call with the same
 //! inputs again replaces its record rather than adding one.
 //!

@@ -1,6 +1,6 @@
 //! Evaluation statistics (`spindle run --stats`, LANGUAGE.md section 10).
 
-use super::Machine;
+use crate::machine::Machine;
 use std::fmt::Write;
 
 /// Counters kept by the machine.

@@ -31,14 +31,14 @@
 //! roots for [`Frontier`]: per frame a fiber pushed since it last parked, which parts
 //! are certainly needed (a fiber of their own) and which may be (the frontier).
 //!
-//! The cycle collector ([`super::cycles`]), which counts references inside a set of
+//! The cycle collector ([`crate::machine::cycles`]), which counts references inside a set of
 //! objects, follows the same edges through [`children`].
 
-use super::Machine;
-use super::frame::Control;
-use super::heap::{Heap, PapHead, ThunkState};
-use super::host::HeldRef;
-use super::value::{NIL, Ref, Val};
+use crate::machine::Machine;
+use crate::machine::frame::Control;
+use crate::machine::heap::{Heap, PapHead, ThunkState};
+use crate::machine::host::HeldRef;
+use crate::machine::value::{NIL, Ref, Val};
 
 /// A heap object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -287,7 +287,7 @@ impl<'p> Machine<'p> {
     /// Calls `f` on every reference the running fiber's stacks hold, and `ctl`, its
     /// control, if the caller has it.
     pub(crate) fn running_refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
-        super::frame::stack_refs(
+        crate::machine::frame::stack_refs(
             &self.frames,
             &self.vals,
             &self.pending,
@@ -304,7 +304,7 @@ impl<'p> Machine<'p> {
     pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         self.running_refs(ctl, f);
         if let Some(p) = &self.paused {
-            super::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
+            crate::machine::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
         }
         if let Some(h) = &self.host {
             h.held(f);

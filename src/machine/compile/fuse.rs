@@ -96,7 +96,7 @@ impl Known {
 }
 
 /// The prelude's `foldlRange`, as it prints: the machine relies on what it means
-/// (fusion calls it, [`super::loops`] runs its loop in place), so a definition of that
+/// (fusion calls it, [`crate::machine::loops`] runs its loop in place), so a definition of that
 /// name means it only when it is this one.
 const FOLD_RANGE: &str = "\\{b : Type} (f : b -> Int -> b) (z : b) (lo : Int) (hi : Int) -> \
      if lo >= hi then z else let z2 : b = f z lo in prim_seq z2 (foldlRange {b} f z2 (lo + 1) hi)";

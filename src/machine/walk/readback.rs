@@ -2,7 +2,7 @@
 //! intermediate state of evaluation is a term).
 //!
 //! Code in a record reads back as the core term it was compiled from, with each free
-//! variable replaced by what the record chain holds for it ([`super::code::Meta`]
+//! variable replaced by what the record chain holds for it ([`crate::machine::code::Meta`]
 //! says where each variable lives). A value reads back as a literal, a constructor or
 //! head applied to its arguments, or a closure's lambda; a thunk not evaluated as its
 //! code. The variables of the type checker's context ([`PapHead::Open`]) read back as
@@ -48,11 +48,11 @@
 //! content, and the same object read later sees a placeholder), so in that mode terms
 //! are not remembered, and not counted against the budget either.
 
-use super::Machine;
-use super::code::{CodeId, Loc, ScopeId};
-use super::heap::{PapHead, ThunkState};
+use crate::machine::Machine;
+use crate::machine::code::{CodeId, Loc, ScopeId};
+use crate::machine::heap::{PapHead, ThunkState};
 use super::unwind::{Walk, depth_first};
-use super::value::{NIL, Ref, Val};
+use crate::machine::value::{NIL, Ref, Val};
 use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
@@ -344,7 +344,7 @@ impl<'m, 'p> Reader<'m, 'p> {
     fn stuck_parts(&mut self, r: Ref, under: u32) -> Option<Build<'p>> {
         let o = self.m.heap.stucks.get(r);
         let (code, env, scrut) = (o.code, o.env, o.scrut);
-        let super::code::Code::Match(mi) = self.m.code.nodes[code as usize] else {
+        let crate::machine::code::Code::Match(mi) = self.m.code.nodes[code as usize] else {
             return None;
         };
         let core = self.m.code.matches[mi as usize].core;
@@ -466,7 +466,7 @@ impl<'m, 'p> Reader<'m, 'p> {
         let mut rest = fun.core;
         for _ in 0..taken {
             match &**rest {
-                Term::Lam(_, b) => rest = super::analysis::unann(b),
+                Term::Lam(_, b) => rest = crate::machine::analysis::unann(b),
                 _ => break,
             }
         }

@@ -11,11 +11,11 @@
 //! constructors in prefix form with applications and negative numbers in
 //! parentheses; functions as lambda terms.
 
-use super::Machine;
-use super::error::Result;
-use super::frame::{Control, Frame};
-use super::heap::PapHead;
-use super::value::{NIL, Val};
+use crate::machine::Machine;
+use crate::machine::error::Result;
+use crate::machine::frame::{Control, Frame};
+use crate::machine::heap::PapHead;
+use crate::machine::value::{NIL, Val};
 use crate::core::term::PrimType;
 use crate::prim::{self, Prim};
 use std::io::Write;
@@ -174,8 +174,8 @@ impl<'p> Machine<'p> {
     }
 
     /// The references a printer task holds (for the audits).
-    pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(super::host::HeldRef)) {
-        use super::host::HeldRef::Val as V;
+    pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(crate::machine::host::HeldRef)) {
+        use crate::machine::host::HeldRef::Val as V;
         match *t {
             Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => f(V(v)),
             Task::JoinRest(a, b, _) => {
@@ -231,7 +231,7 @@ impl<'p> Machine<'p> {
 
     /// Whether a partial application is a piece of a streamed string (`join` or `++`
     /// with all its arguments, handed back by a `Stream` frame).
-    fn is_stream_piece(&self, p: super::value::Ref) -> bool {
+    fn is_stream_piece(&self, p: crate::machine::value::Ref) -> bool {
         let o = self.heap.paps.get(p);
         matches!(o.head, PapHead::Prim(Prim::Join | Prim::Concat, _)) && o.args.len == 2
     }
@@ -382,7 +382,7 @@ impl<'p> Machine<'p> {
     /// frame.
     fn print_need_raw(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
         if let Val::Thunk(t) = v
-            && let super::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
+            && let crate::machine::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
             && self.heap.thunks.get(t).rc == 1
         {
             self.fork_printed(v, tasks);
@@ -549,7 +549,7 @@ impl<'p> Machine<'p> {
 /// parts left are released and the error is kept for [`Machine::print_tasks`].
 struct Printer<'m, 'p> {
     m: &'m mut Machine<'p>,
-    error: Option<super::error::RuntimeError>,
+    error: Option<crate::machine::error::RuntimeError>,
 }
 
 impl super::unwind::Walk for Printer<'_, '_> {

@@ -1,4 +1,4 @@
-//! From checked core terms to machine code ([`super::code`]), one definition at a
+//! From checked core terms to machine code ([`crate::machine::code`]), one definition at a
 //! time, on first use.
 //!
 //! The compiler walks a term with its *scope*: for each binder in scope, where its
@@ -11,12 +11,12 @@
 //! A `let` whose right-hand side does not mention itself is compiled in the outer
 //! record (its thunk points outward, so records never form cycles); a recursive local
 //! function (`let go n = ... go ... in`) refers to itself through a slot of its own
-//! call's record ([`super::code::Fun::self_slot`]), so it makes no cycle either; only a
+//! call's record ([`crate::machine::code::Fun::self_slot`]), so it makes no cycle either; only a
 //! recursive `let` of data (`let xs = Cons 1 xs`) points back at its own record.
 
 use super::analysis::{Facts, addr, lambdas, unann};
-use super::code::*;
-use super::eval::is_arith;
+use crate::machine::code::*;
+use crate::machine::eval::is_arith;
 use crate::core::program::Program;
 use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -180,7 +180,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         match self.store.nodes[i] {
             Code::Local(s) => Fast::Slot(s),
             Code::Int(n) => Fast::Int(n),
-            Code::Bin { prim, a, b, .. } if super::eval::is_arith(prim) => {
+            Code::Bin { prim, a, b, .. } if crate::machine::eval::is_arith(prim) => {
                 match (operand(a), operand(b)) {
                     (Some(Ok(x)), Some(Err(k))) => Fast::SlotInt(prim, x, k),
                     (Some(Ok(x)), Some(Ok(y))) => Fast::SlotSlot(prim, x, y),
@@ -526,7 +526,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                         },
                         t,
                     ),
-                    p if super::eval::is_arith(*p) => self.emit(
+                    p if crate::machine::eval::is_arith(*p) => self.emit(
                         Code::Bin {
                             prim: *p,
                             a: codes[0],
@@ -696,7 +696,7 @@ const CHEAP_NODES: u32 = 48;
 
 /// Whether definition `d`'s body (under its lambdas) is cheap ([`cheap_body`]),
 /// remembered in `memo`; with `recursive`, calls of itself are allowed ([`Fun::hand`]
-/// rather than [`Fun::cheap`](super::code::Fun::cheap)).
+/// rather than [`Fun::cheap`](crate::machine::code::Fun::cheap)).
 fn cheap_def(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
@@ -715,9 +715,9 @@ fn cheap_def(
 }
 
 /// Whether a function's body (under its lambdas) is what
-/// [`Fun::cheap`](super::code::Fun::cheap) asks: at most [`CHEAP_NODES`] nodes of
+/// [`Fun::cheap`](crate::machine::code::Fun::cheap) asks: at most [`CHEAP_NODES`] nodes of
 /// [`cheap_core`], and not a bare variable (nothing to compute). It compiles to the
-/// nodes [`super::cheap`] computes; that evaluator decides, at run time, all the
+/// nodes [`crate::machine::cheap`] computes; that evaluator decides, at run time, all the
 /// rest (a node it does not take, a function value that is not cheap).
 fn cheap_body(
     prog: &Program,
@@ -766,7 +766,7 @@ fn cheap_core(
             let head_ok = match &**unann(head) {
                 Term::Prim(p, _) => {
                     (is_arith(*p) || *p == Prim::Seq) && explicit().count() == 2
-                        || super::cheap::cheap_prim(*p)
+                        || crate::machine::cheap::cheap_prim(*p)
                 }
                 Term::Con(_) | Term::Var(_) => true,
                 Term::Def(d) => cheap_def(prog, memo, recursive, *d),
@@ -781,7 +781,7 @@ fn cheap_core(
 /// How many nodes [`numeric_code`] looks at.
 const NUMERIC_NODES: usize = 256;
 
-/// Whether compiled code is in the numeric tier's subset ([`super::numeric`]): slots
+/// Whether compiled code is in the numeric tier's subset ([`crate::machine::numeric`]): slots
 /// of the current record, number literals, constructors without fields, arithmetic, `if`s (matches on
 /// constructors without fields, no catch-all) and known calls with every argument
 /// strict.

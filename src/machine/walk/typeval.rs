@@ -10,12 +10,12 @@
 //! variable is stuck, a normal form. Externals are never called (the call is left as
 //! it is), and the step budget bounds type-level computation.
 
-use super::Machine;
-use super::compile::compile_in_context;
-use super::frame::Control;
-use super::heap::PapHead;
+use crate::machine::Machine;
+use crate::machine::compile::compile_in_context;
+use crate::machine::frame::Control;
+use crate::machine::heap::PapHead;
 use super::readback::Reader;
-use super::value::Val;
+use crate::machine::value::Val;
 use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
 use crate::core::program::Program;
 use crate::core::term::{Binder, Plicity, RcTerm};
@@ -55,9 +55,9 @@ impl TypeEval for MachineTypeEval {
         let (layout, code) = compile_in_context(program, &mut m.code, &refs, refs.len(), term);
         let n = refs.len() as u32;
         let env = if n == 0 {
-            super::value::NIL
+            crate::machine::value::NIL
         } else {
-            m.heap.record(super::value::NIL, layout, n)
+            m.heap.record(crate::machine::value::NIL, layout, n)
         };
         for (level, value) in values.iter().enumerate() {
             let w = match value {

@@ -32,12 +32,12 @@
 //! the native caller waits for; the callers that can pause evaluate the root, so that
 //! value is already part of the term.
 
-use super::Machine;
-use super::code::{Code, NO_SCOPE};
-use super::frame::{Control, Frame, StrictOp};
-use super::heap::{PapHead, ThunkState};
+use crate::machine::Machine;
+use crate::machine::code::{Code, NO_SCOPE};
+use crate::machine::frame::{Control, Frame, StrictOp};
+use crate::machine::heap::{PapHead, ThunkState};
 use super::readback::{PLACE, Reader, hole};
-use super::value::{NIL, Ref, Val};
+use crate::machine::value::{NIL, Ref, Val};
 use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, CaseArm, CasePat, DefId, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -265,10 +265,10 @@ impl<'p> Machine<'p> {
         let mut order = Vec::new();
         let mut work: Vec<Val> = vec![root];
         let mut recs: Vec<Ref> = Vec::new();
-        let push_held = |h: super::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h
+        let push_held = |h: crate::machine::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h
         {
-            super::host::HeldRef::Val(v) => work.push(v),
-            super::host::HeldRef::Rec(r) => recs.push(r),
+            crate::machine::host::HeldRef::Val(v) => work.push(v),
+            crate::machine::host::HeldRef::Rec(r) => recs.push(r),
         };
         self.running_refs(Some(ctl), &mut |h| push_held(h, &mut work, &mut recs));
         loop {
@@ -339,7 +339,7 @@ impl<'p> Machine<'p> {
         let Code::CallDef { def, args, .. } = self.code.nodes[code as usize] else {
             return t;
         };
-        let Some(super::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied() else {
+        let Some(crate::machine::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied() else {
             return t;
         };
         let meta = &self.code.meta[code as usize];

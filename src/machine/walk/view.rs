@@ -3,11 +3,11 @@
 //! (`#n name : Type = word`) and where its context continues (its end pointer, the
 //! parent record). Words are shown read back as terms, cut to a readable length.
 
-use super::Machine;
-use super::frame::{Control, Frame};
-use super::host::HeldRef;
+use crate::machine::Machine;
+use crate::machine::frame::{Control, Frame};
+use crate::machine::host::HeldRef;
 use super::readback::Reader;
-use super::value::{NIL, Ref, Val};
+use crate::machine::value::{NIL, Ref, Val};
 use crate::core::pretty;
 use std::collections::HashMap;
 use std::fmt::Write;
