@@ -15,10 +15,10 @@
 //! recursive `let` of data (`let xs = Cons 1 xs`) points back at its own record.
 
 use super::analysis::{Facts, addr, lambdas, unann};
-use crate::machine::code::*;
-use crate::machine::eval::is_arith;
 use crate::core::program::Program;
 use crate::core::term::{Binder, CasePat, DefId, ExternId, Lit, Plicity, RcTerm, Term};
+use crate::machine::code::*;
+use crate::machine::eval::is_arith;
 use crate::prim::Prim;
 use crate::syntax::span::Span;
 

@@ -11,12 +11,12 @@
 //! constructors in prefix form with applications and negative numbers in
 //! parentheses; functions as lambda terms.
 
+use crate::core::term::PrimType;
 use crate::machine::Machine;
 use crate::machine::error::Result;
 use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::PapHead;
 use crate::machine::value::{NIL, Val};
-use crate::core::term::PrimType;
 use crate::prim::{self, Prim};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -382,7 +382,8 @@ impl<'p> Machine<'p> {
     /// frame.
     fn print_need_raw(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
         if let Val::Thunk(t) = v
-            && let crate::machine::heap::ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state
+            && let crate::machine::heap::ThunkState::Suspended { code, env } =
+                self.heap.thunks.get(t).state
             && self.heap.thunks.get(t).rc == 1
         {
             self.fork_printed(v, tasks);

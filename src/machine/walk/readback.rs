@@ -48,13 +48,13 @@
 //! content, and the same object read later sees a placeholder), so in that mode terms
 //! are not remembered, and not counted against the budget either.
 
+use super::unwind::{Walk, depth_first};
+use crate::core::subst::{map_match, rewrite};
+use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::machine::Machine;
 use crate::machine::code::{CodeId, Loc, ScopeId};
 use crate::machine::heap::{PapHead, ThunkState};
-use super::unwind::{Walk, depth_first};
 use crate::machine::value::{NIL, Ref, Val};
-use crate::core::subst::{map_match, rewrite};
-use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
 use std::rc::Rc;

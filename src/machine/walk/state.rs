@@ -32,14 +32,14 @@
 //! the native caller waits for; the callers that can pause evaluate the root, so that
 //! value is already part of the term.
 
+use super::readback::{PLACE, Reader, hole};
+use crate::core::subst::{map_match, rewrite};
+use crate::core::term::{Binder, CaseArm, CasePat, DefId, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::machine::Machine;
 use crate::machine::code::{Code, NO_SCOPE};
 use crate::machine::frame::{Control, Frame, StrictOp};
 use crate::machine::heap::{PapHead, ThunkState};
-use super::readback::{PLACE, Reader, hole};
 use crate::machine::value::{NIL, Ref, Val};
-use crate::core::subst::{map_match, rewrite};
-use crate::core::term::{Binder, CaseArm, CasePat, DefId, Ix, Lit, Match, Plicity, RcTerm, Term};
 use crate::prim::Prim;
 use crate::syntax::span::{FileId, Span};
 use std::collections::HashMap;
@@ -265,11 +265,11 @@ impl<'p> Machine<'p> {
         let mut order = Vec::new();
         let mut work: Vec<Val> = vec![root];
         let mut recs: Vec<Ref> = Vec::new();
-        let push_held = |h: crate::machine::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h
-        {
-            crate::machine::host::HeldRef::Val(v) => work.push(v),
-            crate::machine::host::HeldRef::Rec(r) => recs.push(r),
-        };
+        let push_held =
+            |h: crate::machine::host::HeldRef, work: &mut Vec<Val>, recs: &mut Vec<Ref>| match h {
+                crate::machine::host::HeldRef::Val(v) => work.push(v),
+                crate::machine::host::HeldRef::Rec(r) => recs.push(r),
+            };
         self.running_refs(Some(ctl), &mut |h| push_held(h, &mut work, &mut recs));
         loop {
             if let Some(r) = recs.pop() {
@@ -339,7 +339,8 @@ impl<'p> Machine<'p> {
         let Code::CallDef { def, args, .. } = self.code.nodes[code as usize] else {
             return t;
         };
-        let Some(crate::machine::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied() else {
+        let Some(crate::machine::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied()
+        else {
             return t;
         };
         let meta = &self.code.meta[code as usize];

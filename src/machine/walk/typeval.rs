@@ -10,15 +10,15 @@
 //! variable is stuck, a normal form. Externals are never called (the call is left as
 //! it is), and the step budget bounds type-level computation.
 
+use super::readback::Reader;
+use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
+use crate::core::program::Program;
+use crate::core::term::{Binder, Plicity, RcTerm};
 use crate::machine::Machine;
 use crate::machine::compile::compile_in_context;
 use crate::machine::frame::Control;
 use crate::machine::heap::PapHead;
-use super::readback::Reader;
 use crate::machine::value::Val;
-use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
-use crate::core::program::Program;
-use crate::core::term::{Binder, Plicity, RcTerm};
 
 /// The machine as the type checker's evaluator.
 pub struct MachineTypeEval {

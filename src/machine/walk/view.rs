@@ -3,12 +3,12 @@
 //! (`#n name : Type = word`) and where its context continues (its end pointer, the
 //! parent record). Words are shown read back as terms, cut to a readable length.
 
+use super::readback::Reader;
+use crate::core::pretty;
 use crate::machine::Machine;
 use crate::machine::frame::{Control, Frame};
 use crate::machine::host::HeldRef;
-use super::readback::Reader;
 use crate::machine::value::{NIL, Ref, Val};
-use crate::core::pretty;
 use std::collections::HashMap;
 use std::fmt::Write;
 
