@@ -111,6 +111,7 @@ pub fn evaluate_for(
     steps: u64,
 ) -> Result<Progress, SnapshotError> {
     let mut machine = Machine::new(program);
+    crate::sched::Sequential::install_plain(&mut machine);
     machine.set_pause_after(steps);
     match evaluate(&mut machine, root) {
         Ok(out) => Ok(Progress::Finished(Ok(out))),
@@ -137,6 +138,7 @@ pub fn evaluate_for(
 pub fn resume(snapshot: &Snapshot) -> Result<Result<String, RuntimeError>, SnapshotError> {
     let decoded = decode::program_bytes_within(&snapshot.bytes, MAX_STATE_BYTES)?;
     let mut machine = Machine::new(&decoded.program);
+    crate::sched::Sequential::install_plain(&mut machine);
     Ok(evaluate(&mut machine, snapshot.root))
 }
 

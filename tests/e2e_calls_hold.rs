@@ -152,5 +152,5 @@ fn without_a_hold_the_queued_calls_go_on_after_a_failure() {
 
 #[test]
 fn the_machine_reports_the_same_not_started_text() {
-    assert_eq!(NOT_STARTED, spindle::machine::external::NOT_STARTED);
+    assert_eq!(NOT_STARTED, spindle::sched::policy::NOT_STARTED);
 }

@@ -30,22 +30,23 @@ fn run(program: &Program, parallel: Option<usize>, audit: bool) -> Result<String
 }
 
 /// [`run`], and whether the run ended with the failure that decided it in place of an
-/// `effect` call that could not start ([`Machine::ended_by_an_earlier_failure`]).
+/// `effect` call that could not start ([`CallPolicy::ended_by_an_earlier_failure`](spindle::sched::CallPolicy::ended_by_an_earlier_failure)).
 fn run_held(
     program: &Program,
     parallel: Option<usize>,
     audit: bool,
 ) -> (Result<String, String>, bool) {
     let mut m = Machine::new(program);
-    if let Some(jobs) = parallel {
-        spindle::sched::Scheduler::install(
+    let policy = match parallel {
+        Some(jobs) => spindle::sched::Scheduler::install(
             &mut m,
             spindle::external::exec::Limits {
                 jobs,
                 ..Default::default()
             },
-        );
-    }
+        ),
+        None => spindle::sched::Sequential::install_plain(&mut m),
+    };
     if audit {
         m.audit_every = 1;
     }
@@ -63,7 +64,7 @@ fn run_held(
     }
     (
         r.map_err(|e| format!("{e} at {:?}", e.span)),
-        m.ended_by_an_earlier_failure,
+        policy.borrow().ended_by_an_earlier_failure(),
     )
 }
 
@@ -210,7 +211,7 @@ fn program() -> impl Strategy<Value = Vec<G>> {
 /// `effect` call starts, so where the sequential run would go on to make such a call
 /// first (and then reach its own error: another failing call, an `error`, ...), the
 /// parallel run cannot, and reports the failure that decided it
-/// ([`Machine::ended_by_an_earlier_failure`]). That failure must then be one of the
+/// ([`CallPolicy::ended_by_an_earlier_failure`](spindle::sched::CallPolicy::ended_by_an_earlier_failure)). That failure must then be one of the
 /// program's calls (a `shell` that exited with a status); anything else must be the
 /// same to the letter.
 fn same_outcome(

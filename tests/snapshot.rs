@@ -55,6 +55,7 @@ fn outcome(r: Result<String, RuntimeError>) -> Result<String, String> {
 /// The uninterrupted run: its outcome and how many steps it took.
 fn reference(p: &Loaded) -> (Result<String, String>, u64) {
     let mut m = Machine::new(&p.program);
+    let _policy = spindle::sched::Sequential::install_plain(&mut m);
     let r = m.whnf_def(p.main).and_then(|v| m.print_value(v, false));
     (outcome(r), m.stats().steps)
 }

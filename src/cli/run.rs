@@ -20,6 +20,7 @@ use spindle::external::lifetime;
 use spindle::external::store::StoreError;
 use spindle::machine::Machine;
 use spindle::machine::print::Output;
+use spindle::sched::CallPolicy;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -306,23 +307,26 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut machine = Machine::new(program);
-    machine.set_calls(calls);
-    machine.fail_fast = args.fail_fast;
-    machine.lazy_calls = args.calls.plan;
-    machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
+    let mut policy = CallPolicy::new(calls);
+    policy.set_fail_fast(args.fail_fast);
     let sources = &loaded.sources;
-    machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
     let files = sources.files().count();
-    machine.place_shown = Some(Box::new(move |span| {
+    policy.set_place_shown(Box::new(move |span| {
         if (span.file.0 as usize) < files {
             sources.location(span).to_string()
         } else {
             "<unknown>".to_string()
         }
     }));
-    if !args.sequential {
-        spindle::sched::Scheduler::install(&mut machine, limits);
+    let policy = policy.shared();
+    let mut machine = Machine::new(program);
+    machine.lazy_calls = args.calls.plan;
+    machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
+    machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
+    if args.sequential {
+        spindle::sched::Sequential::install(&mut machine, policy.clone());
+    } else {
+        spindle::sched::Scheduler::install_with(&mut machine, limits, policy.clone());
     }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
         // `--plan` prints the value only if it needs no call to run: its text is
@@ -354,21 +358,19 @@ pub fn main(args: RunArgs) -> ExitCode {
     // A failed call ended the run: the calls still running finish and are recorded
     // (unless `--fail-fast` stopped them already).
     if matches!(outcome, Ok(Err(_))) {
-        machine.finish_running_effects();
+        policy.borrow_mut().finish_running_effects();
     }
     machine.shutdown();
-    let mut calls = machine.take_calls();
-    if let Some(c) = &mut calls
-        && let Err(e) = c.finish()
-    {
+    let mut pol = policy.borrow_mut();
+    let calls = pol.layer();
+    if let Err(e) = calls.finish() {
         eprintln!("warning: {e}");
     }
-    let planned = calls.as_ref().is_some_and(|c| !c.plan().is_empty());
-    if let Some(c) = &calls
-        && args.calls.plan
-    {
-        eprint!("{}", c.render_plan());
+    let planned = !calls.plan().is_empty();
+    if args.calls.plan {
+        eprint!("{}", calls.render_plan());
     }
+    drop(pol);
     lifetime::shutdown_all();
     let code = match outcome {
         Err(_) => ExitCode::from(1),
@@ -393,8 +395,10 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprint!("{}", stats.render());
     }
     // The process ends here: the machine's heap and the checked program go back to
-    // the OS with it, without being freed object by object. (The calls, dropped on
-    // return, still close the store.)
+    // the OS with it, without being freed object by object. (The host and the call
+    // policy are dropped, which closes the store.)
+    drop(machine.take_host());
+    drop(policy);
     std::mem::forget(machine);
     std::mem::forget(loaded);
     code

@@ -2,6 +2,7 @@
 
 pub mod equiv;
 pub mod graph;
+pub mod plain;
 pub mod pretty;
 pub mod program;
 pub mod subst;

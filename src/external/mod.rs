@@ -26,7 +26,7 @@ pub mod exec;
 pub mod fstrace;
 pub mod lifetime;
 pub mod options;
-pub mod plain;
+pub use crate::core::plain;
 pub mod progress;
 pub mod registry;
 pub mod request;

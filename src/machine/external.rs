@@ -1,9 +1,7 @@
-//! External calls from the machine's side (LANGUAGE.md section 7): the arguments, in
-//! normal form, become [`Plain`] data, the registry entry
-//! ([`crate::external::registry`]) makes the request, and the reply becomes a value
-//! (or the call is one of its own arguments: `delay`'s value). A call with the same
-//! arguments at the same place runs once per run; its result (or error) is shared by
-//! every later asker.
+//! External calls from the machine's side (LANGUAGE.md section 7): a call reached
+//! with its arguments in normal form goes to the host ([`super::host::Host::call`]) as a
+//! [`CallRequest`]; the host's answer comes back as a value. This file also converts
+//! between normal forms and [`Plain`] data, the one form executors see.
 
 use super::Machine;
 use super::code::Site;
@@ -11,30 +9,13 @@ use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::Control;
 use super::host::CallRequest;
 use super::value::Val;
+use crate::core::plain::Plain;
 use crate::core::term::{ConId, DataId, ExternId};
-use crate::external::calls::Answer;
-use crate::external::exec::{Priority, Ticket};
-use crate::external::plain::Plain;
-use crate::external::registry::{self, External, Outcome, Param};
-use crate::external::request::{CallError, Reply};
-use crate::syntax::span::Span;
 use std::borrow::Cow;
 
-/// The identity of a call for sharing: its place, its external and its arguments.
-pub type CallKey = (Site, &'static str, Vec<Plain>);
-
-/// The error of a call that `--plan` does not make: the run stops there.
-pub const PLANNED: &str = "not run: --plan";
-
-/// The error of an effect call that does not start because an earlier failure
-/// decided the run (LANGUAGE.md 11); the run reports that failure instead.
-pub const NOT_STARTED: &str = "not started: an earlier call failed";
-
-/// A finished call's answer, kept for sharing.
-pub type CallAnswer = std::result::Result<Reply, CallError>;
-
 impl<'p> Machine<'p> {
-    /// An external with its arguments in normal form (owned).
+    /// An external with its arguments in normal form (owned): the host makes the
+    /// call.
     pub(crate) fn extern_run(
         &mut self,
         e: ExternId,
@@ -47,126 +28,35 @@ impl<'p> Machine<'p> {
         } else {
             self.code_span(site.0)
         };
-        let release_all = |m: &mut Self, args: &[Val]| {
-            for &a in args {
-                m.heap.release(a);
-            }
+        let refused = if !self.externals_allowed {
+            Some(format!(
+                "the external `{}` is not called during type checking",
+                decl.name
+            ))
+        } else if self.host.is_none() {
+            Some(format!(
+                "the external `{}` cannot be called: this evaluation has no call layer",
+                decl.name
+            ))
+        } else {
+            None
         };
-        if !self.externals_allowed {
-            release_all(self, &args);
-            return Err(RuntimeError::at(
-                ErrorKind::External,
-                format!(
-                    "the external `{}` is not called during type checking",
-                    decl.name
-                ),
-                span,
-            ));
-        }
-        let Some(ext) = registry::lookup(&decl.name) else {
-            release_all(self, &args);
-            return Err(RuntimeError::at(
-                ErrorKind::External,
-                format!("unknown external `{}`", decl.name),
-                span,
-            ));
-        };
-        let mut data = Vec::new();
-        for (p, &a) in ext.params.iter().zip(&args) {
-            if *p == Param::Data {
-                data.push(self.plain_of(a));
-            }
-        }
-        // The argument a call may evaluate to (`delay`'s value) stays; the rest go.
-        let passthrough = match ext.result {
-            registry::Output::Argument(i) => args.get(i).copied(),
-            registry::Output::Data(_) => None,
-        };
-        for (i, &a) in args.iter().enumerate() {
-            if !matches!(ext.result, registry::Output::Argument(k) if k == i) {
+        if let Some(msg) = refused {
+            for a in args {
                 self.heap.release(a);
             }
+            return Err(RuntimeError::at(ErrorKind::External, msg, span));
         }
-        // Bad arguments (a NUL byte, a malformed pattern) fail here, at the call.
-        let request = match ext.make_request(&data) {
-            Ok(r) => r,
-            Err(err) => {
-                if let Some(v) = passthrough {
-                    self.heap.release(v);
-                }
-                return Err(call_error(&err, span));
-            }
-        };
-        let key = (site != Site::UNKNOWN && passthrough.is_none())
-            .then(|| (site, ext.name, data.clone()));
-        if let Some(k) = &key
-            && let Some(r) = self.calls.get(k)
-        {
-            return match r.clone() {
-                Ok(v) => {
-                    self.heap.retain(v);
-                    Ok(Control::Ret(v))
-                }
-                Err(e) => Err(e),
-            };
-        }
-        self.externals_dispatched += 1;
-        let place = self.place_of(site, span);
         let (reading, writing) = self.declared_files();
         let req = CallRequest {
-            call: crate::external::calls::Call {
-                external: ext,
-                args: data,
-                place,
-                reading,
-                writing,
-            },
-            request,
-            key,
-            passthrough,
+            external: e,
+            site,
             span,
+            args,
+            reading,
+            writing,
         };
-        if self.host.is_some() {
-            return self.with_host(|h, m| h.call(m, req));
-        }
-        if let Some(o) = &mut self.out {
-            o.flush();
-        }
-        // One call at a time, through the call layer (store, progress, trace).
-        let ticket = self.ticket();
-        self.calls()
-            .submit_request(Ticket(ticket), req.call, req.request, Priority::Certain);
-        let answer = loop {
-            let done = self.calls().wait(None);
-            if let Some((_, a)) = done.into_iter().find(|(t, _)| t.0 == ticket) {
-                break a;
-            }
-        };
-        let answer = match answer {
-            Answer::Done(a) => a,
-            Answer::Planned => {
-                if let Some(v) = req.passthrough {
-                    self.heap.release(v);
-                }
-                return Err(RuntimeError::at(ErrorKind::Planned, PLANNED, span));
-            }
-        };
-        let r = self.call_value(ext, answer, req.passthrough, span);
-        if let Some(k) = req.key {
-            self.remember_call(k, &r);
-        }
-        r.map(Control::Ret)
-    }
-
-    /// Keeps a finished call's value (a counted reference of the table's own) or
-    /// error, for every later asker of the same call.
-    pub(crate) fn remember_call(&mut self, k: CallKey, r: &Result<Val>) {
-        if let Ok(v) = r {
-            self.heap.retain(*v);
-        }
-        if let Some(Ok(old)) = self.calls.insert(k, r.clone()) {
-            self.heap.release(old);
-        }
+        self.with_host(|h, m| h.call(m, req))
     }
 
     /// The files declared with `reading` and `writing` around the running
@@ -187,42 +77,8 @@ impl<'p> Machine<'p> {
         (reading, writing)
     }
 
-    /// What a finished call gives the fiber that made it: its value (a new
-    /// reference), or the word it passes through (owned), or its error at `span`.
-    pub(crate) fn call_value(
-        &mut self,
-        ext: &'static External,
-        answer: CallAnswer,
-        passthrough: Option<Val>,
-        span: Span,
-    ) -> Result<Val> {
-        let outcome = answer.and_then(|reply| ext.finish(reply));
-        match outcome {
-            Ok(Outcome::Argument(_)) => match passthrough {
-                Some(v) => Ok(v),
-                None => Err(RuntimeError::at(
-                    ErrorKind::Internal,
-                    "internal error: a call lost its argument",
-                    span,
-                )),
-            },
-            Ok(Outcome::Value(p)) => {
-                if let Some(v) = passthrough {
-                    self.heap.release(v);
-                }
-                Ok(self.value_of(&p))
-            }
-            Err(e) => {
-                if let Some(v) = passthrough {
-                    self.heap.release(v);
-                }
-                Err(call_error(&e, span))
-            }
-        }
-    }
-
     /// A value in normal form (borrowed) as plain data.
-    pub(crate) fn plain_of(&self, v: Val) -> Plain {
+    pub fn plain_of(&self, v: Val) -> Plain {
         let bi = self.prog.builtins;
         match self.heap.forced(v) {
             Val::Int(n) => Plain::Int(n),
@@ -261,7 +117,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Plain data as a value (a new reference); constructors are found by name.
-    pub(crate) fn value_of(&mut self, p: &Plain) -> Val {
+    pub fn value_of(&mut self, p: &Plain) -> Val {
         let bi = self.prog.builtins;
         match p {
             Plain::Int(n) => Val::Int(*n),
@@ -302,14 +158,4 @@ impl<'p> Machine<'p> {
         }
         None
     }
-}
-
-/// A failed call as a runtime error at its place: the message, then the end of the
-/// tool's standard error, one line each.
-pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
-    let kind = match e.kind {
-        crate::external::request::CallErrorKind::NotStarted => ErrorKind::NotStarted,
-        _ => ErrorKind::External,
-    };
-    RuntimeError::at(kind, e.to_string(), span)
 }

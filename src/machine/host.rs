@@ -1,49 +1,78 @@
-//! What the machine asks of a scheduler (DESIGN.md section 4). The machine never
-//! imports the scheduler: the scheduler ([`crate::sched`]) implements [`Host`] and
-//! installs itself, and the machine calls it only on rare events (a fiber parks, a
-//! fiber ends, a thunk with waiters is written, an external call is ready, and every
-//! few thousand steps). Without a host the machine runs one fiber and performs
-//! external calls when they are needed, on its own thread (`--sequential`).
+//! What the machine asks of its host (DESIGN.md section 4): whoever runs fibers and
+//! makes external calls. The machine never imports the scheduler or the call layer:
+//! a host ([`crate::sched::Scheduler`] for parallel runs, [`crate::sched::Sequential`]
+//! for `--sequential`) implements [`Host`] and installs itself, and the machine calls
+//! it only on rare events (a fiber parks, a fiber ends, a thunk with waiters is
+//! written, an external call is ready, and every few thousand steps).
+//!
+//! The machine sees a call as DESIGN.md 4 says: an external with its arguments in
+//! normal form ([`CallRequest`]), then later a value or a failure. Everything between
+//! (the registry, the result store, retries, fail-fast, places and definition hashes,
+//! sharing a call made twice) is the host's. A machine with no host runs one fiber
+//! and has no externals (type-level evaluation).
 
 use super::Machine;
+use super::code::Site;
 use super::error::{Result, RuntimeError};
 use super::frame::Control;
 use super::value::{Ref, Val};
+use crate::core::term::ExternId;
+use crate::syntax::span::Span;
 
-/// A call ready to be made.
+/// An external call the running fiber is ready to make.
 #[derive(Debug)]
 pub struct CallRequest {
-    /// The call: its external, arguments as plain data, place (for the result store)
-    /// and the files declared around it.
-    pub call: crate::external::calls::Call,
-    /// What the executor is asked to do (made once, where the call is reached).
-    pub request: crate::external::request::Request,
-    /// Its identity for sharing (`None`: never shared).
-    pub key: Option<super::external::CallKey>,
-    /// The word the call returns when it succeeds (owned), if it is one of its
-    /// arguments (`delay`).
-    pub passthrough: Option<Val>,
+    /// Which external.
+    pub external: ExternId,
+    /// Where it is written (its code node; [`Site::UNKNOWN`] when not known).
+    pub site: Site,
     /// Where to report a failure.
-    pub span: crate::syntax::span::Span,
+    pub span: Span,
+    /// The arguments, in normal form (owned references).
+    pub args: Vec<Val>,
+    /// The files declared with `reading` around the call.
+    pub reading: Vec<String>,
+    /// The files declared with `writing` around the call.
+    pub writing: Vec<String>,
 }
 
-/// A scheduler, seen from the machine.
+/// A scheduler and call maker, seen from the machine. The methods about fibers have
+/// the defaults of a host that runs one fiber ([`Host::fibers`] false).
 pub trait Host<'p> {
-    /// The current fiber parked (its state says why): save it and return the control
-    /// of the next fiber to run (its stacks now the machine's).
-    fn switch(&mut self, m: &mut Machine<'p>) -> Result<Control>;
-
-    /// The current fiber needs thunk `t` (owned reference), which fiber `owner` is
-    /// evaluating: park it (return `Control::Park`), or `None` when waiting would never
-    /// end (an infinite loop).
-    fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Control>;
-
-    /// A thunk that fibers wait for has its value.
-    fn wake(&mut self, m: &mut Machine<'p>, t: Ref);
+    /// Whether this host runs several fibers (false: one fiber, calls made when
+    /// reached, `--sequential`).
+    fn fibers(&self) -> bool {
+        false
+    }
 
     /// The current fiber is ready to make a call: start it (or wait for the same call
     /// already running) and park, or return its result at once.
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control>;
+
+    /// The error a run ends with (LANGUAGE.md 11): a call that did not start because
+    /// another one failed first reports that failure.
+    fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
+        e
+    }
+
+    /// The current fiber parked (its state says why): save it and return the control
+    /// of the next fiber to run (its stacks now the machine's).
+    fn switch(&mut self, _m: &mut Machine<'p>) -> Result<Control> {
+        Err(RuntimeError::new(
+            super::error::ErrorKind::Internal,
+            "internal error: a fiber parked without a scheduler",
+        ))
+    }
+
+    /// The current fiber needs thunk `t` (owned reference), which fiber `owner` is
+    /// evaluating: park it (return `Control::Park`), or `None` when waiting would never
+    /// end (an infinite loop).
+    fn wait_thunk(&mut self, _m: &mut Machine<'p>, _t: Ref, _owner: u32) -> Option<Control> {
+        None
+    }
+
+    /// A thunk that fibers wait for has its value.
+    fn wake(&mut self, _m: &mut Machine<'p>, _t: Ref) {}
 
     /// A fiber other than the one the running evaluation belongs to ended, with its
     /// value (owned) or its error: return the control of the next fiber to run.
@@ -51,39 +80,59 @@ pub trait Host<'p> {
         &mut self,
         m: &mut Machine<'p>,
         r: std::result::Result<Val, RuntimeError>,
-    ) -> Result<Control>;
+    ) -> Result<Control> {
+        if let Ok(v) = r {
+            m.release(v);
+        }
+        Err(RuntimeError::new(
+            super::error::ErrorKind::Internal,
+            "internal error: a second fiber without a scheduler",
+        ))
+    }
 
     /// Called every few thousand steps with the current control (owned): returns a
     /// control to go on with (another fiber's, after saving this one), or gives the
     /// same back.
-    fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control>;
+    fn tick(&mut self, _m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
+        Ok(ctl)
+    }
 
     /// A word (owned) is certainly needed, to normal form when `deep`: a certain
     /// fiber may start on it if it is worth one (its code may reach an external).
-    fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool);
+    fn fork(&mut self, m: &mut Machine<'p>, v: Val, _deep: bool) {
+        m.release(v);
+    }
 
     /// Whether a word is a thunk not evaluated yet whose code may reach an external
     /// (waiting for it may take long, so whatever else is needed should start first).
-    fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool;
+    fn may_call(&mut self, _m: &Machine<'p>, _v: Val) -> bool {
+        false
+    }
 
     /// Whether the current fiber is certain (its value is certainly needed).
-    fn certain(&self, m: &Machine<'p>) -> bool;
+    fn certain(&self, _m: &Machine<'p>) -> bool {
+        true
+    }
 
     /// Whether the normal-form walk of the current fiber may leave the thunk `t` out:
     /// the fiber only walks to start calls early (a helper the scheduler forked) and
     /// another such fiber walks `t`. Without this, each helper walked the whole rest
     /// of a list, and the helpers of a list of n elements took n² steps.
-    fn walked_elsewhere(&self, m: &Machine<'p>, t: Ref) -> bool;
+    fn walked_elsewhere(&self, _m: &Machine<'p>, _t: Ref) -> bool {
+        false
+    }
 
-    /// Ends the run: stops what is still running and releases every fiber's stacks.
+    /// Ends the run: stops what is still running and releases every fiber's stacks
+    /// and every word the host holds.
     fn shutdown(&mut self, m: &mut Machine<'p>);
 
-    /// The words every fiber that is not running holds (for the audits).
+    /// The words the host holds: every fiber that is not running, the values of
+    /// finished calls kept for sharing (for the audits).
     fn held(&self, f: &mut dyn FnMut(HeldRef));
 
     /// The frames and saved control of every fiber that is not running (for the
     /// search of code that may still run).
-    fn parked(&self, f: &mut dyn FnMut(&[super::frame::Frame], Option<&Control>));
+    fn parked(&self, _f: &mut dyn FnMut(&[super::frame::Frame], Option<&Control>)) {}
 
     /// Counters for `--stats`: calls dispatched, most in flight at once.
     fn counters(&self) -> (u64, u64);
@@ -91,7 +140,9 @@ pub trait Host<'p> {
     /// About how many bytes the host holds for the evaluation (the stacks of the
     /// fibers that are not running, its queues): counted by `--max-memory` beside the
     /// heap, so that a limit holds however the work is spread over fibers.
-    fn held_bytes(&self) -> usize;
+    fn held_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A reference a parked fiber holds.

@@ -206,11 +206,6 @@ pub struct Machine<'p> {
     pub(crate) printing: Vec<print::Task>,
     /// The scheduler, when fibers run in parallel ([`host`]).
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
-    /// The external calls made in this run that finished, by place and arguments
-    /// (LANGUAGE.md 7.3: a call with given arguments at one place runs once).
-    pub(crate) calls: rustc_hash::FxHashMap<external::CallKey, Result<Val>>,
-    /// External calls made.
-    pub externals_dispatched: u64,
     /// Live objects past which the cycle collector runs ([`cycles`]).
     pub(crate) gc_threshold: usize,
     /// Recursive data `let`s made when the cycle collector last ran.
@@ -221,27 +216,9 @@ pub struct Machine<'p> {
     pub audit_every: u64,
     /// The top-level values each definition may need (for unpinning, [`cycles`]).
     pub(crate) caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
-    /// The call layer: result store, progress, trace, executors (made with defaults
-    /// on first use when none was given).
-    pub(crate) calls_layer: Option<crate::external::calls::Calls>,
-    /// The next ticket for a call.
-    pub(crate) next_ticket: u64,
     /// Which source files are the user's (not the prelude's); set by the driver, so
     /// that errors inside prelude functions point at the user's call.
     pub user_file: Option<Box<dyn Fn(crate::syntax::span::FileId) -> bool + 'p>>,
-    /// How a source place is shown to users (`wf.sp:3:5`); set by the driver.
-    pub place_shown: Option<Box<dyn Fn(crate::syntax::span::Span) -> String + 'p>>,
-    def_hashes: Option<crate::proto::defhash::DefHashes>,
-    places: rustc_hash::FxHashMap<code::Site, crate::external::calls::Place>,
-    /// The first failure of a certain call with no `try` around it: from then on no
-    /// new effect call starts (LANGUAGE.md 11).
-    pub(crate) first_failure: Option<RuntimeError>,
-    /// Whether the run ended with `first_failure` in place of an `effect` call that
-    /// could not start because of it ([`Machine::final_error`]): the one case where a
-    /// sequential run, which would have made that call, may end with another error.
-    pub ended_by_an_earlier_failure: bool,
-    /// Whether a certain call's failure stops the calls still running (`--fail-fast`).
-    pub fail_fast: bool,
     /// Known calls pass every argument as a thunk, strict ones too (`--plan`: a call
     /// that is not made blocks only what needs its value; the function's body, and
     /// what it orders after that value, still run). The result is the same, slower.
@@ -321,22 +298,12 @@ impl<'p> Machine<'p> {
             out: None,
             printing: Vec::new(),
             host: None,
-            calls: Default::default(),
-            externals_dispatched: 0,
             gc_threshold: cycles::MIN_THRESHOLD,
             gc_cyclic_seen: 0,
             cycles_collected: 0,
             audit_every: 0,
             caf_memo: std::collections::HashMap::new(),
-            calls_layer: None,
-            next_ticket: 0,
-            place_shown: None,
             user_file: None,
-            def_hashes: None,
-            places: Default::default(),
-            first_failure: None,
-            ended_by_an_earlier_failure: false,
-            fail_fast: false,
             max_memory: 0,
             lazy_calls: false,
             tier: numeric::Tier::default(),
@@ -549,28 +516,6 @@ impl<'p> Machine<'p> {
         r
     }
 
-    /// Gives the machine its call layer (result store, progress, trace, executor).
-    pub fn set_calls(&mut self, c: crate::external::calls::Calls) {
-        self.calls_layer = Some(c);
-    }
-
-    /// Takes the call layer back (to finish it: write the store, print the plan).
-    pub fn take_calls(&mut self) -> Option<crate::external::calls::Calls> {
-        self.calls_layer.take()
-    }
-
-    /// After a run ended in error: if a failed call decided it (and `--fail-fast` is
-    /// off), waits for the `effect` calls still running so that they are recorded
-    /// (LANGUAGE.md 11).
-    pub fn finish_running_effects(&mut self) {
-        if self.first_failure.is_some()
-            && !self.fail_fast
-            && let Some(c) = &mut self.calls_layer
-        {
-            c.finish_running_effects();
-        }
-    }
-
     /// Where the call at `site` is written (a span in no file when not known).
     pub(crate) fn site_span(&self, site: code::Site) -> crate::syntax::span::Span {
         self.code
@@ -584,89 +529,45 @@ impl<'p> Machine<'p> {
             ))
     }
 
-    /// The call layer, made with defaults (no store, no progress) on first use.
-    pub(crate) fn calls(&mut self) -> &mut crate::external::calls::Calls {
-        self.calls_layer.get_or_insert_with(|| {
-            crate::external::calls::Calls::new(crate::external::calls::Config {
-                progress: crate::external::progress::ProgressMode::None,
-                ..Default::default()
-            })
-            .expect("a call layer without a store")
-        })
+    /// The error a run ends with, as the host sees it ([`host::Host::final_error`]: a
+    /// call that did not start because another failed first reports that failure).
+    pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
+        match self.host.as_mut() {
+            Some(h) => h.final_error(e),
+            None => e,
+        }
     }
 
-    /// A new ticket for a call.
-    pub(crate) fn ticket(&mut self) -> u64 {
-        self.next_ticket += 1;
-        self.next_ticket
+    /// Sends what the printer holds to its output (before a wait for a call).
+    pub fn flush_output(&mut self) {
+        if let Some(o) = &mut self.out {
+            o.flush();
+        }
     }
 
-    /// The place of a call site for the result store: its definition's hash and its
-    /// position inside it, and how users see it.
-    pub(crate) fn place_of(
-        &mut self,
-        site: code::Site,
-        span: crate::syntax::span::Span,
-    ) -> crate::external::calls::Place {
-        if let Some(p) = self.places.get(&site) {
-            return p.clone();
+    /// The definition a call site is in, and its core term (`None` when the site is
+    /// not known or outside a definition): what a result store keys the call's place
+    /// by.
+    pub fn site_origin(&self, site: code::Site) -> Option<(DefId, &'p crate::core::term::RcTerm)> {
+        if site == code::Site::UNKNOWN {
+            return None;
         }
-        let shown = match &self.place_shown {
-            Some(f) => f(span),
-            None => format!("{}:{}", span.file.0, span.start),
-        };
-        let mut place = crate::external::calls::Place {
-            def: [0; 32],
-            pos: 0,
-            shown,
-        };
-        if site != code::Site::UNKNOWN {
-            let meta = &self.code.meta[site.0 as usize];
-            let (def, core) = (meta.def, meta.core);
-            if def != u32::MAX {
-                let hashes = self
-                    .def_hashes
-                    .get_or_insert_with(|| crate::proto::defhash::compute(self.prog));
-                if let Some(h) = hashes.def(DefId(def)) {
-                    place.def = h.0;
-                }
-                place.pos = crate::proto::defhash::position(self.prog, DefId(def), core)
-                    .or_else(|| {
-                        // A node fusion made ([`fuse`]): its place in the body run,
-                        // apart from the places of the body written.
-                        let body = compile::run_body(self.prog, DefId(def));
-                        crate::proto::defhash::position_in(body, core).map(|p| p | 1 << 31)
-                    })
-                    .unwrap_or(0);
-            }
-        }
-        if site != code::Site::UNKNOWN {
-            self.places.insert(site, place.clone());
-        }
-        place
+        let meta = self.code.meta.get(site.0 as usize)?;
+        (meta.def != u32::MAX).then_some((DefId(meta.def), meta.core))
     }
 
-    /// Installs a scheduler.
+    /// Installs a host: a scheduler, or a sequential call maker.
     pub fn set_host(&mut self, h: Box<dyn host::Host<'p> + 'p>) {
         self.host = Some(h);
     }
 
-    /// The error a run ends with: a call that did not start because another one
-    /// failed first reports that failure (LANGUAGE.md 11: after it no new `effect`
-    /// call starts). A sequential run reports the same unless it would have made that
-    /// call and then met another error (another failing call, an `error`): it reports
-    /// that one. [`Machine::ended_by_an_earlier_failure`] tells which case a run was.
-    pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
-        match &self.first_failure {
-            Some(first) if e.kind == ErrorKind::NotStarted => {
-                self.ended_by_an_earlier_failure = true;
-                first.clone()
-            }
-            _ => e,
-        }
+    /// Takes the host out of the machine (to drop it before the machine, or to keep
+    /// it past the machine's end).
+    pub fn take_host(&mut self) -> Option<Box<dyn host::Host<'p> + 'p>> {
+        self.host.take()
     }
 
-    /// Ends a parallel run: stops what still runs, drops every other fiber.
+    /// Ends a run: the host stops what still runs and drops every other fiber.
     pub fn shutdown(&mut self) {
         if self.host.is_some() {
             self.with_host(|h, m| h.shutdown(m));

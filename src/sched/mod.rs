@@ -32,18 +32,25 @@
 //!   failed with its error, raised again if anything needs them: the sequential
 //!   result.
 //!
-//! `--sequential` runs without a scheduler: one fiber, calls when needed.
+//! `--sequential` runs with a host of its own ([`Sequential`]): one fiber, calls when
+//! needed. Both hosts make calls through one call policy ([`policy`]).
+
+pub mod policy;
+pub mod sequential;
+
+pub use policy::{CallPolicy, SharedPolicy};
+pub use sequential::Sequential;
 
 use crate::external::calls::{Answer, Finished};
 use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
-use crate::machine::external::CallKey;
 use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
 use crate::machine::value::{NIL, Ref, Val};
+use policy::{CallKey, NOT_STARTED, PLANNED, Prepared, ReadyCall};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -102,7 +109,7 @@ struct Fiber {
     /// Frames below this height were looked at when the fiber last parked.
     scanned: usize,
     /// Its call waiting to become certain.
-    blocked: Option<CallRequest>,
+    blocked: Option<ReadyCall>,
     /// The thunk it was forked to evaluate, and whether to normal form, until it first
     /// runs ([`Scheduler::queued_forks`]).
     forked_for: Option<(Ref, bool)>,
@@ -149,7 +156,9 @@ struct InFlight {
 }
 
 /// The scheduler.
-pub struct Scheduler {
+pub struct Scheduler<'p> {
+    /// The call policy, shared with the run's owner.
+    policy: SharedPolicy<'p>,
     fibers: Vec<Fiber>,
     free: Vec<u32>,
     certain_q: VecDeque<u32>,
@@ -163,7 +172,6 @@ pub struct Scheduler {
     /// The fibers waiting for those calls (the maker and those that wanted the same
     /// call), with the call's ticket.
     planned_waits: Vec<(u64, u32)>,
-    peak: usize,
     frontier: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
@@ -190,13 +198,15 @@ pub struct Scheduler {
     saved_bytes: usize,
 }
 
-impl Scheduler {
-    /// A scheduler (the machine's call layer holds the concurrency limits).
-    pub fn new() -> Scheduler {
+impl<'p> Scheduler<'p> {
+    /// A scheduler making its calls through this policy (whose call layer holds the
+    /// concurrency limits).
+    pub fn new(policy: SharedPolicy<'p>) -> Scheduler<'p> {
         let mut root = Fiber::new();
         root.state = State::Running;
         root.certain = true;
         Scheduler {
+            policy,
             fibers: vec![root],
             free: Vec::new(),
             certain_q: VecDeque::new(),
@@ -206,7 +216,6 @@ impl Scheduler {
             tickets: HashMap::default(),
             planned: 0,
             planned_waits: Vec::new(),
-            peak: 0,
             frontier: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
@@ -222,22 +231,20 @@ impl Scheduler {
         }
     }
 
-    /// Installs a scheduler on a machine: it runs in parallel from now on. Without a
-    /// call layer given to the machine, one with these limits (no store, no progress)
-    /// is made.
-    pub fn install(m: &mut Machine<'_>, limits: Limits) {
-        if m.calls_layer.is_none() {
-            let c = crate::external::calls::Calls::new(crate::external::calls::Config {
-                limits,
-                progress: crate::external::progress::ProgressMode::None,
-                ..Default::default()
-            })
-            .expect("a call layer without a store");
-            m.set_calls(c);
-        }
-        let mut s = Scheduler::new();
+    /// Installs a scheduler on a machine, making calls through `policy`: the machine
+    /// runs in parallel from now on.
+    pub fn install_with(m: &mut Machine<'p>, limits: Limits, policy: SharedPolicy<'p>) {
+        let mut s = Scheduler::new(policy);
         s.spec_fibers = SPEC_FIBERS + limits.jobs + limits.io_jobs;
         m.set_host(Box::new(s));
+    }
+
+    /// Installs a scheduler with a call layer of these limits (no store, no progress),
+    /// and returns the policy's handle.
+    pub fn install(m: &mut Machine<'p>, limits: Limits) -> SharedPolicy<'p> {
+        let p = policy::CallPolicy::plain(limits).shared();
+        Scheduler::install_with(m, limits, p.clone());
+        p
     }
 
     // ----- fibers -----------------------------------------------------------------
@@ -266,7 +273,7 @@ impl Scheduler {
     }
 
     /// Moves the machine's stacks into fiber `id` (and the fiber's into the machine).
-    fn save(&mut self, m: &mut Machine<'_>, id: u32) {
+    fn save(&mut self, m: &mut Machine<'p>, id: u32) {
         let f = &mut self.fibers[id as usize];
         let before = f.stack_bytes();
         std::mem::swap(&mut f.frames, &mut m.frames);
@@ -278,7 +285,7 @@ impl Scheduler {
     }
 
     /// Makes fiber `id` the running one and returns what it does next.
-    fn resume(&mut self, m: &mut Machine<'_>, id: u32) -> Result<Control> {
+    fn resume(&mut self, m: &mut Machine<'p>, id: u32) -> Result<Control> {
         self.save(m, id);
         m.fiber = id;
         let f = &mut self.fibers[id as usize];
@@ -310,7 +317,7 @@ impl Scheduler {
     }
 
     /// Charges the running fiber's steps to the speculation budget.
-    fn charge(&mut self, m: &Machine<'_>) {
+    fn charge(&mut self, m: &Machine<'p>) {
         if !self.fibers[m.fiber as usize].certain {
             self.spec_budget -= (m.steps - self.resumed_at) as i64;
         }
@@ -318,7 +325,7 @@ impl Scheduler {
     }
 
     /// Picks the next fiber to run, waiting for calls when none can.
-    fn next(&mut self, m: &mut Machine<'_>) -> Result<Control> {
+    fn next(&mut self, m: &mut Machine<'p>) -> Result<Control> {
         loop {
             self.poll(m, Some(Duration::ZERO));
             while let Some(id) = self.certain_q.pop_front() {
@@ -350,11 +357,8 @@ impl Scheduler {
             }
             let error = if self.planned > 0 {
                 let waiting = self.plan_frontier(m);
-                m.calls().plan_blocked(waiting);
-                RuntimeError::new(
-                    crate::machine::error::ErrorKind::Planned,
-                    crate::machine::external::PLANNED,
-                )
+                self.policy.borrow_mut().layer().plan_blocked(waiting);
+                RuntimeError::new(crate::machine::error::ErrorKind::Planned, PLANNED)
             } else {
                 RuntimeError::new(
                     crate::machine::error::ErrorKind::InfiniteLoop,
@@ -374,7 +378,7 @@ impl Scheduler {
     }
 
     /// Takes finished calls from the executor and wakes their fibers.
-    fn poll(&mut self, m: &mut Machine<'_>, timeout: Option<Duration>) {
+    fn poll(&mut self, m: &mut Machine<'p>, timeout: Option<Duration>) {
         if self.tickets.is_empty() {
             return;
         }
@@ -384,13 +388,13 @@ impl Scheduler {
         }
         self.next_poll = m.steps + POLL_EVERY;
         let done: Vec<Finished> = match timeout {
-            Some(t) if t.is_zero() => m.calls().poll(),
+            Some(t) if t.is_zero() => self.policy.borrow_mut().layer().poll(),
             t => {
                 // Nothing to do but wait: what is printed so far goes out first.
                 if let Some(o) = &mut m.out {
                     o.flush();
                 }
-                m.calls().wait(t)
+                self.policy.borrow_mut().layer().wait(t)
             }
         };
         for (ticket, answer) in done {
@@ -421,17 +425,21 @@ impl Scheduler {
             if let Err(e) = &answer {
                 self.failed_call(m, call.fiber, e, call.span);
             }
-            let r = m.call_value(call.ext, answer, call.passthrough, call.span);
-            if let Some(key) = &call.key {
-                m.remember_call(key.clone(), &r);
-            }
+            let r = self.policy.borrow_mut().conclude(
+                m,
+                call.ext,
+                call.key.as_ref(),
+                call.passthrough,
+                call.span,
+                answer,
+            );
             self.answer(m, call.fiber, call.key.as_ref(), r);
         }
     }
 
     /// A call ended: its maker `fiber` and the fibers waiting for the same call (by
     /// `key`) go on with the value (owned; a reference each) or the error.
-    fn answer(&mut self, m: &mut Machine<'_>, fiber: u32, key: Option<&CallKey>, r: Result<Val>) {
+    fn answer(&mut self, m: &mut Machine<'p>, fiber: u32, key: Option<&CallKey>, r: Result<Val>) {
         if let Some(key) = key {
             for w in self.running.remove(key).unwrap_or_default() {
                 if let Ok(v) = &r {
@@ -458,30 +466,32 @@ impl Scheduler {
     /// still running are stopped.
     fn failed_call(
         &mut self,
-        m: &mut Machine<'_>,
+        m: &mut Machine<'p>,
         fiber: u32,
         e: &crate::external::request::CallError,
         span: crate::syntax::span::Span,
     ) {
-        if m.first_failure.is_some() || !self.fibers[fiber as usize].certain {
+        if self.policy.borrow().has_failed() || !self.fibers[fiber as usize].certain {
             return;
         }
         let has_try = |frames: &[Frame]| frames.iter().any(|f| matches!(f, Frame::Try));
         if has_try(&m.frames) || self.fibers.iter().any(|f| has_try(&f.frames)) {
             return;
         }
-        let err = crate::machine::external::call_error(e, span);
-        let place = m.place_of(crate::machine::code::Site::UNKNOWN, span).shown;
+        let err = policy::call_error(e, span);
+        let mut policy = self.policy.borrow_mut();
+        let place = policy
+            .place_of(m, crate::machine::code::Site::UNKNOWN, span)
+            .shown;
         if !self.tickets.is_empty() {
             let report = format!("error: {place}: {}", err.message);
-            m.calls().eprintln(&report);
+            policy.layer().eprintln(&report);
         }
-        m.first_failure = Some(err);
-        if m.fail_fast {
-            m.calls().shutdown();
+        let fail_fast = policy.fail_fast();
+        policy.decided_by(err);
+        drop(policy);
+        if fail_fast {
             self.stopped_calls(m);
-        } else {
-            m.calls().hold_effects();
         }
     }
 
@@ -490,8 +500,8 @@ impl Scheduler {
     /// run reports as the failure that stopped them
     /// ([`final_error`](crate::machine::Machine::final_error)).
     ///
-    /// [`NOT_STARTED`]: crate::machine::external::NOT_STARTED
-    fn stopped_calls(&mut self, m: &mut Machine<'_>) {
+    /// [`NOT_STARTED`]: NOT_STARTED
+    fn stopped_calls(&mut self, m: &mut Machine<'p>) {
         let stopped: Vec<u64> = self.tickets.keys().copied().collect();
         for t in stopped {
             let Some(c) = self.tickets.remove(&t) else {
@@ -502,7 +512,7 @@ impl Scheduler {
             }
             let e = RuntimeError::at(
                 crate::machine::error::ErrorKind::NotStarted,
-                crate::machine::external::NOT_STARTED,
+                NOT_STARTED,
                 c.span,
             );
             self.answer(m, c.fiber, c.key.as_ref(), Err(e));
@@ -516,7 +526,7 @@ impl Scheduler {
     /// beyond (nothing is performed: every effect call is planned, and `reads` calls
     /// read the files as they are now). A normal run never does this: there the order
     /// is the point (`after (run "mkdir" ...) (writeFile ...)`).
-    fn fork_past_barriers(&mut self, m: &mut Machine<'_>, id: u32) {
+    fn fork_past_barriers(&mut self, m: &mut Machine<'p>, id: u32) {
         if !self.fibers[id as usize].certain {
             return;
         }
@@ -555,7 +565,7 @@ impl Scheduler {
     /// `--plan`, at the end: how many of the calls not made are waited for by fibers
     /// that may go on to make more calls once they have the value (what the plan
     /// cannot see past).
-    fn plan_frontier(&mut self, m: &Machine<'_>) -> usize {
+    fn plan_frontier(&mut self, m: &Machine<'p>) -> usize {
         let waits = std::mem::take(&mut self.planned_waits);
         let mut tickets: Vec<u64> = waits
             .iter()
@@ -570,7 +580,7 @@ impl Scheduler {
     /// Whether fiber `id`'s continuation may reach an external (a pending external
     /// call, code or a thunk that may call, or a fiber waiting for a thunk it is
     /// updating that may). Conservative where it cannot tell.
-    fn may_go_on(&mut self, m: &Machine<'_>, id: u32, depth: u32) -> bool {
+    fn may_go_on(&mut self, m: &Machine<'p>, id: u32, depth: u32) -> bool {
         if depth > 8 {
             return true;
         }
@@ -614,7 +624,7 @@ impl Scheduler {
     }
 
     /// Makes fiber `id`, and whatever it waits for, certain.
-    fn promote(&mut self, m: &mut Machine<'_>, id: u32) {
+    fn promote(&mut self, m: &mut Machine<'p>, id: u32) {
         let mut work = vec![id];
         let mut seen = 0;
         while let Some(f) = work.pop() {
@@ -652,7 +662,7 @@ impl Scheduler {
                         .map(|(t, _)| *t)
                         .collect();
                     for t in tickets {
-                        m.calls().promote(Ticket(t));
+                        self.policy.borrow_mut().layer().promote(Ticket(t));
                     }
                 }
                 State::Running | State::Free => {}
@@ -661,12 +671,12 @@ impl Scheduler {
     }
 
     /// Starts a call for the running fiber (which parks).
-    fn dispatch(&mut self, m: &mut Machine<'_>, req: CallRequest) {
+    fn dispatch(&mut self, m: &mut Machine<'p>, req: ReadyCall) {
         let id = m.fiber;
         if let Some(k) = &req.key {
             self.running.insert(k.clone(), Vec::new());
         }
-        let ticket = m.ticket();
+        let ticket = self.policy.borrow_mut().ticket();
         self.dispatched += 1;
         if !self.fibers[id as usize].certain {
             self.spec_budget = (self.spec_budget + SPEC_PER_CALL).min(SPEC_BUDGET * 16);
@@ -677,9 +687,12 @@ impl Scheduler {
             Priority::Speculative
         };
         let ext = req.call.external;
-        m.calls()
-            .submit_request(Ticket(ticket), req.call, req.request, priority);
-        self.peak = self.peak.max(self.tickets.len() + 1);
+        self.policy.borrow_mut().layer().submit_request(
+            Ticket(ticket),
+            req.call,
+            req.request,
+            priority,
+        );
         self.tickets.insert(
             ticket,
             InFlight {
@@ -697,7 +710,7 @@ impl Scheduler {
 
     /// Whether code may reach an external when evaluated (walks its core term, with
     /// unknown functions assumed to).
-    fn code_may_call(&mut self, m: &Machine<'_>, c: u32) -> bool {
+    fn code_may_call(&mut self, m: &Machine<'p>, c: u32) -> bool {
         if let Some(&b) = self.may_call.get(&c) {
             return b;
         }
@@ -710,7 +723,7 @@ impl Scheduler {
     }
 
     /// Whether a word is a thunk not evaluated yet whose code may reach an external.
-    fn worth_forking(&mut self, m: &Machine<'_>, v: Val) -> bool {
+    fn worth_forking(&mut self, m: &Machine<'p>, v: Val) -> bool {
         match v {
             Val::Thunk(t) => match m.heap.thunks.get(t).state {
                 ThunkState::Suspended { code, env } => {
@@ -727,7 +740,7 @@ impl Scheduler {
     /// call). Code that calls nothing can still need such a variable (`map toLine
     /// rest`, where `rest` holds the calls): it is worth a fiber too. One level only,
     /// so the look costs a record's slots.
-    fn env_may_call(&mut self, m: &Machine<'_>, env: Ref) -> bool {
+    fn env_may_call(&mut self, m: &Machine<'p>, env: Ref) -> bool {
         if env == NIL {
             return false;
         }
@@ -744,7 +757,7 @@ impl Scheduler {
 
     /// Looks at what fiber `id` (parked, its stacks saved) will certainly need and at
     /// what it holds, from the frames pushed since it last parked.
-    fn scan(&mut self, m: &mut Machine<'_>, id: u32) {
+    fn scan(&mut self, m: &mut Machine<'p>, id: u32) {
         let certain = self.fibers[id as usize].certain;
         let from = self.fibers[id as usize]
             .scanned
@@ -822,7 +835,7 @@ impl Scheduler {
 
     /// A certain fiber for a word (owned), to weak head normal form or (`deep`) to
     /// normal form.
-    fn fork(&mut self, m: &mut Machine<'_>, v: Val, deep: bool) {
+    fn fork(&mut self, m: &mut Machine<'p>, v: Val, deep: bool) {
         let Val::Thunk(t) = v else {
             m.heap.release(v);
             return;
@@ -860,7 +873,7 @@ impl Scheduler {
         self.slice_end = self.slice_end.min(m.steps + 1);
     }
 
-    fn push_record(&mut self, m: &mut Machine<'_>, rec: Ref) {
+    fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref) {
         if rec == NIL {
             return;
         }
@@ -874,7 +887,7 @@ impl Scheduler {
     /// word itself, or, inside data already built (the elements of a list literal),
     /// up to [`FRONTIER_LOOKAHEAD`] objects deep (a fold over the heap:
     /// [`crate::machine::unwind::Frontier`]).
-    fn push_frontier(&mut self, m: &mut Machine<'_>, v: Val) {
+    fn push_frontier(&mut self, m: &mut Machine<'p>, v: Val) {
         let room = 1_000_000usize.saturating_sub(self.frontier.len());
         if room == 0 {
             return;
@@ -888,7 +901,7 @@ impl Scheduler {
     }
 
     /// Starts speculative fibers on frontier thunks; whether any started.
-    fn speculate(&mut self, m: &mut Machine<'_>) -> bool {
+    fn speculate(&mut self, m: &mut Machine<'p>) -> bool {
         let mut started = false;
         while self.spec_live < self.spec_fibers {
             let Some(v) = self.frontier.pop_front() else {
@@ -911,13 +924,7 @@ impl Scheduler {
     }
 }
 
-impl Default for Scheduler {
-    fn default() -> Scheduler {
-        Scheduler::new()
-    }
-}
-
-impl<'p> Host<'p> for Scheduler {
+impl<'p> Host<'p> for Scheduler<'p> {
     fn switch(&mut self, m: &mut Machine<'p>) -> Result<Control> {
         self.charge(m);
         let id = m.fiber;
@@ -961,7 +968,19 @@ impl<'p> Host<'p> for Scheduler {
         }
     }
 
+    fn fibers(&self) -> bool {
+        true
+    }
+
+    fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
+        self.policy.borrow_mut().final_error(e)
+    }
+
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
+        let req = match self.policy.borrow_mut().prepare(m, req)? {
+            Prepared::Answered(r) => return r.map(Control::Ret),
+            Prepared::Ready(r) => *r,
+        };
         let id = m.fiber;
         if let Some(k) = &req.key
             && let Some(w) = self.running.get_mut(k)
@@ -971,14 +990,14 @@ impl<'p> Host<'p> for Scheduler {
             self.fibers[id as usize].state = State::WaitCall;
             return Ok(Control::Park);
         }
-        if req.call.external.is_effect() && m.first_failure.is_some() {
+        if req.call.external.is_effect() && self.policy.borrow().has_failed() {
             // A failure already decided the run: nothing new starts.
             if let Some(v) = req.passthrough {
                 m.heap.release(v);
             }
             return Err(RuntimeError::at(
                 crate::machine::error::ErrorKind::NotStarted,
-                crate::machine::external::NOT_STARTED,
+                NOT_STARTED,
                 req.span,
             ));
         }
@@ -1074,7 +1093,7 @@ impl<'p> Host<'p> for Scheduler {
     fn shutdown(&mut self, m: &mut Machine<'p>) {
         // Calls still running are stopped (their results are not needed); fibers
         // other than the running one are dropped.
-        m.calls().shutdown();
+        self.policy.borrow_mut().layer().shutdown();
         let cur = m.fiber;
         for id in 0..self.fibers.len() as u32 {
             if id == cur || matches!(self.fibers[id as usize].state, State::Free) {
@@ -1146,6 +1165,7 @@ impl<'p> Host<'p> for Scheduler {
         for &v in &self.frontier {
             f(HeldRef::Val(v));
         }
+        self.policy.borrow().held(f);
     }
 
     fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Control>)) {
@@ -1157,7 +1177,8 @@ impl<'p> Host<'p> for Scheduler {
     }
 
     fn counters(&self) -> (u64, u64) {
-        (self.dispatched, self.peak as u64)
+        let peak = self.policy.borrow().calls().executor_stats().peak_running;
+        (self.dispatched, peak as u64)
     }
 
     fn held_bytes(&self) -> usize {

@@ -151,7 +151,7 @@ impl<'p> Machine<'p> {
     /// are searched too (the elements of a list literal), up to [`PRINT_LOOKAHEAD`]
     /// objects, so that the search costs little beside the call.
     fn fork_printed(&mut self, next: Val, tasks: &[Task]) {
-        if self.host.is_none() {
+        if !self.host.as_ref().is_some_and(|h| h.fibers()) {
             return;
         }
         // The parts to be printed first first (the task stack's top is printed next).

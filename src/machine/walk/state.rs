@@ -80,7 +80,7 @@ impl<'p> Machine<'p> {
     /// The whole paused state as one closed term whose value is the value of `root`
     /// (a word the paused evaluation was computing, usually a definition's thunk).
     pub fn read_back_state(&self, root: Val) -> Result<RcTerm, StateError> {
-        if self.host.is_some() {
+        if self.host.as_ref().is_some_and(|h| h.fibers()) {
             return Err(StateError(
                 "a state with several fibers is not read back (pause sequential runs)".into(),
             ));

@@ -58,15 +58,7 @@ impl<'p> Machine<'p> {
     /// Statistics so far (`wall_ms` is the caller's to fill in).
     pub fn stats(&self) -> Stats {
         let h = &self.heap;
-        let (dispatched, mut peak) = match &self.host {
-            Some(host) => host.counters(),
-            None => (self.externals_dispatched, self.externals_dispatched.min(1)),
-        };
-        if let Some(c) = &self.calls_layer
-            && self.host.is_some()
-        {
-            peak = c.executor_stats().peak_running as u64;
-        }
+        let (dispatched, peak) = self.host.as_ref().map_or((0, 0), |h| h.counters());
         Stats {
             steps: self.steps,
             contexts_allocated: h.recs.allocated(),

@@ -300,7 +300,8 @@ impl<'p> Machine<'p> {
 
     /// Calls `f` on every reference the machine holds from outside the heap: the
     /// running fiber (with `ctl`, its control, if the caller has it), the parked
-    /// fibers, the printer, the pinned definitions, the paused control.
+    /// fibers and what else the host holds, the printer, the pinned definitions, the
+    /// paused control.
     pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         self.running_refs(ctl, f);
         if let Some(p) = &self.paused {
@@ -314,9 +315,6 @@ impl<'p> Machine<'p> {
         }
         for v in self.def_vals() {
             f(HeldRef::Val(v));
-        }
-        for v in self.calls.values().flatten() {
-            f(HeldRef::Val(*v));
         }
     }
 }

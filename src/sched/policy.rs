@@ -1,0 +1,381 @@
+//! The call policy: what happens between a call the machine reaches and the executor
+//! that runs it, and between the executor's answer and the value the machine gets
+//! (DESIGN.md 4 and 6). The machine hands over an external with its arguments in
+//! normal form ([`CallRequest`]); the policy
+//!
+//! - finds the external in the registry and turns the arguments into [`Plain`] data
+//!   and a [`Request`] (bad arguments fail here, at the call);
+//! - shares calls: a call with the same arguments at the same place runs once per run
+//!   (LANGUAGE.md 7.3), its value or error kept for every later asker;
+//! - gives each call its place for the result store: its definition's hash and its
+//!   position inside it ([`crate::proto::defhash`]), and how users see it;
+//! - remembers the first failure that decides the run (LANGUAGE.md 11), after which no
+//!   new `effect` call starts, and `--fail-fast`;
+//! - owns the call layer ([`Calls`]: result store, retries, progress, trace,
+//!   executors).
+//!
+//! Both hosts use it: the scheduler ([`super::Scheduler`]) and the sequential host
+//! ([`super::Sequential`]). The run's owner (the command line, the REPL) keeps a handle
+//! ([`SharedPolicy`]) to finish the call layer and to ask how the run ended.
+
+use crate::core::plain::Plain;
+use crate::external::calls::{Call, Calls, Config, Place};
+use crate::external::exec::Limits;
+use crate::external::progress::ProgressMode;
+use crate::external::registry::{self, External, Outcome, Param};
+use crate::external::request::{CallError, CallErrorKind, Reply, Request};
+use crate::machine::Machine;
+use crate::machine::code::Site;
+use crate::machine::error::{ErrorKind, Result, RuntimeError};
+use crate::machine::host::{CallRequest, HeldRef};
+use crate::machine::value::Val;
+use crate::syntax::span::Span;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The identity of a call for sharing: its place, its external and its arguments.
+pub type CallKey = (Site, &'static str, Vec<Plain>);
+
+/// A finished call's answer from the executor.
+pub type CallAnswer = std::result::Result<Reply, CallError>;
+
+/// The error of a call that `--plan` does not make: the run stops there.
+pub const PLANNED: &str = "not run: --plan";
+
+/// The error of an effect call that does not start because an earlier failure
+/// decided the run (LANGUAGE.md 11); the run reports that failure instead.
+pub use crate::external::calls::NOT_STARTED;
+
+/// The policy, shared by a host and the owner of the run.
+pub type SharedPolicy<'p> = Rc<RefCell<CallPolicy<'p>>>;
+
+/// A call ready for an executor, with what its answer needs to become a value.
+#[derive(Debug)]
+pub struct ReadyCall {
+    /// The call: its external, arguments as plain data, place and declared files.
+    pub call: Call,
+    /// What the executor is asked to do.
+    pub request: Request,
+    /// Its identity for sharing (`None`: never shared).
+    pub key: Option<CallKey>,
+    /// The word the call returns when it succeeds (owned), if it is one of its
+    /// arguments (`delay`).
+    pub passthrough: Option<Val>,
+    /// Where to report a failure.
+    pub span: Span,
+}
+
+/// What became of a call the machine reached, before any executor sees it.
+pub enum Prepared {
+    /// The same call finished earlier in this run: its value (a new reference) or
+    /// error.
+    Answered(Result<Val>),
+    /// It is to be made.
+    Ready(Box<ReadyCall>),
+}
+
+/// The call policy of one run (see the module doc).
+pub struct CallPolicy<'p> {
+    layer: Calls,
+    /// Finished calls, by place and arguments: a counted reference each.
+    shared: FxHashMap<CallKey, Result<Val>>,
+    places: FxHashMap<Site, Place>,
+    def_hashes: Option<crate::proto::defhash::DefHashes>,
+    place_shown: Option<Box<dyn Fn(Span) -> String + 'p>>,
+    first_failure: Option<RuntimeError>,
+    ended_by_an_earlier_failure: bool,
+    fail_fast: bool,
+    next_ticket: u64,
+}
+
+impl<'p> CallPolicy<'p> {
+    /// A policy over a call layer.
+    pub fn new(layer: Calls) -> CallPolicy<'p> {
+        CallPolicy {
+            layer,
+            shared: FxHashMap::default(),
+            places: FxHashMap::default(),
+            def_hashes: None,
+            place_shown: None,
+            first_failure: None,
+            ended_by_an_earlier_failure: false,
+            fail_fast: false,
+            next_ticket: 0,
+        }
+    }
+
+    /// A policy over a call layer with these limits and no store, no progress.
+    pub fn plain(limits: Limits) -> CallPolicy<'p> {
+        let layer = Calls::new(Config {
+            limits,
+            progress: ProgressMode::None,
+            ..Default::default()
+        })
+        .expect("a call layer without a store opens");
+        CallPolicy::new(layer)
+    }
+
+    /// This policy as a handle for a host and the run's owner.
+    pub fn shared(self) -> SharedPolicy<'p> {
+        Rc::new(RefCell::new(self))
+    }
+
+    /// How places are shown to users (`wf.sp:3:5`); without it, file number and
+    /// offset.
+    pub fn set_place_shown(&mut self, f: Box<dyn Fn(Span) -> String + 'p>) {
+        self.place_shown = Some(f);
+    }
+
+    /// `--fail-fast`: a certain call's failure stops the calls still running.
+    pub fn set_fail_fast(&mut self, on: bool) {
+        self.fail_fast = on;
+    }
+
+    /// Whether `--fail-fast` is on.
+    pub fn fail_fast(&self) -> bool {
+        self.fail_fast
+    }
+
+    /// The call layer.
+    pub fn layer(&mut self) -> &mut Calls {
+        &mut self.layer
+    }
+
+    /// The call layer, to read.
+    pub fn calls(&self) -> &Calls {
+        &self.layer
+    }
+
+    /// A new ticket for a call.
+    pub fn ticket(&mut self) -> u64 {
+        self.next_ticket += 1;
+        self.next_ticket
+    }
+
+    /// Turns a call the machine reached into one for an executor, or answers it from
+    /// an earlier identical call. The arguments are released (but `delay`'s value,
+    /// which the ready call owns).
+    pub fn prepare(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Prepared> {
+        let name = &m.prog.external(req.external).name;
+        let Some(ext) = registry::lookup(name) else {
+            let e = RuntimeError::at(
+                ErrorKind::External,
+                format!("unknown external `{name}`"),
+                req.span,
+            );
+            for a in req.args {
+                m.release(a);
+            }
+            return Err(e);
+        };
+        let mut data = Vec::new();
+        for (p, &a) in ext.params.iter().zip(&req.args) {
+            if *p == Param::Data {
+                data.push(m.plain_of(a));
+            }
+        }
+        // The argument a call may evaluate to (`delay`'s value) stays; the rest go.
+        let passthrough = match ext.result {
+            registry::Output::Argument(i) => req.args.get(i).copied(),
+            registry::Output::Data(_) => None,
+        };
+        for (i, &a) in req.args.iter().enumerate() {
+            if !matches!(ext.result, registry::Output::Argument(k) if k == i) {
+                m.release(a);
+            }
+        }
+        // Bad arguments (a NUL byte, a malformed pattern) fail here, at the call.
+        let request = match ext.make_request(&data) {
+            Ok(r) => r,
+            Err(err) => {
+                if let Some(v) = passthrough {
+                    m.release(v);
+                }
+                return Err(call_error(&err, req.span));
+            }
+        };
+        let key = (req.site != Site::UNKNOWN && passthrough.is_none())
+            .then(|| (req.site, ext.name, data.clone()));
+        if let Some(k) = &key
+            && let Some(r) = self.shared.get(k)
+        {
+            let r = r.clone();
+            if let Ok(v) = r {
+                m.heap.retain(v);
+            }
+            return Ok(Prepared::Answered(r));
+        }
+        let place = self.place_of(m, req.site, req.span);
+        Ok(Prepared::Ready(Box::new(ReadyCall {
+            call: Call {
+                external: ext,
+                args: data,
+                place,
+                reading: req.reading,
+                writing: req.writing,
+            },
+            request,
+            key,
+            passthrough,
+            span: req.span,
+        })))
+    }
+
+    /// What a finished call gives the fibers that wait for it: its value (a new
+    /// reference), or the word it passes through (owned), or its error at `span`.
+    /// A shared call's outcome is kept for later askers.
+    pub fn conclude(
+        &mut self,
+        m: &mut Machine<'p>,
+        ext: &'static External,
+        key: Option<&CallKey>,
+        passthrough: Option<Val>,
+        span: Span,
+        answer: CallAnswer,
+    ) -> Result<Val> {
+        let outcome = answer.and_then(|reply| ext.finish(reply));
+        let r = match outcome {
+            Ok(Outcome::Argument(_)) => match passthrough {
+                Some(v) => Ok(v),
+                None => Err(RuntimeError::at(
+                    ErrorKind::Internal,
+                    "internal error: a call lost its argument",
+                    span,
+                )),
+            },
+            Ok(Outcome::Value(p)) => {
+                if let Some(v) = passthrough {
+                    m.release(v);
+                }
+                Ok(m.value_of(&p))
+            }
+            Err(e) => {
+                if let Some(v) = passthrough {
+                    m.release(v);
+                }
+                Err(call_error(&e, span))
+            }
+        };
+        if let Some(k) = key {
+            self.remember(m, k.clone(), &r);
+        }
+        r
+    }
+
+    /// Keeps a finished call's value (a counted reference of the table's own) or
+    /// error, for every later asker of the same call.
+    pub fn remember(&mut self, m: &mut Machine<'p>, k: CallKey, r: &Result<Val>) {
+        if let Ok(v) = r {
+            m.heap.retain(*v);
+        }
+        if let Some(Ok(old)) = self.shared.insert(k, r.clone()) {
+            m.release(old);
+        }
+    }
+
+    /// The words the policy holds (the values of finished calls), for the audits.
+    pub fn held(&self, f: &mut dyn FnMut(HeldRef)) {
+        for v in self.shared.values().flatten() {
+            f(HeldRef::Val(*v));
+        }
+    }
+
+    /// The place of a call site for the result store: its definition's hash and its
+    /// position inside it, and how users see it.
+    pub fn place_of(&mut self, m: &Machine<'p>, site: Site, span: Span) -> Place {
+        if let Some(p) = self.places.get(&site) {
+            return p.clone();
+        }
+        let shown = match &self.place_shown {
+            Some(f) => f(span),
+            None => format!("{}:{}", span.file.0, span.start),
+        };
+        let mut place = Place {
+            def: [0; 32],
+            pos: 0,
+            shown,
+        };
+        if let Some((def, core)) = m.site_origin(site) {
+            let prog = m.prog;
+            let hashes = self
+                .def_hashes
+                .get_or_insert_with(|| crate::proto::defhash::compute(prog));
+            if let Some(h) = hashes.def(def) {
+                place.def = h.0;
+            }
+            place.pos = crate::proto::defhash::position(prog, def, core)
+                .or_else(|| {
+                    // A node fusion made: its place in the body run, apart from the
+                    // places of the body written.
+                    let body = crate::machine::compile::run_body(prog, def);
+                    crate::proto::defhash::position_in(body, core).map(|p| p | 1 << 31)
+                })
+                .unwrap_or(0);
+        }
+        if site != Site::UNKNOWN {
+            self.places.insert(site, place.clone());
+        }
+        place
+    }
+
+    /// Whether a failure has decided the run.
+    pub fn has_failed(&self) -> bool {
+        self.first_failure.is_some()
+    }
+
+    /// A certain call's failure decides the run: no new `effect` call starts from now
+    /// on, and with `--fail-fast` the calls still running stop (else they are held to
+    /// finish and be recorded).
+    pub fn decided_by(&mut self, err: RuntimeError) {
+        self.first_failure = Some(err);
+        if self.fail_fast {
+            self.layer.shutdown();
+        } else {
+            self.layer.hold_effects();
+        }
+    }
+
+    /// The error a run ends with: a call that did not start because another one
+    /// failed first reports that failure (LANGUAGE.md 11: after it no new `effect`
+    /// call starts). A sequential run reports the same unless it would have made that
+    /// call and then met another error (another failing call, an `error`): it reports
+    /// that one. [`CallPolicy::ended_by_an_earlier_failure`] tells which case a run
+    /// was.
+    pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
+        match &self.first_failure {
+            Some(first) if e.kind == ErrorKind::NotStarted => {
+                self.ended_by_an_earlier_failure = true;
+                first.clone()
+            }
+            _ => e,
+        }
+    }
+
+    /// Whether the run ended with the failure that decided it in place of an `effect`
+    /// call that could not start because of it ([`CallPolicy::final_error`]): the one
+    /// case where a sequential run, which would have made that call, may end with
+    /// another error.
+    pub fn ended_by_an_earlier_failure(&self) -> bool {
+        self.ended_by_an_earlier_failure
+    }
+
+    /// After a run ended in error: if a failed call decided it (and `--fail-fast` is
+    /// off), waits for the `effect` calls still running so that they are recorded
+    /// (LANGUAGE.md 11).
+    pub fn finish_running_effects(&mut self) {
+        if self.first_failure.is_some() && !self.fail_fast {
+            self.layer.finish_running_effects();
+        }
+    }
+}
+
+/// A failed call as a runtime error at its place: the message, then the end of the
+/// tool's standard error, one line each.
+pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
+    let kind = match e.kind {
+        CallErrorKind::NotStarted => ErrorKind::NotStarted,
+        _ => ErrorKind::External,
+    };
+    RuntimeError::at(kind, e.to_string(), span)
+}

@@ -1,0 +1,92 @@
+//! The host of a `--sequential` run: one fiber, and each call made when the machine
+//! reaches it, waited for before evaluation goes on. It shares the call policy
+//! ([`super::policy`]) with the scheduler, so a sequential run stores, shares, retries
+//! and reports its calls as a parallel one does.
+
+use super::policy::{CallPolicy, PLANNED, Prepared, SharedPolicy};
+use crate::external::calls::Answer;
+use crate::external::exec::{Priority, Ticket};
+use crate::machine::Machine;
+use crate::machine::error::{ErrorKind, Result, RuntimeError};
+use crate::machine::frame::Control;
+use crate::machine::host::{CallRequest, HeldRef, Host};
+
+/// One fiber, calls one at a time.
+pub struct Sequential<'p> {
+    policy: SharedPolicy<'p>,
+    dispatched: u64,
+}
+
+impl<'p> Sequential<'p> {
+    /// Installs a sequential host with this policy on a machine.
+    pub fn install(m: &mut Machine<'p>, policy: SharedPolicy<'p>) {
+        m.set_host(Box::new(Sequential {
+            policy,
+            dispatched: 0,
+        }));
+    }
+
+    /// Installs a sequential host with a call layer of default limits (no store, no
+    /// progress), and returns the policy's handle.
+    pub fn install_plain(m: &mut Machine<'p>) -> SharedPolicy<'p> {
+        let p = CallPolicy::plain(Default::default()).shared();
+        Sequential::install(m, p.clone());
+        p
+    }
+}
+
+impl<'p> Host<'p> for Sequential<'p> {
+    fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
+        let mut policy = self.policy.borrow_mut();
+        let ready = match policy.prepare(m, req)? {
+            Prepared::Answered(r) => return r.map(Control::Ret),
+            Prepared::Ready(r) => *r,
+        };
+        self.dispatched += 1;
+        m.flush_output();
+        let ticket = policy.ticket();
+        let ext = ready.call.external;
+        policy
+            .layer()
+            .submit_request(Ticket(ticket), ready.call, ready.request, Priority::Certain);
+        let answer = loop {
+            let done = policy.layer().wait(None);
+            if let Some((_, a)) = done.into_iter().find(|(t, _)| t.0 == ticket) {
+                break a;
+            }
+        };
+        let answer = match answer {
+            Answer::Done(a) => a,
+            Answer::Planned => {
+                if let Some(v) = ready.passthrough {
+                    m.release(v);
+                }
+                return Err(RuntimeError::at(ErrorKind::Planned, PLANNED, ready.span));
+            }
+        };
+        policy
+            .conclude(
+                m,
+                ext,
+                ready.key.as_ref(),
+                ready.passthrough,
+                ready.span,
+                answer,
+            )
+            .map(Control::Ret)
+    }
+
+    fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
+        self.policy.borrow_mut().final_error(e)
+    }
+
+    fn shutdown(&mut self, _m: &mut Machine<'p>) {}
+
+    fn held(&self, f: &mut dyn FnMut(HeldRef)) {
+        self.policy.borrow().held(f);
+    }
+
+    fn counters(&self) -> (u64, u64) {
+        (self.dispatched, self.dispatched.min(1))
+    }
+}
