@@ -51,6 +51,25 @@ pub enum ErrorKind {
     Internal,
 }
 
+impl ErrorKind {
+    /// Whether an error of this kind is the program's own (it waits, like the
+    /// sequential run, for the work that comes before it to end, which may fail
+    /// first), rather than one that stops the evaluation at once (an interrupt, a
+    /// limit, a pause, a bug).
+    pub fn orders_after_futures(self) -> bool {
+        !matches!(
+            self,
+            ErrorKind::OutOfMemory
+                | ErrorKind::Interrupted
+                | ErrorKind::StepLimit
+                | ErrorKind::Paused
+                | ErrorKind::Abandoned
+                | ErrorKind::Internal
+                | ErrorKind::Stuck
+        )
+    }
+}
+
 /// What a runtime error says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorData {

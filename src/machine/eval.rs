@@ -116,6 +116,14 @@ impl<'p> Machine<'p> {
     /// its nearest `try` or out of [`Machine::run`]; another fiber unwinds to its own
     /// `try`, or ends failed and the scheduler goes on with the next.
     pub(crate) fn fail(&mut self, e: RuntimeError, root: u32, base: usize) -> Result<Control> {
+        let e = match self.host.is_some() && e.kind.orders_after_futures() {
+            false => e,
+            true => match self.with_host(|h, m| h.before_error(m, e)) {
+                super::host::ErrorStep::Raise(e) => e,
+                super::host::ErrorStep::Wait => return Ok(Control::Park),
+                super::host::ErrorStep::Fatal(e) => return self.fail_past_try(e, root, base),
+            },
+        };
         if self.fiber == root {
             return self.raise(e, base);
         }
@@ -125,6 +133,22 @@ impl<'p> Machine<'p> {
                 Ok(c) => Ok(c),
                 Err(e) => self.fail(e, root, base),
             },
+        }
+    }
+
+    /// An error that no `try` of the current fiber catches (it belongs to a future
+    /// the fiber made before it pushed them): the fiber unwinds whole.
+    #[cold]
+    fn fail_past_try(&mut self, e: RuntimeError, root: u32, base: usize) -> Result<Control> {
+        let e = self.place_error(e);
+        if self.fiber == root {
+            self.unwind_to(base, &e);
+            return Err(self.final_error(e));
+        }
+        self.unwind_to(0, &e);
+        match self.with_host(|h, m| h.fiber_done(m, Err(e))) {
+            Ok(c) => Ok(c),
+            Err(e) => self.fail(e, root, base),
         }
     }
 
@@ -402,6 +426,16 @@ impl<'p> Machine<'p> {
         let f = self.frames.pop().expect("ret() with frames");
         match f {
             Frame::Update(t) => {
+                if self.frames.is_empty()
+                    && self.host.is_some()
+                    && let Some(r) = self.with_host(|h, m| h.hold_last_update(m, t, v))
+                {
+                    self.frames.push(f);
+                    if r.is_err() {
+                        self.heap.release(v);
+                    }
+                    return r;
+                }
                 self.heap.retain(v);
                 let o = self.heap.thunks.get_mut(t);
                 o.state = ThunkState::Done(v);

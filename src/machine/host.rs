@@ -36,6 +36,19 @@ pub struct CallRequest {
     pub writing: Vec<String>,
 }
 
+/// What the machine does with a runtime error a fiber raised ([`Host::before_error`]).
+#[derive(Debug)]
+pub enum ErrorStep {
+    /// Raise it as usual: unwind to the nearest `try`, or end the fiber.
+    Raise(RuntimeError),
+    /// Raise this error past every `try` of the fiber: it belongs to work the fiber
+    /// handed to a future before it pushed them (the sequential run met it first).
+    Fatal(RuntimeError),
+    /// The host parked the fiber with its error, until earlier work is known to end
+    /// well or not: run the next fiber.
+    Wait,
+}
+
 /// A scheduler and call maker, seen from the machine. The methods about fibers have
 /// the defaults of a host that runs one fiber ([`Host::fibers`] false).
 pub trait Host<'p> {
@@ -68,6 +81,33 @@ pub trait Host<'p> {
     /// evaluating: park it (return `Control::Park`), or `None` when waiting would never
     /// end (an infinite loop).
     fn wait_thunk(&mut self, _m: &mut Machine<'p>, _t: Ref, _owner: u32) -> Option<Control> {
+        None
+    }
+
+    /// The current fiber raised `e` (before it unwinds): the host may hold it until
+    /// the futures the fiber made earlier end, whose errors come first in the
+    /// sequential order ([`ErrorStep`]).
+    fn before_error(&mut self, _m: &mut Machine<'p>, e: RuntimeError) -> ErrorStep {
+        ErrorStep::Raise(e)
+    }
+
+    /// The current fiber is about to write its value `v` into `t`, the thunk at the
+    /// bottom of its stack (it then ends). If futures it made have not ended, the
+    /// host parks it (keeping `v`, to write it once they have: `Some(Ok(Park))`); if
+    /// one failed, that error comes first (`Some(Err(..))`, `v` stays the caller's).
+    fn hold_last_update(
+        &mut self,
+        _m: &mut Machine<'p>,
+        _t: Ref,
+        _v: Val,
+    ) -> Option<Result<Control>> {
+        None
+    }
+
+    /// A future the current fiber made that has not ended (a new reference), if any:
+    /// the printer needs each before the run ends well, so that an error in one is
+    /// the run's error as it is sequentially.
+    fn unfinished_future(&mut self, _m: &mut Machine<'p>) -> Option<Val> {
         None
     }
 

@@ -35,6 +35,7 @@
 //! `--sequential` runs with a host of its own ([`Sequential`]): one fiber, calls when
 //! needed. Both hosts make calls through one call policy ([`policy`]).
 
+mod futures;
 pub mod policy;
 pub mod sequential;
 
@@ -116,6 +117,8 @@ struct Fiber {
     /// The thunk it was forked to walk to normal form (a helper walk: see
     /// [`Host::walked_elsewhere`]), until it ends.
     walks: Option<Ref>,
+    /// The futures it made, oldest first, until they end well ([`futures`]).
+    futures: Vec<futures::Future>,
 }
 
 impl Fiber {
@@ -142,6 +145,7 @@ impl Fiber {
             blocked: None,
             forked_for: None,
             walks: None,
+            futures: Vec::new(),
         }
     }
 }
@@ -196,6 +200,9 @@ pub struct Scheduler<'p> {
     /// Bytes the saved stacks of fibers not running take (kept up to date by
     /// [`Scheduler::save`], for `--max-memory`).
     saved_bytes: usize,
+    /// Whether blocked strict evaluations become futures ([`futures`]; on unless
+    /// `SPINDLE_FUTURES_OFF` is set, for comparisons).
+    futures_on: bool,
 }
 
 impl<'p> Scheduler<'p> {
@@ -228,6 +235,7 @@ impl<'p> Scheduler<'p> {
             queued_forks: HashMap::default(),
             helper_walks: HashMap::default(),
             saved_bytes: 0,
+            futures_on: std::env::var_os("SPINDLE_FUTURES_OFF").is_none(),
         }
     }
 
@@ -722,6 +730,15 @@ impl<'p> Scheduler<'p> {
         b
     }
 
+    /// Whether evaluating code in a record may reach an external: a variable by what
+    /// it holds (a thunk whose code may call), other code by its own.
+    fn operand_may_call(&mut self, m: &mut Machine<'p>, c: u32, env: Ref) -> bool {
+        match m.var_word(c, env) {
+            Some(w) => self.worth_forking(m, w),
+            None => self.code_may_call(m, c),
+        }
+    }
+
     /// Whether a word is a thunk not evaluated yet whose code may reach an external.
     fn worth_forking(&mut self, m: &Machine<'p>, v: Val) -> bool {
         match v {
@@ -766,7 +783,9 @@ impl<'p> Scheduler<'p> {
         for i in from..top {
             let fr = self.fibers[id as usize].frames[i];
             match fr {
-                Frame::BinL { prim, b, env, span } if certain && self.code_may_call(m, b) => {
+                Frame::BinL { prim, b, env, span }
+                    if certain && self.operand_may_call(m, b, env) =>
+                {
                     // The other operand is certainly needed: a thunk, and a fiber.
                     let t = m.mkarg(b, env);
                     m.heap.release_rec(env);
@@ -930,6 +949,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
         let id = m.fiber;
         self.save(m, id);
         self.scan(m, id);
+        self.cut(m, id);
         self.next(m)
     }
 
@@ -958,6 +978,27 @@ impl<'p> Host<'p> for Scheduler<'p> {
             self.promote(m, owner);
         }
         Some(Control::Park)
+    }
+
+    fn before_error(
+        &mut self,
+        m: &mut Machine<'p>,
+        e: RuntimeError,
+    ) -> crate::machine::host::ErrorStep {
+        self.error_order(m, e)
+    }
+
+    fn hold_last_update(
+        &mut self,
+        m: &mut Machine<'p>,
+        _t: Ref,
+        v: Val,
+    ) -> Option<Result<Control>> {
+        self.hold_update(m, v)
+    }
+
+    fn unfinished_future(&mut self, m: &mut Machine<'p>) -> Option<Val> {
+        self.unfinished(m)
     }
 
     fn wake(&mut self, _m: &mut Machine<'p>, t: Ref) {
@@ -1032,6 +1073,10 @@ impl<'p> Host<'p> for Scheduler<'p> {
         }
         // Its stacks are empty; keep their capacity for the next fiber.
         self.save(m, id);
+        self.drop_futures(m, id);
+        if id != 0 && !self.fibers[0].futures.is_empty() {
+            self.prune_futures(m, 0);
+        }
         let f = &mut self.fibers[id as usize];
         if !f.certain {
             self.spec_live = self.spec_live.saturating_sub(1);
@@ -1125,6 +1170,9 @@ impl<'p> Host<'p> for Scheduler<'p> {
             self.fibers[id as usize].forked_for = None;
             self.fibers[id as usize].walks = None;
         }
+        for id in 0..self.fibers.len() as u32 {
+            self.drop_futures(m, id);
+        }
         self.queued_forks.clear();
         self.helper_walks.clear();
         for (_, c) in self.tickets.drain() {
@@ -1138,6 +1186,9 @@ impl<'p> Host<'p> for Scheduler<'p> {
     }
 
     fn held(&self, f: &mut dyn FnMut(HeldRef)) {
+        for fu in self.fibers.iter().flat_map(|fib| &fib.futures) {
+            f(HeldRef::Val(Val::Thunk(fu.thunk)));
+        }
         for fib in &self.fibers {
             if matches!(fib.state, State::Running | State::Free) {
                 continue;

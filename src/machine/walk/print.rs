@@ -31,6 +31,11 @@ pub struct Output {
     last_flush: Instant,
     /// Whether writing failed (a closed pipe): printing stops quietly.
     pub broken: bool,
+    /// Bytes written out or taken before `buf`.
+    written: usize,
+    /// Whether text is held back: the run's futures may still fail, and the
+    /// sequential run would have failed before printing it ([`Output::truncate_to`]).
+    held: bool,
 }
 
 impl Output {
@@ -41,6 +46,8 @@ impl Output {
             sink: None,
             last_flush: Instant::now(),
             broken: false,
+            written: 0,
+            held: false,
         }
     }
 
@@ -51,6 +58,8 @@ impl Output {
             sink: Some(w),
             last_flush: Instant::now(),
             broken: false,
+            written: 0,
+            held: false,
         }
     }
 
@@ -61,8 +70,36 @@ impl Output {
         }
     }
 
-    /// Writes out what is buffered (streaming only).
+    /// How much has been printed so far (a position for [`Output::truncate_to`]).
+    pub fn mark(&self) -> usize {
+        self.written + self.buf.len()
+    }
+
+    /// Holds text back (nothing is written out) or lets it go (what waits is written).
+    pub fn set_held(&mut self, held: bool) {
+        self.held = held;
+        if !held {
+            self.flush();
+        }
+    }
+
+    /// Drops what was printed after `mark`, if it is still held back: the run ends
+    /// with an error the sequential run met at that point.
+    pub fn truncate_to(&mut self, mark: usize) {
+        if mark >= self.written {
+            let keep = mark - self.written;
+            if keep < self.buf.len() && self.buf.is_char_boundary(keep) {
+                self.buf.truncate(keep);
+            }
+        }
+    }
+
+    /// Writes out what is buffered (streaming only), unless text is held back.
     pub fn flush(&mut self) {
+        if self.held {
+            return;
+        }
+        self.written += self.buf.len();
         if let Some(w) = &mut self.sink {
             if !self.buf.is_empty()
                 && !self.broken
@@ -92,6 +129,7 @@ impl Output {
 
     /// The collected text.
     pub fn take(&mut self) -> String {
+        self.written += self.buf.len();
         std::mem::take(&mut self.buf)
     }
 }
@@ -208,9 +246,11 @@ impl<'p> Machine<'p> {
         out: Output,
     ) -> (Result<()>, Output) {
         self.out = Some(out);
-        let r = self.print_def_inner(d, quote_string);
+        let r = self
+            .print_def_inner(d, quote_string)
+            .and_then(|()| self.join_futures());
         let mut out = self.out.take().expect("output");
-        out.flush();
+        out.set_held(false);
         (r, out)
     }
 
@@ -243,9 +283,26 @@ impl<'p> Machine<'p> {
             Val::Str(_) if !quote_string => Task::Raw(v),
             _ => Task::Val(v, false),
         };
-        let r = self.print_tasks(vec![task]);
+        let r = self
+            .print_tasks(vec![task])
+            .and_then(|()| self.join_futures());
         let mut out = self.out.take().expect("output");
+        out.set_held(false);
         r.map(|_| out.take())
+    }
+
+    /// Needs every future the current fiber made that has not ended, so that the run
+    /// ends with the error the sequential run meets first, if any. (A sound strictness
+    /// analysis makes this a no-op: the work that made a future needs its value.)
+    fn join_futures(&mut self) -> Result<()> {
+        while self.host.is_some() {
+            let Some(v) = self.with_host(|h, m| h.unfinished_future(m)) else {
+                break;
+            };
+            let r = self.whnf(v)?;
+            self.heap.release(r);
+        }
+        Ok(())
     }
 
     fn emit(&mut self, s: &str) {
