@@ -124,7 +124,7 @@ impl<'p> Scheduler<'p> {
             let x = &mut self.fibers[id as usize];
             // The control needs `u` again (`Force(u)`, owned): it returns it instead.
             x.ctl = Some(Control::Ret(Val::Thunk(u)));
-            x.scanned = c + 1;
+            x.mark_scanned(c + 1);
             x.futures.push(Future { thunk: u, mark });
             self.make_runnable(id);
             return;
@@ -161,7 +161,7 @@ impl<'p> Scheduler<'p> {
         }
         let ctl = x.ctl.replace(Control::Ret(Val::Thunk(t)));
         let state = std::mem::replace(&mut x.state, State::Runnable);
-        x.scanned = c + 1;
+        x.mark_scanned(c + 1);
         let mark = Self::mark_of(m, id);
         x.futures.push(Future { thunk: t, mark });
 
@@ -209,7 +209,7 @@ impl<'p> Scheduler<'p> {
         fy.error = None;
         fy.state = state;
         fy.certain = true;
-        fy.scanned = fy.frames.len();
+        fy.mark_scanned(fy.frames.len());
         let after = self.fibers[id as usize].stack_bytes() + self.fibers[y as usize].stack_bytes();
         self.saved_bytes = (self.saved_bytes + after).saturating_sub(before);
         self.make_runnable(id);

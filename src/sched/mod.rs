@@ -109,6 +109,9 @@ struct Fiber {
     certain: bool,
     /// Frames below this height were looked at when the fiber last parked.
     scanned: usize,
+    /// The frame just below that height then: if it is not there any more, the
+    /// fiber returned below it since, and its frames are looked at again.
+    scan_mark: Option<Frame>,
     /// Its call waiting to become certain.
     blocked: Option<ReadyCall>,
     /// The thunk it was forked to evaluate, and whether to normal form, until it first
@@ -122,6 +125,22 @@ struct Fiber {
 }
 
 impl Fiber {
+    /// Records that the frames below `h` have been looked at.
+    fn mark_scanned(&mut self, h: usize) {
+        self.scanned = h;
+        self.scan_mark = h.checked_sub(1).map(|i| self.frames[i]);
+    }
+
+    /// The height from which frames have not been looked at: where the last look
+    /// ended, unless the fiber returned below that since (then from the bottom).
+    fn scan_from(&self) -> usize {
+        match self.scanned {
+            0 => 0,
+            h if h <= self.frames.len() && Some(self.frames[h - 1]) == self.scan_mark => h,
+            _ => 0,
+        }
+    }
+
     /// The bytes its stacks take.
     fn stack_bytes(&self) -> usize {
         self.frames.capacity() * std::mem::size_of::<Frame>()
@@ -142,6 +161,7 @@ impl Fiber {
             state: State::Free,
             certain: false,
             scanned: 0,
+            scan_mark: None,
             blocked: None,
             forked_for: None,
             walks: None,
@@ -270,7 +290,7 @@ impl<'p> Scheduler<'p> {
         f.error = None;
         f.state = State::Runnable;
         f.certain = certain;
-        f.scanned = 0;
+        f.mark_scanned(0);
         if certain {
             self.certain_q.push_back(id);
         } else {
@@ -735,7 +755,7 @@ impl<'p> Scheduler<'p> {
     fn operand_may_call(&mut self, m: &mut Machine<'p>, c: u32, env: Ref) -> bool {
         match m.var_word(c, env) {
             Some(w) => self.worth_forking(m, w),
-            None => self.code_may_call(m, c),
+            None => self.code_may_call(m, c) || self.env_may_call(m, env),
         }
     }
 
@@ -776,9 +796,7 @@ impl<'p> Scheduler<'p> {
     /// what it holds, from the frames pushed since it last parked.
     fn scan(&mut self, m: &mut Machine<'p>, id: u32) {
         let certain = self.fibers[id as usize].certain;
-        let from = self.fibers[id as usize]
-            .scanned
-            .min(self.fibers[id as usize].frames.len());
+        let from = self.fibers[id as usize].scan_from();
         let top = self.fibers[id as usize].frames.len();
         for i in from..top {
             let fr = self.fibers[id as usize].frames[i];
@@ -809,7 +827,7 @@ impl<'p> Scheduler<'p> {
                 _ => {}
             }
         }
-        self.fibers[id as usize].scanned = top;
+        self.fibers[id as usize].mark_scanned(top);
         if certain {
             // Arguments of primitives and externals, and parts of normal-form walks,
             // are certainly needed.

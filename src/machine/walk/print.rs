@@ -196,6 +196,10 @@ impl<'p> Machine<'p> {
         let mut parts = Vec::new();
         for t in tasks.iter().rev() {
             match *t {
+                // A string the printer will stream: its pieces are printed (and
+                // forked) as they come, so what comes before an error in a later
+                // piece is printed, as it is sequentially.
+                Task::Raw(v) if self.streamed_later(v) => {}
                 Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
                     parts.push(v)
                 }
@@ -208,6 +212,24 @@ impl<'p> Machine<'p> {
         for v in super::unwind::Frontier::search(&self.heap, &parts, budget, usize::MAX) {
             self.heap.retain(v);
             self.with_host(|h, m| h.fork(m, v, true));
+        }
+    }
+
+    /// Whether a raw string the printer holds will be streamed when it is reached
+    /// (see [`Machine::print_need_raw`]): a thunk only the printer holds, whose code
+    /// is a `++` or a `join`.
+    fn streamed_later(&self, v: Val) -> bool {
+        let Val::Thunk(t) = v else { return false };
+        let o = self.heap.thunks.get(t);
+        match o.state {
+            crate::machine::heap::ThunkState::Suspended { code, .. } if o.rc == 1 => matches!(
+                self.code.nodes[code as usize],
+                crate::machine::code::Code::Prim {
+                    prim: Prim::Concat | Prim::Join,
+                    ..
+                }
+            ),
+            _ => false,
         }
     }
 
