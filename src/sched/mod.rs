@@ -223,6 +223,9 @@ pub struct Scheduler<'p> {
     /// Whether blocked strict evaluations become futures ([`futures`]; on unless
     /// `SPINDLE_FUTURES_OFF` is set, for comparisons).
     futures_on: bool,
+    /// Parked fibers that became certain since the scheduler last chose a fiber:
+    /// their frames are looked at again.
+    promoted: Vec<u32>,
 }
 
 impl<'p> Scheduler<'p> {
@@ -256,6 +259,7 @@ impl<'p> Scheduler<'p> {
             helper_walks: HashMap::default(),
             saved_bytes: 0,
             futures_on: std::env::var_os("SPINDLE_FUTURES_OFF").is_none(),
+            promoted: Vec::new(),
         }
     }
 
@@ -354,6 +358,14 @@ impl<'p> Scheduler<'p> {
 
     /// Picks the next fiber to run, waiting for calls when none can.
     fn next(&mut self, m: &mut Machine<'p>) -> Result<Control> {
+        while let Some(id) = self.promoted.pop() {
+            let f = &mut self.fibers[id as usize];
+            if f.certain && matches!(f.state, State::WaitCall | State::WaitThunk(_)) {
+                f.mark_scanned(0);
+                self.scan(m, id);
+                self.cut(m, id);
+            }
+        }
         loop {
             self.poll(m, Some(Duration::ZERO));
             while let Some(id) = self.certain_q.pop_front() {
@@ -666,6 +678,11 @@ impl<'p> Scheduler<'p> {
             }
             fib.certain = true;
             self.spec_live = self.spec_live.saturating_sub(1);
+            if !matches!(fib.state, State::Running | State::Runnable) {
+                // What it parked on was looked at while it was speculative: look again
+                // (the other operands it will need are now certainly needed too).
+                self.promoted.push(f);
+            }
             match fib.state {
                 State::Runnable => self.certain_q.push_back(f),
                 State::WaitThunk(t) => {
@@ -801,15 +818,19 @@ impl<'p> Scheduler<'p> {
         for i in from..top {
             let fr = self.fibers[id as usize].frames[i];
             match fr {
-                Frame::BinL { prim, b, env, span }
-                    if certain && self.operand_may_call(m, b, env) =>
-                {
-                    // The other operand is certainly needed: a thunk, and a fiber.
+                Frame::BinL { prim, b, env, span } if self.operand_may_call(m, b, env) => {
+                    // The other operand is needed if this fiber's work is: a thunk,
+                    // and a fiber (certain), or a place on the frontier (speculative).
                     let t = m.mkarg(b, env);
                     m.heap.release_rec(env);
                     self.fibers[id as usize].frames[i] = Frame::BinLv { prim, b: t, span };
                     m.heap.retain(t);
-                    self.fork(m, t, false);
+                    if certain {
+                        self.fork(m, t, false);
+                    } else {
+                        self.push_frontier(m, t);
+                        m.heap.release(t);
+                    }
                 }
                 Frame::BinL { env, .. }
                 | Frame::Case { env, .. }

@@ -188,10 +188,11 @@ impl<'p> Machine<'p> {
     /// is computed). When `next` may itself wait for a call, the parts already built
     /// are searched too (the elements of a list literal), up to [`PRINT_LOOKAHEAD`]
     /// objects, so that the search costs little beside the call.
-    fn fork_printed(&mut self, next: Val, tasks: &[Task]) {
+    fn fork_printed(&mut self, next: Val, tasks: &mut Vec<Task>) {
         if !self.host.as_ref().is_some_and(|h| h.fibers()) {
             return;
         }
+        self.split_streamed(tasks);
         // The parts to be printed first first (the task stack's top is printed next).
         let mut parts = Vec::new();
         for t in tasks.iter().rev() {
@@ -212,6 +213,47 @@ impl<'p> Machine<'p> {
         for v in super::unwind::Frontier::search(&self.heap, &parts, budget, usize::MAX) {
             self.heap.retain(v);
             self.with_host(|h, m| h.fork(m, v, true));
+        }
+    }
+
+    /// Splits the raw strings the printer will stream that are a `++` into their two
+    /// pieces (what streaming does when it reaches them), so that the pieces are
+    /// forked now, each on its own: an error in a later piece then stops the
+    /// printing after the earlier ones are printed, as it does sequentially.
+    fn split_streamed(&mut self, tasks: &mut Vec<Task>) {
+        let mut budget = PRINT_LOOKAHEAD;
+        let mut i = tasks.len();
+        while i > 0 && budget > 0 {
+            i -= 1;
+            let Task::Raw(v @ Val::Thunk(t)) = tasks[i] else {
+                continue;
+            };
+            if !self.streamed_later(v) {
+                continue;
+            }
+            let crate::machine::heap::ThunkState::Suspended { code, env } =
+                self.heap.thunks.get(t).state
+            else {
+                continue;
+            };
+            let crate::machine::code::Code::Prim {
+                prim: Prim::Concat,
+                args,
+                ..
+            } = self.code.nodes[code as usize]
+            else {
+                continue;
+            };
+            let codes = self.code.args(args);
+            let (a, b) = (codes[0], codes[1]);
+            let ta = self.mkarg(a, env);
+            let tb = self.mkarg(b, env);
+            self.heap.release(v);
+            // The top of the task stack is printed first.
+            tasks[i] = Task::Raw(tb);
+            tasks.insert(i + 1, Task::Raw(ta));
+            i += 2;
+            budget -= 1;
         }
     }
 
