@@ -150,15 +150,21 @@ def last {a : Type} (xs : List a) : Maybe a =
 
 -- Stable merge sort; `le` is "less or equal".
 def sortBy {a : Type} (le : a -> a -> Bool) (xs : List a) : List a =
-  let merge (l : List a) (r : List a) : List a =
-    match (l, r) with
-    | ([], _) -> r
-    | (_, []) -> l
-    | (Cons x xr, Cons y yr) -> if le x y then Cons x (merge xr r) else Cons y (merge l yr)
-  in
   let n = length xs in
   if n <= 1 then xs
-  else merge (sortBy le (take (n / 2) xs)) (sortBy le (drop (n / 2) xs))
+  else mergeBy le (sortBy le (take (n / 2) xs)) (sortBy le (drop (n / 2) xs))
+
+-- The merge of two lists sorted by `le` (stable: `l`'s elements first among equals).
+-- It needs both lists whatever they are, and says so (`prim_seq`): a parallel run
+-- then sorts the two halves at once.
+def mergeBy {a : Type} (le : a -> a -> Bool) (l : List a) (r : List a) : List a =
+  prim_seq l (prim_seq r (mergeSorted le l r))
+
+def mergeSorted {a : Type} (le : a -> a -> Bool) (l : List a) (r : List a) : List a =
+  match (l, r) with
+  | ([], _) -> r
+  | (_, []) -> l
+  | (Cons x xr, Cons y yr) -> if le x y then Cons x (mergeSorted le xr r) else Cons y (mergeSorted le l yr)
 
 -- Integers are sorted by the machine itself (the same order `sortBy (<=)` gives).
 def sort (xs : List Int) : List Int = prim_sortInts xs

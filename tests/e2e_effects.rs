@@ -345,3 +345,102 @@ fn independent_tools_run_at_once_however_the_program_is_phrased() {
         assert_eq!(most_at_once(&log), 3, "{prog}\n{log}");
     }
 }
+
+/// Issue 26: effect calls behind strict evaluation (a fold's accumulator, `sum`,
+/// `length (filter ...)`, `sortBy`, `lookup`, `concatMap`, `++` of mapped lists, a
+/// Maybe chain) all start at once, and a parallel run makes exactly the calls the
+/// sequential run makes (counted from the tools' own log).
+#[test]
+fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_run() {
+    let tool = "def job (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start $0 >> log; sleep 0.25; echo end >> log; echo $0\", showInt i])\n\
+                def go (i : Int) (acc : Int) : Int = if i <= 0 then acc else go (i - 1) (acc + job i)\n";
+    for (main, at_once) in [
+        ("def main : Int = sum (map job (range 0 12))\n", 12),
+        ("def main : Int = go 8 0\n", 8),
+        (
+            "def main : Int = foldl (\\acc x -> acc + job x) 0 (range 0 6)\n",
+            6,
+        ),
+        (
+            "def main : Int = length (filter (\\x -> x > 1) (map job (range 0 7)))\n",
+            7,
+        ),
+        // The middle element's comparison waits for the head of the merged right
+        // half: before that it is not certainly needed (were the half empty, it
+        // would never be compared).
+        (
+            "def main : Int = sum (take 2 (sortBy (\\a b -> a <= b) (map job (range 0 5))))\n",
+            4,
+        ),
+        (
+            "def main : Int = fromMaybe 0 (lookup 2 (map (\\x -> (job x, x)) (range 0 6)))\n",
+            1,
+        ),
+        (
+            "def main : Int = sum (concatMap (\\x -> [job x, x]) (range 0 5))\n",
+            5,
+        ),
+        (
+            "def main : Int = sum (map job (range 0 4) ++ map job (range 4 8))\n",
+            8,
+        ),
+        (
+            "def main : Int = fromMaybe 0 (match Just (job 1) with | Just v -> Just (v + job 2) | Nothing -> Nothing)\n",
+            2,
+        ),
+    ] {
+        let mut starts = Vec::new();
+        for mode in MODES {
+            let wf = Wf::new();
+            let prog = format!("{tool}{main}");
+            wf.write("wf.sp", &prog);
+            let out = wf.run_mode(mode, &["wf.sp"]);
+            assert!(out.status.success(), "{mode:?} {prog}: {}", stderr(&out));
+            let log = wf.read("log");
+            let mut s: Vec<String> = log
+                .lines()
+                .filter(|l| l.starts_with("start"))
+                .map(str::to_string)
+                .collect();
+            s.sort();
+            starts.push((s, most_at_once(&log), stdout(&out)));
+        }
+        // MODES: parallel first, then `--sequential`.
+        let (par, seq) = (&starts[0], &starts[1]);
+        assert_eq!(par.0, seq.0, "the same calls: {main}");
+        assert_eq!(par.2, seq.2, "the same output: {main}");
+        // `lookup` stops at the first match: its keys' calls go one at a time, in
+        // the sequential order, as the keys are inspected (an effect call never
+        // starts before it is certainly needed).
+        assert!(par.1 >= at_once, "{main}: {} at once", par.1);
+    }
+}
+
+/// Issue 26 and LANGUAGE.md 9: what the sequential run prints before an error, a
+/// parallel run prints too, however the string is built.
+#[test]
+fn a_failing_run_prints_what_the_sequential_run_prints() {
+    for (main, printed) in [
+        (
+            "def main = \"\" ++ (delay 10 \"e3\" ++ error \"boom\")\n",
+            "e3",
+        ),
+        (
+            "def main = \"x\" ++ (delay 10 \"e3\" ++ (delay 20 \"e4\" ++ error \"boom\"))\n",
+            "xe3e4",
+        ),
+        (
+            "def main = join \", \" [delay 10 \"a\", delay 5 \"b\", error \"boom\"]\n",
+            "a, b, ",
+        ),
+    ] {
+        for mode in MODES {
+            let wf = Wf::new();
+            wf.write("wf.sp", main);
+            let out = wf.run_mode(mode, &["wf.sp"]);
+            assert!(!out.status.success(), "{mode:?} {main}");
+            assert_eq!(stdout(&out), printed, "{mode:?} {main}");
+            assert!(stderr(&out).contains("boom"), "{mode:?} {main}");
+        }
+    }
+}

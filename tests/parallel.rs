@@ -156,7 +156,30 @@ enum G {
     Words(u8),
     FailedCall,
     Shared(Box<G>),
+    // The phrasings of issue 26 (`../shared/phrasing`): a strict accumulator, folds,
+    // `sortBy`, `lookup`, `concatMap`, `filter` on call results, `++` of mapped lists,
+    // a Maybe chain, a branch on a call's result, recursion without an accumulator,
+    // and `try` around any of it (errors keep their sequential order).
+    LoopAcc(u8, u8, Box<G>),
+    Foldl(u8, u8, i64),
+    SortBy(u8, u8),
+    Lookup(u8, u8, i64),
+    ConcatMap(u8, u8),
+    FilterCalls(u8, u8),
+    AppendMapped(u8, u8),
+    MaybeChain(Box<G>),
+    Tree(u8, u8),
+    Try(Box<G>),
 }
+
+/// Helpers every generated program may call.
+const HELPERS: &str = "\
+def svc (ms : Int) (x : Int) : Int = delay ms x
+def loopAcc (ms : Int) (i : Int) (acc : Int) : Int =
+  if i <= 0 then acc else loopAcc ms (i - 1) (acc + svc ms i)
+def tree (d : Int) (s : Int) : Int =
+  if d <= 0 then svc 1 s else tree (d - 1) (s * 2) + tree (d - 1) ((s * 2) + 1)
+";
 
 impl G {
     fn source(&self) -> String {
@@ -181,6 +204,34 @@ impl G {
             ),
             G::FailedCall => "(strLength (shell \"exit 3\"))".to_string(),
             G::Shared(a) => format!("(let s = {} in s + s)", a.source()),
+            G::LoopAcc(ms, n, a) => format!("(loopAcc {ms} {n} {})", a.source()),
+            G::Foldl(ms, n, k) => {
+                format!("(foldl (\\acc x -> acc + svc {ms} (x * ({k}))) 0 (range 0 {n}))")
+            }
+            G::SortBy(ms, n) => format!(
+                "(sum (take 2 (sortBy (\\a b -> a <= b) (map (\\x -> svc {ms} ((x * 7) % 5)) (range 0 {n})))))"
+            ),
+            G::Lookup(ms, n, k) => format!(
+                "(fromMaybe (0 - 1) (lookup ({k}) (map (\\x -> (svc {ms} x, x * 10)) (range 0 {n}))))"
+            ),
+            G::ConcatMap(ms, n) => {
+                format!("(sum (concatMap (\\x -> [svc {ms} x, x]) (range 0 {n})))")
+            }
+            G::FilterCalls(ms, n) => format!(
+                "(sum (map (svc {ms}) (filter (\\x -> svc {ms} x % 2 == 0) (range 0 {n}))))"
+            ),
+            G::AppendMapped(ms, n) => {
+                format!("(sum (map (svc {ms}) (range 0 {n}) ++ map (svc {ms}) (range 0 {n})))")
+            }
+            G::MaybeChain(a) => format!(
+                "(fromMaybe 0 (match Just {} with | Just v -> (if svc 1 v > 3 then Just (svc 1 (v + 1)) else Nothing) | Nothing -> Nothing))",
+                a.source()
+            ),
+            G::Tree(d, s) => format!("(tree {d} {s})"),
+            G::Try(a) => format!(
+                "(match try {} with | Left e -> strLength e | Right v -> v)",
+                a.source()
+            ),
         }
     }
 }
@@ -192,6 +243,13 @@ fn program() -> impl Strategy<Value = Vec<G>> {
         1 => Just(G::Error),
         1 => (0u8..4).prop_map(G::Words),
         1 => Just(G::FailedCall),
+        1 => (0u8..3, 0u8..5, 0i64..3).prop_map(|(ms, n, k)| G::Foldl(ms, n, k)),
+        1 => (0u8..3, 0u8..5).prop_map(|(ms, n)| G::SortBy(ms, n)),
+        1 => (0u8..3, 0u8..5, -1i64..4).prop_map(|(ms, n, k)| G::Lookup(ms, n, k)),
+        1 => (0u8..3, 0u8..4).prop_map(|(ms, n)| G::ConcatMap(ms, n)),
+        1 => (0u8..3, 0u8..5).prop_map(|(ms, n)| G::FilterCalls(ms, n)),
+        1 => (0u8..3, 0u8..4).prop_map(|(ms, n)| G::AppendMapped(ms, n)),
+        1 => (0u8..4, 0u8..3).prop_map(|(d, s)| G::Tree(d, s)),
     ];
     let expr = leaf.prop_recursive(4, 24, 3, |inner| {
         prop_oneof![
@@ -200,7 +258,10 @@ fn program() -> impl Strategy<Value = Vec<G>> {
             (inner.clone(), -5i64..20, inner.clone(), inner.clone())
                 .prop_map(|(c, k, a, b)| { G::If(Box::new(c), k, Box::new(a), Box::new(b)) }),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| G::Fst(Box::new(a), Box::new(b))),
-            inner.prop_map(|a| G::Shared(Box::new(a))),
+            inner.clone().prop_map(|a| G::Shared(Box::new(a))),
+            (0u8..3, 0u8..5, inner.clone()).prop_map(|(ms, n, a)| G::LoopAcc(ms, n, Box::new(a))),
+            inner.clone().prop_map(|a| G::MaybeChain(Box::new(a))),
+            inner.prop_map(|a| G::Try(Box::new(a))),
         ]
     });
     prop::collection::vec(expr, 1..4)
@@ -248,9 +309,9 @@ proptest! {
     fn sequential_and_parallel_runs_print_the_same(fields in program(), jobs in 1usize..6) {
         let body: Vec<String> = fields.iter().map(G::source).collect();
         let text = if body.len() == 1 {
-            format!("def main : Int = {}\n", body[0])
+            format!("{HELPERS}def main : Int = {}\n", body[0])
         } else {
-            format!("def main = ({})\n", body.join(", "))
+            format!("{HELPERS}def main = ({})\n", body.join(", "))
         };
         let p = load_text("random.sp", &text);
         let sequential = run(&p, None, false);
@@ -301,4 +362,69 @@ fn a_call_at_one_place_with_the_same_arguments_runs_once() {
         run(&twice, None, false).as_deref(),
         Ok("(\"1\\n\", \"2\\n\")")
     );
+}
+
+/// Issue 26: a strict evaluation blocked on a call becomes a future and the fiber goes
+/// on; an error the fiber meets after that still comes second, as it does
+/// sequentially, with or without a `try` in the later work.
+#[test]
+fn a_futures_error_comes_before_what_follows_it() {
+    for main in [
+        // `f` is strict in `x` (its body fails): `x` is evaluated first.
+        "def f (x : Int) : Int = error \"second\" + x\ndef main : Int = f (svc 40 1 + error \"first\")\n",
+        // The later work catches its own error: the future's is not caught.
+        "def g (x : Int) : String = (match try (error \"second\") with | Left e -> e | Right v -> \"no\") ++ showInt x\n\
+         def main : String = g (svc 40 1 + error \"first\")\n",
+        // An accumulator that fails after its call, then a failure further on.
+        "def go (i : Int) (acc : Int) : Int = if i <= 0 then acc + error \"second\" else go (i - 1) (acc + (if i == 3 then svc 30 i + error \"first\" else svc 30 i))\n\
+         def main : Int = go 5 0\n",
+        // A `try` around all of it catches the first.
+        "def f (x : Int) : Int = error \"second\" + x\ndef main = try (f (svc 40 1 + error \"first\"))\n",
+    ] {
+        let text = format!("{HELPERS}{main}");
+        let p = load_text("futures.sp", &text);
+        let sequential = run(&p, None, false);
+        assert!(
+            format!("{sequential:?}").contains("first"),
+            "{sequential:?}: {text}"
+        );
+        for jobs in [1, 4] {
+            let parallel = run(&p, Some(jobs), true);
+            assert_eq!(parallel, sequential, "{text}");
+        }
+    }
+}
+
+/// Issue 26: the calls a strict accumulator, `sum`, `foldl` and `length (filter ...)`
+/// reach are in flight at once, as many as there are independent calls
+/// (deterministic: counted by the call layer, not timed).
+#[test]
+fn calls_behind_strict_evaluation_are_in_flight_at_once() {
+    for (main, calls) in [
+        ("def main : Int = sum (map (svc 100) (range 0 50))\n", 50),
+        ("def main : Int = loopAcc 100 20 0\n", 20),
+        (
+            "def main : Int = foldl (\\acc x -> acc + svc 100 x) 0 (range 0 30)\n",
+            30,
+        ),
+        (
+            "def main : Int = length (filter (\\x -> x > 2) (map (svc 100) (range 0 25)))\n",
+            25,
+        ),
+        (
+            "def main : Int = sum (map (svc 100) (range 0 10) ++ map (svc 100) (range 10 20))\n",
+            20,
+        ),
+        ("def main : Int = tree 4 1\n", 16),
+    ] {
+        let text = format!("{HELPERS}{main}");
+        let p = load_text("in_flight.sp", &text);
+        let mut m = Machine::new(&p);
+        spindle::sched::Scheduler::install(&mut m, Default::default());
+        let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
+        assert!(r.is_ok(), "{r:?}: {text}");
+        let peak = m.stats().externals_peak_in_flight;
+        m.shutdown();
+        assert_eq!(peak, calls, "{text}");
+    }
 }
