@@ -24,7 +24,7 @@
 //! - **Effects.** Only certain fibers cut, and the blocked evaluation they hand over
 //!   is certainly needed (unless an earlier failure ends the run, LANGUAGE.md 7.1).
 
-use super::{Scheduler, State};
+use super::{CallWait, Scheduler, State};
 use crate::machine::Machine;
 use crate::machine::error::RuntimeError;
 use crate::machine::frame::{Control, Frame};
@@ -125,7 +125,7 @@ impl<'p> Scheduler<'p> {
             // The control needs `u` again (`Force(u)`, owned): it returns it instead.
             x.ctl = Some(Control::Ret(Val::Thunk(u)));
             x.mark_scanned(c + 1);
-            x.futures.push(Future { thunk: u, mark });
+            x.futures.push_back(Future { thunk: u, mark });
             self.make_runnable(id);
             return;
         }
@@ -161,9 +161,10 @@ impl<'p> Scheduler<'p> {
         }
         let ctl = x.ctl.replace(Control::Ret(Val::Thunk(t)));
         let state = std::mem::replace(&mut x.state, State::Runnable);
+        let call_wait = x.call_wait.take();
         x.mark_scanned(c + 1);
         let mark = Self::mark_of(m, id);
-        x.futures.push(Future { thunk: t, mark });
+        x.futures.push_back(Future { thunk: t, mark });
 
         // Whatever knew the old fiber as the one waiting now knows the new one.
         for fr in &top {
@@ -175,18 +176,21 @@ impl<'p> Scheduler<'p> {
             }
         }
         match state {
-            State::WaitCall => {
-                for c in self.tickets.values_mut() {
-                    if c.fiber == id {
+            State::WaitCall => match &call_wait {
+                Some(CallWait::Ticket(t)) => {
+                    if let Some(c) = self.tickets.get_mut(t) {
                         c.fiber = y;
                     }
                 }
-                for w in self.running.values_mut().flatten() {
-                    if *w == id {
-                        *w = y;
+                Some(CallWait::Shared(k)) => {
+                    for w in self.running.get_mut(k).into_iter().flatten() {
+                        if *w == id {
+                            *w = y;
+                        }
                     }
                 }
-            }
+                None => {}
+            },
             State::WaitThunk(u) => {
                 for w in self.waiters.get_mut(&u).into_iter().flatten() {
                     if *w == id {
@@ -200,7 +204,7 @@ impl<'p> Scheduler<'p> {
         let fy = &mut self.fibers[y as usize];
         fy.frames.clear();
         fy.frames.push(Frame::Update(t));
-        fy.frames.extend(top);
+        fy.frames.append(&mut top);
         fy.vals = vals;
         fy.pending = pending;
         fy.deep = deep;
@@ -208,6 +212,7 @@ impl<'p> Scheduler<'p> {
         fy.ctl = ctl;
         fy.error = None;
         fy.state = state;
+        fy.call_wait = call_wait;
         fy.certain = true;
         fy.mark_scanned(fy.frames.len());
         let after = self.fibers[id as usize].stack_bytes() + self.fibers[y as usize].stack_bytes();

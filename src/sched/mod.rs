@@ -26,6 +26,10 @@
 //!   speculative fibers evaluate frontier thunks, in slices, within a budget of steps
 //!   that certain progress renews. This is how `sum (map slow xs)` starts every call
 //!   at once though `sum` needs one element at a time.
+//! - **Futures.** A certain fiber waiting inside a strict evaluation (a strict
+//!   argument, a strict `let`, `prim_seq`'s first operand) hands that evaluation to a
+//!   fiber of its own and goes on past it ([`futures`]), keeping the sequential
+//!   order of errors and printed text.
 //! - **Black holes** record the fiber evaluating them. A fiber that needs another's
 //!   parks on it; needing one's own, or a cycle of fibers waiting on each other, is
 //!   `infinite loop`, as it is sequentially. A fiber that fails leaves its black holes
@@ -59,6 +63,10 @@ use std::time::Duration;
 /// How many built constructor objects [`Scheduler::push_frontier`] looks into for
 /// thunks to speculate on.
 const FRONTIER_LOOKAHEAD: usize = 64;
+
+/// How far [`Host::wait_thunk`] follows a chain of fibers waiting on each other
+/// for a cycle.
+const WAIT_CHAIN: usize = 32;
 
 /// Steps a fiber runs before others get a turn.
 const SLICE: u64 = 20_000;
@@ -121,7 +129,18 @@ struct Fiber {
     /// [`Host::walked_elsewhere`]), until it ends.
     walks: Option<Ref>,
     /// The futures it made, oldest first, until they end well ([`futures`]).
-    futures: Vec<futures::Future>,
+    futures: VecDeque<futures::Future>,
+    /// The call it waits for ([`State::WaitCall`]).
+    call_wait: Option<CallWait>,
+}
+
+/// The call a fiber waits for.
+#[derive(Debug, Clone)]
+enum CallWait {
+    /// Its own, in flight under this ticket.
+    Ticket(u64),
+    /// The same call another fiber made (it is among `running`'s waiters).
+    Shared(CallKey),
 }
 
 impl Fiber {
@@ -165,7 +184,8 @@ impl Fiber {
             blocked: None,
             forked_for: None,
             walks: None,
-            futures: Vec::new(),
+            futures: VecDeque::new(),
+            call_wait: None,
         }
     }
 }
@@ -493,6 +513,7 @@ impl<'p> Scheduler<'p> {
 
     /// A fiber's call ended: it goes on with the value (owned) or the error.
     fn finish_call(&mut self, id: u32, r: Result<Val>) {
+        self.fibers[id as usize].call_wait = None;
         match r {
             Ok(v) => self.fibers[id as usize].ctl = Some(Control::Ret(v)),
             Err(e) => self.fibers[id as usize].error = Some(e),
@@ -700,13 +721,7 @@ impl<'p> Scheduler<'p> {
                     }
                 }
                 State::WaitCall => {
-                    let tickets: Vec<u64> = self
-                        .tickets
-                        .iter()
-                        .filter(|(_, c)| c.fiber == f)
-                        .map(|(t, _)| *t)
-                        .collect();
-                    for t in tickets {
+                    if let Some(CallWait::Ticket(t)) = fib.call_wait {
                         self.policy.borrow_mut().layer().promote(Ticket(t));
                     }
                 }
@@ -748,7 +763,9 @@ impl<'p> Scheduler<'p> {
                 span: req.span,
             },
         );
-        self.fibers[id as usize].state = State::WaitCall;
+        let f = &mut self.fibers[id as usize];
+        f.state = State::WaitCall;
+        f.call_wait = Some(CallWait::Ticket(ticket));
     }
 
     // ----- finding work -----------------------------------------------------------
@@ -994,9 +1011,12 @@ impl<'p> Host<'p> for Scheduler<'p> {
 
     fn wait_thunk(&mut self, m: &mut Machine<'p>, t: Ref, owner: u32) -> Option<Control> {
         let cur = m.fiber;
-        // A cycle of fibers waiting on each other is an infinite loop.
+        // A cycle of fibers waiting on each other is an infinite loop. The chain is
+        // followed for a bounded length (a chain of futures, each waiting for the one
+        // before, is as long as the loop that made them); a longer cycle is found when
+        // nothing else can run ([`Scheduler::next`]).
         let mut f = owner;
-        for _ in 0..=self.fibers.len() {
+        for _ in 0..=self.fibers.len().min(WAIT_CHAIN) {
             if f == cur {
                 return None;
             }
@@ -1068,6 +1088,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
             // The same call is running: wait for it.
             w.push(id);
             self.fibers[id as usize].state = State::WaitCall;
+            self.fibers[id as usize].call_wait = Some(CallWait::Shared(k.clone()));
             return Ok(Control::Park);
         }
         if req.call.external.is_effect() && self.policy.borrow().has_failed() {
