@@ -444,3 +444,57 @@ fn a_failing_run_prints_what_the_sequential_run_prints() {
         }
     }
 }
+
+/// Issue 26 and LANGUAGE.md 11: when a call fails, a parallel run makes the calls the
+/// sequential run makes, plus only calls already running when the failure was known
+/// (from the tools' own log: call 3 fails after 0.1 s, the others take 0.4 s, and the
+/// second stage of each element would start after the failure).
+#[test]
+fn a_failing_call_adds_only_calls_already_running() {
+    let tool = "def job (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start s1 $0 >> log; if [ $0 = 3 ]; then sleep 0.1; echo fail >> log; exit 1; fi; sleep 0.4; echo $0\", showInt i])\n\
+                def job2 (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start s2 $0 >> log; sleep 0.1; echo $0\", showInt i])\n\
+                def go (i : Int) (acc : Int) : Int = if i <= 0 then acc else go (i - 1) (acc + job2 (job i + i))\n";
+    for main in [
+        "def main : Int = sum (map (\\x -> job2 (job x + x)) (range 0 6))\n",
+        "def main : Int = go 5 0\n",
+        "def main : Int = foldl (\\acc x -> acc + job2 (job x + x)) 0 (range 0 6)\n",
+        "def main : Int = sum (map (\\x -> job2 (job x + x)) (range 0 3) ++ map job (range 3 6))\n",
+    ] {
+        let mut logs = Vec::new();
+        for mode in MODES {
+            let wf = Wf::new();
+            let prog = format!("{tool}{main}");
+            wf.write("wf.sp", &prog);
+            let out = wf.run_mode(mode, &["wf.sp"]);
+            assert!(!out.status.success(), "{mode:?} {prog}");
+            let err = stderr(&out);
+            assert!(
+                err.contains("exited with status 1"),
+                "{mode:?} {prog}: {err}"
+            );
+            logs.push(wf.read("log"));
+        }
+        // MODES: parallel first, then `--sequential`.
+        let (par, seq) = (&logs[0], &logs[1]);
+        let seq_starts: Vec<&str> = seq.lines().filter(|l| l.starts_with("start")).collect();
+        let fail_at = par
+            .lines()
+            .position(|l| l == "fail")
+            .expect("the failing call ran");
+        for (k, l) in par.lines().enumerate() {
+            if l.starts_with("start") && !seq_starts.contains(&l) {
+                assert!(
+                    k < fail_at,
+                    "{main}: `{l}` started after the failure\n{par}"
+                );
+            }
+        }
+        // And nothing starts after the failure in the parallel run at all.
+        assert!(
+            par.lines()
+                .skip(fail_at)
+                .all(|l| !l.starts_with("start s2")),
+            "{main}: a second stage started after the failure\n{par}"
+        );
+    }
+}
