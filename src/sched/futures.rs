@@ -120,7 +120,7 @@ impl<'p> Scheduler<'p> {
                 w.retain(|&x| x != id);
             }
             m.heap.retain(Val::Thunk(u));
-            let mark = Self::mark_of(m, id);
+            let mark = Self::hold_output_mark(m, id);
             let x = &mut self.fibers[id as usize];
             // The control needs `u` again (`Force(u)`, owned): it returns it instead.
             x.ctl = Some(Control::Ret(Val::Thunk(u)));
@@ -163,7 +163,7 @@ impl<'p> Scheduler<'p> {
         let state = std::mem::replace(&mut x.state, State::Runnable);
         let call_wait = x.call_wait.take();
         x.mark_scanned(c + 1);
-        let mark = Self::mark_of(m, id);
+        let mark = Self::hold_output_mark(m, id);
         x.futures.push_back(Future { thunk: t, mark });
 
         // Whatever knew the old fiber as the one waiting now knows the new one.
@@ -222,24 +222,13 @@ impl<'p> Scheduler<'p> {
 
     /// For a future fiber `id` makes: how much fiber 0 has printed (its text is held
     /// back from now on), or `None` for other fibers.
-    fn mark_of(m: &mut Machine<'p>, id: u32) -> Option<usize> {
+    fn hold_output_mark(m: &mut Machine<'p>, id: u32) -> Option<usize> {
         match id {
             0 => m.out.as_mut().map(|o| {
                 o.set_held(true);
                 o.mark()
             }),
             _ => None,
-        }
-    }
-
-    /// A free fiber slot (not queued anywhere).
-    fn slot(&mut self) -> u32 {
-        match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.fibers.push(super::Fiber::new());
-                (self.fibers.len() - 1) as u32
-            }
         }
     }
 
@@ -271,21 +260,18 @@ impl<'p> Scheduler<'p> {
         }
     }
 
-    /// The first of fiber `id`'s futures that has not ended well, after pruning.
-    fn first_unfinished(&mut self, m: &mut Machine<'p>, id: u32) -> Option<usize> {
+    /// The oldest of fiber `id`'s futures that has not ended well, after pruning.
+    fn first_unfinished(&mut self, m: &mut Machine<'p>, id: u32) -> Option<&Future> {
         self.prune_futures(m, id);
-        (!self.fibers[id as usize].futures.is_empty()).then_some(0)
+        self.fibers[id as usize].futures.front()
     }
 
-    /// The running fiber waits for its future `k` (being evaluated), with `then` to
-    /// go on with (an error to raise again, or a control).
-    fn wait_future(&mut self, m: &mut Machine<'p>, k: usize, then: Result<Control, RuntimeError>) {
+    /// The running fiber waits for future `t` (being evaluated), with `then` to go on
+    /// with (an error to raise again, or a control).
+    fn wait_future(&mut self, m: &mut Machine<'p>, t: Ref, then: Result<Control, RuntimeError>) {
         let id = m.fiber;
-        let t = self.fibers[id as usize].futures[k].thunk;
-        self.waiters.entry(t).or_default().push(id);
-        m.heap.thunks.get_mut(t).waiters = true;
+        self.wait_on(m, id, t);
         let f = &mut self.fibers[id as usize];
-        f.state = State::WaitThunk(t);
         match then {
             Ok(c) => f.ctl = Some(c),
             Err(e) => f.error = Some(e),
@@ -295,21 +281,20 @@ impl<'p> Scheduler<'p> {
     /// [`crate::machine::host::Host::before_error`].
     pub(super) fn error_order(&mut self, m: &mut Machine<'p>, e: RuntimeError) -> ErrorStep {
         let id = m.fiber;
-        let Some(k) = self.first_unfinished(m, id) else {
+        let Some(&Future { thunk, mark }) = self.first_unfinished(m, id) else {
             return ErrorStep::Raise(e);
         };
-        let fu = &self.fibers[id as usize].futures[k];
-        match m.heap.thunks.get(fu.thunk).state {
+        match m.heap.thunks.get(thunk).state {
             ThunkState::Failed(i) => {
                 let first = m.failures[i as usize].clone();
-                if let (Some(mark), Some(o)) = (fu.mark, &mut m.out) {
+                if let (Some(mark), Some(o)) = (mark, &mut m.out) {
                     o.truncate_to(mark);
                 }
                 self.drop_futures(m, id);
                 ErrorStep::Fatal(first)
             }
             ThunkState::Blackholed { .. } => {
-                self.wait_future(m, k, Err(e));
+                self.wait_future(m, thunk, Err(e));
                 ErrorStep::Wait
             }
             _ => ErrorStep::Raise(e),
@@ -322,16 +307,10 @@ impl<'p> Scheduler<'p> {
         m: &mut Machine<'p>,
         v: Val,
     ) -> Option<Result<Control, RuntimeError>> {
-        let id = m.fiber;
-        let k = self.first_unfinished(m, id)?;
-        match m
-            .heap
-            .thunks
-            .get(self.fibers[id as usize].futures[k].thunk)
-            .state
-        {
+        let thunk = self.first_unfinished(m, m.fiber)?.thunk;
+        match m.heap.thunks.get(thunk).state {
             ThunkState::Blackholed { .. } => {
-                self.wait_future(m, k, Ok(Control::Ret(v)));
+                self.wait_future(m, thunk, Ok(Control::Ret(v)));
                 Some(Ok(Control::Park))
             }
             // It failed: the fiber fails with its error ([`Scheduler::error_order`]).
@@ -342,9 +321,7 @@ impl<'p> Scheduler<'p> {
 
     /// [`crate::machine::host::Host::unfinished_future`].
     pub(super) fn unfinished(&mut self, m: &mut Machine<'p>) -> Option<Val> {
-        let id = m.fiber;
-        let k = self.first_unfinished(m, id)?;
-        let t = self.fibers[id as usize].futures[k].thunk;
+        let t = self.first_unfinished(m, m.fiber)?.thunk;
         m.heap.retain(Val::Thunk(t));
         Some(Val::Thunk(t))
     }

@@ -301,14 +301,27 @@ impl<'p> Scheduler<'p> {
 
     // ----- fibers -----------------------------------------------------------------
 
-    fn spawn(&mut self, ctl: Control, certain: bool) -> u32 {
-        let id = match self.free.pop() {
+    /// A free fiber slot (not queued anywhere).
+    fn slot(&mut self) -> u32 {
+        match self.free.pop() {
             Some(id) => id,
             None => {
                 self.fibers.push(Fiber::new());
                 (self.fibers.len() - 1) as u32
             }
-        };
+        }
+    }
+
+    /// Fiber `id` waits for thunk `t`, which another fiber evaluates: it is woken
+    /// when `t` is written ([`Host::wake`]).
+    fn wait_on(&mut self, m: &mut Machine<'p>, id: u32, t: Ref) {
+        self.waiters.entry(t).or_default().push(id);
+        m.heap.thunks.get_mut(t).waiters = true;
+        self.fibers[id as usize].state = State::WaitThunk(t);
+    }
+
+    fn spawn(&mut self, ctl: Control, certain: bool) -> u32 {
+        let id = self.slot();
         let f = &mut self.fibers[id as usize];
         f.ctl = Some(ctl);
         f.error = None;
@@ -1028,10 +1041,8 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 _ => break,
             }
         }
-        self.waiters.entry(t).or_default().push(cur);
-        m.heap.thunks.get_mut(t).waiters = true;
+        self.wait_on(m, cur, t);
         let fib = &mut self.fibers[cur as usize];
-        fib.state = State::WaitThunk(t);
         fib.ctl = Some(Control::Force(t));
         if fib.certain {
             self.promote(m, owner);

@@ -16,7 +16,7 @@ use crate::machine::Machine;
 use crate::machine::error::Result;
 use crate::machine::frame::{Control, Frame};
 use crate::machine::heap::PapHead;
-use crate::machine::value::{NIL, Val};
+use crate::machine::value::{NIL, Ref, Val};
 use crate::prim::{self, Prim};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -225,15 +225,10 @@ impl<'p> Machine<'p> {
         let mut i = tasks.len();
         while i > 0 && budget > 0 {
             i -= 1;
-            let Task::Raw(v @ Val::Thunk(t)) = tasks[i] else {
+            let Task::Raw(v) = tasks[i] else {
                 continue;
             };
-            if !self.streamed_later(v) {
-                continue;
-            }
-            let crate::machine::heap::ThunkState::Suspended { code, env } =
-                self.heap.thunks.get(t).state
-            else {
+            let Some((code, env)) = self.sole_code(v) else {
                 continue;
             };
             let crate::machine::code::Code::Prim {
@@ -261,17 +256,27 @@ impl<'p> Machine<'p> {
     /// (see [`Machine::print_need_raw`]): a thunk only the printer holds, whose code
     /// is a `++` or a `join`.
     fn streamed_later(&self, v: Val) -> bool {
-        let Val::Thunk(t) = v else { return false };
-        let o = self.heap.thunks.get(t);
-        match o.state {
-            crate::machine::heap::ThunkState::Suspended { code, .. } if o.rc == 1 => matches!(
+        self.sole_code(v).is_some_and(|(code, _)| {
+            matches!(
                 self.code.nodes[code as usize],
                 crate::machine::code::Code::Prim {
                     prim: Prim::Concat | Prim::Join,
                     ..
                 }
-            ),
-            _ => false,
+            )
+        })
+    }
+
+    /// The code and record of a thunk not evaluated yet that only the printer holds
+    /// (its code may run without an update, streamed).
+    fn sole_code(&self, v: Val) -> Option<(crate::machine::code::CodeId, Ref)> {
+        let Val::Thunk(t) = v else { return None };
+        let o = self.heap.thunks.get(t);
+        match o.state {
+            crate::machine::heap::ThunkState::Suspended { code, env } if o.rc == 1 => {
+                Some((code, env))
+            }
+            _ => None,
         }
     }
 
@@ -502,11 +507,7 @@ impl<'p> Machine<'p> {
     /// `join` or `++` with its arguments, when the word is code under a `Stream`
     /// frame.
     fn print_need_raw(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
-        if let Val::Thunk(t) = v
-            && let crate::machine::heap::ThunkState::Suspended { code, env } =
-                self.heap.thunks.get(t).state
-            && self.heap.thunks.get(t).rc == 1
-        {
+        if let Some((code, env)) = self.sole_code(v) {
             self.fork_printed(v, tasks);
             // Nobody else holds this thunk: its code may run without an update.
             self.heap.retain_rec(env);
