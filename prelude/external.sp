@@ -36,3 +36,88 @@ extern glob : String -> List String
 extern getEnv : String -> Maybe String
 
 extern delay : {a : Type} -> Int -> a -> a
+
+-- A message of a conversation with a model (`llmChat`).
+data Message = System String | User String | Assistant String
+
+-- A request to a model (`llmChat`): the model, the messages, the temperature, the
+-- most tokens to produce, the seed, the stop sequences, whether the reply is JSON, and
+-- the sample index. Build it with `request` and the `with...` functions, which take
+-- the request last.
+data LlmRequest = MkLlmRequest String (List Message) (Maybe Float) (Maybe Int) (Maybe Int) (List String) Bool Int
+
+-- A model's reply (`llmChat`): its text, why it stopped, and the tokens in and out.
+data LlmReply = MkLlmReply String String Int Int
+
+-- An HTTP response (`httpRequest`): the status, the headers and the body.
+data HttpResponse = MkHttpResponse Int (List (Pair String String)) String
+
+-- A request to `model` with these messages; every other field at the server's default.
+def request (model : String) (messages : List Message) : LlmRequest =
+  MkLlmRequest model messages Nothing Nothing Nothing Nil False 0
+
+def withTemperature (t : Float) (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms _ k s st j n -> MkLlmRequest m ms (Just t) k s st j n
+
+def withMaxTokens (k : Int) (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms t _ s st j n -> MkLlmRequest m ms t (Just k) s st j n
+
+def withSeed (s : Int) (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms t k _ st j n -> MkLlmRequest m ms t k (Just s) st j n
+
+def withStop (st : List String) (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms t k s _ j n -> MkLlmRequest m ms t k s st j n
+
+-- The reply must be a JSON object (the server's JSON mode).
+def withJson (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms t k s st _ n -> MkLlmRequest m ms t k s st True n
+
+-- Sample number `n` of the same request: a distinct call on purpose (the same request
+-- at the same place is otherwise one call per run).
+def sample (n : Int) (r : LlmRequest) : LlmRequest =
+  match r with
+  | MkLlmRequest m ms t k s st j _ -> MkLlmRequest m ms t k s st j n
+
+def replyText (r : LlmReply) : String =
+  match r with
+  | MkLlmReply x _ _ _ -> x
+
+def replyFinish (r : LlmReply) : String =
+  match r with
+  | MkLlmReply _ f _ _ -> f
+
+def replyTokensIn (r : LlmReply) : Int =
+  match r with
+  | MkLlmReply _ _ i _ -> i
+
+def replyTokensOut (r : LlmReply) : Int =
+  match r with
+  | MkLlmReply _ _ _ o -> o
+
+def status (r : HttpResponse) : Int =
+  match r with
+  | MkHttpResponse s _ _ -> s
+
+def headers (r : HttpResponse) : List (Pair String String) =
+  match r with
+  | MkHttpResponse _ h _ -> h
+
+def body (r : HttpResponse) : String =
+  match r with
+  | MkHttpResponse _ _ b -> b
+
+-- `llm model prompt`: the reply of `model` to one user message (a `paid` call).
+extern llm : String -> String -> String
+
+extern llmChat : LlmRequest -> LlmReply
+
+extern embed : String -> String -> List Float
+
+extern httpGet : String -> String
+
+extern httpRequest : String -> String -> List (Pair String String) -> String -> HttpResponse

@@ -29,6 +29,7 @@ fn strs(xs: &[&str]) -> Plain {
 
 fn place(n: u32) -> Place {
     Place {
+        name: String::new(),
         def: [n as u8; 32],
         pos: n,
         shown: format!("wf.sp:{n}:1"),
@@ -554,7 +555,8 @@ fn the_trace_has_one_line_per_call() {
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), 3, "{text}");
     for r in &rows {
-        assert_eq!(r.len(), 9, "{r:?}");
+        assert_eq!(r.len(), 10, "{r:?}");
+        assert_eq!(r[9], "-", "no tokens for a call that is not a model's");
         assert_eq!(r[1], "wf.sp:1:1");
         assert!(r[5].ends_with('Z') && r[5].len() == 24, "{r:?}");
         r[6].parse::<u64>().unwrap();

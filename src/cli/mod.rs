@@ -29,7 +29,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Type-check FILE, evaluate `main` and print its value.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Type-check FILE only; print nothing on success.
     Check {
         /// The program.
@@ -73,7 +73,7 @@ pub fn normalize_run(argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
 pub fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         None => repl::main(None),
-        Some(Command::Run(args)) => run::main(args),
+        Some(Command::Run(args)) => run::main(*args),
         Some(Command::Check { file }) => check::main(&file),
         Some(Command::Repl { file }) => repl::main(file.as_deref()),
         Some(Command::Encode { file, output }) => encode::main(&file, &output),

@@ -235,6 +235,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         ..Limits::default()
     };
     let config = args.calls.config(&args.file, limits);
+    spindle::external::net::settings::configure(args.calls.llm_settings());
     // An existing store is opened while the program is checked (opening reads the
     // whole log: about 1 ms per 10,000 records off the time to the first call); a new
     // one is made only once the program checks. Not with `--trace`: a program that does
@@ -367,6 +368,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         eprintln!("warning: {e}");
     }
     let planned = !calls.plan().is_empty();
+    let call_stats = calls.stats();
     if args.calls.plan {
         eprint!("{}", calls.render_plan());
     }
@@ -392,6 +394,9 @@ pub fn main(args: RunArgs) -> ExitCode {
     if args.stats {
         let mut stats = machine.stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
+        stats.tokens_in = call_stats.tokens_in;
+        stats.tokens_out = call_stats.tokens_out;
+        stats.tokens_reused = call_stats.tokens_reused;
         eprint!("{}", stats.render());
     }
     // The process ends here: the machine's heap and the checked program go back to

@@ -25,6 +25,7 @@ pub mod calls;
 pub mod exec;
 pub mod fstrace;
 pub mod lifetime;
+pub mod net;
 pub mod options;
 pub use crate::core::plain;
 pub mod progress;

@@ -63,6 +63,42 @@ pub struct CallOptions {
     /// Options added to every sbatch (with --executor slurm).
     #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
     pub slurm_options: Option<String>,
+    /// The model server's base URL, `/v1` included (default: OPENAI_BASE_URL, else
+    /// https://api.openai.com/v1).
+    #[arg(long, value_name = "URL")]
+    pub llm_base_url: Option<String>,
+    /// Requests per minute to each (server, model) pair, paced continuously (default:
+    /// none until the server's x-ratelimit headers give one).
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub llm_rpm: Option<f64>,
+    /// Tokens per minute to each (server, model) pair, paced continuously (default:
+    /// likewise from the server's headers).
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub llm_tpm: Option<f64>,
+    /// Model requests in flight to each (server, model) pair (default: only --io-jobs
+    /// bounds them).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub llm_in_flight: Option<u32>,
+    /// Retry a model call after 408, 409, 429, 5xx or a lost connection up to N times,
+    /// with the server's Retry-After or a backoff with jitter.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub llm_retries: u32,
+    /// Let `paid` calls (models) start speculatively, before they are certainly
+    /// needed: sooner answers, perhaps paying for calls the run does not use.
+    #[arg(long)]
+    pub speculate_paid: bool,
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let x: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number per minute"))?;
+    if !(x > 0.0 && x.is_finite()) {
+        return Err(format!(
+            "`{s}`: a rate must be a positive number per minute"
+        ));
+    }
+    Ok(x)
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -86,6 +122,21 @@ fn parse_pattern(s: &str) -> Result<glob::Pattern, String> {
 }
 
 impl CallOptions {
+    /// The settings of model calls: the environment's, with these options over them.
+    pub fn llm_settings(&self) -> crate::external::net::settings::LlmSettings {
+        use crate::external::net::settings::{LlmSettings, normalise_base};
+        let mut s = LlmSettings::from_env();
+        if let Some(b) = &self.llm_base_url {
+            s.base_url = normalise_base(b);
+        }
+        s.rpm = self.llm_rpm;
+        s.tpm = self.llm_tpm;
+        s.in_flight = self.llm_in_flight.map(|n| n as usize);
+        s.retries = self.llm_retries;
+        s.speculate_paid = self.speculate_paid;
+        s
+    }
+
     /// The configuration for a run of `entry_file` with these limits (`--jobs`,
     /// `--io-jobs`).
     pub fn config(&self, entry_file: &Path, limits: Limits) -> Config {

@@ -124,6 +124,8 @@ struct Group {
     done: u64,
     reused: u64,
     failed: u64,
+    /// Model tokens in and out of its calls (ran or reused).
+    tokens: (i64, i64),
     bar: Option<ProgressBar>,
 }
 
@@ -138,6 +140,12 @@ pub struct Totals {
     pub failed: u64,
     /// Calls stopped or dropped.
     pub cancelled: u64,
+    /// Model tokens in (prompt) of calls that ran.
+    pub tokens_in: i64,
+    /// Model tokens out (completion) of calls that ran.
+    pub tokens_out: i64,
+    /// Model tokens (in and out) of calls whose record was used: not paid again.
+    pub tokens_reused: i64,
     /// Calls that would run (`--plan`).
     pub planned: u64,
 }
@@ -275,6 +283,23 @@ impl Progress {
         self.redraw(group);
     }
 
+    /// A model call of `group` that ran (or was `reused`) counted these tokens.
+    pub fn tokens(&mut self, group: &str, reused: bool, (tin, tout): (i64, i64)) {
+        if tin == 0 && tout == 0 {
+            return;
+        }
+        let g = self.group(group);
+        g.tokens.0 += tin;
+        g.tokens.1 += tout;
+        if reused {
+            self.totals.tokens_reused += tin + tout;
+        } else {
+            self.totals.tokens_in += tin;
+            self.totals.tokens_out += tout;
+        }
+        self.redraw(group);
+    }
+
     /// A line for standard error that does not garble the live display.
     pub fn println(&self, line: &str) {
         if self.mode != ProgressMode::None || !line.is_empty() {
@@ -335,6 +360,12 @@ impl Progress {
         if t.planned > 0 {
             s.push_str(&format!(", {} planned", t.planned));
         }
+        if t.tokens_in + t.tokens_out + t.tokens_reused > 0 {
+            s.push_str(&format!(
+                "; tokens {} in, {} out, {} reused",
+                t.tokens_in, t.tokens_out, t.tokens_reused
+            ));
+        }
         s.push_str(&format!(
             ") in {:.1} s",
             self.started.elapsed().as_secs_f64()
@@ -359,8 +390,13 @@ impl Progress {
         } else {
             format!("failed {}", g.failed)
         };
+        let tokens = if g.tokens != (0, 0) {
+            format!(", tokens {} in, {} out", g.tokens.0, g.tokens.1)
+        } else {
+            String::new()
+        };
         format!(
-            "{name:<width$} [{done:>w$}/{total}] running {r}, reused {u}, {failed}",
+            "{name:<width$} [{done:>w$}/{total}] running {r}, reused {u}, {failed}{tokens}",
             width = self.width,
             done = g.done,
             total = g.total,

@@ -17,9 +17,11 @@
 //!    executor): [`Outcome`].
 
 use super::exec::process::shell_program;
+use super::net::openai::{self, Chat};
+use super::net::settings;
 use super::plain::Plain;
 use super::request::{
-    CallError, CallErrorKind, ExecutorKind, ExitPolicy, ProcessRequest, Reply, Request,
+    CallError, CallErrorKind, ExecutorKind, ExitPolicy, HttpRequest, ProcessRequest, Reply, Request,
 };
 use std::time::Duration;
 
@@ -34,6 +36,10 @@ pub enum Effect {
     Reads,
     /// It may change the outside world: starts only once certainly needed.
     Effect,
+    /// Its result depends only on its arguments and it changes nothing, but each call
+    /// costs money (a model): starts only once certainly needed (unless
+    /// `--speculate-paid`), and its results are recorded and reused like `pure` ones.
+    Paid,
 }
 
 /// One explicit parameter of an external. Every argument is evaluated to normal form
@@ -94,6 +100,28 @@ impl External {
     /// Whether an `effect` call: started only when certainly needed.
     pub fn is_effect(&self) -> bool {
         self.effect == Effect::Effect
+    }
+
+    /// Whether a `paid` call (a model's).
+    pub fn is_paid(&self) -> bool {
+        self.effect == Effect::Paid
+    }
+
+    /// Whether its calls start only from a certain fiber: `effect` calls always,
+    /// `paid` ones unless `speculate_paid` (`--speculate-paid`).
+    pub fn waits_for_certainty(&self, speculate_paid: bool) -> bool {
+        self.is_effect() || (self.is_paid() && !speculate_paid)
+    }
+
+    /// Whether the call layer may run a failed call again under `--retries`: not
+    /// `pure` or `paid` ones (a timer does not fail; a model call has its own
+    /// `--llm-retries`), and never `httpRequest` (a request may not be safe to repeat).
+    pub fn retried_by_driver(&self) -> bool {
+        match self.effect {
+            Effect::Pure | Effect::Paid => false,
+            Effect::Effect => self.executor != ExecutorKind::Network,
+            Effect::Reads => true,
+        }
     }
 
     /// Whether its calls run processes (their keys cover the working directory and
@@ -259,6 +287,129 @@ pub static EXTERNALS: &[External] = &[
         },
         result: Output::Argument(1),
     },
+    External {
+        name: "llm",
+        ty: "String -> String -> String",
+        effect: Effect::Paid,
+        params: &[Data, Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            let chat = Chat::simple(text(a, 0)?, text(a, 1)?);
+            Ok(Request::Llm(
+                chat.call(&settings::current().base_url, "llm"),
+            ))
+        },
+        result: Output::Data(|r| match r {
+            Reply::Llm { text, .. } => Ok(Plain::Str(text)),
+            other => Err(wrong_reply("llm", &other)),
+        }),
+    },
+    External {
+        name: "llmChat",
+        ty: "LlmRequest -> LlmReply",
+        effect: Effect::Paid,
+        params: &[Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            let chat = Chat::from_plain(arg(a, 0)?)?;
+            Ok(Request::Llm(
+                chat.call(&settings::current().base_url, "llmChat"),
+            ))
+        },
+        result: Output::Data(|r| match r {
+            Reply::Llm {
+                text,
+                finish,
+                tokens_in,
+                tokens_out,
+            } => Ok(Plain::con(
+                "MkLlmReply",
+                vec![
+                    Plain::Str(text),
+                    Plain::Str(finish),
+                    Plain::Int(tokens_in),
+                    Plain::Int(tokens_out),
+                ],
+            )),
+            other => Err(wrong_reply("llmChat", &other)),
+        }),
+    },
+    External {
+        name: "embed",
+        ty: "String -> String -> List Float",
+        effect: Effect::Paid,
+        params: &[Data, Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            let base = settings::current().base_url;
+            Ok(Request::Llm(openai::embedding(
+                &base,
+                text(a, 0)?,
+                text(a, 1)?,
+            )))
+        },
+        result: Output::Data(|r| match r {
+            Reply::Embedding { bits, .. } => Ok(Plain::List(
+                bits.into_iter()
+                    .map(|b| Plain::Float(f64::from_bits(b)))
+                    .collect(),
+            )),
+            other => Err(wrong_reply("embed", &other)),
+        }),
+    },
+    External {
+        name: "httpGet",
+        ty: "String -> String",
+        effect: Effect::Reads,
+        params: &[Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            Ok(Request::Http(HttpRequest {
+                method: "GET".into(),
+                url: text(a, 0)?.to_string(),
+                headers: Vec::new(),
+                body: String::new(),
+                check_status: true,
+            }))
+        },
+        result: Output::Data(reply_text),
+    },
+    External {
+        name: "httpRequest",
+        ty: "String -> String -> List (Pair String String) -> String -> HttpResponse",
+        effect: Effect::Effect,
+        params: &[Data, Data, Data, Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            Ok(Request::Http(HttpRequest {
+                method: text(a, 0)?.to_string(),
+                url: text(a, 1)?.to_string(),
+                headers: pairs(a, 2)?,
+                body: text(a, 3)?.to_string(),
+                check_status: false,
+            }))
+        },
+        result: Output::Data(|r| match r {
+            Reply::Http {
+                status,
+                headers,
+                body,
+            } => Ok(Plain::con(
+                "MkHttpResponse",
+                vec![
+                    Plain::Int(status),
+                    Plain::List(
+                        headers
+                            .into_iter()
+                            .map(|(k, v)| Plain::con("MkPair", vec![Plain::Str(k), Plain::Str(v)]))
+                            .collect(),
+                    ),
+                    Plain::Str(body),
+                ],
+            )),
+            other => Err(wrong_reply("httpRequest", &other)),
+        }),
+    },
 ];
 
 /// The external named `name`.
@@ -300,6 +451,29 @@ fn texts(args: &[Plain], i: usize) -> Result<Vec<String>, CallError> {
             i + 1,
             other.kind()
         ))),
+    }
+}
+
+/// A `List (Pair String String)` argument.
+fn pairs(args: &[Plain], i: usize) -> Result<Vec<(String, String)>, CallError> {
+    let bad = || {
+        CallError::bad_argument(format!(
+            "argument {} should be a List (Pair String String)",
+            i + 1
+        ))
+    };
+    match arg(args, i)? {
+        Plain::List(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Plain::Con(n, f) if n == "MkPair" && f.len() == 2 => match (&f[0], &f[1]) {
+                    (Plain::Str(k), Plain::Str(v)) => Ok((k.clone(), v.clone())),
+                    _ => Err(bad()),
+                },
+                _ => Err(bad()),
+            })
+            .collect(),
+        _ => Err(bad()),
     }
 }
 
@@ -438,6 +612,34 @@ mod tests {
             ("glob", vec![s("*")]),
             ("getEnv", vec![s("HOME")]),
             ("delay", vec![Plain::Int(5)]),
+            ("llm", vec![s("m"), s("hi")]),
+            (
+                "llmChat",
+                vec![Plain::con(
+                    "MkLlmRequest",
+                    vec![
+                        s("m"),
+                        Plain::List(vec![Plain::con("User", vec![s("hi")])]),
+                        Plain::maybe(None),
+                        Plain::maybe(None),
+                        Plain::maybe(None),
+                        Plain::List(vec![]),
+                        Plain::bool(false),
+                        Plain::Int(0),
+                    ],
+                )],
+            ),
+            ("embed", vec![s("m"), s("hi")]),
+            ("httpGet", vec![s("http://127.0.0.1:1/")]),
+            (
+                "httpRequest",
+                vec![
+                    s("POST"),
+                    s("http://127.0.0.1:1/"),
+                    Plain::List(vec![Plain::con("MkPair", vec![s("a"), s("b")])]),
+                    s("body"),
+                ],
+            ),
         ];
         assert_eq!(samples.len(), EXTERNALS.len());
         for (name, args) in samples {
@@ -453,7 +655,10 @@ mod tests {
         for (name, effect) in effects {
             let want = match name {
                 "delay" => Effect::Pure,
-                "readFile" | "getEnv" | "fileExists" | "listDir" | "glob" => Effect::Reads,
+                "readFile" | "getEnv" | "fileExists" | "listDir" | "glob" | "httpGet" => {
+                    Effect::Reads
+                }
+                "llm" | "llmChat" | "embed" => Effect::Paid,
                 _ => Effect::Effect,
             };
             assert_eq!(effect, want, "{name}");

@@ -32,6 +32,28 @@ pub enum Request {
     GetEnv(String),
     /// Wait this long, then answer [`Reply::Unit`].
     Delay(Duration),
+    /// An HTTP request (`httpGet`, `httpRequest`), performed by the network executor
+    /// ([`crate::external::net`]).
+    Http(HttpRequest),
+    /// A request to an OpenAI-compatible model server (`llm`, `llmChat`, `embed`),
+    /// performed by the network executor with rate limits and retries.
+    Llm(crate::external::net::openai::LlmCall),
+}
+
+/// An HTTP request: method, URL, headers and body.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The URL.
+    pub url: String,
+    /// Headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body (empty: none).
+    pub body: String,
+    /// Whether a status outside 200-299 is an error ([`Reply::Text`] of the body) or
+    /// part of the answer ([`Reply::Http`]).
+    pub check_status: bool,
 }
 
 /// Which executor performs a request: the scheduler limits each kind on its own
@@ -46,6 +68,9 @@ pub enum ExecutorKind {
     Env,
     /// Timers: waiting calls that cost no thread (limited by `io_jobs`).
     Timer,
+    /// Calls that only wait on the network (HTTP, model servers): tasks of one
+    /// network thread, no thread per call (limited by `io_jobs`).
+    Network,
 }
 
 /// A process to run: a program (found on `PATH` when it has no `/`) with arguments,
@@ -104,6 +129,50 @@ pub enum Reply {
     MaybeText(Option<String>),
     /// Done, nothing to say (`delay`).
     Unit,
+    /// A model's reply (`llm`, `llmChat`): its text, why it stopped, and the tokens it
+    /// was charged for.
+    Llm {
+        /// The reply's text.
+        text: String,
+        /// The finish reason (`stop`, `length`, ...).
+        finish: String,
+        /// Prompt tokens.
+        tokens_in: i64,
+        /// Completion tokens.
+        tokens_out: i64,
+    },
+    /// An embedding (`embed`): the vector's numbers as the bits of `f64`s (so that a
+    /// reply is `Eq`), and the tokens it was charged for.
+    Embedding {
+        /// `f64::to_bits` of each number.
+        bits: Vec<u64>,
+        /// Prompt tokens.
+        tokens_in: i64,
+    },
+    /// An HTTP response (`httpRequest`).
+    Http {
+        /// The status code.
+        status: i64,
+        /// The headers, in the order received (names in lower case).
+        headers: Vec<(String, String)>,
+        /// The body, as UTF-8 (invalid bytes replaced).
+        body: String,
+    },
+}
+
+impl Reply {
+    /// The tokens a model call was charged for, in and out (zero for other calls).
+    pub fn tokens(&self) -> (i64, i64) {
+        match self {
+            Reply::Llm {
+                tokens_in,
+                tokens_out,
+                ..
+            } => (*tokens_in, *tokens_out),
+            Reply::Embedding { tokens_in, .. } => (*tokens_in, 0),
+            _ => (0, 0),
+        }
+    }
 }
 
 /// Why a call failed.
@@ -130,6 +199,11 @@ pub enum CallErrorKind {
     /// A batch job ended without saying how (Slurm: it left the queue without its
     /// exit-code file), or the cluster scheduler refused it.
     Lost,
+    /// A server answered with this HTTP status (`httpGet` outside 200-299, a model
+    /// server's error after its retries).
+    Status(u16),
+    /// The network failed: no connection, a dropped connection, a malformed reply.
+    Network,
 }
 
 /// A failed call: a one-line message naming the call and what went wrong, and the last
@@ -257,6 +331,7 @@ impl Request {
             | Request::Glob(_) => ExecutorKind::Files,
             Request::GetEnv(_) => ExecutorKind::Env,
             Request::Delay(_) => ExecutorKind::Timer,
+            Request::Http(_) | Request::Llm(_) => ExecutorKind::Network,
         }
     }
 
@@ -272,6 +347,8 @@ impl Request {
             Request::Glob(p) => format!("glob {}", shell_quote(p)),
             Request::GetEnv(n) => format!("getEnv {}", shell_quote(n)),
             Request::Delay(d) => format!("delay {}", d.as_millis()),
+            Request::Http(h) => format!("{} {}", h.method, h.url),
+            Request::Llm(l) => l.shown.clone(),
         }
     }
 }

@@ -5,7 +5,8 @@
 //! and line breaks shown as spaces), status (`ok`, `failed`, `reused`, `cancelled`,
 //! `planned`), start time (UTC, RFC 3339 with milliseconds), duration in milliseconds,
 //! exit code (`-` where there is none), and a note (the attempt, for retried calls:
-//! `attempt 2/4`; why a call failed, cut to 200 characters).
+//! `attempt 2/4`; why a call failed, cut to 200 characters), and for a model call the
+//! tokens it was charged for, in and out (`120/45`; `-` for other calls).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -36,6 +37,8 @@ pub struct Line<'a> {
     pub exit: Option<i64>,
     /// Anything more (attempt, failure).
     pub note: &'a str,
+    /// A model call's tokens, in and out.
+    pub tokens: Option<(i64, i64)>,
 }
 
 /// A trace file being written.
@@ -95,7 +98,7 @@ impl Trace {
         let exit = l.exit.map(|c| c.to_string()).unwrap_or_else(|| "-".into());
         writeln!(
             self.out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             l.id,
             field(l.place, CALL_CHARS),
             field(l.external, CALL_CHARS),
@@ -105,6 +108,8 @@ impl Trace {
             l.duration.as_millis(),
             exit,
             field(l.note, CALL_CHARS),
+            l.tokens
+                .map_or_else(|| "-".to_string(), |(i, o)| format!("{i}/{o}")),
         )?;
         self.out.flush()
     }
@@ -139,11 +144,13 @@ mod tests {
             duration: Duration::from_millis(12),
             exit: Some(0),
             note: "",
+            tokens: None,
         })
         .unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         let cols: Vec<&str> = text.trim_end_matches('\n').split('\t').collect();
-        assert_eq!(cols.len(), 9, "{cols:?}");
+        assert_eq!(cols.len(), 10, "{cols:?}");
+        assert_eq!(cols[9], "-");
         assert_eq!(cols[0], "7");
         assert_eq!(cols[3].chars().count(), CALL_CHARS + 3);
         assert!(cols[3].starts_with("echo x"));

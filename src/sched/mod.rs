@@ -1102,7 +1102,11 @@ impl<'p> Host<'p> for Scheduler<'p> {
             self.fibers[id as usize].call_wait = Some(CallWait::Shared(k.clone()));
             return Ok(Control::Park);
         }
-        if req.call.external.is_effect() && self.policy.borrow().has_failed() {
+        let waits_for_certainty = req
+            .call
+            .external
+            .waits_for_certainty(crate::external::net::settings::speculate_paid());
+        if waits_for_certainty && self.policy.borrow().has_failed() {
             // A failure already decided the run: nothing new starts.
             if let Some(v) = req.passthrough {
                 m.heap.release(v);
@@ -1113,7 +1117,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 req.span,
             ));
         }
-        if req.call.external.is_effect() && !self.fibers[id as usize].certain {
+        if waits_for_certainty && !self.fibers[id as usize].certain {
             let f = &mut self.fibers[id as usize];
             f.blocked = Some(req);
             f.state = State::WaitCertain;

@@ -295,9 +295,11 @@ impl<'p> CallPolicy<'p> {
             def: [0; 32],
             pos: 0,
             shown,
+            name: String::new(),
         };
         if let Some((def, core)) = m.site_origin(site) {
             let prog = m.prog;
+            place.name = prog.def(def).name.to_string();
             let hashes = self
                 .def_hashes
                 .get_or_insert_with(|| crate::proto::defhash::compute(prog));

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod model_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};

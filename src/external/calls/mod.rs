@@ -132,6 +132,10 @@ pub struct Place {
     pub pos: u32,
     /// As users see it: `wf.sp:12:5`.
     pub shown: String,
+    /// The definition's name: with `pos`, a place that survives edits to other
+    /// definitions and to the call's own arguments (the key of `paid` calls, so that
+    /// editing a helper does not pay for its callers' model calls again).
+    pub name: String,
 }
 
 /// One call, as the scheduler hands it over.
@@ -254,6 +258,12 @@ pub struct CallStats {
     pub files_hashed: u64,
     /// The most calls in flight at once.
     pub peak_in_flight: usize,
+    /// Model tokens in (prompt) of the calls that ran.
+    pub tokens_in: u64,
+    /// Model tokens out (completion) of the calls that ran.
+    pub tokens_out: u64,
+    /// Model tokens (in and out) of the calls answered from the store.
+    pub tokens_reused: u64,
 }
 
 /// Where a call is: its state machine (as Nextflow's `TaskHandler`). A call enters
@@ -294,6 +304,8 @@ struct Entry {
     trace_id: u64,
     submitted: Instant,
     started: Option<(SystemTime, Instant)>,
+    /// A model call's tokens, in and out, once known.
+    tokens: Option<(i64, i64)>,
 }
 
 /// The failure of an `effect` call that did not start because an earlier failure
@@ -369,7 +381,7 @@ fn recorded(external: &External, request: &Request) -> bool {
     external.effect != Effect::Reads
         && matches!(
             request,
-            Request::Process(_) | Request::WriteFile { .. } | Request::Delay(_)
+            Request::Process(_) | Request::WriteFile { .. } | Request::Delay(_) | Request::Llm(_)
         )
 }
 
@@ -568,6 +580,7 @@ impl Calls {
             trace_id,
             submitted: Instant::now(),
             started: None,
+            tokens: None,
         };
         self.entries.insert(ticket, Box::new(entry));
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
@@ -576,9 +589,18 @@ impl Calls {
             self.dispatch(ticket);
             return;
         }
-        if let Request::Delay(_) = request {
-            // The key is the arguments: looked up here, no file to hash.
-            let pre = key::pre_key(call.external.name, &call.args, None);
+        if let Request::Delay(_) | Request::Llm(_) = request {
+            // The key is the arguments (for a model call, its canonical request and
+            // place): looked up here, no file to hash.
+            let pre = match &request {
+                Request::Llm(l) => key::paid_key(
+                    call.external.name,
+                    &l.canonical,
+                    &call.place.name,
+                    call.place.pos,
+                ),
+                _ => key::pre_key(call.external.name, &call.args, None),
+            };
             let decision = lookup(&self.shared, &pre, rerun);
             self.prepared(ticket, 0, Keyed { pre }, decision);
             return;
@@ -902,10 +924,16 @@ impl Calls {
         e.keyed = Some(keyed);
         match decision {
             Decision::Reuse(reply, key) => {
-                let Some(e) = self.entries.remove(&ticket) else {
+                let Some(mut e) = self.entries.remove(&ticket) else {
                     return;
                 };
                 self.stats.reused += 1;
+                let tokens = reply.tokens();
+                if tokens != (0, 0) {
+                    e.tokens = Some(tokens);
+                    self.stats.tokens_reused += (tokens.0 + tokens.1) as u64;
+                    self.progress.tokens(&e.group, true, tokens);
+                }
                 self.batch.used.push(key);
                 self.end_line(&e, Status::Reused, exit_code(&Ok(reply.clone())), "");
                 self.ready.push((ticket, Answer::Done(Ok(reply))));
@@ -1050,6 +1078,19 @@ impl Calls {
             return;
         }
         self.stats.ran += 1;
+        if let Ok(reply) = &result {
+            let tokens = reply.tokens();
+            if tokens != (0, 0) {
+                e.tokens = Some(tokens);
+                self.stats.tokens_in += tokens.0.max(0) as u64;
+                self.stats.tokens_out += tokens.1.max(0) as u64;
+                let group = e.group.clone();
+                self.progress.tokens(&group, false, tokens);
+            }
+        }
+        let Some(e) = self.entries.get_mut(&ticket) else {
+            return;
+        };
         if e.external.is_effect() {
             // What ran may have changed any file: shared inputs are checked again.
             self.shared.sets_held.invalidate();
@@ -1059,7 +1100,7 @@ impl Calls {
             self.ended(ticket, result, "");
             return;
         }
-        if let Request::Delay(_) = e.request {
+        if let Request::Delay(_) | Request::Llm(_) = e.request {
             // Nothing to look at: record on the spot.
             if let (Ok(reply), Some(k)) = (&result, &e.keyed) {
                 let took = e.started.map(|(_, i)| i.elapsed()).unwrap_or_default();
@@ -1105,7 +1146,7 @@ impl Calls {
         let exit = exit_code(&result);
         if let Err(err) = &result {
             self.stats.failed += 1;
-            let may_retry = e.external.effect != Effect::Pure
+            let may_retry = e.external.retried_by_driver()
                 && e.attempt <= retries
                 && retryable(err)
                 && !crate::external::lifetime::is_closing();

@@ -12,6 +12,7 @@ pub(super) struct EntryLine<'a> {
     pub(super) trace_id: u64,
     pub(super) submitted: Instant,
     pub(super) started: Option<(SystemTime, Instant)>,
+    pub(super) tokens: Option<(i64, i64)>,
 }
 
 impl EntryLine<'_> {
@@ -25,6 +26,7 @@ impl EntryLine<'_> {
             trace_id: e.trace_id,
             submitted: e.submitted,
             started: e.started,
+            tokens: e.tokens,
         }
     }
 
@@ -38,6 +40,7 @@ impl EntryLine<'_> {
             trace_id: self.trace_id,
             submitted: self.submitted,
             started: self.started,
+            tokens: self.tokens,
         }
     }
 }
@@ -129,6 +132,7 @@ impl Calls {
                 duration: took,
                 exit,
                 note: detail,
+                tokens: e.tokens,
             });
         }
     }

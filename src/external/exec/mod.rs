@@ -221,6 +221,10 @@ pub struct Stats {
     pub peak_timers: usize,
     /// File operations running now.
     pub file_ops: usize,
+    /// Network calls (HTTP, models) running now.
+    pub network: usize,
+    /// The most network calls running at once.
+    pub peak_network: usize,
     /// Threads in the file pool.
     pub file_threads: usize,
     /// Calls waiting for a slot.
@@ -242,6 +246,8 @@ enum State {
     File,
     /// In the timer heap.
     Timer,
+    /// A task of the network thread ([`crate::external::net`]), stopped by aborting it.
+    Network(tokio::task::AbortHandle),
     /// Cancelled while running where it cannot be taken back (a process being stopped,
     /// a file operation): its slot is freed when it reports back, its result dropped.
     Cancelled,
@@ -311,6 +317,7 @@ pub struct Executor {
     processes: Class,
     timers: Class,
     files: Class,
+    network: Class,
     /// Deadlines of running timers, earliest first; entries of cancelled jobs stay until
     /// they come up, and are skipped.
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
@@ -354,6 +361,7 @@ impl Executor {
             processes: class(limits.jobs),
             timers: class(limits.io_jobs),
             files: class(limits.file_threads),
+            network: class(limits.io_jobs),
             heap: BinaryHeap::new(),
             ready: Vec::new(),
             done_tx,
@@ -499,6 +507,11 @@ impl Executor {
                 self.jobs.remove(&id);
                 self.class(kind).release(priority);
             }
+            State::Network(task) => {
+                task.abort();
+                self.jobs.remove(&id);
+                self.class(kind).release(priority);
+            }
         }
         self.start_queued();
     }
@@ -574,7 +587,9 @@ impl Executor {
         s.peak_timers = self.timers.peak;
         s.file_ops = self.files.running();
         s.file_threads = self.file_threads;
-        s.running = s.processes + s.timers + s.file_ops;
+        s.network = self.network.running();
+        s.peak_network = self.network.peak;
+        s.running = s.processes + s.timers + s.file_ops + s.network;
         s.queued = self
             .jobs
             .values()
@@ -608,6 +623,7 @@ impl Executor {
         match kind {
             ExecutorKind::Process => &mut self.processes,
             ExecutorKind::Timer => &mut self.timers,
+            ExecutorKind::Network => &mut self.network,
             ExecutorKind::Files | ExecutorKind::Env => &mut self.files,
         }
     }
@@ -650,7 +666,7 @@ impl Executor {
             let secs = self.call_timeout.map(|t| t.as_secs_f64()).unwrap_or(0.0);
             let what = match &job.state {
                 State::Process(_) => "process",
-                State::Timer | State::File => "call",
+                State::Timer | State::File | State::Network(_) => "call",
                 _ => continue,
             };
             let err = CallError::new(
@@ -668,6 +684,15 @@ impl Executor {
                     let ticket = job.ticket;
                     self.by_ticket.remove(&ticket);
                     self.ready.push((ticket, Err(err)));
+                }
+                State::Network(task) => {
+                    // Its connection closes with its task; it ends now.
+                    task.abort();
+                    if let Some(job) = self.jobs.remove(&id) {
+                        self.class(job.kind).release(job.priority);
+                        self.by_ticket.remove(&job.ticket);
+                        self.ready.push((job.ticket, Err(err)));
+                    }
                 }
                 _ => {
                     // A timer: it ends now.
@@ -701,6 +726,7 @@ impl Executor {
     fn start_queued(&mut self) {
         for kind in [
             ExecutorKind::Timer,
+            ExecutorKind::Network,
             ExecutorKind::Files,
             ExecutorKind::Process,
         ] {
@@ -723,6 +749,7 @@ impl Executor {
         let class = match kind {
             ExecutorKind::Process => &mut self.processes,
             ExecutorKind::Timer => &mut self.timers,
+            ExecutorKind::Network => &mut self.network,
             ExecutorKind::Files | ExecutorKind::Env => &mut self.files,
         };
         while class
@@ -799,6 +826,18 @@ impl Executor {
                 job.state = State::Timer;
                 self.heap.push(Reverse((at, id)));
             }
+            Request::Http(_) | Request::Llm(_) => {
+                let tx = self.done_tx.clone();
+                match crate::external::net::spawn(request, move |r| {
+                    let _ = tx.send((id, r));
+                }) {
+                    Ok(task) => job.state = State::Network(task),
+                    Err(e) => {
+                        self.fail_now(id, e);
+                        return;
+                    }
+                }
+            }
             _ => {
                 job.state = State::File;
                 if self.file_tx.is_none() {
@@ -848,7 +887,10 @@ impl Executor {
     }
 
     fn note_peaks(&mut self) {
-        let running = self.processes.running() + self.timers.running() + self.files.running();
+        let running = self.processes.running()
+            + self.timers.running()
+            + self.files.running()
+            + self.network.running();
         self.stats.peak_running = self.stats.peak_running.max(running);
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.by_ticket.len());
     }
@@ -911,6 +953,7 @@ pub fn perform_now(request: &Request) -> Result<Reply, CallError> {
             std::thread::sleep(*d);
             Ok(Reply::Unit)
         }
+        Request::Http(_) | Request::Llm(_) => crate::external::net::perform_blocking(request),
         other => files::perform(other),
     }
 }

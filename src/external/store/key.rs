@@ -167,6 +167,23 @@ pub fn pre_key(external: &str, args: &[Plain], context: Option<&Context>) -> Has
     *h.finalize().as_bytes()
 }
 
+/// The pre-key of a `paid` call (a model's): its canonical request (base URL, model,
+/// every parameter with its default filled in, messages, sample index) and its place,
+/// since two places asking the same question are two calls (LANGUAGE.md 7.3, as
+/// amended by issue 27). The place is the definition's name and the call's position
+/// in its body, not the definition's hash: editing a helper it uses, or another
+/// argument of the call, keeps the place (and the record of an unchanged request).
+pub fn paid_key(external: &str, canonical: &str, place_name: &str, place_pos: u32) -> Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(b"spindle-paid-call");
+    h.update(&KEY_VERSION.to_le_bytes());
+    put_str(&mut h, external);
+    put_str(&mut h, canonical);
+    put_str(&mut h, place_name);
+    h.update(&place_pos.to_le_bytes());
+    *h.finalize().as_bytes()
+}
+
 /// The key of a record made for pre-key `pre`: the pre-key with the inputs it
 /// observed (inline and shared), so that the same inputs give the same key.
 pub fn record_key(pre: &Hash, rec: &Record) -> Hash {

@@ -128,7 +128,7 @@ pub struct EnvEntry {
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredReply {
     /// Which reply.
-    #[prost(oneof = "stored_reply::Kind", tags = "1, 2, 3, 4, 5, 6")]
+    #[prost(oneof = "stored_reply::Kind", tags = "1, 2, 3, 4, 5, 6, 7, 8, 9")]
     pub kind: Option<stored_reply::Kind>,
 }
 
@@ -155,6 +155,16 @@ pub mod stored_reply {
         /// [`Reply::Unit`](crate::external::request::Reply::Unit).
         #[prost(bool, tag = "6")]
         Unit(bool),
+        /// [`Reply::Llm`](crate::external::request::Reply::Llm), with its tokens.
+        #[prost(message, tag = "7")]
+        Llm(super::LlmReply),
+        /// [`Reply::Embedding`](crate::external::request::Reply::Embedding).
+        #[prost(message, tag = "8")]
+        Embedding(super::EmbeddingReply),
+        /// [`Reply::Http`](crate::external::request::Reply::Http) (not recorded today:
+        /// `httpRequest` is an `effect`; kept so that every reply can be stored).
+        #[prost(message, tag = "9")]
+        Http(super::HttpReply),
     }
 }
 
@@ -170,6 +180,51 @@ pub struct ExitReply {
     /// Standard error.
     #[prost(string, tag = "3")]
     pub stderr: String,
+}
+
+/// A model's reply and the tokens it was charged for.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct LlmReply {
+    /// The text.
+    #[prost(string, tag = "1")]
+    pub text: String,
+    /// The finish reason.
+    #[prost(string, tag = "2")]
+    pub finish: String,
+    /// Prompt tokens.
+    #[prost(int64, tag = "3")]
+    pub tokens_in: i64,
+    /// Completion tokens.
+    #[prost(int64, tag = "4")]
+    pub tokens_out: i64,
+}
+
+/// An embedding.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EmbeddingReply {
+    /// The numbers.
+    #[prost(double, repeated, tag = "1")]
+    pub vector: Vec<f64>,
+    /// Prompt tokens.
+    #[prost(int64, tag = "2")]
+    pub tokens_in: i64,
+}
+
+/// An HTTP response.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct HttpReply {
+    /// The status.
+    #[prost(int64, tag = "1")]
+    pub status: i64,
+    /// Header names, in order.
+    #[prost(string, repeated, tag = "2")]
+    pub header_names: Vec<String>,
+    /// Header values, in the same order.
+    #[prost(string, repeated, tag = "3")]
+    pub header_values: Vec<String>,
+    /// The body.
+    #[prost(string, tag = "4")]
+    pub body: String,
 }
 
 /// A list of names.
@@ -207,6 +262,31 @@ impl StoredReply {
             Reply::Names(n) => Kind::Names(Names { names: n.clone() }),
             Reply::MaybeText(t) => Kind::MaybeText(MaybeText { text: t.clone() }),
             Reply::Unit => Kind::Unit(true),
+            Reply::Llm {
+                text,
+                finish,
+                tokens_in,
+                tokens_out,
+            } => Kind::Llm(LlmReply {
+                text: text.clone(),
+                finish: finish.clone(),
+                tokens_in: *tokens_in,
+                tokens_out: *tokens_out,
+            }),
+            Reply::Embedding { bits, tokens_in } => Kind::Embedding(EmbeddingReply {
+                vector: bits.iter().map(|b| f64::from_bits(*b)).collect(),
+                tokens_in: *tokens_in,
+            }),
+            Reply::Http {
+                status,
+                headers,
+                body,
+            } => Kind::Http(HttpReply {
+                status: *status,
+                header_names: headers.iter().map(|(k, _)| k.clone()).collect(),
+                header_values: headers.iter().map(|(_, v)| v.clone()).collect(),
+                body: body.clone(),
+            }),
         };
         StoredReply { kind: Some(kind) }
     }
@@ -225,6 +305,26 @@ impl StoredReply {
             Kind::Names(n) => Reply::Names(n.names.clone()),
             Kind::MaybeText(t) => Reply::MaybeText(t.text.clone()),
             Kind::Unit(_) => Reply::Unit,
+            Kind::Llm(l) => Reply::Llm {
+                text: l.text.clone(),
+                finish: l.finish.clone(),
+                tokens_in: l.tokens_in,
+                tokens_out: l.tokens_out,
+            },
+            Kind::Embedding(e) => Reply::Embedding {
+                bits: e.vector.iter().map(|x| x.to_bits()).collect(),
+                tokens_in: e.tokens_in,
+            },
+            Kind::Http(h) => Reply::Http {
+                status: h.status,
+                headers: h
+                    .header_names
+                    .iter()
+                    .cloned()
+                    .zip(h.header_values.iter().cloned())
+                    .collect(),
+                body: h.body.clone(),
+            },
         })
     }
 }
@@ -248,6 +348,21 @@ mod tests {
             Reply::MaybeText(None),
             Reply::MaybeText(Some(String::new())),
             Reply::Unit,
+            Reply::Llm {
+                text: "t".into(),
+                finish: "stop".into(),
+                tokens_in: 5,
+                tokens_out: 2,
+            },
+            Reply::Embedding {
+                bits: vec![0.25f64.to_bits(), (-3.5f64).to_bits()],
+                tokens_in: 1,
+            },
+            Reply::Http {
+                status: 404,
+                headers: vec![("a".into(), "b".into())],
+                body: "nope".into(),
+            },
         ] {
             let rec = Record {
                 reply: Some(StoredReply::from_reply(&r)),

@@ -28,13 +28,19 @@ pub struct Stats {
     pub externals_peak_in_flight: u64,
     /// Wall-clock milliseconds of the run.
     pub wall_ms: u64,
+    /// Model tokens in (prompt) of the calls that ran (the caller's to fill in).
+    pub tokens_in: u64,
+    /// Model tokens out (completion) of the calls that ran.
+    pub tokens_out: u64,
+    /// Model tokens of calls answered from the result store (not paid again).
+    pub tokens_reused: u64,
 }
 
 impl Stats {
     /// The `key: value` lines printed by `--stats`.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let rows: [(&str, u64); 11] = [
+        let rows: [(&str, u64); 14] = [
             ("steps", self.steps),
             ("contexts_allocated", self.contexts_allocated),
             ("contexts_peak", self.contexts_peak),
@@ -46,6 +52,9 @@ impl Stats {
             ("externals_dispatched", self.externals_dispatched),
             ("externals_peak_in_flight", self.externals_peak_in_flight),
             ("wall_ms", self.wall_ms),
+            ("tokens_in", self.tokens_in),
+            ("tokens_out", self.tokens_out),
+            ("tokens_reused", self.tokens_reused),
         ];
         for (k, v) in rows {
             let _ = writeln!(s, "{k}: {v}");
@@ -76,6 +85,9 @@ impl<'p> Machine<'p> {
             externals_dispatched: dispatched,
             externals_peak_in_flight: peak,
             wall_ms: 0,
+            tokens_in: 0,
+            tokens_out: 0,
+            tokens_reused: 0,
         }
     }
 }
