@@ -127,7 +127,13 @@ fn paid_calls_are_recorded_and_reused_and_a_changed_field_is_a_new_call() {
     assert!(err.contains("tokens 0 in, 0 out, 30 reused"), "{err}");
     // Another temperature: the two chats are new calls, `llm` is reused.
     wf.write("wf.sp", &prog("0.2"));
-    ok(&run_against(&wf, &server, &["--resume", "wf.sp"]));
+    let o = run_against(&wf, &server, &["--resume", "--explain", "wf.sp"]);
+    ok(&o);
+    let err = stderr(&o);
+    assert!(
+        err.contains("wf.sp:1:") && err.contains("request changed: `temperature` 0.5 -> 0.2"),
+        "{err}"
+    );
     let seen = server.seen();
     assert_eq!(seen.len(), 5);
     assert_eq!(seen[3].json()["temperature"], 0.2);
@@ -473,4 +479,43 @@ fn http_get_and_http_request() {
     let o = wf.run(&["--retries", "1", "getfail.sp"]);
     assert!(!o.status.success());
     assert_eq!(server.seen().len(), before + 3);
+}
+
+#[test]
+fn a_run_stopped_half_way_pays_again_only_for_what_it_had_not_recorded() {
+    // Prompt i answers after i * 100 ms: stopped at about 1 s, half have answered.
+    let server = Server::start(|s: &Seen, _: &[Seen]| {
+        let i: u64 = s.prompt().parse().unwrap_or(0);
+        Answer::chat(&format!("a{i}"), Duration::from_millis(100 * i))
+    });
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : List String = map (\\i -> llm \"m\" (showInt i)) (range 1 21)\n",
+    );
+    let child = wf
+        .command(&["--resume", "--trace", "first.tsv", "wf.sp"])
+        .env("OPENAI_BASE_URL", server.base())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1050));
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    let status = child.wait_with_output().unwrap().status;
+    assert!(!status.success());
+    assert_eq!(server.seen().len(), 20, "every call had started");
+    let finished = trace(&wf.file("first.tsv"))
+        .iter()
+        .filter(|l| l.status == "ok")
+        .count();
+    assert!(
+        (5..20).contains(&finished),
+        "{finished} finished before the stop"
+    );
+    let o = run_against(&wf, &server, &["--resume", "wf.sp"]);
+    let want: Vec<String> = (1..21).map(|i| format!("\"a{i}\"")).collect();
+    assert_eq!(ok(&o).trim(), format!("[{}]", want.join(", ")));
+    // Only the calls in flight at the stop were asked again.
+    assert_eq!(server.seen().len(), 20 + (20 - finished));
 }

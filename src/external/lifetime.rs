@@ -488,6 +488,9 @@ pub fn install_signal_handlers() -> std::io::Result<()> {
                             continue;
                         }
                     }
+                    for hook in signal_hooks() {
+                        hook();
+                    }
                     shutdown_all();
                     // Dies of the signal; if that fails, exits with the shell's status.
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
@@ -498,6 +501,24 @@ pub fn install_signal_handlers() -> std::io::Result<()> {
             .map_err(|e| e.to_string())
     });
     r.clone().map_err(std::io::Error::other)
+}
+
+/// Work to finish when a signal stops Spindle, before it exits (the result store's
+/// last writes); each function is kept once.
+pub fn at_signal(f: fn()) {
+    let mut hooks = SIGNAL_HOOKS.lock().unwrap_or_else(|p| p.into_inner());
+    if !hooks.contains(&f) {
+        hooks.push(f);
+    }
+}
+
+static SIGNAL_HOOKS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
+
+fn signal_hooks() -> Vec<fn()> {
+    SIGNAL_HOOKS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
 }
 
 /// Makes Spindle a child subreaper (Linux): orphaned descendants of its tools become

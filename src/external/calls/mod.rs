@@ -306,6 +306,8 @@ struct Entry {
     started: Option<(SystemTime, Instant)>,
     /// A model call's tokens, in and out, once known.
     tokens: Option<(i64, i64)>,
+    /// For a `paid` call: where its place's last request is kept.
+    paid_place: Option<key::Hash>,
 }
 
 /// The failure of an `effect` call that did not start because an earlier failure
@@ -365,6 +367,8 @@ pub struct Calls {
     pending_moves: Vec<PendingMove>,
     /// `--plan`: how many planned calls other work waits for ([`Calls::plan_blocked`]).
     plan_blocked: usize,
+    /// The batch holds the record of a `paid` call: it is written at once.
+    paid_unwritten: bool,
 }
 
 impl std::fmt::Debug for Calls {
@@ -482,6 +486,7 @@ impl Calls {
             writers: HashMap::default(),
             pending_moves: Vec::new(),
             plan_blocked: 0,
+            paid_unwritten: false,
         })
     }
 
@@ -581,6 +586,8 @@ impl Calls {
             submitted: Instant::now(),
             started: None,
             tokens: None,
+            paid_place: matches!(request, Request::Llm(_))
+                .then(|| key::paid_place_key(call.external.name, &call.place.name, call.place.pos)),
         };
         self.entries.insert(ticket, Box::new(entry));
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
@@ -601,7 +608,15 @@ impl Calls {
                 ),
                 _ => key::pre_key(call.external.name, &call.args, None),
             };
-            let decision = lookup(&self.shared, &pre, rerun);
+            let mut decision = lookup(&self.shared, &pre, rerun);
+            if let (Request::Llm(l), Decision::Run(Why::New), true) =
+                (&request, &decision, self.config.explain || self.shared.plan)
+                && let Some(old) = self.last_request_at(call.external.name, &call.place)
+                && old != l.canonical
+            {
+                let diff = crate::external::net::openai::changed_fields(&old, &l.canonical);
+                decision = Decision::Run(Why::RequestChanged(diff));
+            }
             self.prepared(ticket, 0, Keyed { pre }, decision);
             return;
         }
@@ -617,6 +632,16 @@ impl Calls {
             writing: call.writing,
             rerun,
         });
+    }
+
+    /// The canonical request last recorded at a `paid` call's place.
+    fn last_request_at(&self, external: &str, place: &Place) -> Option<String> {
+        let store = self.shared.store.as_ref()?;
+        let k = key::paid_place_key(external, &place.name, place.pos);
+        match store.get(&k).ok()??.reply?.to_reply()? {
+            Reply::Text(t) => Some(t),
+            _ => None,
+        }
     }
 
     /// A speculative call is now certainly needed.
@@ -1114,6 +1139,26 @@ impl Calls {
                 let made = recording::plain(&k.pre, &facts);
                 self.batch.records.push((made.key, k.pre, made.record));
                 self.stats.recorded += 1;
+                if let (Request::Llm(l), Some(at)) = (&e.request, &e.paid_place) {
+                    // What this place asked, for `--explain` of a later run.
+                    let rec = crate::external::store::record::Record {
+                        version: crate::external::store::record::RECORD_VERSION,
+                        external: e.external.name.to_string(),
+                        reply: Some(crate::external::store::record::StoredReply::from_reply(
+                            &Reply::Text(l.canonical.clone()),
+                        )),
+                        place: e.place.clone(),
+                        ..Default::default()
+                    };
+                    self.batch.records.push((*at, *at, rec));
+                }
+                // A model's answer cost money: handed to the writer now, not after
+                // COMMIT_EVERY, so that a run stopped from here on keeps it (a signal
+                // waits for the writer: `writer::wait_for_writes`).
+                if e.external.is_paid() {
+                    self.paid_unwritten = true;
+                    self.maybe_commit(false);
+                }
             }
             self.ended(ticket, result, "");
             return;

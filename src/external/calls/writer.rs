@@ -1,6 +1,7 @@
 //! The store's writer thread: batches of records written while the calls go on.
 
 use super::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Writes the store's batches on a thread of its own, in the order given, so that the
 /// calls' thread does not wait for the B-tree or the disk; a durable write is waited
@@ -15,11 +16,25 @@ pub(super) struct StoreWriter {
 /// A batch, whether it must be durable, and whom to tell when it is written.
 pub(super) type WriteJob = (Batch, bool, Option<Sender<()>>);
 
+/// Batches handed to a writer thread and not yet written, in this process.
+static UNWRITTEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Waits (at most `limit`) until the batches handed to the store's writer are written:
+/// a run stopped by a signal keeps the records of the calls that had ended
+/// ([`crate::external::lifetime::at_signal`]).
+pub fn wait_for_writes(limit: Duration) {
+    let until = Instant::now() + limit;
+    while UNWRITTEN.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 impl StoreWriter {
     pub(super) fn start(store: Arc<Store>) -> StoreWriter {
         let (tx, rx) = channel::<WriteJob>();
         let error = Arc::new(Mutex::new(None));
         let seen = error.clone();
+        crate::external::lifetime::at_signal(|| wait_for_writes(Duration::from_secs(3)));
         let thread = std::thread::Builder::new()
             .name("spindle-store".into())
             .spawn(move || {
@@ -28,6 +43,7 @@ impl StoreWriter {
                         let mut first = seen.lock().unwrap_or_else(|p| p.into_inner());
                         first.get_or_insert(e);
                     }
+                    UNWRITTEN.fetch_sub(1, Ordering::SeqCst);
                     if let Some(done) = done {
                         let _ = done.send(());
                     }
@@ -49,13 +65,16 @@ impl StoreWriter {
             first.get_or_insert(StoreError::Io("cannot start the store's writer".into()));
             return;
         };
+        UNWRITTEN.fetch_add(1, Ordering::SeqCst);
         if durable {
             let (done_tx, done_rx) = channel();
             if tx.send((batch, true, Some(done_tx))).is_ok() {
                 let _ = done_rx.recv();
+            } else {
+                UNWRITTEN.fetch_sub(1, Ordering::SeqCst);
             }
-        } else {
-            let _ = tx.send((batch, false, None));
+        } else if tx.send((batch, false, None)).is_err() {
+            UNWRITTEN.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -92,6 +111,7 @@ impl Calls {
         // once, at its end). Many records at once (a fan-out ending) go out in slices
         // while the calls are still coming in, so that the last commit has little left.
         let due = force
+            || std::mem::take(&mut self.paid_unwritten)
             || self.batch.records.len() >= COMMIT_SLICE
             || (!self.batch.records.is_empty() || self.batch.len() > 10_000)
                 && self

@@ -267,6 +267,40 @@ fn preview(text: &str) -> String {
     }
 }
 
+/// The fields of two canonical requests that differ, in words:
+/// `` `temperature` 0.5 -> 0.2, `messages` `` (values longer than 40 characters are
+/// not shown).
+pub fn changed_fields(old: &str, new: &str) -> String {
+    let (Ok(Value::Object(a)), Ok(Value::Object(b))) = (
+        serde_json::from_str::<Value>(old),
+        serde_json::from_str::<Value>(new),
+    ) else {
+        return "the request".into();
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for k in keys {
+        let (x, y) = (a.get(k), b.get(k));
+        if x == y {
+            continue;
+        }
+        let show = |v: Option<&Value>| v.map_or("none".to_string(), |v| v.to_string());
+        let (sx, sy) = (show(x), show(y));
+        if sx.chars().count() <= 40 && sy.chars().count() <= 40 {
+            out.push(format!("`{k}` {sx} -> {sy}"));
+        } else {
+            out.push(format!("`{k}`"));
+        }
+    }
+    if out.is_empty() {
+        "the request".into()
+    } else {
+        out.join(", ")
+    }
+}
+
 /// A chat reply's body: its text, finish reason and usage.
 pub fn parse_chat(body: &str) -> Result<Reply, String> {
     let v: Value =
@@ -486,6 +520,17 @@ mod tests {
         d.sample = 1;
         assert_ne!(a.call("u", "llm").canonical, d.call("u", "llm").canonical);
         assert_ne!(a.call("u", "llm").canonical, a.call("v", "llm").canonical);
+    }
+
+    #[test]
+    fn changed_fields_are_named() {
+        let a = Chat::simple("m", "hi");
+        let mut b = a.clone();
+        b.temperature = Some(0.2);
+        b.messages[0].1 = "a much longer prompt than before, well over forty characters".into();
+        let d = changed_fields(&a.call("u", "llm").canonical, &b.call("u", "llm").canonical);
+        assert_eq!(d, "`messages`, `temperature` 1.0 -> 0.2");
+        assert_eq!(changed_fields("{", "{}"), "the request");
     }
 
     #[test]

@@ -184,6 +184,18 @@ pub fn paid_key(external: &str, canonical: &str, place_name: &str, place_pos: u3
     *h.finalize().as_bytes()
 }
 
+/// Where the last request made at a `paid` call's place is kept (`--explain` says
+/// which of its fields changed).
+pub fn paid_place_key(external: &str, place_name: &str, place_pos: u32) -> Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(b"spindle-paid-place");
+    h.update(&KEY_VERSION.to_le_bytes());
+    put_str(&mut h, external);
+    put_str(&mut h, place_name);
+    h.update(&place_pos.to_le_bytes());
+    *h.finalize().as_bytes()
+}
+
 /// The key of a record made for pre-key `pre`: the pre-key with the inputs it
 /// observed (inline and shared), so that the same inputs give the same key.
 pub fn record_key(pre: &Hash, rec: &Record) -> Hash {

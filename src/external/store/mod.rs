@@ -152,6 +152,9 @@ pub enum Why {
     NotResuming,
     /// The record could not be read.
     Unreadable,
+    /// A model call whose place asked something else last time: the fields that
+    /// changed (`temperature 0.5 -> 0.2`).
+    RequestChanged(String),
 }
 
 impl fmt::Display for Why {
@@ -170,6 +173,7 @@ impl fmt::Display for Why {
             Why::Rerun => f.write_str("--rerun matched it"),
             Why::NotResuming => f.write_str("recorded, but --resume not given"),
             Why::Unreadable => f.write_str("record unreadable"),
+            Why::RequestChanged(d) => write!(f, "request changed: {d}"),
         }
     }
 }
