@@ -519,3 +519,45 @@ fn a_run_stopped_half_way_pays_again_only_for_what_it_had_not_recorded() {
     // Only the calls in flight at the stop were asked again.
     assert_eq!(server.seen().len(), 20 + (20 - finished));
 }
+
+#[test]
+fn the_servers_rate_limit_headers_hold_and_pace_later_calls() {
+    // The first answer says the budget is spent for a second; every answer says the
+    // limit is 60 a minute. Each prompt is the answer to the one before, so the calls
+    // go one after another.
+    let server = Server::start(|s: &Seen, earlier: &[Seen]| {
+        let mut headers = vec![("x-ratelimit-limit-requests".to_string(), "60".to_string())];
+        if earlier.is_empty() {
+            headers.push(("x-ratelimit-remaining-requests".into(), "0".into()));
+            headers.push(("x-ratelimit-reset-requests".into(), "1s".into()));
+        } else {
+            headers.push(("x-ratelimit-remaining-requests".into(), "59".into()));
+        }
+        Answer::Reply {
+            delay: Duration::ZERO,
+            status: 200,
+            headers,
+            body: chat_body(&format!("{}+", s.prompt()), 1, 1),
+        }
+    });
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : String = llm \"m\" (llm \"m\" (llm \"m\" (llm \"m\" \"x\")))\n",
+    );
+    assert_eq!(ok(&run_against(&wf, &server, &["wf.sp"])).trim(), "x++++");
+    let at: Vec<Instant> = server.seen().iter().map(|s| s.at).collect();
+    assert_eq!(at.len(), 4);
+    // Held until the reset.
+    assert!(
+        at[1] - at[0] >= Duration::from_millis(990),
+        "{:?}",
+        at[1] - at[0]
+    );
+    // Then paced at one a second (a little slower: the margin).
+    assert!(
+        at[3] - at[2] >= Duration::from_millis(990),
+        "{:?}",
+        at[3] - at[2]
+    );
+}

@@ -77,8 +77,9 @@ impl Pair {
 
     /// Reserves one request of `tokens` estimated tokens: when it may be sent.
     pub fn reserve(&self, tokens: u64) -> Instant {
-        let now = Instant::now();
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        // A hold (the server said its budget is spent) delays the buckets too.
+        let now = Instant::now().max(s.held_until.unwrap_or_else(Instant::now));
         let mut go = now;
         if let Some(rpm) = s.rpm {
             let (at, tat) = reserve(s.requests_tat, now, rpm, 1.0);
@@ -89,9 +90,6 @@ impl Pair {
             let (at, tat) = reserve(s.tokens_tat, now, tpm, tokens as f64);
             s.tokens_tat = Some(tat);
             go = go.max(at);
-        }
-        if let Some(h) = s.held_until {
-            go = go.max(h);
         }
         go
     }
