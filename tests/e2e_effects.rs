@@ -388,6 +388,20 @@ fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_
             "def main : Int = fromMaybe 0 (match Just (job 1) with | Just v -> Just (v + job 2) | Nothing -> Nothing)\n",
             2,
         ),
+        // The spine itself waits for calls: `length` and `sortBy` walk it to its end,
+        // so every element's list is certainly needed at once (a spine walk).
+        (
+            "def main : Int = length (concatMap (\\x -> if job x > 0 then [x, x] else []) (range 0 5))\n",
+            5,
+        ),
+        (
+            "def main : Int = sum (take 2 (sortBy (\\a b -> a >= b) (concatMap (\\x -> if job x > 0 then [x] else []) (range 0 6))))\n",
+            6,
+        ),
+        (
+            "def main : Int = length (map (\\x -> x + 1) (concatMap (\\x -> if job x > 0 then [x] else []) (range 0 4) ++ concatMap (\\x -> if job x > 5 then [x] else []) (range 4 8)))\n",
+            8,
+        ),
     ] {
         let mut starts = Vec::new();
         for mode in MODES {

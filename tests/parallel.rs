@@ -428,3 +428,23 @@ fn calls_behind_strict_evaluation_are_in_flight_at_once() {
         assert_eq!(peak, calls, "{text}");
     }
 }
+
+/// Spine walks (a certain fiber walking a list a call needs to its end) share what
+/// they evaluate and leave the heap whole: every object is released once.
+#[test]
+fn spine_walks_leave_the_heap_whole() {
+    for main in [
+        "def main : Int = sum (filter (\\i -> svc 10 i > 0) (range 0 3))\n",
+        "def keep (i : Int) : Bool = svc 10 i > 0\ndef main : Int = sum (filter keep [1, 2, 3])\n",
+        "def main : Int = length (concatMap (\\i -> if svc 10 i > 0 then [i, i] else []) (range 0 4))\n",
+        "def main : Int = sum (take 2 (sortBy (\\a b -> a >= b) (concatMap (\\i -> [svc 10 i]) (range 0 5))))\n",
+        "def main : Int = length (concatMap (\\i -> [svc 10 i]) (range 0 3) ++ error \"boom\")\n",
+    ] {
+        let text = format!("{HELPERS}{main}");
+        let p = load_text("spine.sp", &text);
+        let sequential = run(&p, None, true);
+        for jobs in [1, 4] {
+            assert_eq!(run(&p, Some(jobs), true), sequential, "{main}");
+        }
+    }
+}

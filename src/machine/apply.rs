@@ -71,6 +71,15 @@ impl<'p> Machine<'p> {
             };
             self.heap.set_slot(rec, i, v);
         }
+        let spines = self.spine_fork_mask(c, def, rec, args.len);
+        if spines != 0 {
+            for i in 0..args.len.min(64) {
+                if spines & (1 << i) != 0 {
+                    let v = self.heap.slot(rec, i);
+                    self.fork_spine(v);
+                }
+            }
+        }
         let f = self.fun_of(def);
         let (body, skip) = {
             let fun = &self.code.funs[f as usize];
@@ -81,6 +90,159 @@ impl<'p> Machine<'p> {
             Some(sk) if self.tiers.loops => self.skip_loop(sk, body, rec),
             _ => Ok(Control::Eval(body, rec)),
         }
+    }
+
+    /// The arguments of a known call (bits, as [`Code::CallDef`] holds them) that a
+    /// spine walk should cover: the call's value is needed and it walks them to their
+    /// end ([`crate::machine::compile::spine`]), or its own spine is walked (a spine
+    /// walk forcing a tail whose code is this call) and it walks them then. Only in a
+    /// certain fiber with a host that runs walks; never for a call of a definition from
+    /// its own body (a loop's next step: its list is the tail of one handed already).
+    fn spine_fork_mask(
+        &mut self,
+        c: CodeId,
+        def: crate::core::term::DefId,
+        rec: Ref,
+        n: u32,
+    ) -> u64 {
+        let Some(&(on_whnf, on_spine)) = self
+            .facts
+            .as_ref()
+            .and_then(|f| f.spine.get(def.0 as usize))
+        else {
+            return 0;
+        };
+        let candidates = on_whnf | on_spine;
+        if candidates == 0 || self.host.is_none() {
+            return 0;
+        }
+        if self
+            .code
+            .meta
+            .get(c as usize)
+            .is_some_and(|m| m.def == def.0)
+        {
+            return 0;
+        }
+        // Only lists that may reach an external are worth a walk: most calls stop here
+        // (a program, or a part of one, that calls nothing never looks further).
+        let Some(mut host) = self.host.take() else {
+            return 0;
+        };
+        let mut live = 0u64;
+        for i in 0..n.min(64) {
+            if candidates & (1 << i) != 0 {
+                let v = self.spine_target(self.heap.slot(rec, i));
+                if v.is_some_and(|v| host.may_call(self, v)) {
+                    live |= 1 << i;
+                }
+            }
+        }
+        self.host = Some(host);
+        if live == 0 {
+            return 0;
+        }
+        // In a tail of a walked spine the value is certainly needed, whichever fiber
+        // computes it (a speculative one may have reached the thunk first).
+        let (walked, certain_ctx) = match self.spine_context() {
+            SpineContext::None => (false, false),
+            SpineContext::Walked => (true, true),
+            SpineContext::Argument => (true, false),
+        };
+        let mask = live & if walked { on_whnf | on_spine } else { on_whnf };
+        if mask != 0 && (certain_ctx || self.host.as_ref().is_some_and(|h| h.certain(self))) {
+            mask
+        } else {
+            0
+        }
+    }
+
+    /// What a spine walk of an argument starts on: the list itself, or the tail of
+    /// its first cell when that is evaluated already (a strict argument); `None` for
+    /// anything else.
+    fn spine_target(&self, v: Val) -> Option<Val> {
+        match v {
+            Val::Con(r) => {
+                let cell = self.heap.cons.get(r);
+                (cell.con == self.prog.builtins.cons && cell.fields.len() == 2)
+                    .then(|| cell.fields.at(&self.heap.words, 1))
+            }
+            Val::Thunk(_) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Hands an argument (a word, borrowed: a list, or its first cell) to the host for
+    /// a spine walk, if it may reach an external.
+    fn fork_spine(&mut self, v: Val) {
+        let Some(v) = self.spine_target(v) else {
+            return;
+        };
+        let Some(mut host) = self.host.take() else {
+            return;
+        };
+        if host.may_call(self, v) {
+            self.heap.retain(v);
+            host.fork_spine(self, v);
+        }
+        self.host = Some(host);
+    }
+
+    /// Whether the value being computed (the frames on top, through updates) is
+    /// needed to its whole spine: a tail a spine walk holds or forces, or the argument
+    /// of a known call that walks it (evaluated before the call, in this fiber), or
+    /// that walks it when its own value's spine is needed (then the frames below the
+    /// call say).
+    fn spine_context(&self) -> SpineContext {
+        self.spine_context_of(&self.frames)
+    }
+
+    /// Whether the value the frames above `frames` compute is needed to its whole
+    /// spine by certain work: a future the scheduler cuts there walks its value's
+    /// spine ([`crate::sched`]'s futures).
+    pub fn spine_needed_below(&self, frames: &[Frame]) -> bool {
+        !matches!(self.spine_context_of(frames), SpineContext::None)
+    }
+
+    fn spine_context_of(&self, frames: &[Frame]) -> SpineContext {
+        let host = self.host.as_ref();
+        for f in frames.iter().rev() {
+            match f {
+                Frame::Update(t) => {
+                    if host.is_some_and(|h| h.spine_needed(*t)) {
+                        return SpineContext::Walked;
+                    }
+                }
+                Frame::Deep { spine, .. } => {
+                    return if *spine {
+                        SpineContext::Walked
+                    } else {
+                        SpineContext::None
+                    };
+                }
+                Frame::CallArgs { code, next, .. } => {
+                    let Code::CallDef { def, .. } = self.code.nodes[*code as usize] else {
+                        return SpineContext::None;
+                    };
+                    let (on_whnf, on_spine) = self
+                        .facts
+                        .as_ref()
+                        .and_then(|f| f.spine.get(def.0 as usize))
+                        .copied()
+                        .unwrap_or((0, 0));
+                    let bit = if *next < 64 { 1u64 << next } else { 0 };
+                    if on_whnf & bit != 0 {
+                        return SpineContext::Argument;
+                    }
+                    if on_spine & bit == 0 {
+                        return SpineContext::None;
+                    }
+                    // Walked if the call's own value is: the frames below say.
+                }
+                _ => return SpineContext::None,
+            }
+        }
+        SpineContext::None
     }
 
     /// An application of a head that is not a known definition.
@@ -310,4 +472,14 @@ impl<'p> Machine<'p> {
             _ => unreachable!(),
         }
     }
+}
+
+/// Where the value being computed stands, for spine walks ([`Machine::spine_context`]).
+enum SpineContext {
+    /// Nothing says its spine is needed.
+    None,
+    /// A spine walk needs it (a certain fiber's walk, whoever computes it).
+    Walked,
+    /// It is an argument a known call walks: needed if this fiber's work is.
+    Argument,
 }

@@ -488,8 +488,8 @@ impl<'p> Machine<'p> {
             }
             Frame::ConcatL { b, span } => self.concat_left(v, b, span),
             Frame::ConcatR { a } => self.concat_right(a, v),
-            Frame::Deep { root, base } => {
-                self.frames.push(Frame::Deep { root, base });
+            Frame::Deep { root, base, spine } => {
+                self.frames.push(Frame::Deep { root, base, spine });
                 self.deep_value(v)
             }
             Frame::Eq { .. } => unreachable!("an Eq frame is never returned to directly"),

@@ -144,6 +144,9 @@ pub enum Frame {
         root: Val,
         /// Deep stack height when the walk started.
         base: u32,
+        /// Only the spine: of a list cell, only its tail is walked (a spine walk,
+        /// [`crate::machine::compile::spine`]), not its elements.
+        spine: bool,
     },
     /// A structural comparison: the pairs still to compare sit on the machine's
     /// comparison stack above `base`.

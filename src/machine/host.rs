@@ -143,6 +143,23 @@ pub trait Host<'p> {
         m.release(v);
     }
 
+    /// A spine walk holds thunk `t` (`held`), or no longer does: while it does, the
+    /// thunk's whole spine is certainly needed ([`Host::spine_needed`]).
+    fn note_spine(&mut self, _t: Ref, _held: bool) {}
+
+    /// Whether a spine walk holds thunk `t`: whoever evaluates it, the calls it makes in
+    /// its tail position are walked to their end.
+    fn spine_needed(&self, _t: Ref) -> bool {
+        false
+    }
+
+    /// A list (a word, owned) whose whole spine is certainly needed
+    /// ([`crate::machine::compile::spine`]): a certain fiber may walk it, so that calls
+    /// further along it start while the consumer waits for the first.
+    fn fork_spine(&mut self, m: &mut Machine<'p>, v: Val) {
+        m.release(v);
+    }
+
     /// Whether a word is a thunk not evaluated yet whose code may reach an external
     /// (waiting for it may take long, so whatever else is needed should start first).
     fn may_call(&mut self, _m: &Machine<'p>, _v: Val) -> bool {

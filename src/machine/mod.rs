@@ -476,10 +476,17 @@ impl<'p> Machine<'p> {
                     self.heap.release(v);
                 }
             }
-            Frame::Deep { root, base } => {
+            Frame::Deep { root, base, spine } => {
                 self.heap.release(root);
                 while self.deep.len() > base as usize {
                     let v = self.deep.pop().expect("deep");
+                    if spine
+                        && let Val::Thunk(t) = v
+                        && let Some(h) = self.host.as_mut()
+                    {
+                        // The walk no longer holds it (see `Host::note_spine`).
+                        h.note_spine(t, false);
+                    }
                     self.heap.release(v);
                 }
             }

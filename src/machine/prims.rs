@@ -602,11 +602,16 @@ impl<'p> Machine<'p> {
     /// evaluated.
     pub(crate) fn deep_start(&mut self, v: Val) -> Result<Control> {
         let base = self.deep.len() as u32;
-        self.push(Frame::Deep { root: v, base });
+        self.push(Frame::Deep {
+            root: v,
+            base,
+            spine: false,
+        });
         self.deep_push_parts(v);
         self.deep_next()
     }
 
+    /// Pushes the parts of `v` still to walk: every field.
     fn deep_push_parts(&mut self, v: Val) {
         if let Val::Con(r) = v {
             let fields = self.heap.cons.get(r).fields;
@@ -618,10 +623,95 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// In a spine walk, pushes the tail of a list cell `v` (borrowed): the host is told
+    /// that its spine is certainly needed while the walk holds it.
+    fn spine_push_tail(&mut self, v: Val) {
+        if let Val::Con(r) = v {
+            let cell = self.heap.cons.get(r);
+            let fields = cell.fields;
+            if cell.con == self.prog.builtins.cons && fields.len() == 2 {
+                let w = fields.at(&self.heap.words, 1);
+                self.heap.retain(w);
+                self.deep.push(w);
+                if let Val::Thunk(t) = w
+                    && let Some(h) = self.host.as_mut()
+                {
+                    h.note_spine(t, true);
+                }
+            }
+        }
+    }
+
+    /// The next tail of a spine walk (the frame on top), or its end. A thunk stays on
+    /// the deep stack while it is forced (the host's note of it stays true while the
+    /// walk holds it), and goes when its value comes back ([`Machine::spine_value`]).
+    fn spine_next(&mut self) -> Result<Control> {
+        loop {
+            let Some(&Frame::Deep { root, base, .. }) = self.frames.last() else {
+                unreachable!("spine_next() without a Deep frame")
+            };
+            if self.deep.len() as u32 == base {
+                self.frames.pop();
+                return Ok(Control::Ret(root));
+            }
+            let w = *self.deep.last().expect("part");
+            if let Val::Thunk(t) = w
+                && !matches!(self.heap.thunks.get(t).state, ThunkState::Done(_))
+            {
+                // The deep stack keeps its reference; the force takes one of its own.
+                self.heap.retain(w);
+                return Ok(Control::Force(t));
+            }
+            self.deep.pop();
+            let v = self.settle(w);
+            self.spine_drop(w);
+            self.spine_push_tail(v);
+            self.heap.release(v);
+        }
+    }
+
+    /// The host's note of a thunk a spine walk no longer holds goes.
+    fn spine_drop(&mut self, w: Val) {
+        if let Val::Thunk(t) = w
+            && let Some(h) = self.host.as_mut()
+        {
+            h.note_spine(t, false);
+        }
+    }
+
+    /// The tail on top of a spine walk has been evaluated to `v` (owned); or the walk
+    /// starts (`v` is then nothing), or is handed a value to walk (a future's).
+    fn spine_value(&mut self, v: Val) -> Result<Control> {
+        let base = match self.frames.last() {
+            Some(Frame::Deep { base, .. }) => *base as usize,
+            _ => 0,
+        };
+        let forced = !matches!(v, Val::Erased)
+            && self.deep.len() > base
+            && match self.deep.last() {
+                Some(&Val::Thunk(t)) => {
+                    matches!(self.heap.thunks.get(t).state, ThunkState::Done(_))
+                }
+                _ => false,
+            };
+        if forced && let Some(w) = self.deep.pop() {
+            self.spine_drop(w);
+            self.heap.release(w);
+        }
+        // A value handed to the walk itself (a future's, when the walk is its
+        // context) is walked on from its tail too.
+        self.spine_push_tail(v);
+        self.heap.release(v);
+        self.spine_next()
+    }
+
     /// Needs the next part of the walk on top, or ends it.
     fn deep_next(&mut self) -> Result<Control> {
+        if matches!(self.frames.last(), Some(Frame::Deep { spine: true, .. })) {
+            return self.spine_next();
+        }
         loop {
-            let Some(&Frame::Deep { root, base }) = self.frames.last() else {
+            let Some(&Frame::Deep { root, base, .. }) = self.frames.last() else {
                 unreachable!("deep_next() without a Deep frame")
             };
             if self.deep.len() as u32 == base {
@@ -655,6 +745,9 @@ impl<'p> Machine<'p> {
 
     /// A part of the walk on top has been evaluated.
     pub(crate) fn deep_value(&mut self, v: Val) -> Result<Control> {
+        if matches!(self.frames.last(), Some(Frame::Deep { spine: true, .. })) {
+            return self.spine_value(v);
+        }
         self.deep_push_parts(v);
         self.heap.release(v);
         self.deep_next()

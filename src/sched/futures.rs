@@ -201,8 +201,18 @@ impl<'p> Scheduler<'p> {
             _ => {}
         }
 
+        // Where the cut point's value is needed to its whole spine, the future walks
+        // its value's spine once it has it (the context stays with the work).
+        let walk = m.spine_needed_below(&self.fibers[id as usize].frames);
         let fy = &mut self.fibers[y as usize];
         fy.frames.clear();
+        if walk {
+            fy.frames.push(Frame::Deep {
+                root: Val::Erased,
+                base: 0,
+                spine: true,
+            });
+        }
         fy.frames.push(Frame::Update(t));
         fy.frames.append(&mut top);
         fy.vals = vals;

@@ -237,6 +237,14 @@ pub struct Scheduler<'p> {
     queued_forks: HashMap<Ref, u32>,
     /// Thunks a helper fiber walks to normal form: the fiber.
     helper_walks: HashMap<Ref, u32>,
+    /// Whether spine walks are started (not when `SPINDLE_SPINES_OFF` is set, for
+    /// comparisons).
+    spines_on: bool,
+    /// Thunks a spine walk holds, with how many walks hold each: their spines are
+    /// certainly needed (a walk covers the tails it reaches, so another walk on one of
+    /// them is not started). A walk holds what it notes here (it is counted), so an
+    /// entry never outlives its thunk.
+    spine_held: HashMap<Ref, u32>,
     /// Bytes the saved stacks of fibers not running take (kept up to date by
     /// [`Scheduler::save`], for `--max-memory`).
     saved_bytes: usize,
@@ -277,8 +285,10 @@ impl<'p> Scheduler<'p> {
             may_call: HashMap::default(),
             queued_forks: HashMap::default(),
             helper_walks: HashMap::default(),
+            spine_held: HashMap::default(),
             saved_bytes: 0,
             futures_on: std::env::var_os("SPINDLE_FUTURES_OFF").is_none(),
+            spines_on: std::env::var_os("SPINDLE_SPINES_OFF").is_none(),
             promoted: Vec::new(),
         }
     }
@@ -947,6 +957,7 @@ impl<'p> Scheduler<'p> {
             f.frames.push(Frame::Deep {
                 root: Val::Erased,
                 base: 0,
+                spine: false,
             });
             f.deep.push(v);
             f.walks = Some(t);
@@ -1196,6 +1207,47 @@ impl<'p> Host<'p> for Scheduler<'p> {
 
     fn may_call(&mut self, m: &Machine<'p>, v: Val) -> bool {
         self.worth_forking(m, v)
+    }
+
+    fn note_spine(&mut self, t: Ref, held: bool) {
+        if held {
+            *self.spine_held.entry(t).or_insert(0) += 1;
+        } else if let Some(n) = self.spine_held.get_mut(&t) {
+            *n -= 1;
+            if *n == 0 {
+                self.spine_held.remove(&t);
+            }
+        }
+    }
+
+    fn spine_needed(&self, t: Ref) -> bool {
+        self.spine_held.contains_key(&t)
+    }
+
+    fn fork_spine(&mut self, m: &mut Machine<'p>, v: Val) {
+        let Val::Thunk(t) = v else {
+            m.heap.release(v);
+            return;
+        };
+        if !self.spines_on
+            || !matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. })
+            || self.spine_held.contains_key(&t)
+        {
+            m.heap.release(v);
+            return;
+        }
+        self.note_spine(t, true);
+        // A certain fiber walks the list's spine: its tails (and the calls they
+        // reach) are evaluated while the consumer waits for the first cells.
+        let id = self.spawn(Control::Ret(Val::Erased), true);
+        let f = &mut self.fibers[id as usize];
+        f.frames.push(Frame::Deep {
+            root: Val::Erased,
+            base: 0,
+            spine: true,
+        });
+        f.deep.push(v);
+        self.slice_end = self.slice_end.min(m.steps + 1);
     }
 
     fn certain(&self, m: &Machine<'p>) -> bool {

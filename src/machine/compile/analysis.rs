@@ -52,6 +52,11 @@ pub struct Facts {
     pub may_call: Vec<bool>,
     /// The prelude's `foldlRange`, if the program has it ([`super::fuse`]).
     pub fold_range: Option<DefId>,
+    /// Per definition: the arguments of a known call (bit `i`: the call's `i`-th
+    /// argument, as [`crate::machine::code::Code::CallDef`] holds them) whose whole
+    /// spine the call certainly walks when its value is needed (`.0`), and when its own
+    /// spine is (`.1`) ([`super::spine`]).
+    pub spine: Vec<(u64, u64)>,
 }
 
 /// The address of a term node, its identity for the side tables.
@@ -108,7 +113,89 @@ pub fn analyse(prog: &Program) -> Facts {
     strictness(prog, &mut facts);
     externals(prog, &mut facts);
     facts.fold_range = super::fuse::fold_range_def(prog);
+    facts.spine = spine_masks(prog, &facts);
     facts
+}
+
+/// [`Facts::spine`] from the spine signatures: a known call's arguments are its
+/// relevant parameters, in order.
+fn spine_masks(prog: &Program, facts: &Facts) -> Vec<(u64, u64)> {
+    // A program whose `main` can reach no external has no call to start early: its
+    // lists are never walked ahead of their consumer.
+    if let Some(main) = prog.main
+        && !reaches_extern(prog, main)
+    {
+        return vec![(0, 0); facts.defs.len()];
+    }
+    let sigs = super::spine::signatures(prog, facts);
+    facts
+        .defs
+        .iter()
+        .zip(&sigs)
+        .map(|(ps, sig)| {
+            let (mut on_whnf, mut on_spine) = (0u64, 0u64);
+            let mut i = 0;
+            for (p, &(w, s)) in ps.iter().zip(sig) {
+                if !p.relevant {
+                    continue;
+                }
+                if i < 64 {
+                    if w == super::spine::SPINE {
+                        on_whnf |= 1 << i;
+                    }
+                    if s == super::spine::SPINE {
+                        on_spine |= 1 << i;
+                    }
+                }
+                i += 1;
+            }
+            (on_whnf, on_spine)
+        })
+        .collect()
+}
+
+/// Whether an external is mentioned in `root` or in a definition it refers to,
+/// however indirectly (every function value a run can apply comes from those).
+fn reaches_extern(prog: &Program, root: DefId) -> bool {
+    let mut seen = vec![false; prog.defs.len()];
+    let mut defs = vec![root];
+    seen[root.0 as usize] = true;
+    while let Some(d) = defs.pop() {
+        let mut work = vec![&prog.defs[d.0 as usize].body];
+        while let Some(t) = work.pop() {
+            match &**t {
+                Term::Extern(..) => return true,
+                Term::Def(e) => {
+                    if let Some(s) = seen.get_mut(e.0 as usize)
+                        && !*s
+                    {
+                        *s = true;
+                        defs.push(*e);
+                    }
+                }
+                Term::App(f, _, a) => {
+                    work.push(f);
+                    work.push(a);
+                }
+                Term::Ann(e, _) | Term::Lam(_, e) => work.push(e),
+                Term::Let(_, r, b) => {
+                    work.push(r);
+                    work.push(b);
+                }
+                Term::Match(m) => {
+                    work.push(&m.scrut);
+                    for arm in &m.arms {
+                        work.push(&arm.body);
+                    }
+                    if let Some((_, b)) = &m.default {
+                        work.push(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// How many nodes [`may_call`] looks at before it assumes the worst.

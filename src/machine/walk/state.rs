@@ -200,7 +200,7 @@ impl<'p> Machine<'p> {
                     app(Term::Prim(Prim::Concat, nowhere()).rc(), r.word(a, 0)),
                     t,
                 ),
-                Frame::Deep { root, base } => {
+                Frame::Deep { root, base, .. } => {
                     deep_top = deep_top.min(base as usize);
                     let _ = deep_top;
                     r.word(root, 0)

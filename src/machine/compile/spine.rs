@@ -1,0 +1,390 @@
+//! Spine demand: which list arguments a definition certainly walks to their end.
+//!
+//! The strictness analysis ([`super::analysis`]) says which parameters a call
+//! certainly evaluates to weak head normal form. For the scheduler that is not enough
+//! where the calls of a program sit in the *spine* of a list: `length (concatMap
+//! propose beam)` needs every proposal, but the second one is reached only once the
+//! first reply's lines have been walked, so an `effect` or `paid` call (started only
+//! once certainly needed) waits for the one before. This analysis finds the demand on
+//! a whole spine, so that the scheduler can walk such a spine in a certain fiber of
+//! its own (and, inside it, the spines it certainly needs in turn) while the consumer
+//! goes on.
+//!
+//! A three-point demand on a variable: none, its weak head normal form ([`WHNF`]),
+//! or its whole spine ([`SPINE`]: every tail to weak head normal form; the elements
+//! are not needed). Each term is analysed under the demand on its own value (WHNF or
+//! SPINE), and each definition gets, for each of its parameters, the demand a call
+//! makes on it under each of the two (its signature):
+//!
+//! - a variable gets the demand on the term;
+//! - `Cons h t` under SPINE puts SPINE on `t`; `++` (`prim_concat`) under SPINE puts
+//!   SPINE on both operands, under WHNF, WHNF on the first; `prim_seq a b` WHNF on
+//!   `a` and the term's demand on `b`; other strict primitives WHNF on their operands;
+//!   an external's arguments are needed in normal form (SPINE);
+//! - a `let` passes the demand its body makes on the bound variable to its right-hand
+//!   side;
+//! - a `match` puts WHNF on its scrutinee and what every arm needs (the meet of the
+//!   arms); a scrutinee that is a variable is needed to SPINE when every `Cons` arm
+//!   needs its tail to SPINE (a `Nil` arm needs nothing more);
+//! - a known call passes its signature's demands to its arguments; an unknown
+//!   function's result demands nothing of its arguments;
+//! - `error` needs everything (it never returns), as in the strictness analysis.
+//!
+//! Signatures are a greatest fixed point (every parameter is SPINE until a body shows
+//! less), as the strictness analysis is: a definition that loops forever needs
+//! everything. `length`, `sum`, `foldl`, `reverse` and `sortBy` get SPINE on their list
+//! under WHNF; `map`, `filter`, `++`, `concatMap` pass SPINE on to theirs.
+
+use super::analysis::{Facts, lambdas, unann};
+use crate::core::program::Program;
+use crate::core::term::{CasePat, ConId, Plicity, RcTerm, Term};
+use crate::prim::Prim;
+
+/// No demand.
+pub const NONE: u8 = 0;
+/// Weak head normal form.
+pub const WHNF: u8 = 1;
+/// The whole spine.
+pub const SPINE: u8 = 2;
+
+/// Per definition, per parameter of its leading lambdas: the demand of a call on it
+/// when the call's value is needed to WHNF (`.0`) and to SPINE (`.1`).
+pub type Signatures = Vec<Vec<(u8, u8)>>;
+
+/// Demands on variables (by binder level), or "diverges" (needs everything).
+#[derive(Clone, Debug, PartialEq)]
+enum Needs {
+    Bottom,
+    Map(Vec<(usize, u8)>),
+}
+
+impl Needs {
+    fn none() -> Needs {
+        Needs::Map(Vec::new())
+    }
+
+    fn one(id: usize, d: u8) -> Needs {
+        if d == NONE {
+            Needs::none()
+        } else {
+            Needs::Map(vec![(id, d)])
+        }
+    }
+
+    fn get(&self, id: usize) -> u8 {
+        match self {
+            Needs::Bottom => SPINE,
+            Needs::Map(m) => m
+                .binary_search_by_key(&id, |&(i, _)| i)
+                .map_or(NONE, |i| m[i].1),
+        }
+    }
+
+    /// Both: the larger demand on each variable.
+    fn join(self, other: Needs) -> Needs {
+        match (self, other) {
+            (Needs::Bottom, _) | (_, Needs::Bottom) => Needs::Bottom,
+            (Needs::Map(mut a), Needs::Map(b)) => {
+                for (x, d) in b {
+                    match a.binary_search_by_key(&x, |&(i, _)| i) {
+                        Ok(i) => a[i].1 = a[i].1.max(d),
+                        Err(i) => a.insert(i, (x, d)),
+                    }
+                }
+                Needs::Map(a)
+            }
+        }
+    }
+
+    /// Either: the smaller demand on each variable.
+    fn meet(self, other: Needs) -> Needs {
+        match (self, other) {
+            (Needs::Bottom, x) | (x, Needs::Bottom) => x,
+            (Needs::Map(a), Needs::Map(b)) => Needs::Map(
+                a.into_iter()
+                    .filter_map(|(x, d)| {
+                        b.binary_search_by_key(&x, |&(i, _)| i)
+                            .ok()
+                            .map(|i| (x, d.min(b[i].1)))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Without the binders at or above `from`.
+    fn below(self, from: usize) -> Needs {
+        match self {
+            Needs::Bottom => Needs::Bottom,
+            Needs::Map(a) => Needs::Map(a.into_iter().filter(|&(x, _)| x < from).collect()),
+        }
+    }
+}
+
+struct Walk<'a> {
+    sigs: &'a Signatures,
+    /// The prelude's `Cons`.
+    cons: ConId,
+    depth: usize,
+}
+
+impl Walk<'_> {
+    fn term(&mut self, t: &RcTerm, d: u8) -> Needs {
+        if d == NONE {
+            return Needs::none();
+        }
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.term_inner(t, d))
+    }
+
+    fn var(&self, ix: u32) -> Option<usize> {
+        self.depth.checked_sub(1 + ix as usize)
+    }
+
+    fn term_inner(&mut self, t: &RcTerm, d: u8) -> Needs {
+        match &**t {
+            Term::Var(ix) => self
+                .var(ix.0)
+                .map_or_else(Needs::none, |x| Needs::one(x, d)),
+            Term::Ann(e, _) => self.term(e, d),
+            Term::Let(_, rhs, body) => {
+                let x = self.depth;
+                self.depth += 1;
+                let b = self.term(body, d);
+                let on_x = b.get(x);
+                // The right-hand side is in the scope of its own binder (a recursive
+                // `let`): analysed at the same depth.
+                let r = if on_x > NONE && b != Needs::Bottom {
+                    self.term(rhs, on_x)
+                } else {
+                    Needs::none()
+                };
+                self.depth -= 1;
+                b.join(r).below(x)
+            }
+            Term::Match(m) => self.matching(m, d),
+            Term::App(..) => self.app(t, d),
+            _ => Needs::none(),
+        }
+    }
+
+    fn matching(&mut self, m: &crate::core::term::Match, d: u8) -> Needs {
+        let mut arms = Needs::Bottom;
+        let mut tails_spine = true;
+        let mut saw_cons = false;
+        for arm in &m.arms {
+            let k = arm.pat.arity();
+            let base = self.depth;
+            self.depth += k;
+            let a = self.term(&arm.body, d);
+            if let CasePat::Con(c, fields) = &arm.pat
+                && *c == self.cons
+            {
+                saw_cons = true;
+                // The tail is the last field bound.
+                tails_spine &= !fields.is_empty() && a.get(base + k - 1) == SPINE;
+            }
+            self.depth = base;
+            arms = arms.meet(a.below(base));
+        }
+        if let Some((_, body)) = &m.default {
+            let base = self.depth;
+            self.depth += 1;
+            let a = self.term(body, d).below(base);
+            self.depth = base;
+            arms = arms.meet(a);
+            // A default arm that may stand for `Cons` walks nothing we can see.
+            tails_spine &= saw_cons;
+        }
+        let scrut = self.term(&m.scrut, WHNF);
+        let mut n = scrut.join(arms);
+        if saw_cons
+            && tails_spine
+            && let Term::Var(ix) = &**unann(&m.scrut)
+            && let Some(x) = self.var(ix.0)
+        {
+            n = n.join(Needs::one(x, SPINE));
+        }
+        n
+    }
+
+    fn app(&mut self, t: &RcTerm, d: u8) -> Needs {
+        let (head, args) = crate::core::term::spine(t);
+        let explicit: Vec<&RcTerm> = args
+            .iter()
+            .filter(|(pl, _)| *pl == Plicity::Explicit)
+            .map(|(_, a)| *a)
+            .collect();
+        match &**unann(head) {
+            Term::Prim(p, _) if explicit.len() >= p.arity() => match p {
+                Prim::Error => Needs::Bottom,
+                Prim::Concat => {
+                    let a = self.term(explicit[0], d);
+                    if d == SPINE {
+                        a.join(self.term(explicit[1], SPINE))
+                    } else {
+                        a
+                    }
+                }
+                Prim::Seq => {
+                    let a = self.term(explicit[0], WHNF);
+                    a.join(self.term(explicit[1], d))
+                }
+                Prim::Catch => Needs::none(),
+                Prim::After | Prim::Trace | Prim::Reading | Prim::Writing => {
+                    self.term(explicit[0], WHNF)
+                }
+                _ => {
+                    let mut n = Needs::none();
+                    for a in &explicit[..p.arity()] {
+                        n = n.join(self.term(a, WHNF));
+                    }
+                    n
+                }
+            },
+            Term::Extern(..) => {
+                let mut n = Needs::none();
+                for a in &explicit {
+                    n = n.join(self.term(a, SPINE));
+                }
+                n
+            }
+            Term::Con(c) if *c == self.cons && d == SPINE => match explicit.last() {
+                Some(tail) if explicit.len() == 2 => self.term(tail, SPINE),
+                _ => Needs::none(),
+            },
+            Term::Def(def) => {
+                let sig = &self.sigs[def.0 as usize];
+                if sig.is_empty() || args.len() < sig.len() {
+                    return Needs::none();
+                }
+                let mut n = Needs::none();
+                for (&(on_whnf, on_spine), (_, a)) in sig.iter().zip(&args) {
+                    let want = if d == SPINE { on_spine } else { on_whnf };
+                    n = n.join(self.term(a, want));
+                }
+                n
+            }
+            Term::Var(_) | Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head, WHNF),
+            _ => Needs::none(),
+        }
+    }
+}
+
+/// The signatures of every definition of `prog` (see the module documentation), given
+/// the strictness analysis's facts (erased parameters demand nothing).
+pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
+    let mut sigs: Signatures = facts
+        .defs
+        .iter()
+        .map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    if p.relevant {
+                        (SPINE, SPINE)
+                    } else {
+                        (NONE, NONE)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let cons = prog.builtins.cons;
+    // Each round can only lower a demand; a few rounds settle real programs, and the
+    // bound keeps a pathological one cheap (stopping early would be unsound, so the
+    // demands left are then dropped to what the strictness analysis says).
+    for _round in 0..32 {
+        let mut changed = false;
+        for (d, decl) in prog.defs.iter().enumerate() {
+            let n = sigs[d].len();
+            if n == 0 {
+                continue;
+            }
+            let (_, body) = lambdas(&decl.body);
+            for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
+                let needs = Walk {
+                    sigs: &sigs,
+                    cons,
+                    depth: n,
+                }
+                .term(body, ctx);
+                for (k, sig) in sigs[d].iter_mut().enumerate() {
+                    let now = needs.get(k);
+                    let slot = if pick == 0 { &mut sig.0 } else { &mut sig.1 };
+                    if now < *slot {
+                        *slot = now;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return sigs;
+        }
+    }
+    // Not settled: keep no spine demand at all (sound, only less parallel).
+    sigs.iter()
+        .map(|ps| ps.iter().map(|_| (NONE, NONE)).collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver;
+
+    fn sig_of(src: &str, name: &str) -> Vec<(u8, u8)> {
+        let loaded = driver::load_text("t.sp", src);
+        let prog = loaded.program.expect("the program checks");
+        let facts = super::super::analysis::analyse(&prog);
+        let sigs = signatures(&prog, &facts);
+        let i = prog
+            .defs
+            .iter()
+            .rposition(|d| &*d.name == name)
+            .expect(name);
+        sigs[i].clone()
+    }
+
+    const MAIN: &str = "def main : Int = 0\n";
+
+    #[test]
+    fn consumers_of_a_whole_list_need_its_spine() {
+        // length, sum, sortBy: the list (their last parameter) to its end.
+        for name in ["length", "sum", "foldl", "foldlStrict", "reverse", "sortBy"] {
+            let s = sig_of(MAIN, name);
+            assert_eq!(s.last().unwrap().0, SPINE, "{name}: {s:?}");
+        }
+        // take, head-like functions: not.
+        for name in ["take", "head"] {
+            let p = *sig_of(MAIN, name).last().unwrap();
+            assert!(p.0 < SPINE && p.1 < SPINE, "{name}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn producers_pass_a_spine_demand_on() {
+        // Under a demand on their result's spine.
+        for name in ["map", "filter", "concatMap", "append"] {
+            let s = sig_of(MAIN, name);
+            assert_eq!(s.last().unwrap().1, SPINE, "{name}: {s:?}");
+        }
+        // `append`: its first list too; under WHNF only the first, to WHNF.
+        let s = sig_of(MAIN, "append");
+        let n = s.len();
+        assert_eq!(s[n - 2], (WHNF, SPINE));
+        assert_eq!(s[n - 1], (NONE, SPINE));
+        // `map` under WHNF: only the list's first cell.
+        assert_eq!(sig_of(MAIN, "map").last().unwrap().0, WHNF);
+    }
+
+    #[test]
+    fn user_definitions() {
+        let src = "def count (xs : List Int) : Int = match xs with | [] -> 0 | Cons _ r -> 1 + count r\n\
+                   def firstOr (d : Int) (xs : List Int) : Int = match xs with | [] -> d | Cons x _ -> x\n\
+                   def both (xs : List Int) (ys : List Int) : Int = count (xs ++ ys)\n\
+                   def main : Int = both [1] [2] + firstOr 0 [3]\n";
+        assert_eq!(sig_of(src, "count"), vec![(SPINE, SPINE)]);
+        assert_eq!(sig_of(src, "firstOr")[1], (WHNF, WHNF));
+        assert_eq!(sig_of(src, "both"), vec![(SPINE, SPINE), (SPINE, SPINE)]);
+    }
+}
