@@ -71,7 +71,11 @@ impl<'p> Machine<'p> {
             };
             self.heap.set_slot(rec, i, v);
         }
-        let spines = self.spine_fork_mask(c, def, rec, args.len);
+        let spines = if self.spine_walks {
+            self.spine_fork_mask(c, def, rec, args.len)
+        } else {
+            0
+        };
         if spines != 0 {
             for i in 0..args.len.min(64) {
                 if spines & (1 << i) != 0 {

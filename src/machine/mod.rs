@@ -166,6 +166,9 @@ pub struct Machine<'p> {
     /// Relevance and strictness facts, or `None` for type-level evaluation (no
     /// erasure: types need everything).
     facts: Option<Facts>,
+    /// Whether some call may hand a list to a spine walk (its analysis found one
+    /// in a program that can reach an external): checked before each known call.
+    spine_walks: bool,
     defs: Vec<DefCode>,
     /// Each definition's pinned value: a function, or a thunk for a CAF (`Erased`
     /// until first used).
@@ -277,6 +280,9 @@ impl<'p> Machine<'p> {
             prog,
             heap: Heap::default(),
             code: CodeStore::default(),
+            spine_walks: facts
+                .as_ref()
+                .is_some_and(|f| f.spine.iter().any(|&(w, s)| w | s != 0)),
             facts,
             defs: Vec::new(),
             def_vals: Vec::new(),
