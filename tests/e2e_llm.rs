@@ -561,3 +561,34 @@ fn the_servers_rate_limit_headers_hold_and_pace_later_calls() {
         at[3] - at[2]
     );
 }
+
+#[test]
+fn requests_in_flight_are_bounded_per_model_and_the_base_url_comes_from_the_option() {
+    let server = Server::start(echo(300));
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : Int = length (filter (\\s -> strLength s > 0) (map (\\i -> llm \"m\" (showInt i)) (range 0 6)))\n",
+    );
+    let base = server.base();
+    let o = wf
+        .command(&["--llm-base-url", &base, "--llm-in-flight", "2", "wf.sp"])
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(ok(&o).trim(), "6");
+    let seen = server.seen();
+    assert_eq!(seen.len(), 6);
+    // Each answer takes 300 ms: with two in flight, no third arrives before the first
+    // two have been answered.
+    let mut at: Vec<Instant> = seen.iter().map(|s| s.at).collect();
+    at.sort();
+    for w in at.windows(3) {
+        assert!(
+            w[2] - w[0] >= Duration::from_millis(280),
+            "{:?}",
+            w[2] - w[0]
+        );
+    }
+}
