@@ -952,14 +952,8 @@ impl<'p> Scheduler<'p> {
             return;
         }
         let id = if deep {
-            let id = self.spawn(Control::Ret(Val::Erased), true);
+            let id = self.spawn_walk(v, false);
             let f = &mut self.fibers[id as usize];
-            f.frames.push(Frame::Deep {
-                root: Val::Erased,
-                base: 0,
-                spine: false,
-            });
-            f.deep.push(v);
             f.walks = Some(t);
             self.helper_walks.insert(t, id);
             id
@@ -970,6 +964,19 @@ impl<'p> Scheduler<'p> {
         self.queued_forks.insert(t, id);
         // The new fiber gets a turn soon: it may be about to start a call.
         self.slice_end = self.slice_end.min(m.steps + 1);
+    }
+
+    /// A certain fiber that walks `v` (owned) to normal form, or only its spine.
+    fn spawn_walk(&mut self, v: Val, spine: bool) -> u32 {
+        let id = self.spawn(Control::Ret(Val::Erased), true);
+        let f = &mut self.fibers[id as usize];
+        f.frames.push(Frame::Deep {
+            root: Val::Erased,
+            base: 0,
+            spine,
+        });
+        f.deep.push(v);
+        id
     }
 
     fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref) {
@@ -1239,14 +1246,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
         self.note_spine(t, true);
         // A certain fiber walks the list's spine: its tails (and the calls they
         // reach) are evaluated while the consumer waits for the first cells.
-        let id = self.spawn(Control::Ret(Val::Erased), true);
-        let f = &mut self.fibers[id as usize];
-        f.frames.push(Frame::Deep {
-            root: Val::Erased,
-            base: 0,
-            spine: true,
-        });
-        f.deep.push(v);
+        self.spawn_walk(v, true);
         self.slice_end = self.slice_end.min(m.steps + 1);
     }
 
