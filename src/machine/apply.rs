@@ -78,9 +78,12 @@ impl<'p> Machine<'p> {
         };
         if spines != 0 {
             for i in 0..args.len.min(64) {
-                if spines & (1 << i) != 0 {
-                    let v = self.heap.slot(rec, i);
-                    self.fork_spine(v);
+                if spines & (1 << i) != 0
+                    && let Some(v) = self.spine_target(self.heap.slot(rec, i))
+                {
+                    // Found worth a walk by `spine_fork_mask` already.
+                    self.heap.retain(v);
+                    self.with_host(|h, m| h.fork_spine(m, v));
                 }
             }
         }
@@ -97,7 +100,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The arguments of a known call (bits, as [`Code::CallDef`] holds them) that a
-    /// spine walk should cover: the call's value is needed and it walks them to their
+    /// spine walk should cover, each a list that may reach an external: the call's value is needed and it walks them to their
     /// end ([`crate::machine::compile::spine`]), or its own spine is walked (a spine
     /// walk forcing a tail whose code is this call) and it walks them then. Only in a
     /// certain fiber with a host that runs walks; never for a call of a definition from
@@ -130,19 +133,18 @@ impl<'p> Machine<'p> {
         }
         // Only lists that may reach an external are worth a walk: most calls stop here
         // (a program, or a part of one, that calls nothing never looks further).
-        let Some(mut host) = self.host.take() else {
-            return 0;
-        };
-        let mut live = 0u64;
-        for i in 0..n.min(64) {
-            if candidates & (1 << i) != 0 {
-                let v = self.spine_target(self.heap.slot(rec, i));
-                if v.is_some_and(|v| host.may_call(self, v)) {
+        let live = self.with_host(|h, m| {
+            let mut live = 0u64;
+            for i in 0..n.min(64) {
+                if candidates & (1 << i) != 0
+                    && m.spine_target(m.heap.slot(rec, i))
+                        .is_some_and(|v| h.may_call(m, v))
+                {
                     live |= 1 << i;
                 }
             }
-        }
-        self.host = Some(host);
+            live
+        });
         if live == 0 {
             return 0;
         }
@@ -174,22 +176,6 @@ impl<'p> Machine<'p> {
             Val::Thunk(_) => Some(v),
             _ => None,
         }
-    }
-
-    /// Hands an argument (a word, borrowed: a list, or its first cell) to the host for
-    /// a spine walk, if it may reach an external.
-    fn fork_spine(&mut self, v: Val) {
-        let Some(v) = self.spine_target(v) else {
-            return;
-        };
-        let Some(mut host) = self.host.take() else {
-            return;
-        };
-        if host.may_call(self, v) {
-            self.heap.retain(v);
-            host.fork_spine(self, v);
-        }
-        self.host = Some(host);
     }
 
     /// Whether the value being computed (the frames on top, through updates) is
