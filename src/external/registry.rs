@@ -295,9 +295,7 @@ pub static EXTERNALS: &[External] = &[
         executor: ExecutorKind::Network,
         request: |a| {
             let chat = Chat::simple(text(a, 0)?, text(a, 1)?);
-            Ok(Request::Llm(
-                chat.call(&settings::current().base_url, "llm"),
-            ))
+            Ok(Request::Llm(chat.call(&settings::base_url(), "llm")))
         },
         result: Output::Data(|r| match r {
             Reply::Llm { text, .. } => Ok(Plain::Str(text)),
@@ -312,9 +310,7 @@ pub static EXTERNALS: &[External] = &[
         executor: ExecutorKind::Network,
         request: |a| {
             let chat = Chat::from_plain(arg(a, 0)?)?;
-            Ok(Request::Llm(
-                chat.call(&settings::current().base_url, "llmChat"),
-            ))
+            Ok(Request::Llm(chat.call(&settings::base_url(), "llmChat")))
         },
         result: Output::Data(|r| match r {
             Reply::Llm {
@@ -341,7 +337,7 @@ pub static EXTERNALS: &[External] = &[
         params: &[Data, Data],
         executor: ExecutorKind::Network,
         request: |a| {
-            let base = settings::current().base_url;
+            let base = settings::base_url();
             Ok(Request::Llm(openai::embedding(
                 &base,
                 text(a, 0)?,

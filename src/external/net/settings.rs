@@ -92,6 +92,15 @@ pub fn current() -> LlmSettings {
     }
 }
 
+/// The base URL now (what a model call's request names; read without copying the
+/// rest of the settings).
+pub fn base_url() -> String {
+    match cell().read() {
+        Ok(g) => g.base_url.clone(),
+        Err(p) => p.into_inner().base_url.clone(),
+    }
+}
+
 /// `text` with the key, and anything that looks like an API key (`sk-...`, a long
 /// token after `Bearer `), replaced by `***`: what a server says back may quote it.
 pub fn mask(text: &str, key: Option<&str>) -> String {
