@@ -208,44 +208,11 @@ pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     if let Ok(secs) = v.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
     }
-    let when = httpdate(v)?;
+    let when = httpdate::parse_http_date(v).ok()?;
     Some(
         when.duration_since(std::time::SystemTime::now())
             .unwrap_or(Duration::ZERO),
     )
-}
-
-/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-fn httpdate(v: &str) -> Option<std::time::SystemTime> {
-    let parts: Vec<&str> = v.split_whitespace().collect();
-    if parts.len() != 6 || parts[5] != "GMT" {
-        return None;
-    }
-    let day: u64 = parts[1].parse().ok()?;
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| *m == parts[2])? as u64
-        + 1;
-    let year: i64 = parts[3].parse().ok()?;
-    let hms: Vec<u64> = parts[4].split(':').filter_map(|x| x.parse().ok()).collect();
-    if hms.len() != 3 {
-        return None;
-    }
-    // Days since the epoch (civil from days, Howard Hinnant's algorithm, inverted).
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y.div_euclid(400);
-    let yoe = (y - era * 400) as u64;
-    let doy = (153 * m + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe as i64 - 719_468;
-    let secs = days * 86_400 + (hms[0] * 3600 + hms[1] * 60 + hms[2]) as i64;
-    (secs >= 0).then(|| std::time::UNIX_EPOCH + Duration::from_secs(secs as u64))
 }
 
 /// The wait before retry number `attempt` (1, 2, ...) when the server gave none: 0.5 s
@@ -297,13 +264,21 @@ mod tests {
     }
 
     #[test]
-    fn http_dates() {
-        let t = httpdate("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
-        assert_eq!(
-            t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs(),
-            784_111_777
+    fn retry_after_in_seconds_or_as_a_date() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", "250".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
+        let mut h = reqwest::header::HeaderMap::new();
+        // A date already past: no wait.
+        h.insert(
+            "retry-after",
+            "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap(),
         );
-        assert!(httpdate("yesterday").is_none());
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
     }
 
     #[test]
