@@ -121,3 +121,40 @@ extern embed : String -> String -> List Float
 extern httpGet : String -> String
 
 extern httpRequest : String -> String -> List (Pair String String) -> String -> HttpResponse
+
+-- Streams (issue 28): a process's standard output, or a file, as a lazy list of its
+-- lines, each available as soon as it is written.
+extern runLines : String -> List String -> List String
+
+extern shellLines : String -> List String
+
+extern readLines : String -> List String
+
+-- `llmStream model prompt`: the reply of `llm model prompt` as its chunks, each
+-- available as it arrives (a `paid` call; `streamLines` regroups them into lines).
+extern llmStream : String -> String -> List String
+
+-- The rest of a stream not read yet: calling it waits for the stream's next items.
+-- Spindle makes these itself; a program has no use for them.
+extern prim_streamNext : Int -> List String
+
+def prim_streamRest (h : Int) : List String = prim_streamNext h
+
+-- Chunked text (a model's streamed reply) regrouped into lines, lazily: each line is
+-- available once its newline has arrived; text after the last newline is the last line.
+def streamLines (xs : List String) : List String = streamLinesFrom "" xs
+
+-- `streamLines` after `acc`, the start of a line whose newline has not arrived yet.
+def streamLinesFrom (acc : String) (xs : List String) : List String =
+  match xs with
+  | Nil -> if strLength acc == 0 then Nil else Cons acc Nil
+  | Cons c rest -> streamLinesPieces acc (split "\n" c) rest
+
+-- `streamLines` at the pieces of one chunk between its newlines.
+def streamLinesPieces (acc : String) (ps : List String) (rest : List String) : List String =
+  match ps with
+  | Nil -> streamLinesFrom acc rest
+  | Cons p more ->
+      (match more with
+       | Nil -> streamLinesFrom (acc ++ p) rest
+       | Cons _ _ -> Cons (acc ++ p) (streamLinesPieces "" more rest))

@@ -34,6 +34,7 @@ fn call(name: &str, args: &[Plain]) -> Result<Plain, CallError> {
     match e.result {
         Output::Data(f) => f(reply),
         Output::Argument(i) => Ok(Plain::Str(format!("argument {i}"))),
+        Output::Stream => Ok(Plain::Str("a stream".into())),
     }
 }
 

@@ -31,6 +31,7 @@ pub use crate::core::plain;
 pub mod progress;
 pub mod registry;
 pub mod request;
+pub mod stream;
 pub mod store;
 pub mod trace;
 
@@ -46,5 +47,9 @@ pub fn is_known(name: &str) -> bool {
 
 /// The names of all built-in externals, for error messages.
 pub fn known_names() -> Vec<&'static str> {
-    registry::EXTERNALS.iter().map(|e| e.name).collect()
+    registry::EXTERNALS
+        .iter()
+        .map(|e| e.name)
+        .filter(|n| !n.starts_with("prim_"))
+        .collect()
 }

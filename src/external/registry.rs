@@ -61,6 +61,11 @@ pub enum Output {
     Data(fn(Reply) -> Result<Plain, CallError>),
     /// The explicit argument at this position (counting from 0), unchanged.
     Argument(usize),
+    /// A lazy list of the items of a stream the call produces as it runs
+    /// ([`crate::external::stream`]): the call policy opens the stream and builds the
+    /// list's cells as items arrive (`runLines`, `shellLines`, `readLines`,
+    /// `llmStream`, and `prim_streamNext`, which a list's unevaluated rest calls).
+    Stream,
 }
 
 /// What a successful call evaluates to, given its reply ([`External::finish`]).
@@ -113,10 +118,19 @@ impl External {
         self.is_effect() || (self.is_paid() && !speculate_paid)
     }
 
+    /// Whether its result is a stream ([`Output::Stream`]).
+    pub fn is_stream(&self) -> bool {
+        matches!(self.result, Output::Stream)
+    }
+
     /// Whether the call layer may run a failed call again under `--retries`: not
     /// `pure` or `paid` ones (a timer does not fail; a model call has its own
-    /// `--llm-retries`), and never `httpRequest` (a request may not be safe to repeat).
+    /// `--llm-retries`), never `httpRequest` (a request may not be safe to repeat), and
+    /// never a stream (its consumer may have used items already).
     pub fn retried_by_driver(&self) -> bool {
+        if self.is_stream() {
+            return false;
+        }
         match self.effect {
             Effect::Pure | Effect::Paid => false,
             Effect::Effect => self.executor != ExecutorKind::Network,
@@ -149,6 +163,7 @@ impl External {
         match self.result {
             Output::Data(f) => f(reply).map(Outcome::Value),
             Output::Argument(i) => Ok(Outcome::Argument(i)),
+            Output::Stream => Err(wrong_reply(self.name, &reply)),
         }
     }
 }
@@ -406,6 +421,64 @@ pub static EXTERNALS: &[External] = &[
             other => Err(wrong_reply("httpRequest", &other)),
         }),
     },
+    External {
+        name: "runLines",
+        ty: "String -> List String -> List String",
+        effect: Effect::Effect,
+        params: &[Data, Data],
+        executor: ExecutorKind::Process,
+        request: |a| process(text(a, 0)?, texts(a, 1)?, None, ExitPolicy::Check),
+        result: Output::Stream,
+    },
+    External {
+        name: "shellLines",
+        ty: "String -> List String",
+        effect: Effect::Effect,
+        params: &[Data],
+        executor: ExecutorKind::Process,
+        request: |a| shell(text(a, 0)?),
+        result: Output::Stream,
+    },
+    External {
+        name: "readLines",
+        ty: "String -> List String",
+        effect: Effect::Reads,
+        params: &[Data],
+        executor: ExecutorKind::Stream,
+        request: |a| {
+            Ok(Request::ReadLines {
+                path: text(a, 0)?.to_string(),
+                stream: None,
+            })
+        },
+        result: Output::Stream,
+    },
+    External {
+        name: "llmStream",
+        ty: "String -> String -> List String",
+        effect: Effect::Paid,
+        params: &[Data, Data],
+        executor: ExecutorKind::Network,
+        request: |a| {
+            let chat = Chat::simple(text(a, 0)?, text(a, 1)?);
+            Ok(Request::Llm(chat.call(&settings::base_url(), "llmStream")))
+        },
+        result: Output::Stream,
+    },
+    External {
+        name: "prim_streamNext",
+        ty: "Int -> List String",
+        effect: Effect::Reads,
+        params: &[Data],
+        executor: ExecutorKind::Stream,
+        // The call policy answers it from the stream it names; never a request.
+        request: |_| {
+            Err(CallError::bad_argument(
+                "prim_streamNext is the rest of a stream, not called by programs",
+            ))
+        },
+        result: Output::Stream,
+    },
 ];
 
 /// The external named `name`.
@@ -498,6 +571,8 @@ fn process(
         exit,
         shown_as: None,
         trace: None,
+        stream: None,
+        spool: None,
     };
     super::exec::process::check_no_nul(&p)?;
     Ok(Request::Process(p))
@@ -520,6 +595,8 @@ fn shell(cmd: &str) -> Result<Request, CallError> {
         exit: ExitPolicy::Check,
         shown_as: Some(cmd.to_string()),
         trace: None,
+        stream: None,
+        spool: None,
     };
     super::exec::process::check_no_nul(&p)?;
     Ok(Request::Process(p))
@@ -636,8 +713,13 @@ mod tests {
                     s("body"),
                 ],
             ),
+            ("runLines", vec![s("ls"), Plain::List(vec![s("-l")])]),
+            ("shellLines", vec![s("ls | wc -l")]),
+            ("readLines", vec![s("data.txt")]),
+            ("llmStream", vec![s("m"), s("hi")]),
         ];
-        assert_eq!(samples.len(), EXTERNALS.len());
+        // `prim_streamNext` makes no request: the call policy answers it.
+        assert_eq!(samples.len() + 1, EXTERNALS.len());
         for (name, args) in samples {
             let e = lookup(name).expect(name);
             let r = e.make_request(args).expect(name);
@@ -651,10 +733,9 @@ mod tests {
         for (name, effect) in effects {
             let want = match name {
                 "delay" => Effect::Pure,
-                "readFile" | "getEnv" | "fileExists" | "listDir" | "glob" | "httpGet" => {
-                    Effect::Reads
-                }
-                "llm" | "llmChat" | "embed" => Effect::Paid,
+                "readFile" | "getEnv" | "fileExists" | "listDir" | "glob" | "httpGet"
+                | "readLines" | "prim_streamNext" => Effect::Reads,
+                "llm" | "llmChat" | "embed" | "llmStream" => Effect::Paid,
                 _ => Effect::Effect,
             };
             assert_eq!(effect, want, "{name}");
@@ -733,7 +814,7 @@ mod tests {
     fn replies_become_values() {
         let data = |name: &str, r: Reply| match lookup(name).unwrap().result {
             Output::Data(f) => f(r),
-            Output::Argument(_) => panic!("{name}"),
+            Output::Argument(_) | Output::Stream => panic!("{name}"),
         };
         assert_eq!(
             data(

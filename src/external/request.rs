@@ -38,7 +38,20 @@ pub enum Request {
     /// A request to an OpenAI-compatible model server (`llm`, `llmChat`, `embed`),
     /// performed by the network executor with rate limits and retries.
     Llm(crate::external::net::openai::LlmCall),
+    /// A file's lines, read lazily into a stream (`readLines`): answered
+    /// [`Reply::Stream`] once the file is read to its end.
+    ReadLines {
+        /// The file.
+        path: String,
+        /// The stream its lines go to (attached by the call policy).
+        stream: Option<StreamRef>,
+    },
+    /// The next items of a stream ([`crate::external::stream`]): answered
+    /// [`Reply::Batch`] as soon as there are any (or the stream ends).
+    StreamNext(StreamRef),
 }
+
+use crate::external::stream::StreamRef;
 
 /// An HTTP request: method, URL, headers and body.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -71,6 +84,9 @@ pub enum ExecutorKind {
     /// Calls that only wait on the network (HTTP, model servers): tasks of one
     /// network thread, no thread per call (limited by `io_jobs`).
     Network,
+    /// Waits for a stream's next items, and readers of files into streams: no limit
+    /// (a reader blocks only on its stream's buffer).
+    Stream,
 }
 
 /// A process to run: a program (found on `PATH` when it has no `/`) with arguments,
@@ -92,6 +108,13 @@ pub struct ProcessRequest {
     /// Run under the file-access tracer, writing its report here
     /// ([`crate::external::fstrace`]); set by the call layer when the call is recorded.
     pub trace: Option<crate::external::fstrace::TraceSpec>,
+    /// Its standard output goes, line by line, to this stream (`runLines`,
+    /// `shellLines`; attached by the call policy), and the call's answer is
+    /// [`Reply::Stream`].
+    pub stream: Option<StreamRef>,
+    /// Where a streamed call writes its items as they arrive, for its record (set by
+    /// the call layer when the call is recorded).
+    pub spool: Option<String>,
 }
 
 /// What a process's exit status means for the call.
@@ -149,6 +172,22 @@ pub enum Reply {
         /// Prompt tokens.
         tokens_in: i64,
     },
+    /// A streamed call ended well (`runLines`, `shellLines`, `readLines`,
+    /// `llmStream`): its items went to its stream as they came; `spool`, when not
+    /// empty, is the file that holds them all for the record (one line an item for
+    /// lines, one JSON string a line for chunks: [`spool_is_json`]).
+    Stream {
+        /// The spool file (empty: not kept).
+        spool: String,
+        /// How many items.
+        items: u64,
+        /// Prompt tokens (`llmStream`).
+        tokens_in: i64,
+        /// Completion tokens (`llmStream`).
+        tokens_out: i64,
+    },
+    /// A stream's next items ([`Request::StreamNext`]).
+    Batch(crate::external::stream::Batch),
     /// An HTTP response (`httpRequest`).
     Http {
         /// The status code.
@@ -170,6 +209,11 @@ impl Reply {
                 ..
             } => (*tokens_in, *tokens_out),
             Reply::Embedding { tokens_in, .. } => (*tokens_in, 0),
+            Reply::Stream {
+                tokens_in,
+                tokens_out,
+                ..
+            } => (*tokens_in, *tokens_out),
             _ => (0, 0),
         }
     }
@@ -319,7 +363,42 @@ impl ProcessRequest {
     }
 }
 
+/// Whether a spool file holds one JSON string a line (chunks, which may hold
+/// newlines), rather than one raw line an item.
+pub fn spool_is_json(path: &str) -> bool {
+    path.ends_with(".jsonl")
+}
+
 impl Request {
+    /// The stream a streamed call's items go to, if it is one.
+    pub fn stream(&self) -> Option<&StreamRef> {
+        match self {
+            Request::Process(p) => p.stream.as_ref(),
+            Request::Llm(l) => l.stream.as_ref(),
+            Request::ReadLines { stream, .. } => stream.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Sends a streamed call's items to `s` (the call policy opens one per call).
+    pub fn attach_stream(&mut self, s: StreamRef) {
+        match self {
+            Request::Process(p) => p.stream = Some(s),
+            Request::Llm(l) => l.stream = Some(s),
+            Request::ReadLines { stream, .. } => *stream = Some(s),
+            _ => {}
+        }
+    }
+
+    /// Where a streamed call keeps its items for its record (set by the call layer).
+    pub fn set_spool(&mut self, path: String) {
+        match self {
+            Request::Process(p) => p.spool = Some(path),
+            Request::Llm(l) => l.spool = Some(path),
+            _ => {}
+        }
+    }
+
     /// The executor that performs this request.
     pub fn executor(&self) -> ExecutorKind {
         match self {
@@ -332,6 +411,7 @@ impl Request {
             Request::GetEnv(_) => ExecutorKind::Env,
             Request::Delay(_) => ExecutorKind::Timer,
             Request::Http(_) | Request::Llm(_) => ExecutorKind::Network,
+            Request::ReadLines { .. } | Request::StreamNext(_) => ExecutorKind::Stream,
         }
     }
 
@@ -347,6 +427,8 @@ impl Request {
             Request::Glob(p) => format!("glob {}", shell_quote(p)),
             Request::GetEnv(n) => format!("getEnv {}", shell_quote(n)),
             Request::Delay(d) => format!("delay {}", d.as_millis()),
+            Request::ReadLines { path, .. } => format!("readLines {}", shell_quote(path)),
+            Request::StreamNext(s) => format!("{s:?}"),
             Request::Http(h) => format!("{} {}", h.method, h.url),
             Request::Llm(l) => l.shown.clone(),
         }
@@ -365,6 +447,8 @@ mod tests {
             exit: ExitPolicy::Check,
             shown_as: None,
             trace: None,
+            stream: None,
+            spool: None,
         }
     }
 

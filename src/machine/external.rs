@@ -144,6 +144,38 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The definition of the prelude (or program) with this name.
+    pub fn def_named(&self, name: &str) -> Option<crate::core::term::DefId> {
+        self.prog
+            .defs
+            .iter()
+            .position(|d| &*d.name == name)
+            .map(|i| crate::core::term::DefId(i as u32))
+    }
+
+    /// The unevaluated rest of stream `id`: a thunk of the body of `def`
+    /// (`prim_streamRest`, one `Int` parameter) with `id` for its parameter (a new
+    /// reference).
+    pub fn stream_rest(&mut self, def: crate::core::term::DefId, id: i64) -> Val {
+        let f = self.fun_of(def);
+        let (layout, slots, body) = {
+            let fun = &self.code.funs[f as usize];
+            (fun.layout, fun.slots, fun.body)
+        };
+        let rec = self.heap.record(super::value::NIL, layout, slots);
+        if slots > 0 {
+            self.heap.set_slot(rec, 0, Val::Int(id));
+        }
+        Val::Thunk(self.heap.thunk(body, rec))
+    }
+
+    /// Whether thunk `t` is not evaluated yet and the reference the caller holds is its
+    /// only one (nothing else can ever need it).
+    pub fn sole_suspended(&self, t: super::value::Ref) -> bool {
+        let th = self.heap.thunks.get(t);
+        th.rc == 1 && matches!(th.state, super::heap::ThunkState::Suspended { .. })
+    }
+
     /// The constructor of the prelude (or program) with this name.
     fn con_named(&self, name: &str) -> Option<ConId> {
         for (d, data) in self.prog.datas.iter().enumerate() {

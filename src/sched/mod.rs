@@ -78,6 +78,9 @@ const SPEC_BUDGET: i64 = 2_000_000;
 /// for the calls at once instead).
 const POLL_EVERY: u64 = 1024;
 
+/// Steps between two looks for streams the program no longer needs.
+const SWEEP_EVERY: u64 = 200_000;
+
 /// Most speculative fibers alive at once, besides one for each call the limits let
 /// run at once (a fiber waiting for its call costs little).
 const SPEC_FIBERS: usize = 20_000;
@@ -221,6 +224,8 @@ pub struct Scheduler<'p> {
     spec_budget: i64,
     /// The step count before which a look for finished calls is skipped.
     next_poll: u64,
+    /// The step count before which no look for unneeded streams is made.
+    next_sweep: u64,
     /// Most speculative fibers alive at once.
     spec_fibers: usize,
     slice_end: u64,
@@ -278,6 +283,7 @@ impl<'p> Scheduler<'p> {
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
             next_poll: 0,
+            next_sweep: 0,
             spec_fibers: SPEC_FIBERS,
             slice_end: u64::MAX,
             resumed_at: 0,
@@ -428,6 +434,9 @@ impl<'p> Scheduler<'p> {
                 }
             }
             if !self.tickets.is_empty() {
+                // Streams nobody needs any more stop first: their producers may be
+                // what the calls in flight wait on (a full pipe).
+                self.policy.borrow_mut().unneeded_streams(m);
                 self.poll(m, None);
                 continue;
             }
@@ -482,6 +491,8 @@ impl<'p> Scheduler<'p> {
         };
         for (ticket, answer) in done {
             let Some(call) = self.tickets.remove(&ticket.0) else {
+                // A call producing a stream (nobody waits for it).
+                self.policy.borrow_mut().stream_call_done(ticket, answer);
                 continue;
             };
             let answer = match answer {
@@ -770,12 +781,22 @@ impl<'p> Scheduler<'p> {
             Priority::Speculative
         };
         let ext = req.call.external;
-        self.policy.borrow_mut().layer().submit_request(
-            Ticket(ticket),
-            req.call,
-            req.request,
-            priority,
-        );
+        let mut ticket = ticket;
+        let mut policy = self.policy.borrow_mut();
+        policy
+            .layer()
+            .submit_request(Ticket(ticket), req.call, req.request, priority);
+        if let Some(stream) = &req.stream {
+            // The call producing a stream ends when the stream does, and nobody waits
+            // for it: the fiber waits for the stream's first items.
+            let next = policy.stream_started(stream, Ticket(ticket));
+            ticket = policy.ticket();
+            let call = crate::external::calls::Call::new(ext, Vec::new(), Default::default());
+            policy
+                .layer()
+                .submit_request(Ticket(ticket), call, next, priority);
+        }
+        drop(policy);
         self.tickets.insert(
             ticket,
             InFlight {
@@ -1187,6 +1208,11 @@ impl<'p> Host<'p> for Scheduler<'p> {
 
     fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
         self.poll(m, Some(Duration::ZERO));
+        if m.steps >= self.next_sweep {
+            // A stream the program dropped (`take 3`) stops without waiting for the end.
+            self.next_sweep = m.steps + SWEEP_EVERY;
+            self.policy.borrow_mut().unneeded_streams(m);
+        }
         let id = m.fiber;
         let certain = self.fibers[id as usize].certain;
         let preempt = if certain {
@@ -1263,8 +1289,10 @@ impl<'p> Host<'p> for Scheduler<'p> {
     }
 
     fn shutdown(&mut self, m: &mut Machine<'p>) {
-        // Calls still running are stopped (their results are not needed); fibers
-        // other than the running one are dropped.
+        // Streams read to their end are recorded; the others stop. Calls still
+        // running are stopped (their results are not needed); fibers other than the
+        // running one are dropped.
+        self.policy.borrow_mut().end_streams(m);
         self.policy.borrow_mut().layer().shutdown();
         let cur = m.fiber;
         for id in 0..self.fibers.len() as u32 {

@@ -19,7 +19,7 @@
 //! ([`SharedPolicy`]) to finish the call layer and to ask how the run ended.
 
 use crate::core::plain::Plain;
-use crate::external::calls::{Call, Calls, Config, Place};
+use crate::external::calls::{Answer, Call, Calls, Config, Place};
 use crate::external::exec::Limits;
 use crate::external::progress::ProgressMode;
 use crate::external::registry::{self, External, Outcome, Param};
@@ -30,6 +30,10 @@ use crate::machine::error::{ErrorKind, Result, RuntimeError};
 use crate::machine::host::{CallRequest, HeldRef};
 use crate::machine::value::Val;
 use crate::syntax::span::Span;
+use crate::core::term::DefId;
+use crate::external::exec::Ticket;
+use crate::external::stream::{Batch, Stream, StreamRef};
+use crate::machine::value::Ref;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -64,6 +68,10 @@ pub struct ReadyCall {
     pub passthrough: Option<Val>,
     /// Where to report a failure.
     pub span: Span,
+    /// The stream a streamed call's items go to ([`External::is_stream`]): the host
+    /// submits the call (its end is recorded by the call layer; nobody waits for it)
+    /// and waits for the stream's first items ([`CallPolicy::stream_wait`]).
+    pub stream: Option<StreamRef>,
 }
 
 /// What became of a call the machine reached, before any executor sees it.
@@ -87,6 +95,28 @@ pub struct CallPolicy<'p> {
     ended_by_an_earlier_failure: bool,
     fail_fast: bool,
     next_ticket: u64,
+    /// Streams whose end the program has not reached, by id.
+    streams: FxHashMap<u64, OpenStream>,
+    /// The calls producing streams, by ticket: the stream's id.
+    starts: FxHashMap<u64, u64>,
+    /// `prim_streamRest`, whose body is the unevaluated rest of a stream.
+    rest_def: Option<DefId>,
+}
+
+/// A stream the program has not read to its end.
+struct OpenStream {
+    stream: StreamRef,
+    /// The streamed call's place: a failure met at the stream's end is reported there.
+    span: Span,
+    /// The unevaluated rest of the list the program holds (a counted reference of the
+    /// policy's own): when the policy's is the only one left, the program no longer
+    /// needs the stream ([`CallPolicy::unneeded_streams`]).
+    rest: Option<Ref>,
+    /// The call producing it, until it ends.
+    start: Option<Ticket>,
+    /// Whether the program has read it to its end (it is forgotten once its call's
+    /// answer has come too).
+    read: bool,
 }
 
 impl<'p> CallPolicy<'p> {
@@ -102,6 +132,9 @@ impl<'p> CallPolicy<'p> {
             ended_by_an_earlier_failure: false,
             fail_fast: false,
             next_ticket: 0,
+            streams: FxHashMap::default(),
+            starts: FxHashMap::default(),
+            rest_def: None,
         }
     }
 
@@ -169,6 +202,9 @@ impl<'p> CallPolicy<'p> {
             }
             return Err(e);
         };
+        if ext.name == STREAM_NEXT {
+            return self.stream_next(m, ext, req);
+        }
         let mut data = Vec::new();
         for (p, &a) in ext.params.iter().zip(&req.args) {
             if *p == Param::Data {
@@ -178,7 +214,7 @@ impl<'p> CallPolicy<'p> {
         // The argument a call may evaluate to (`delay`'s value) stays; the rest go.
         let passthrough = match ext.result {
             registry::Output::Argument(i) => req.args.get(i).copied(),
-            registry::Output::Data(_) => None,
+            registry::Output::Data(_) | registry::Output::Stream => None,
         };
         for (i, &a) in req.args.iter().enumerate() {
             if !matches!(ext.result, registry::Output::Argument(k) if k == i) {
@@ -186,7 +222,7 @@ impl<'p> CallPolicy<'p> {
             }
         }
         // Bad arguments (a NUL byte, a malformed pattern) fail here, at the call.
-        let request = match ext.make_request(&data) {
+        let mut request = match ext.make_request(&data) {
             Ok(r) => r,
             Err(err) => {
                 if let Some(v) = passthrough {
@@ -207,6 +243,21 @@ impl<'p> CallPolicy<'p> {
             return Ok(Prepared::Answered(r));
         }
         let place = self.place_of(m, req.site, req.span);
+        let stream = ext.is_stream().then(|| {
+            let s = Stream::open();
+            request.attach_stream(s.clone());
+            self.streams.insert(
+                s.id(),
+                OpenStream {
+                    stream: s.clone(),
+                    span: req.span,
+                    rest: None,
+                    start: None,
+                    read: false,
+                },
+            );
+            s
+        });
         Ok(Prepared::Ready(Box::new(ReadyCall {
             call: Call {
                 external: ext,
@@ -219,7 +270,246 @@ impl<'p> CallPolicy<'p> {
             key,
             passthrough,
             span: req.span,
+            stream,
         })))
+    }
+
+    /// `prim_streamNext id`: the rest of a stream is needed. What has arrived is
+    /// answered at once (all of it: one hand-over per batch, not per line); else the
+    /// host waits for the next items ([`Request::StreamNext`]).
+    fn stream_next(
+        &mut self,
+        m: &mut Machine<'p>,
+        ext: &'static External,
+        req: CallRequest,
+    ) -> Result<Prepared> {
+        let id = match req.args.first().map(|&a| m.heap.forced(a)) {
+            Some(Val::Int(n)) => n as u64,
+            _ => u64::MAX,
+        };
+        for a in req.args {
+            m.release(a);
+        }
+        let Some(open) = self.streams.get_mut(&id) else {
+            return Err(RuntimeError::at(
+                ErrorKind::External,
+                "prim_streamNext: no such stream (the rest of a stream is made by Spindle)",
+                req.span,
+            ));
+        };
+        // The rest is being evaluated: the program holds it (the policy no longer
+        // needs its own reference to tell).
+        if let Some(t) = open.rest.take() {
+            m.release(Val::Thunk(t));
+        }
+        if let Some(batch) = open.stream.take() {
+            return Ok(Prepared::Answered(self.stream_value(m, batch, req.span)));
+        }
+        let stream = open.stream.clone();
+        Ok(Prepared::Ready(Box::new(ReadyCall {
+            call: Call::new(ext, Vec::new(), Place::default()),
+            request: Request::StreamNext(stream.clone()),
+            key: None,
+            passthrough: None,
+            span: req.span,
+            stream: None,
+        })))
+    }
+
+    /// A streamed call was submitted under `ticket`: the host waits for its stream's
+    /// first items with the request this returns (its answer is a [`Reply::Batch`]).
+    pub fn stream_started(&mut self, stream: &StreamRef, ticket: Ticket) -> Request {
+        self.starts.insert(ticket.0, stream.id());
+        if let Some(open) = self.streams.get_mut(&stream.id()) {
+            open.start = Some(ticket);
+        }
+        Request::StreamNext(stream.clone())
+    }
+
+    /// Whether `ticket` is a call producing a stream (nobody waits for its answer:
+    /// give it to [`CallPolicy::stream_call_done`]).
+    pub fn is_stream_call(&self, ticket: Ticket) -> bool {
+        self.starts.contains_key(&ticket.0)
+    }
+
+    /// A call producing a stream ended. Its items went to the stream as they came, and
+    /// its end too, unless it never ran: a reused record's items are replayed from
+    /// its spool file; a failure to start, or `--plan`, ends the stream.
+    pub fn stream_call_done(&mut self, ticket: Ticket, answer: Answer) {
+        let Some(id) = self.starts.remove(&ticket.0) else {
+            return;
+        };
+        let Some(open) = self.streams.get_mut(&id) else {
+            return;
+        };
+        open.start = None;
+        let s = open.stream.clone();
+        if open.read {
+            self.streams.remove(&id);
+        }
+        match answer {
+            Answer::Planned => s.finish(Err(CallError::new(CallErrorKind::NotStarted, PLANNED))),
+            Answer::Done(Err(e)) => s.finish(Err(e)),
+            Answer::Done(Ok(Reply::Stream { spool, .. })) if !s.is_started() => {
+                if spool.is_empty() {
+                    s.finish(Ok(()));
+                    return;
+                }
+                let reader = s.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("spindle-replay".into())
+                    .stack_size(256 * 1024)
+                    .spawn(move || {
+                        let json = crate::external::request::spool_is_json(&spool);
+                        let _ = crate::external::stream::read_file_into(&spool, &reader, json);
+                    });
+                if let Err(e) = spawned {
+                    s.finish(Err(CallError::new(
+                        CallErrorKind::CannotStart,
+                        format!("a recorded stream cannot be replayed: {e}"),
+                    )));
+                }
+            }
+            Answer::Done(Ok(_)) => s.finish(Ok(())),
+        }
+    }
+
+    /// The value of a stream's items so far: a list of them ending in the unevaluated
+    /// rest of the stream, or in `Nil` once it ended well; its failure once every item
+    /// before it has been read (at the streamed call's place).
+    pub fn stream_value(&mut self, m: &mut Machine<'p>, b: Batch, at: Span) -> Result<Val> {
+        let id = b.stream;
+        let span = self.streams.get(&id).map_or(at, |o| o.span);
+        let nil = Val::Atom(m.prog.builtins.nil);
+        let tail = match (&b.end, b.items.is_empty()) {
+            (Some(Ok(())), _) => {
+                self.end_stream(m, id);
+                nil
+            }
+            (Some(Err(e)), true) => {
+                let e = e.clone();
+                self.end_stream(m, id);
+                return Err(if e.message == PLANNED {
+                    RuntimeError::at(ErrorKind::Planned, PLANNED, span)
+                } else {
+                    call_error(&e, span)
+                });
+            }
+            (None, true) => {
+                return Err(RuntimeError::at(
+                    ErrorKind::Internal,
+                    "internal error: a stream answered nothing",
+                    span,
+                ));
+            }
+            (_, false) => {
+                let def = match self.rest_def {
+                    Some(d) => d,
+                    None => {
+                        let Some(d) = m.def_named("prim_streamRest") else {
+                            return Err(RuntimeError::at(
+                                ErrorKind::Internal,
+                                "internal error: the prelude has no prim_streamRest",
+                                span,
+                            ));
+                        };
+                        self.rest_def = Some(d);
+                        d
+                    }
+                };
+                let rest = m.stream_rest(def, id as i64);
+                if let (Val::Thunk(t), Some(open)) = (rest, self.streams.get_mut(&id)) {
+                    m.heap.retain(rest);
+                    if let Some(old) = open.rest.replace(t) {
+                        m.release(Val::Thunk(old));
+                    }
+                }
+                rest
+            }
+        };
+        let mut acc = tail;
+        for item in b.items.iter().rev() {
+            let h = m.heap.string(item.into());
+            acc = m.heap.con(m.prog.builtins.cons, &[h, acc]);
+        }
+        Ok(acc)
+    }
+
+    /// The program reached a stream's end: the policy forgets it.
+    fn end_stream(&mut self, m: &mut Machine<'p>, id: u64) {
+        let Some(open) = self.streams.get_mut(&id) else {
+            return;
+        };
+        open.read = true;
+        if let Some(t) = open.rest.take() {
+            m.release(Val::Thunk(t));
+        }
+        if open.start.is_none() {
+            self.streams.remove(&id);
+        }
+    }
+
+    /// The streams the program no longer needs (nothing but the policy holds the rest
+    /// of the list, unevaluated): each is closed (its producer stops: a process has its
+    /// group stopped) and forgotten; the calls producing them are returned, for the
+    /// host to cancel (neither recorded nor a failure).
+    pub fn unneeded_streams(&mut self, m: &mut Machine<'p>) -> Vec<Ticket> {
+        if self.streams.is_empty() {
+            return Vec::new();
+        }
+        let gone: Vec<u64> = self
+            .streams
+            .iter()
+            .filter(|(_, o)| o.rest.is_some_and(|t| m.sole_suspended(t)))
+            .map(|(&id, _)| id)
+            .collect();
+        let mut cancel = Vec::new();
+        for id in gone {
+            if let Some(open) = self.streams.remove(&id) {
+                open.stream.close();
+                if let Some(t) = open.rest {
+                    m.release(Val::Thunk(t));
+                }
+                if let Some(t) = open.start {
+                    self.starts.remove(&t.0);
+                    cancel.push(t);
+                }
+            }
+        }
+        for &t in &cancel {
+            self.layer.cancel(t);
+        }
+        cancel
+    }
+
+    /// Ends the run's streams: a stream whose producer has ended well waits (at most
+    /// a few seconds) for its call's answer, so that it is recorded; every other one is
+    /// closed and its call cancelled (a stream cut short is not recorded).
+    pub fn end_streams(&mut self, m: &mut Machine<'p>) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while self
+            .streams
+            .values()
+            .any(|o| o.start.is_some() && o.stream.has_ended() && !o.stream.is_closed())
+            && std::time::Instant::now() < deadline
+        {
+            for (t, a) in self.layer.wait(Some(std::time::Duration::from_millis(50))) {
+                self.stream_call_done(t, a);
+            }
+        }
+        let ids: Vec<u64> = self.streams.keys().copied().collect();
+        for id in ids {
+            if let Some(open) = self.streams.remove(&id) {
+                open.stream.close();
+                if let Some(t) = open.rest {
+                    m.release(Val::Thunk(t));
+                }
+                if let Some(t) = open.start {
+                    self.starts.remove(&t.0);
+                    self.layer.cancel(t);
+                }
+            }
+        }
     }
 
     /// What a finished call gives the fibers that wait for it: its value (a new
@@ -234,6 +524,13 @@ impl<'p> CallPolicy<'p> {
         span: Span,
         answer: CallAnswer,
     ) -> Result<Val> {
+        if let Ok(Reply::Batch(b)) = answer {
+            let r = self.stream_value(m, b, span);
+            if let Some(k) = key {
+                self.remember(m, k.clone(), &r);
+            }
+            return r;
+        }
         let outcome = answer.and_then(|reply| ext.finish(reply));
         let r = match outcome {
             Ok(Outcome::Argument(_)) => match passthrough {
@@ -278,6 +575,11 @@ impl<'p> CallPolicy<'p> {
     pub fn held(&self, f: &mut dyn FnMut(HeldRef)) {
         for v in self.shared.values().flatten() {
             f(HeldRef::Val(*v));
+        }
+        for o in self.streams.values() {
+            if let Some(t) = o.rest {
+                f(HeldRef::Val(Val::Thunk(t)));
+            }
         }
     }
 
@@ -371,6 +673,9 @@ impl<'p> CallPolicy<'p> {
         }
     }
 }
+
+/// The name of the external a stream's unevaluated rest calls.
+pub const STREAM_NEXT: &str = "prim_streamNext";
 
 /// A failed call as a runtime error at its place: the message, then the end of the
 /// tool's standard error, one line each.

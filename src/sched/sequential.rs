@@ -15,7 +15,12 @@ use crate::machine::host::{CallRequest, HeldRef, Host};
 pub struct Sequential<'p> {
     policy: SharedPolicy<'p>,
     dispatched: u64,
+    /// The step count before which no look for unneeded streams is made.
+    next_sweep: u64,
 }
+
+/// Steps between two looks for streams the program no longer needs.
+const SWEEP_EVERY: u64 = 200_000;
 
 impl<'p> Sequential<'p> {
     /// Installs a sequential host with this policy on a machine.
@@ -23,6 +28,7 @@ impl<'p> Sequential<'p> {
         m.set_host(Box::new(Sequential {
             policy,
             dispatched: 0,
+            next_sweep: 0,
         }));
     }
 
@@ -44,15 +50,28 @@ impl<'p> Host<'p> for Sequential<'p> {
         };
         self.dispatched += 1;
         m.flush_output();
-        let ticket = policy.ticket();
+        let mut ticket = policy.ticket();
         let ext = ready.call.external;
         policy
             .layer()
             .submit_request(Ticket(ticket), ready.call, ready.request, Priority::Certain);
-        let answer = loop {
-            let done = policy.layer().wait(None);
-            if let Some((_, a)) = done.into_iter().find(|(t, _)| t.0 == ticket) {
-                break a;
+        if let Some(stream) = &ready.stream {
+            // The call producing a stream ends when the stream does: wait for the
+            // stream's first items instead.
+            let next = policy.stream_started(stream, Ticket(ticket));
+            ticket = policy.ticket();
+            let call = crate::external::calls::Call::new(ext, Vec::new(), Default::default());
+            policy
+                .layer()
+                .submit_request(Ticket(ticket), call, next, Priority::Certain);
+        }
+        let answer = 'wait: loop {
+            for (t, a) in policy.layer().wait(None) {
+                if t.0 == ticket {
+                    break 'wait a;
+                }
+                // A call producing a stream ended (it may have to replay its record).
+                policy.stream_call_done(t, a);
             }
         };
         let answer = match answer {
@@ -80,7 +99,18 @@ impl<'p> Host<'p> for Sequential<'p> {
         self.policy.borrow_mut().final_error(e)
     }
 
-    fn shutdown(&mut self, _m: &mut Machine<'p>) {}
+    fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
+        if m.steps >= self.next_sweep {
+            // A stream the program dropped (`take 3`) stops without waiting for the end.
+            self.next_sweep = m.steps + SWEEP_EVERY;
+            self.policy.borrow_mut().unneeded_streams(m);
+        }
+        Ok(ctl)
+    }
+
+    fn shutdown(&mut self, m: &mut Machine<'p>) {
+        self.policy.borrow_mut().end_streams(m);
+    }
 
     fn held(&self, f: &mut dyn FnMut(HeldRef)) {
         self.policy.borrow().held(f);

@@ -1,7 +1,15 @@
 //! A model and HTTP server for the tests, on 127.0.0.1 (no network): it speaks enough
-//! HTTP/1.1 (keep-alive, `Content-Length` bodies) for reqwest, logs every request with
-//! when it came, and answers as the test says: a reply after a delay, any status and
-//! headers, or a dropped connection.
+//! HTTP/1.1 (keep-alive, `Content-Length` bodies, chunked streams) for reqwest, logs
+//! every request with when it came, and answers as the test says: a reply after a
+//! delay, any status and headers, a dropped connection, or a streamed reply.
+//!
+//! Streaming (`llmStream`): a chat request with `"stream": true` is answered with
+//! server-sent events (`text/event-stream`, one event per HTTP chunk, as OpenAI sends
+//! them). A handler may answer [`Answer::Stream`] with an [`Sse`] that says how (the
+//! pieces of text, the delays, which events, and failures: a connection dropped or a
+//! malformed event after `k` chunks); a plain chat answer ([`Answer::chat`], or a 200
+//! [`Answer::Reply`] whose body is a chat completion and whose headers name no
+//! `content-type`) to a streaming request is streamed as [`Sse::from_chat`] says.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -33,6 +41,21 @@ impl Seen {
         serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null)
     }
 
+    /// Whether the request asks for a streamed reply (`"stream": true`).
+    pub fn streams(&self) -> bool {
+        self.json().get("stream").and_then(|s| s.as_bool()) == Some(true)
+    }
+
+    /// Whether a streamed request asks for the usage at the end
+    /// (`stream_options.include_usage`).
+    pub fn wants_usage(&self) -> bool {
+        self.json()
+            .get("stream_options")
+            .and_then(|o| o.get("include_usage"))
+            .and_then(|u| u.as_bool())
+            == Some(true)
+    }
+
     /// The last message's content of a chat request, or an embedding's input.
     pub fn prompt(&self) -> String {
         let v = self.json();
@@ -61,6 +84,174 @@ pub enum Answer {
     },
     /// Closes the connection without answering.
     Drop,
+    /// A streamed chat reply (server-sent events).
+    Stream(Sse),
+}
+
+/// How a streamed reply goes: the events, in order, are a first one with only the
+/// role (`role`), one per piece of `chunks` (`interval` apart, the first `first_delay`
+/// after the response's head), one with the finish reason (`finish`), one with the
+/// usage (`usage`), and `data: [DONE]` (`done`); `fail` cuts it short.
+#[derive(Debug, Clone)]
+pub struct Sse {
+    /// The pieces of text, one event each (in `choices[0].delta.content`).
+    pub chunks: Vec<String>,
+    /// Between the response's head (sent at once) and the first event.
+    pub first_delay: Duration,
+    /// Between one piece's event and the next.
+    pub interval: Duration,
+    /// Whether a first event carries only `{"role": "assistant", "content": ""}`.
+    pub role: bool,
+    /// The finish reason of the event after the last piece (`None`: no such event).
+    pub finish: Option<String>,
+    /// (prompt, completion) tokens, in an event with no choices after the finish
+    /// (`None`: none, as when a request does not ask for usage).
+    pub usage: Option<(i64, i64)>,
+    /// Whether `data: [DONE]` ends the stream.
+    pub done: bool,
+    /// A failure instead of the piece of this index (and everything after it).
+    pub fail: Option<SseFail>,
+    /// Whether lines end with `\r\n` (else `\n`).
+    pub crlf: bool,
+    /// More headers (`x-ratelimit-*`, ...).
+    pub headers: Vec<(String, String)>,
+}
+
+/// How a streamed reply fails after `k` pieces of text (`k` may be the number of
+/// pieces: after all of them, before the finish event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SseFail {
+    /// The connection is closed in the middle of the body (no end of the chunked
+    /// body): the client sees a broken connection.
+    DropAfter(usize),
+    /// The stream ends cleanly (the body's end is sent) without the finish event,
+    /// the usage or `[DONE]`.
+    EndAfter(usize),
+    /// An event whose data is not JSON, then the rest of the stream as if nothing
+    /// happened.
+    MalformedAfter(usize),
+    /// An event with an `error` object (as OpenAI sends mid-stream), then nothing
+    /// more (the body ends).
+    ErrorAfter(usize),
+}
+
+impl Sse {
+    /// `text` in pieces of (at most) 4 characters, no delays, every event.
+    pub fn new(text: &str) -> Sse {
+        Sse::chunked(text, 4)
+    }
+
+    /// `text` in pieces of (at most) `size` characters (at least 1).
+    pub fn chunked(text: &str, size: usize) -> Sse {
+        let chars: Vec<char> = text.chars().collect();
+        let pieces = chars
+            .chunks(size.max(1))
+            .map(|c| c.iter().collect())
+            .collect();
+        Sse::pieces(pieces)
+    }
+
+    /// These pieces, as they are (empty pieces make empty deltas).
+    pub fn pieces(chunks: Vec<String>) -> Sse {
+        Sse {
+            chunks,
+            first_delay: Duration::ZERO,
+            interval: Duration::ZERO,
+            role: true,
+            finish: Some("stop".into()),
+            usage: Some((7, 3)),
+            done: true,
+            fail: None,
+            crlf: false,
+            headers: Vec::new(),
+        }
+    }
+
+    /// What a plain answer to a streaming request becomes: the text of a chat
+    /// completion's body in pieces of 4 characters, its finish reason and usage, after
+    /// the answer's delay, with the answer's headers. `None` when `body` is not a chat
+    /// completion.
+    pub fn from_chat(body: &str, delay: Duration, headers: Vec<(String, String)>) -> Option<Sse> {
+        let v: serde_json::Value = serde_json::from_str(body).ok()?;
+        let choice = v.get("choices")?.get(0)?;
+        let text = choice.get("message")?.get("content")?.as_str()?;
+        let mut sse = Sse::new(text);
+        sse.first_delay = delay;
+        sse.finish = choice
+            .get("finish_reason")
+            .and_then(|f| f.as_str())
+            .map(str::to_string);
+        sse.usage = v.get("usage").map(|u| {
+            let n = |k: &str| u.get(k).and_then(|x| x.as_i64()).unwrap_or(0);
+            (n("prompt_tokens"), n("completion_tokens"))
+        });
+        sse.headers = headers;
+        Some(sse)
+    }
+
+    /// Waits `d` before the first event.
+    pub fn delay(mut self, d: Duration) -> Sse {
+        self.first_delay = d;
+        self
+    }
+
+    /// Waits `d` between pieces.
+    pub fn every(mut self, d: Duration) -> Sse {
+        self.interval = d;
+        self
+    }
+
+    /// No role-only first event.
+    pub fn no_role(mut self) -> Sse {
+        self.role = false;
+        self
+    }
+
+    /// The finish event's reason (`None`: no finish event).
+    pub fn finish(mut self, reason: Option<&str>) -> Sse {
+        self.finish = reason.map(str::to_string);
+        self
+    }
+
+    /// The usage event (`None`: none).
+    pub fn usage(mut self, usage: Option<(i64, i64)>) -> Sse {
+        self.usage = usage;
+        self
+    }
+
+    /// No `data: [DONE]` at the end.
+    pub fn no_done(mut self) -> Sse {
+        self.done = false;
+        self
+    }
+
+    /// Fails as `fail` says.
+    pub fn fail(mut self, fail: SseFail) -> Sse {
+        self.fail = Some(fail);
+        self
+    }
+
+    /// Drops the connection after `k` pieces.
+    pub fn drop_after(self, k: usize) -> Sse {
+        self.fail(SseFail::DropAfter(k))
+    }
+
+    /// Sends a malformed (not JSON) event after `k` pieces.
+    pub fn malformed_after(self, k: usize) -> Sse {
+        self.fail(SseFail::MalformedAfter(k))
+    }
+
+    /// Lines end with `\r\n`.
+    pub fn crlf(mut self) -> Sse {
+        self.crlf = true;
+        self
+    }
+
+    /// One more header.
+    pub fn header(mut self, name: &str, value: &str) -> Sse {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
 }
 
 impl Answer {
@@ -72,6 +263,11 @@ impl Answer {
             headers: vec![],
             body: chat_body(text, 7, 3),
         }
+    }
+
+    /// A streamed chat reply: `text` in pieces of 4 characters, `interval` apart.
+    pub fn stream(text: &str, interval: Duration) -> Answer {
+        Answer::Stream(Sse::new(text).every(interval))
     }
 
     pub fn status(status: u16, headers: &[(&str, &str)], body: &str) -> Answer {
@@ -155,6 +351,8 @@ impl Drop for Server {
 }
 
 fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
+    // Each event goes out as it is written.
+    let _ = conn.set_nodelay(true);
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     let mut out = conn;
     loop {
@@ -201,7 +399,28 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
             l.push(seen.clone());
             earlier
         };
-        match handler(&seen, &earlier) {
+        let mut answer = handler(&seen, &earlier);
+        if seen.streams()
+            && let Answer::Reply {
+                delay,
+                status: 200,
+                headers,
+                body,
+            } = &answer
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+            && let Some(sse) = Sse::from_chat(body, *delay, headers.clone())
+        {
+            answer = Answer::Stream(sse);
+        }
+        match answer {
+            Answer::Stream(sse) => {
+                if !stream(&mut out, &sse) {
+                    let _ = out.shutdown(std::net::Shutdown::Both);
+                    return;
+                }
+            }
             Answer::Drop => {
                 let _ = out.shutdown(std::net::Shutdown::Both);
                 return;
@@ -213,8 +432,17 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
                 body,
             } => {
                 std::thread::sleep(delay);
+                // A content type among the answer's headers replaces the default.
+                let typed = headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
                 let mut head = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+                    "HTTP/1.1 {status} X\r\n{}content-length: {}\r\n",
+                    if typed {
+                        ""
+                    } else {
+                        "content-type: application/json\r\n"
+                    },
                     body.len()
                 );
                 for (k, v) in headers {
@@ -229,4 +457,95 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
             }
         }
     }
+}
+
+/// Writes a streamed reply as `sse` says: `false` when the connection is to be closed
+/// (a failure asked for, or the client went away).
+fn stream(out: &mut TcpStream, sse: &Sse) -> bool {
+    let mut head = String::from(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n",
+    );
+    for (k, v) in &sse.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    if out.write_all(head.as_bytes()).is_err() {
+        return false;
+    }
+    let nl = if sse.crlf { "\r\n" } else { "\n" };
+    // One event as one chunk of the body.
+    let send = |out: &mut TcpStream, data: &str| {
+        let event = format!("data: {data}{nl}{nl}");
+        out.write_all(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes())
+            .and_then(|()| out.flush())
+            .is_ok()
+    };
+    let end = |out: &mut TcpStream| out.write_all(b"0\r\n\r\n").is_ok();
+    let chunk = |delta: serde_json::Value, finish: Option<&str>| {
+        serde_json::json!({
+            "id": "chatcmpl-x",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+        .to_string()
+    };
+    std::thread::sleep(sse.first_delay);
+    if sse.role
+        && !send(
+            out,
+            &chunk(
+                serde_json::json!({"role": "assistant", "content": ""}),
+                None,
+            ),
+        )
+    {
+        return false;
+    }
+    for k in 0..=sse.chunks.len() {
+        match sse.fail {
+            Some(SseFail::DropAfter(n)) if n == k => return false,
+            Some(SseFail::EndAfter(n)) if n == k => return end(out),
+            Some(SseFail::MalformedAfter(n)) if n == k => {
+                if !send(out, "{\"choices\": [oops") {
+                    return false;
+                }
+            }
+            Some(SseFail::ErrorAfter(n)) if n == k => {
+                let e = serde_json::json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}});
+                return send(out, &e.to_string()) && end(out);
+            }
+            _ => {}
+        }
+        let Some(piece) = sse.chunks.get(k) else {
+            break;
+        };
+        if k > 0 {
+            std::thread::sleep(sse.interval);
+        }
+        if !send(out, &chunk(serde_json::json!({"content": piece}), None)) {
+            return false;
+        }
+    }
+    if let Some(f) = &sse.finish
+        && !send(out, &chunk(serde_json::json!({}), Some(f)))
+    {
+        return false;
+    }
+    if let Some((i, o)) = sse.usage {
+        let u = serde_json::json!({
+            "id": "chatcmpl-x",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [],
+            "usage": {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o},
+        });
+        if !send(out, &u.to_string()) {
+            return false;
+        }
+    }
+    if sse.done && !send(out, "[DONE]") {
+        return false;
+    }
+    end(out)
 }

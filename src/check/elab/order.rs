@@ -322,8 +322,14 @@ impl Elab<'_> {
 }
 
 /// Prelude definitions that are always checked, because the machine may run them in
-/// place of others (`crate::machine::fuse` runs folds over ranges as `foldlRange`).
-const MACHINE_DEFS: &[&str] = &["foldlRange", "filterRange", "mapFilterRange"];
+/// place of others (`crate::machine::fuse` runs folds over ranges as `foldlRange`), or
+/// build values of (the rest of a stream is a call of `prim_streamRest`).
+const MACHINE_DEFS: &[&str] = &[
+    "foldlRange",
+    "filterRange",
+    "mapFilterRange",
+    "prim_streamRest",
+];
 
 /// A hashable form of a [`Node`].
 type NodeKey = (u8, u32);

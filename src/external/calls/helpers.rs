@@ -276,6 +276,14 @@ pub(super) fn lookup(shared: &Shared, pre: &Hash, rerun: bool) -> Decision {
                     first_why.get_or_insert(Why::Unreadable);
                     continue;
                 };
+                if let Reply::Stream { spool, .. } = &reply
+                    && !spool.is_empty()
+                    && !Path::new(spool).is_file()
+                {
+                    // Its items are gone from the store: it runs again.
+                    first_why.get_or_insert(Why::Unreadable);
+                    continue;
+                }
                 if let Reply::Exit { code, .. } = reply
                     && code != 0
                     && !shared.resume_failed

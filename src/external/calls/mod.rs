@@ -369,6 +369,11 @@ pub struct Calls {
     plan_blocked: usize,
     /// The batch holds the record of a `paid` call: it is written at once.
     paid_unwritten: bool,
+    /// Waits for a stream's next items ([`Request::StreamNext`]): not calls of the
+    /// program (no progress, trace or record), routed to the local executor.
+    stream_waits: HashSet<Ticket>,
+    /// Spool files named so far (for unique names).
+    spools: u64,
 }
 
 impl std::fmt::Debug for Calls {
@@ -383,6 +388,7 @@ impl std::fmt::Debug for Calls {
 /// Whether the request's calls are recorded.
 fn recorded(external: &External, request: &Request) -> bool {
     external.effect != Effect::Reads
+        && !matches!(request, Request::StreamNext(_))
         && matches!(
             request,
             Request::Process(_) | Request::WriteFile { .. } | Request::Delay(_) | Request::Llm(_)
@@ -487,6 +493,8 @@ impl Calls {
             pending_moves: Vec::new(),
             plan_blocked: 0,
             paid_unwritten: false,
+            stream_waits: HashSet::default(),
+            spools: 0,
         })
     }
 
@@ -557,6 +565,14 @@ impl Calls {
         request: Request,
         priority: Priority,
     ) {
+        if let Request::StreamNext(_) = request {
+            // Not a call of the program: straight to this machine's executor.
+            let local = self.executors.len() - 1;
+            self.stream_waits.insert(ticket);
+            self.routes.insert(ticket, local);
+            self.executors[local].submit(ticket, request, priority);
+            return;
+        }
         self.count_submitted(ticket);
         let group = group_of(call.external, &request);
         let shown = shown_of(&request);
@@ -660,6 +676,10 @@ impl Calls {
     /// never reported by [`wait`](Self::wait). Its trace line says `cancelled`.
     pub fn cancel(&mut self, ticket: Ticket) {
         self.ready.retain(|(t, _)| *t != ticket);
+        if self.stream_waits.remove(&ticket) {
+            self.cancel_running(ticket);
+            return;
+        }
         self.undelivered.remove(&ticket);
         for m in &mut self.pending_moves {
             m.waiting.remove(&ticket);
@@ -682,7 +702,7 @@ impl Calls {
 
     /// Calls in flight (submitted, not yet reported or cancelled).
     pub fn in_flight(&self) -> usize {
-        self.entries.len() + self.ready.len()
+        self.entries.len() + self.stream_waits.len() + self.ready.len()
     }
 
     /// The counters.
@@ -747,7 +767,7 @@ impl Calls {
                 }
                 return batch;
             }
-            if self.entries.is_empty() {
+            if self.entries.is_empty() && self.stream_waits.is_empty() {
                 return Vec::new();
             }
             let now = Instant::now();
@@ -922,9 +942,36 @@ impl Calls {
             }
             e.recording = Some(mode);
         }
+        let spooled = self
+            .entries
+            .get(&ticket)
+            .is_some_and(|e| e.request.stream().is_some() && recorded(e.external, &e.request));
+        let is_llm = self
+            .entries
+            .get(&ticket)
+            .is_some_and(|e| matches!(e.request, Request::Llm(_)));
+        let spool = match &self.shared.store {
+            Some(store) if spooled => {
+                self.spools += 1;
+                let dir = store.dir().join("streams");
+                let _ = std::fs::create_dir_all(&dir);
+                let ext = if is_llm { "jsonl" } else { "lines" };
+                let name = format!(
+                    "{}-{}-{}.{ext}",
+                    std::process::id(),
+                    crate::external::store::files::now_ns(),
+                    self.spools
+                );
+                Some(dir.join(name).display().to_string())
+            }
+            _ => None,
+        };
         let Some(e) = self.entries.get_mut(&ticket) else {
             return;
         };
+        if let Some(path) = spool {
+            e.request.set_spool(path);
+        }
         let request = e.request.clone();
         let priority = e.priority;
         // The last executor (this machine) takes every request.
@@ -1084,6 +1131,10 @@ impl Calls {
         for (ticket, result) in done {
             if self.routes.get(&ticket) == Some(&i) {
                 self.routes.remove(&ticket);
+            }
+            if self.stream_waits.remove(&ticket) {
+                self.ready.push((ticket, Answer::Done(result)));
+                continue;
             }
             if result.is_err() {
                 self.undelivered.insert(ticket);

@@ -248,6 +248,11 @@ enum State {
     Timer,
     /// A task of the network thread ([`crate::external::net`]), stopped by aborting it.
     Network(tokio::task::AbortHandle),
+    /// Waiting for a stream's next items: the stream calls back when they come.
+    StreamWait(crate::external::stream::StreamRef),
+    /// A thread reading a file into a stream (`readLines`); cancelling closes the
+    /// stream, which ends the reading.
+    Reader(crate::external::stream::StreamRef),
     /// Cancelled while running where it cannot be taken back (a process being stopped,
     /// a file operation): its slot is freed when it reports back, its result dropped.
     Cancelled,
@@ -318,6 +323,7 @@ pub struct Executor {
     timers: Class,
     files: Class,
     network: Class,
+    streams: Class,
     /// Deadlines of running timers, earliest first; entries of cancelled jobs stay until
     /// they come up, and are skipped.
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
@@ -362,6 +368,7 @@ impl Executor {
             timers: class(limits.io_jobs),
             files: class(limits.file_threads),
             network: class(limits.io_jobs),
+            streams: class(usize::MAX),
             heap: BinaryHeap::new(),
             ready: Vec::new(),
             done_tx,
@@ -512,6 +519,12 @@ impl Executor {
                 self.jobs.remove(&id);
                 self.class(kind).release(priority);
             }
+            State::StreamWait(s) => {
+                s.cancel_wait();
+                self.jobs.remove(&id);
+                self.class(kind).release(priority);
+            }
+            State::Reader(s) => s.close(),
         }
         self.start_queued();
     }
@@ -624,6 +637,7 @@ impl Executor {
             ExecutorKind::Process => &mut self.processes,
             ExecutorKind::Timer => &mut self.timers,
             ExecutorKind::Network => &mut self.network,
+            ExecutorKind::Stream => &mut self.streams,
             ExecutorKind::Files | ExecutorKind::Env => &mut self.files,
         }
     }
@@ -725,6 +739,7 @@ impl Executor {
     /// Starts queued calls while their kinds have room (see the module docs).
     fn start_queued(&mut self) {
         for kind in [
+            ExecutorKind::Stream,
             ExecutorKind::Timer,
             ExecutorKind::Network,
             ExecutorKind::Files,
@@ -750,6 +765,7 @@ impl Executor {
             ExecutorKind::Process => &mut self.processes,
             ExecutorKind::Timer => &mut self.timers,
             ExecutorKind::Network => &mut self.network,
+            ExecutorKind::Stream => &mut self.streams,
             ExecutorKind::Files | ExecutorKind::Env => &mut self.files,
         };
         while class
@@ -797,7 +813,10 @@ impl Executor {
                         .name("spindle-process".into())
                         .stack_size(256 * 1024)
                         .spawn(move || {
-                            let r = process::finish(child, &req);
+                            let r = match req.stream {
+                                Some(_) => process::finish_streamed(child, &req),
+                                None => process::finish(child, &req),
+                            };
                             let _ = tx.send((id, r));
                         });
                     match spawned {
@@ -825,6 +844,51 @@ impl Executor {
                     .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 86_400));
                 job.state = State::Timer;
                 self.heap.push(Reverse((at, id)));
+            }
+            Request::StreamNext(stream) => {
+                let tx = self.done_tx.clone();
+                let waiter = Box::new(move |b| {
+                    let _ = tx.send((id, Ok(Reply::Batch(b))));
+                });
+                match stream.take_or_wait(waiter) {
+                    Some(b) => return self.answer_now(id, Ok(Reply::Batch(b))),
+                    None => job.state = State::StreamWait(stream.clone()),
+                }
+            }
+            Request::ReadLines { path, stream } => {
+                let Some(stream) = stream.clone() else {
+                    let err = CallError::new(CallErrorKind::BadArgument, "readLines without a stream");
+                    self.fail_now(id, err);
+                    return;
+                };
+                let tx = self.done_tx.clone();
+                let path = path.clone();
+                let reader = stream.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("spindle-lines".into())
+                    .stack_size(256 * 1024)
+                    .spawn(move || {
+                        let r = crate::external::stream::read_file_into(&path, &reader, false)
+                            .map(|items| Reply::Stream {
+                                spool: String::new(),
+                                items,
+                                tokens_in: 0,
+                                tokens_out: 0,
+                            });
+                        let _ = tx.send((id, r));
+                    });
+                match spawned {
+                    Ok(_) => job.state = State::Reader(stream),
+                    Err(e) => {
+                        let err = CallError::new(
+                            CallErrorKind::CannotStart,
+                            format!("readLines: no thread to read with: {e}"),
+                        );
+                        stream.finish(Err(err.clone()));
+                        self.fail_now(id, err);
+                        return;
+                    }
+                }
             }
             Request::Http(_) | Request::Llm(_) => {
                 let tx = self.done_tx.clone();
@@ -875,6 +939,14 @@ impl Executor {
         {
             self.started
                 .push((job.ticket, std::time::SystemTime::now()));
+        }
+    }
+
+    /// A job answered as it starts (a stream with items waiting): reported at once.
+    fn answer_now(&mut self, id: u64, r: Result<Reply, CallError>) {
+        if let Some(job) = self.jobs.remove(&id) {
+            self.by_ticket.remove(&job.ticket);
+            self.ready.push((job.ticket, r));
         }
     }
 

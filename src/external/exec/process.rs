@@ -246,5 +246,127 @@ fn pass_through(err: &[u8]) {
 /// Starts and finishes a process on this thread (`--sequential`).
 pub fn run_now(req: &ProcessRequest) -> Result<Reply, CallError> {
     let child = start(req)?;
-    finish(child, req)
+    match req.stream {
+        Some(_) => finish_streamed(child, req),
+        None => finish(child, req),
+    }
+}
+
+/// Like [`finish`] for a streamed call (`runLines`, `shellLines`): each line of
+/// standard output goes to the request's stream as soon as it is read (waiting while
+/// the stream's buffer is full, so the pipe fills and the process waits), and to its
+/// spool file when it has one. The stream ends when the process has exited: well, or
+/// with the call's error. A consumer that closes the stream stops the process's group;
+/// the answer is then [`CallErrorKind::Stopping`] (the caller cancelled the call and
+/// drops it). Answers [`Reply::Stream`].
+pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError> {
+    let Some(stream) = req.stream.clone() else {
+        return finish(child, req);
+    };
+    stream.mark_started();
+    let pid = child.id();
+    drop(child.stdin.take());
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let mut spool = req.spool.as_ref().and_then(|p| {
+        std::fs::File::create(p)
+            .ok()
+            .map(|f| (p.clone(), std::io::BufWriter::with_capacity(1 << 16, f)))
+    });
+    let mut items: u64 = 0;
+    let mut closed = false;
+    let err = std::thread::scope(|s| {
+        let err_reader = stderr.map(|pipe| {
+            std::thread::Builder::new()
+                .stack_size(HELPER_STACK)
+                .spawn_scoped(s, move || read_all(pipe))
+        });
+        if let Some(mut out) = stdout {
+            let mut split = crate::external::stream::LineSplitter::default();
+            let mut buf = vec![0u8; 1 << 16];
+            let mut batch = crate::external::stream::Items::default();
+            let mut collect = |line: &str, batch: &mut crate::external::stream::Items| {
+                if let Some((_, w)) = &mut spool {
+                    let _ = w.write_all(line.as_bytes()).and_then(|()| w.write_all(b"\n"));
+                }
+                items += 1;
+                batch.push(line);
+                true
+            };
+            loop {
+                match out.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        split.feed(&buf[..n], &mut |l| collect(l, &mut batch));
+                        if !stream.push_all(&mut batch) {
+                            closed = true;
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            if !closed && let Some(last) = split.finish() {
+                collect(&last, &mut batch);
+                closed = !stream.push_all(&mut batch);
+            }
+            if closed {
+                // Not needed any more: stop the group (its pipes close, so the reader
+                // of standard error ends too).
+                lifetime::stop(pid);
+            }
+        }
+        match err_reader {
+            Some(Ok(h)) => h.join().unwrap_or_default(),
+            Some(Err(_)) => {
+                lifetime::stop(pid);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    });
+    let exit = lifetime::wait_exit(pid);
+    lifetime::exited(pid);
+    let spool_path = match spool.take() {
+        Some((p, mut w)) => w.flush().ok().map(|()| p),
+        None => None,
+    };
+    let drop_spool = |p: &Option<String>| {
+        if let Some(p) = p {
+            let _ = std::fs::remove_file(p);
+        }
+    };
+    if closed {
+        drop_spool(&spool_path);
+        let e = CallError::new(
+            CallErrorKind::Stopping,
+            format!("`{}` was stopped: its stream is not needed", req.shown()),
+        );
+        stream.finish(Err(e.clone()));
+        return Err(e);
+    }
+    let result = match traced_start_failure(req, exit) {
+        Some(why) => Err(CallError::new(
+            CallErrorKind::CannotStart,
+            format!("`{}` cannot start: {why}", req.shown()),
+        )),
+        None => outcome(req, exit, Vec::new(), err),
+    };
+    match result {
+        Ok(_) => {
+            stream.finish(Ok(()));
+            Ok(Reply::Stream {
+                spool: spool_path.unwrap_or_default(),
+                items,
+                tokens_in: 0,
+                tokens_out: 0,
+            })
+        }
+        Err(e) => {
+            drop_spool(&spool_path);
+            stream.finish(Err(e.clone()));
+            Err(e)
+        }
+    }
 }

@@ -748,7 +748,8 @@ impl super::CallExecutor for Slurm {
 
     /// Processes only: waiting calls and the evaluation stay on this machine.
     fn takes(&self, request: &Request) -> bool {
-        matches!(request, Request::Process(_))
+        // A streamed process's lines are read as they come: it runs here.
+        matches!(request, Request::Process(p) if p.stream.is_none())
     }
 
     fn submit(&mut self, ticket: Ticket, request: Request, _priority: super::Priority) {
@@ -844,6 +845,8 @@ mod tests {
                     exit,
                     shown_as: None,
                     trace: None,
+                    stream: None,
+                    spool: None,
                 },
                 started: true,
                 missing_since: None,

@@ -1,8 +1,8 @@
 //! The network executor: calls that only wait on the network (`httpGet`,
-//! `httpRequest`, and model calls: `llm`, `llmChat`, `embed`), run as tasks of one
-//! thread with an asynchronous runtime (tokio) and one HTTP client (reqwest, over
-//! rustls with the `ring` provider: no system TLS library, no thread per request, one
-//! pool of connections per server). 10,000 calls in flight cost 10,000 small tasks and
+//! `httpRequest`, and model calls: `llm`, `llmChat`, `embed`, `llmStream`), run as
+//! tasks of one thread with an asynchronous runtime (tokio) and one HTTP client
+//! (reqwest, over rustls with the `ring` provider: no system TLS library, no thread per
+//! request, one pool of connections per server). 10,000 calls in flight cost 10,000 small tasks and
 //! their sockets; the open-file limit is raised to its hard limit when the network
 //! starts, so that many sockets fit.
 //!
@@ -15,6 +15,7 @@ pub mod http;
 pub mod limits;
 pub mod openai;
 pub mod settings;
+pub mod sse;
 
 use crate::external::request::{CallError, CallErrorKind, Reply, Request};
 use std::sync::OnceLock;
@@ -71,6 +72,8 @@ fn raise_open_file_limit() {
 async fn perform(client: &reqwest::Client, request: &Request) -> Result<Reply, CallError> {
     match request {
         Request::Http(h) => http::perform(client, h).await,
+        // `llmStream`: its chunks go to its stream as the server sends them.
+        Request::Llm(l) if l.stream.is_some() => openai::perform_stream(client, l).await,
         Request::Llm(l) => openai::perform(client, l).await,
         other => Err(CallError::bad_argument(format!(
             "internal error: {} is not a network request",

@@ -427,6 +427,8 @@ mod tests {
             exit: ExitPolicy::Check,
             shown_as: None,
             trace: None,
+            stream: None,
+            spool: None,
         });
         let fps = Fingerprints::default();
         let none = |_: &Path| None;

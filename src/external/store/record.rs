@@ -128,7 +128,7 @@ pub struct EnvEntry {
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredReply {
     /// Which reply.
-    #[prost(oneof = "stored_reply::Kind", tags = "1, 2, 3, 4, 5, 6, 7, 8, 9")]
+    #[prost(oneof = "stored_reply::Kind", tags = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10")]
     pub kind: Option<stored_reply::Kind>,
 }
 
@@ -165,6 +165,10 @@ pub mod stored_reply {
         /// `httpRequest` is an `effect`; kept so that every reply can be stored).
         #[prost(message, tag = "9")]
         Http(super::HttpReply),
+        /// [`Reply::Stream`](crate::external::request::Reply::Stream): a finished
+        /// stream, its items in a spool file of the store.
+        #[prost(message, tag = "10")]
+        Stream(super::StreamReply),
     }
 }
 
@@ -227,6 +231,23 @@ pub struct HttpReply {
     pub body: String,
 }
 
+/// A finished stream: where its items are kept, how many, and its tokens.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StreamReply {
+    /// The spool file.
+    #[prost(string, tag = "1")]
+    pub spool: String,
+    /// How many items.
+    #[prost(uint64, tag = "2")]
+    pub items: u64,
+    /// Prompt tokens.
+    #[prost(int64, tag = "3")]
+    pub tokens_in: i64,
+    /// Completion tokens.
+    #[prost(int64, tag = "4")]
+    pub tokens_out: i64,
+}
+
 /// A list of names.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Names {
@@ -273,6 +294,21 @@ impl StoredReply {
                 tokens_in: *tokens_in,
                 tokens_out: *tokens_out,
             }),
+            Reply::Stream {
+                spool,
+                items,
+                tokens_in,
+                tokens_out,
+            } => Kind::Stream(StreamReply {
+                spool: spool.clone(),
+                items: *items,
+                tokens_in: *tokens_in,
+                tokens_out: *tokens_out,
+            }),
+            // Never recorded (a stream's items in passing): kept as names.
+            Reply::Batch(b) => Kind::Names(Names {
+                names: b.items.iter().map(str::to_string).collect(),
+            }),
             Reply::Embedding { bits, tokens_in } => Kind::Embedding(EmbeddingReply {
                 vector: bits.iter().map(|b| f64::from_bits(*b)).collect(),
                 tokens_in: *tokens_in,
@@ -310,6 +346,12 @@ impl StoredReply {
                 finish: l.finish.clone(),
                 tokens_in: l.tokens_in,
                 tokens_out: l.tokens_out,
+            },
+            Kind::Stream(st) => Reply::Stream {
+                spool: st.spool.clone(),
+                items: st.items,
+                tokens_in: st.tokens_in,
+                tokens_out: st.tokens_out,
             },
             Kind::Embedding(e) => Reply::Embedding {
                 bits: e.vector.iter().map(|x| x.to_bits()).collect(),
@@ -362,6 +404,12 @@ mod tests {
                 status: 404,
                 headers: vec![("a".into(), "b".into())],
                 body: "nope".into(),
+            },
+            Reply::Stream {
+                spool: "/s/streams/1.jsonl".into(),
+                items: 7,
+                tokens_in: 3,
+                tokens_out: 9,
             },
         ] {
             let rec = Record {
