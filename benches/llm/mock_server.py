@@ -9,7 +9,9 @@ serves until SIGINT or SIGTERM:
 - `POST /v1/chat/completions`: answers after a latency drawn from a seeded lognormal
   distribution, with a reply whose text is deterministic and useful to the workload
   (a score prompt gets a number, a "list places" prompt gets lines of places, a debate
-  prompt gets an answer and an argument), `usage` and `finish_reason`.
+  prompt gets an answer and an argument), `usage` and `finish_reason`. A request with
+  `"stream": true` is answered with server-sent events as OpenAI sends them (see
+  "Streaming" below).
 - `POST /v1/embeddings`: a deterministic unit vector per input, after its latency.
 - `GET /v1/models`: the models of the profiles.
 
@@ -20,6 +22,26 @@ index if the request carries one (`sample`, or `metadata.sample`). So the same r
 gets the same latency and text from every client, in every run, and the critical-path
 tool (`critpath.py`) imports `plan_chat` / `plan_embeddings` from here to replay a
 workload on a virtual clock with exactly the latencies the server would use.
+
+Streaming. The reply's text is cut into pieces (a word with the spaces before it, as
+tokens go; `chunk_chars` cuts pieces of that many characters instead), sent as
+`chat.completion.chunk` events: a first event with only the role, one per piece, one
+with the finish reason, one with the usage if the request asked for it
+(`stream_options.include_usage`), then `data: [DONE]`. The first piece comes after the
+first-chunk latency, the next ones one chunk interval apart. By default both come from
+the workload's latency (the one the request would wait for unstreamed, so the last
+piece arrives when the whole reply would have): the first-chunk latency is
+`--first-chunk-share` (default 0.3, or the kind's `STREAM_SHARE`) of it, and the rest
+is spread evenly over the remaining pieces; `plan_chat` returns them
+(`first_chunk`, `chunk_interval`, `pieces`) with the other draws, and they are scaled
+by `--scale` like every latency. Fixed values, in seconds and not scaled, replace
+them: `--first-chunk S` / `--chunk-interval S` for every request, or per request the
+body fields `mock_first_chunk`, `mock_chunk_interval`, `mock_chunk_chars` (top level
+or in `metadata`) or the headers `x-mock-first-chunk`, `x-mock-chunk-interval`,
+`x-mock-chunk-chars`. For tests of clients, `mock_drop_after` / `x-mock-drop-after: K`
+closes the connection in the middle of the body after K pieces, and
+`mock_malformed_after` / `x-mock-malformed-after: K` sends an event that is not JSON
+after K pieces.
 
 Only the Python standard library is used. HTTP/1.1 with keep-alive, request bodies
 with Content-Length (or chunked), any number of connections at once (the open-file
@@ -108,6 +130,15 @@ PROFILES = {
         "default": (1.0, 0.4),
         "embedding": (0.2, 0.3),
     },
+}
+
+
+# The share of a chat call's latency before its first streamed piece (the time to the
+# first token), by kind of call; the rest of the latency is spread over the pieces.
+# A short answer (a number) is mostly waiting; a long one mostly generating.
+STREAM_SHARE = {
+    "tot_value": 0.8,
+    "default": 0.3,
 }
 
 
@@ -341,6 +372,15 @@ def reply_text(kind, body, draw, seed):
     return "Mock reply: " + sentence(draw, 10)
 
 
+def stream_pieces(text, chunk_chars=None):
+    """The pieces a reply is streamed in: a word with the white space before it (about
+    a token), or `chunk_chars` characters each. Joined, they are the text."""
+    if chunk_chars:
+        n = max(1, int(chunk_chars))
+        return [text[i : i + n] for i in range(0, len(text), n)]
+    return re.findall(r"\s*\S+|\s+", text)
+
+
 def count_tokens(text):
     # About four characters a token, as OpenAI's rule of thumb.
     return max(1, (len(text) + 3) // 4)
@@ -379,11 +419,20 @@ def plan_chat(body, workload="all", seed=0):
         out_tokens += count_tokens(text)
         choices.append((text, finish))
     prompt_tokens = sum(count_tokens(content_text(m.get("content"))) + 4 for m in body.get("messages", []))
+    # Streaming: the first piece after a share of the latency, the last one at the
+    # latency (so a streamed reply ends when the whole reply would have come).
+    pieces = [stream_pieces(text) for text, _ in choices]
+    most = max([len(p) for p in pieces] or [0])
+    first_chunk = latency * STREAM_SHARE.get(kind, STREAM_SHARE["default"])
+    chunk_interval = (latency - first_chunk) / (most - 1) if most > 1 else 0.0
     return {
         "kind": kind,
         "latency": latency,
         "choices": choices,
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": out_tokens, "total_tokens": prompt_tokens + out_tokens},
+        "pieces": pieces,
+        "first_chunk": first_chunk,
+        "chunk_interval": chunk_interval,
     }
 
 
@@ -434,6 +483,40 @@ def chat_response(body, plan, counter=0):
         ],
         "usage": plan["usage"],
     }
+
+
+def chunk_event(body, counter, created, choices, usage=None, with_usage=False):
+    """One `chat.completion.chunk` event's JSON: `choices` is [(index, delta,
+    finish_reason)]."""
+    obj = {
+        "id": f"chatcmpl-mock-{counter}",
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": body.get("model", ""),
+        "system_fingerprint": "fp_mock",
+        "choices": [{"index": i, "delta": d, "logprobs": None, "finish_reason": f} for i, d, f in choices],
+    }
+    if with_usage:
+        obj["usage"] = usage
+    return obj
+
+
+def stream_option(body, headers, name, convert=float):
+    """A per-request streaming setting: body field `mock_<name>` (top level or in
+    `metadata`), else header `x-mock-<name>` (with dashes); None when absent or bad."""
+    for holder in (body, body.get("metadata") or {}):
+        if isinstance(holder, dict) and holder.get("mock_" + name) is not None:
+            try:
+                return convert(holder["mock_" + name])
+            except (TypeError, ValueError):
+                return None
+    v = headers.get("x-mock-" + name.replace("_", "-"))
+    if v is not None:
+        try:
+            return convert(v)
+        except ValueError:
+            return None
+    return None
 
 
 def embeddings_response(body, plan):
@@ -504,7 +587,7 @@ class Mock:
                 else:
                     body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
                 close = headers.get("connection", "").lower() == "close" or version == "HTTP/1.0"
-                await self.route(writer, method, target.split("?", 1)[0], body, arrival, close)
+                await self.route(writer, method, target.split("?", 1)[0], body, arrival, close, headers)
                 if close:
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -515,7 +598,8 @@ class Mock:
             except Exception:
                 pass
 
-    async def route(self, writer, method, path, raw, arrival, close):
+    async def route(self, writer, method, path, raw, arrival, close, headers=None):
+        headers = headers or {}
         path = path.rstrip("/")
         if path.endswith("/models") and method == "GET":
             models = sorted({"gpt-3.5-turbo", "gpt-4o-mini", "wiki-lookup", "text-embedding-3-small"})
@@ -538,6 +622,8 @@ class Mock:
         self.counter += 1
         rid = self.counter
         plan = plan_chat(body, self.workload, self.seed) if kind_of == "chat" else plan_embeddings(body, self.workload, self.seed)
+        if kind_of == "chat" and body.get("stream") is True:
+            return await self.stream(writer, path, body, headers, plan, rid, arrival, close)
         latency = plan["latency"] * self.scale
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
@@ -548,6 +634,10 @@ class Mock:
         resp = chat_response(body, plan, rid) if kind_of == "chat" else embeddings_response(body, plan)
         reply_t = time.time()
         await self.send(writer, 200, resp, close=close)
+        self.write_log(self.record(rid, path, body, kind_of, plan, arrival, reply_t, latency))
+
+    def record(self, rid, path, body, kind_of, plan, arrival, reply_t, latency):
+        """The log's line for one request."""
         rec = {
             "id": rid,
             "path": path,
@@ -566,7 +656,96 @@ class Mock:
             rec["sample"] = c["sample"]
             rec["seed"] = c["seed"]
             rec["extra_fields"] = sorted(k for k in body if k not in ("model", "messages"))
+        return rec
+
+    async def stream(self, writer, path, body, headers, plan, rid, arrival, close):
+        """Answers a chat request with `"stream": true`: server-sent events, one HTTP
+        chunk each, timed as the module's documentation says."""
+        chars = stream_option(body, headers, "chunk_chars", int)
+        pieces = [stream_pieces(text, chars) for text, _ in plan["choices"]] if chars else plan["pieces"]
+        most = max([len(p) for p in pieces] or [0])
+        first = stream_option(body, headers, "first_chunk")
+        if first is None:
+            first = self.args.first_chunk
+        if first is None:
+            share = self.args.first_chunk_share
+            if share is None:
+                first = plan["first_chunk"] * self.scale
+            else:
+                first = plan["latency"] * share * self.scale
+        every = stream_option(body, headers, "chunk_interval")
+        if every is None:
+            every = self.args.chunk_interval
+        if every is None:
+            rest = max(0.0, plan["latency"] * self.scale - first)
+            every = rest / (most - 1) if most > 1 else 0.0
+        drop_after = stream_option(body, headers, "drop_after", int)
+        malformed_after = stream_option(body, headers, "malformed_after", int)
+        opts = body.get("stream_options") or {}
+        with_usage = isinstance(opts, dict) and opts.get("include_usage") is True
+        created = int(time.time())
+
+        head = (
+            "HTTP/1.1 200 OK\r\n"
+            "Content-Type: text/event-stream\r\n"
+            "Cache-Control: no-cache\r\n"
+            "Transfer-Encoding: chunked\r\n"
+            f"Connection: {'close' if close else 'keep-alive'}\r\n\r\n"
+        ).encode("latin-1")
+        writer.write(head)
+        await writer.drain()
+
+        async def send(data):
+            event = f"data: {data}\n\n".encode("utf-8")
+            writer.write(f"{len(event):x}\r\n".encode("latin-1") + event + b"\r\n")
+            await writer.drain()
+
+        def event(choices, usage=None):
+            return json.dumps(chunk_event(body, rid, created, choices, usage, with_usage))
+
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        first_t = None
+        dropped = False
+        try:
+            await send(event([(i, {"role": "assistant", "content": ""}, None) for i in range(len(pieces))]))
+            await asyncio.sleep(first)
+            for k in range(most + 1):
+                if drop_after is not None and k == drop_after:
+                    dropped = True
+                    break
+                if malformed_after is not None and k == malformed_after:
+                    await send('{"choices": [oops')
+                if k == most:
+                    break
+                if k > 0:
+                    await asyncio.sleep(every)
+                await send(event([(i, {"content": p[k]}, None) for i, p in enumerate(pieces) if k < len(p)]))
+                if first_t is None:
+                    first_t = time.time()
+            if not dropped:
+                await send(event([(i, {}, finish) for i, (_, finish) in enumerate(plan["choices"])]))
+                if with_usage:
+                    await send(json.dumps(chunk_event(body, rid, created, [], plan["usage"], True)))
+                await send("[DONE]")
+                writer.write(b"0\r\n\r\n")
+                await writer.drain()
+        finally:
+            self.in_flight -= 1
+        reply_t = time.time()
+        # `latency` stays the planned one (what the reply would wait for unstreamed).
+        rec = self.record(rid, path, body, "chat", plan, arrival, reply_t, plan["latency"] * self.scale)
+        rec["stream"] = True
+        rec["duration"] = round(reply_t - arrival, 6)
+        rec["pieces"] = most
+        rec["first_chunk"] = round(first_t - arrival, 6) if first_t is not None else None
+        rec["chunk_interval"] = round(every, 6)
+        if dropped:
+            rec["dropped"] = True
         self.write_log(rec)
+        if dropped:
+            # In the middle of the body: the client sees a broken connection.
+            raise ConnectionResetError("dropped as asked")
 
     async def send(self, writer, status, obj, close=False):
         data = json.dumps(obj).encode("utf-8")
@@ -615,6 +794,9 @@ def main():
     ap.add_argument("--workload", "--profile", default="all", help="latency profile: " + ", ".join(sorted(PROFILES)) + ", all")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies every latency")
     ap.add_argument("--log", help="append one JSON line per request (arrival and reply times)")
+    ap.add_argument("--first-chunk", type=float, help="streamed replies: seconds before the first piece (not scaled; default: from the workload)")
+    ap.add_argument("--chunk-interval", type=float, help="streamed replies: seconds between pieces (not scaled; default: from the workload)")
+    ap.add_argument("--first-chunk-share", type=float, help="streamed replies: the share of the latency before the first piece (default: STREAM_SHARE)")
     args = ap.parse_args()
     if args.workload != "all" and args.workload not in PROFILES:
         ap.error(f"unknown workload {args.workload!r}")

@@ -236,6 +236,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     };
     let config = args.calls.config(&args.file, limits);
     spindle::external::net::settings::configure(args.calls.llm_settings());
+    spindle::external::stream::set_buffer_items(args.calls.stream_buffer as usize);
     // An existing store is opened while the program is checked (opening reads the
     // whole log: about 1 ms per 10,000 records off the time to the first call); a new
     // one is made only once the program checks. Not with `--trace`: a program that does

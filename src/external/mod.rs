@@ -31,8 +31,8 @@ pub use crate::core::plain;
 pub mod progress;
 pub mod registry;
 pub mod request;
-pub mod stream;
 pub mod store;
+pub mod stream;
 pub mod trace;
 
 /// The Spindle type (as source text) of the built-in external `name`.

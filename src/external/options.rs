@@ -87,6 +87,11 @@ pub struct CallOptions {
     /// needed: sooner answers, perhaps paying for calls the run does not use.
     #[arg(long)]
     pub speculate_paid: bool,
+    /// Unread lines or chunks held per stream (`runLines`, `readLines`, `llmStream`,
+    /// ...), and N x 64 KiB of unread bytes: past that the producer waits.
+    #[arg(long, value_name = "N", default_value_t = crate::external::stream::DEFAULT_BUFFER as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub stream_buffer: u32,
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {

@@ -77,6 +77,9 @@ pub enum Outcome {
     Argument(usize),
 }
 
+/// The external that the unevaluated rest of a stream calls (`prim_streamNext`).
+pub const STREAM_NEXT: &str = "prim_streamNext";
+
 /// One external, declared once.
 #[derive(Clone, Copy)]
 pub struct External {
@@ -113,9 +116,11 @@ impl External {
     }
 
     /// Whether its calls start only from a certain fiber: `effect` calls always,
-    /// `paid` ones unless `speculate_paid` (`--speculate-paid`).
+    /// `paid` ones unless `speculate_paid` (`--speculate-paid`), and the reads of a
+    /// stream's rest ([`STREAM_NEXT`]): speculation reading a stream ahead would hold
+    /// all of it in memory, whatever the stream's buffer bounds.
     pub fn waits_for_certainty(&self, speculate_paid: bool) -> bool {
-        self.is_effect() || (self.is_paid() && !speculate_paid)
+        self.is_effect() || (self.is_paid() && !speculate_paid) || self.name == STREAM_NEXT
     }
 
     /// Whether its result is a stream ([`Output::Stream`]).

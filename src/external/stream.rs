@@ -287,7 +287,11 @@ impl Stream {
     }
 
     /// Blocks on the condition variable (counted as a sleeper meanwhile).
-    fn sleep<'a>(&self, mut b: MutexGuard<'a, Buf>, timeout: Option<Duration>) -> MutexGuard<'a, Buf> {
+    fn sleep<'a>(
+        &self,
+        mut b: MutexGuard<'a, Buf>,
+        timeout: Option<Duration>,
+    ) -> MutexGuard<'a, Buf> {
         b.sleepers += 1;
         let mut b = match timeout {
             None => self.changed.wait(b).unwrap_or_else(|e| e.into_inner()),
@@ -592,7 +596,10 @@ mod tests {
             ok
         });
         std::thread::sleep(Duration::from_millis(50));
-        assert!(!s.has_ended(), "the producer waits while the buffer is full");
+        assert!(
+            !s.has_ended(),
+            "the producer waits while the buffer is full"
+        );
         let b = s.take().unwrap();
         assert_eq!(b.items.iter().collect::<Vec<_>>(), ["a", "b"]);
         assert!(t.join().unwrap());

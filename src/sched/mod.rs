@@ -1127,7 +1127,8 @@ impl<'p> Host<'p> for Scheduler<'p> {
     }
 
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
-        let req = match self.policy.borrow_mut().prepare(m, req)? {
+        let certain = self.fibers[m.fiber as usize].certain;
+        let req = match self.policy.borrow_mut().prepare_as(m, req, certain)? {
             Prepared::Answered(r) => return r.map(Control::Ret),
             Prepared::Ready(r) => *r,
         };

@@ -19,21 +19,21 @@
 //! ([`SharedPolicy`]) to finish the call layer and to ask how the run ended.
 
 use crate::core::plain::Plain;
+use crate::core::term::DefId;
 use crate::external::calls::{Answer, Call, Calls, Config, Place};
 use crate::external::exec::Limits;
+use crate::external::exec::Ticket;
 use crate::external::progress::ProgressMode;
 use crate::external::registry::{self, External, Outcome, Param};
 use crate::external::request::{CallError, CallErrorKind, Reply, Request};
+use crate::external::stream::{Batch, Stream, StreamRef};
 use crate::machine::Machine;
 use crate::machine::code::Site;
 use crate::machine::error::{ErrorKind, Result, RuntimeError};
 use crate::machine::host::{CallRequest, HeldRef};
+use crate::machine::value::Ref;
 use crate::machine::value::Val;
 use crate::syntax::span::Span;
-use crate::core::term::DefId;
-use crate::external::exec::Ticket;
-use crate::external::stream::{Batch, Stream, StreamRef};
-use crate::machine::value::Ref;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -190,6 +190,18 @@ impl<'p> CallPolicy<'p> {
     /// an earlier identical call. The arguments are released (but `delay`'s value,
     /// which the ready call owns).
     pub fn prepare(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Prepared> {
+        self.prepare_as(m, req, true)
+    }
+
+    /// [`CallPolicy::prepare`] for a caller that is certain (`certain`) or not: the
+    /// rest of a stream is answered at once only to a certain caller (others wait to
+    /// become certain: see [`External::waits_for_certainty`]).
+    pub fn prepare_as(
+        &mut self,
+        m: &mut Machine<'p>,
+        req: CallRequest,
+        certain: bool,
+    ) -> Result<Prepared> {
         let name = &m.prog.external(req.external).name;
         let Some(ext) = registry::lookup(name) else {
             let e = RuntimeError::at(
@@ -203,7 +215,7 @@ impl<'p> CallPolicy<'p> {
             return Err(e);
         };
         if ext.name == STREAM_NEXT {
-            return self.stream_next(m, ext, req);
+            return self.stream_next(m, ext, req, certain);
         }
         let mut data = Vec::new();
         for (p, &a) in ext.params.iter().zip(&req.args) {
@@ -231,7 +243,9 @@ impl<'p> CallPolicy<'p> {
                 return Err(call_error(&err, req.span));
             }
         };
-        let key = (req.site != Site::UNKNOWN && passthrough.is_none())
+        // A stream is not shared by place and arguments: keeping its first cell for
+        // later askers would keep every item the program reads in memory.
+        let key = (req.site != Site::UNKNOWN && passthrough.is_none() && !ext.is_stream())
             .then(|| (req.site, ext.name, data.clone()));
         if let Some(k) = &key
             && let Some(r) = self.shared.get(k)
@@ -282,6 +296,7 @@ impl<'p> CallPolicy<'p> {
         m: &mut Machine<'p>,
         ext: &'static External,
         req: CallRequest,
+        certain: bool,
     ) -> Result<Prepared> {
         let id = match req.args.first().map(|&a| m.heap.forced(a)) {
             Some(Val::Int(n)) => n as u64,
@@ -302,7 +317,7 @@ impl<'p> CallPolicy<'p> {
         if let Some(t) = open.rest.take() {
             m.release(Val::Thunk(t));
         }
-        if let Some(batch) = open.stream.take() {
+        if certain && let Some(batch) = open.stream.take() {
             return Ok(Prepared::Answered(self.stream_value(m, batch, req.span)));
         }
         let stream = open.stream.clone();
@@ -674,8 +689,7 @@ impl<'p> CallPolicy<'p> {
     }
 }
 
-/// The name of the external a stream's unevaluated rest calls.
-pub const STREAM_NEXT: &str = "prim_streamNext";
+pub use crate::external::registry::STREAM_NEXT;
 
 /// A failed call as a runtime error at its place: the message, then the end of the
 /// tool's standard error, one line each.

@@ -50,6 +50,8 @@ impl<'p> Host<'p> for Sequential<'p> {
         };
         self.dispatched += 1;
         m.flush_output();
+        // Streams the program dropped stop before the run waits.
+        policy.unneeded_streams(m);
         let mut ticket = policy.ticket();
         let ext = ready.call.external;
         policy

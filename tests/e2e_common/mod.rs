@@ -56,6 +56,13 @@ impl Wf {
             .unwrap_or_else(|e| panic!("cannot read {name}: {e}"))
     }
 
+    /// A file's text once it ends with a newline (written whole), or `None`.
+    pub fn read_opt(&self, name: &str) -> Option<String> {
+        std::fs::read_to_string(self.file(name))
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+    }
+
     pub fn exists(&self, name: &str) -> bool {
         self.file(name).exists()
     }

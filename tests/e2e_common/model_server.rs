@@ -89,9 +89,10 @@ pub enum Answer {
 }
 
 /// How a streamed reply goes: the events, in order, are a first one with only the
-/// role (`role`), one per piece of `chunks` (`interval` apart, the first `first_delay`
-/// after the response's head), one with the finish reason (`finish`), one with the
-/// usage (`usage`), and `data: [DONE]` (`done`); `fail` cuts it short.
+/// role (`role`, sent with the response's head), one per piece of `chunks` (the first
+/// `first_delay` after the head, the next ones `interval` apart), one with the finish
+/// reason (`finish`), one with the usage (`usage`), and `data: [DONE]` (`done`);
+/// `fail` cuts it short.
 #[derive(Debug, Clone)]
 pub struct Sse {
     /// The pieces of text, one event each (in `choices[0].delta.content`).
@@ -123,16 +124,16 @@ pub struct Sse {
 pub enum SseFail {
     /// The connection is closed in the middle of the body (no end of the chunked
     /// body): the client sees a broken connection.
-    DropAfter(usize),
+    Drop(usize),
     /// The stream ends cleanly (the body's end is sent) without the finish event,
     /// the usage or `[DONE]`.
-    EndAfter(usize),
+    End(usize),
     /// An event whose data is not JSON, then the rest of the stream as if nothing
     /// happened.
-    MalformedAfter(usize),
+    Malformed(usize),
     /// An event with an `error` object (as OpenAI sends mid-stream), then nothing
     /// more (the body ends).
-    ErrorAfter(usize),
+    Error(usize),
 }
 
 impl Sse {
@@ -233,12 +234,12 @@ impl Sse {
 
     /// Drops the connection after `k` pieces.
     pub fn drop_after(self, k: usize) -> Sse {
-        self.fail(SseFail::DropAfter(k))
+        self.fail(SseFail::Drop(k))
     }
 
     /// Sends a malformed (not JSON) event after `k` pieces.
     pub fn malformed_after(self, k: usize) -> Sse {
-        self.fail(SseFail::MalformedAfter(k))
+        self.fail(SseFail::Malformed(k))
     }
 
     /// Lines end with `\r\n`.
@@ -490,7 +491,6 @@ fn stream(out: &mut TcpStream, sse: &Sse) -> bool {
         })
         .to_string()
     };
-    std::thread::sleep(sse.first_delay);
     if sse.role
         && !send(
             out,
@@ -502,16 +502,15 @@ fn stream(out: &mut TcpStream, sse: &Sse) -> bool {
     {
         return false;
     }
+    std::thread::sleep(sse.first_delay);
     for k in 0..=sse.chunks.len() {
         match sse.fail {
-            Some(SseFail::DropAfter(n)) if n == k => return false,
-            Some(SseFail::EndAfter(n)) if n == k => return end(out),
-            Some(SseFail::MalformedAfter(n)) if n == k => {
-                if !send(out, "{\"choices\": [oops") {
-                    return false;
-                }
+            Some(SseFail::Drop(n)) if n == k => return false,
+            Some(SseFail::End(n)) if n == k => return end(out),
+            Some(SseFail::Malformed(n)) if n == k && !send(out, "{\"choices\": [oops") => {
+                return false;
             }
-            Some(SseFail::ErrorAfter(n)) if n == k => {
+            Some(SseFail::Error(n)) if n == k => {
                 let e = serde_json::json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}});
                 return send(out, &e.to_string()) && end(out);
             }

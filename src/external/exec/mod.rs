@@ -857,7 +857,8 @@ impl Executor {
             }
             Request::ReadLines { path, stream } => {
                 let Some(stream) = stream.clone() else {
-                    let err = CallError::new(CallErrorKind::BadArgument, "readLines without a stream");
+                    let err =
+                        CallError::new(CallErrorKind::BadArgument, "readLines without a stream");
                     self.fail_now(id, err);
                     return;
                 };
@@ -868,13 +869,14 @@ impl Executor {
                     .name("spindle-lines".into())
                     .stack_size(256 * 1024)
                     .spawn(move || {
-                        let r = crate::external::stream::read_file_into(&path, &reader, false)
-                            .map(|items| Reply::Stream {
+                        let r = crate::external::stream::read_file_into(&path, &reader, false).map(
+                            |items| Reply::Stream {
                                 spool: String::new(),
                                 items,
                                 tokens_in: 0,
                                 tokens_out: 0,
-                            });
+                            },
+                        );
                         let _ = tx.send((id, r));
                     });
                 match spawned {

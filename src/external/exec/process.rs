@@ -287,7 +287,9 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
             let mut batch = crate::external::stream::Items::default();
             let mut collect = |line: &str, batch: &mut crate::external::stream::Items| {
                 if let Some((_, w)) = &mut spool {
-                    let _ = w.write_all(line.as_bytes()).and_then(|()| w.write_all(b"\n"));
+                    let _ = w
+                        .write_all(line.as_bytes())
+                        .and_then(|()| w.write_all(b"\n"));
                 }
                 items += 1;
                 batch.push(line);

@@ -1271,16 +1271,15 @@ mod tests {
     use crate::external::stream::{Stream, StreamRef};
     use loopback::{Script, delta, end, piece, sse_head};
 
-    /// Runs a streamed call against `server`: the answer and everything the stream got.
-    fn run_stream(
-        base: &str,
-        stream: &StreamRef,
-        spool: Option<String>,
-    ) -> (
+    /// A streamed call's answer, the items its stream got, and how the stream ended.
+    type Ran = (
         Result<Reply, CallError>,
         Vec<String>,
         Option<Result<(), CallError>>,
-    ) {
+    );
+
+    /// Runs a streamed call against `server`: the answer and everything the stream got.
+    fn run_stream(base: &str, stream: &StreamRef, spool: Option<String>) -> Ran {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut call = Chat::simple("m", "hi").call(base, "llmStream");
         call.stream = Some(stream.clone());
@@ -1294,7 +1293,7 @@ mod tests {
         let mut items = Vec::new();
         let mut end = None;
         while let Some(b) = stream.take() {
-            items.extend(b.items);
+            items.extend(b.items.iter().map(str::to_string));
             if b.end.is_some() {
                 end = b.end;
                 break;
