@@ -592,3 +592,129 @@ fn requests_in_flight_are_bounded_per_model_and_the_base_url_comes_from_the_opti
         );
     }
 }
+
+/// `spindle run` against `server`, started with its output piped.
+fn spawn_against(wf: &Wf, server: &Server, args: &[&str]) -> std::process::Child {
+    wf.command(args)
+        .env("OPENAI_BASE_URL", server.base())
+        .env("OPENAI_API_KEY", KEY)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spindle starts")
+}
+
+#[test]
+fn a_streamed_reply_prints_chunk_by_chunk_and_is_replayed_on_resume() {
+    use e2e_common::model_server::Sse;
+    use std::io::Read;
+    for mode in MODES {
+        let server = Server::start(|_: &Seen, _: &[Seen]| {
+            Answer::Stream(
+                Sse::pieces(vec!["Hel".into(), "lo, ".into(), "world".into()])
+                    .delay(Duration::from_millis(100))
+                    .every(Duration::from_millis(700)),
+            )
+        });
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main : String = \"Answer: \" ++ concatStrings (llmStream \"m\" \"hi\")\n",
+        );
+        let mut args: Vec<&str> = mode.to_vec();
+        args.push("wf.sp");
+        let started = Instant::now();
+        let mut child = spawn_against(&wf, &server, &args);
+        let mut out = child.stdout.take().unwrap();
+        // The first piece comes long before the last (1.5 s later).
+        let mut got = Vec::new();
+        let mut buf = [0u8; 64];
+        while !String::from_utf8_lossy(&got).contains("Hel") {
+            let n = out.read(&mut buf).unwrap();
+            assert!(n > 0, "{mode:?}: ended early");
+            got.extend_from_slice(&buf[..n]);
+        }
+        let first = started.elapsed();
+        assert!(first < Duration::from_millis(1200), "{mode:?}: first piece at {first:?}");
+        out.read_to_end(&mut got).unwrap();
+        assert!(child.wait().unwrap().success(), "{mode:?}");
+        assert_eq!(String::from_utf8_lossy(&got), "Answer: Hello, world\n");
+        assert!(started.elapsed() > Duration::from_millis(1400), "{mode:?}");
+        let seen = server.seen();
+        assert_eq!(seen.len(), 1);
+        assert!(seen[0].streams(), "{mode:?}: the request asked for events");
+        // Recorded whole: a resumed run replays it at once, with no request.
+        let again = run_against(&wf, &server, &["--resume", "wf.sp"]);
+        assert_eq!(ok(&again), "Answer: Hello, world\n", "{mode:?}");
+        assert_eq!(server.seen().len(), 1, "{mode:?}: paid for again");
+    }
+}
+
+#[test]
+fn streamed_lines_start_their_own_streams_at_once() {
+    use e2e_common::model_server::Sse;
+    // A model lists three places, one line every 0.4 s; each place's own streamed call
+    // takes 1 s. Places called as their lines arrive: about 0.1 + 3 x 0.4 + 1 s; one
+    // after another: 3 x 1 s more.
+    let server = Server::start(|s: &Seen, _: &[Seen]| {
+        if s.prompt() == "places" {
+            Answer::Stream(
+                Sse::pieces(vec!["Rome\nPa".into(), "ris\n".into(), "Oslo\n".into()])
+                    .delay(Duration::from_millis(100))
+                    .every(Duration::from_millis(400)),
+            )
+        } else {
+            Answer::Stream(
+                Sse::pieces(vec![format!("about {}", s.prompt())])
+                    .delay(Duration::from_millis(1000)),
+            )
+        }
+    });
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : String = unlines (map (\\p -> concatStrings (llmStream \"m\" p)) (streamLines (llmStream \"m\" \"places\")))\n",
+    );
+    let t = Instant::now();
+    let o = run_against(&wf, &server, &["wf.sp"]);
+    let took = t.elapsed();
+    assert_eq!(ok(&o), "about Rome\nabout Paris\nabout Oslo\n\n");
+    assert!(took < Duration::from_millis(2700), "{took:?}");
+}
+
+#[test]
+fn a_stream_cut_off_or_malformed_is_an_error_after_what_arrived() {
+    use e2e_common::model_server::Sse;
+    for (fail, want) in [("drop", "cut off"), ("bad", "malformed")] {
+        for mode in MODES {
+            let server = Server::start(move |_: &Seen, _: &[Seen]| {
+                let sse = Sse::pieces(vec!["one ".into(), "two ".into(), "three".into()]);
+                Answer::Stream(if fail == "drop" {
+                    sse.drop_after(2)
+                } else {
+                    sse.malformed_after(2)
+                })
+            });
+            let wf = Wf::new();
+            wf.write(
+                "wf.sp",
+                "def main : String = concatStrings (llmStream \"m\" \"hi\")\n",
+            );
+            let mut args: Vec<&str> = mode.to_vec();
+            args.push("wf.sp");
+            let o = run_against(&wf, &server, &args);
+            assert_eq!(o.status.code(), Some(1), "{fail} {mode:?}");
+            assert_eq!(stdout(&o), "one two ", "{fail} {mode:?}: what arrived stays printed");
+            let err = stderr(&o);
+            assert!(err.contains(want), "{fail} {mode:?}: {err}");
+            assert!(err.contains("llmStream m"), "{fail} {mode:?}: {err}");
+            assert!(err.contains("wf.sp:1:36"), "{fail} {mode:?}: {err}");
+            assert!(!err.contains(KEY), "{fail} {mode:?}: {err}");
+            // Not recorded: a resumed run asks again.
+            let again = run_against(&wf, &server, &["--resume", "wf.sp"]);
+            assert_eq!(again.status.code(), Some(1));
+            assert_eq!(server.seen().len(), 2, "{fail} {mode:?}");
+        }
+    }
+}

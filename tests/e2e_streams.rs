@@ -243,3 +243,26 @@ fn stream_lines_regroups_chunks_into_lines() {
     );
     assert_eq!(ok(&wf.run(&["lazy.sp"])), "one\n");
 }
+
+#[test]
+fn a_string_built_around_a_stream_prints_as_each_piece_is_known() {
+    for mode in MODES {
+        let wf = Wf::new();
+        // `++` and `unlines` (a `join` behind a call) around a stream: the first line
+        // is out before the producer has ended.
+        wf.write(
+            "wf.sp",
+            "def main : String = \"Answer: \" ++ unlines (shellLines \"echo a; sleep 1.5; touch slow.done; echo b\")\n",
+        );
+        let mut child = wf.spawn_mode(mode, &["wf.sp"]);
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        assert_eq!(first, "Answer: a\n", "{mode:?}");
+        assert!(!wf.exists("slow.done"), "{mode:?}: printed only at the end");
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        assert!(child.wait().unwrap().success(), "{mode:?}");
+        assert_eq!(rest, "b\n\n", "{mode:?}");
+    }
+}

@@ -253,18 +253,37 @@ impl<'p> Machine<'p> {
     }
 
     /// Whether a raw string the printer holds will be streamed when it is reached
-    /// (see [`Machine::print_need_raw`]): a thunk only the printer holds, whose code
-    /// is a `++` or a `join`.
-    fn streamed_later(&self, v: Val) -> bool {
-        self.sole_code(v).is_some_and(|(code, _)| {
-            matches!(
-                self.code.nodes[code as usize],
-                crate::machine::code::Code::Prim {
+    /// (see [`Machine::print_need_raw`]): a thunk only the printer holds whose code
+    /// ends in a `++` or a `join` ([`Machine::ends_in_join`]).
+    fn streamed_later(&mut self, v: Val) -> bool {
+        match self.sole_code(v) {
+            Some((code, _)) => self.ends_in_join(code),
+            None => false,
+        }
+    }
+
+    /// Whether code returns a `++` or a `join` in tail position, directly, in the body
+    /// of a `let`, or in the body of a known function it calls in tail position
+    /// (`concatStrings xs`, `unlines xs`, a user's function built on them): under a
+    /// `Stream` frame such code comes back in pieces, so the printer streams it.
+    fn ends_in_join(&mut self, mut code: crate::machine::code::CodeId) -> bool {
+        use crate::machine::code::Code;
+        // Known calls followed; a recursive chain of them ends the look.
+        for _ in 0..8 {
+            match self.code.nodes[code as usize] {
+                Code::Prim {
                     prim: Prim::Concat | Prim::Join,
                     ..
+                } => return true,
+                Code::Let { body, .. } => code = body,
+                Code::CallDef { def, .. } => {
+                    let f = self.fun_of(def);
+                    code = self.code.funs[f as usize].body;
                 }
-            )
-        })
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The code and record of a thunk not evaluated yet that only the printer holds
