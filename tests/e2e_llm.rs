@@ -636,7 +636,10 @@ fn a_streamed_reply_prints_chunk_by_chunk_and_is_replayed_on_resume() {
             got.extend_from_slice(&buf[..n]);
         }
         let first = started.elapsed();
-        assert!(first < Duration::from_millis(1200), "{mode:?}: first piece at {first:?}");
+        assert!(
+            first < Duration::from_millis(1200),
+            "{mode:?}: first piece at {first:?}"
+        );
         out.read_to_end(&mut got).unwrap();
         assert!(child.wait().unwrap().success(), "{mode:?}");
         assert_eq!(String::from_utf8_lossy(&got), "Answer: Hello, world\n");
@@ -705,7 +708,11 @@ fn a_stream_cut_off_or_malformed_is_an_error_after_what_arrived() {
             args.push("wf.sp");
             let o = run_against(&wf, &server, &args);
             assert_eq!(o.status.code(), Some(1), "{fail} {mode:?}");
-            assert_eq!(stdout(&o), "one two ", "{fail} {mode:?}: what arrived stays printed");
+            assert_eq!(
+                stdout(&o),
+                "one two ",
+                "{fail} {mode:?}: what arrived stays printed"
+            );
             let err = stderr(&o);
             assert!(err.contains(want), "{fail} {mode:?}: {err}");
             assert!(err.contains("llmStream m"), "{fail} {mode:?}: {err}");

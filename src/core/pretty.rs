@@ -746,6 +746,13 @@ pub fn float_literal(x: f64) -> String {
 /// Appends `s` as a quoted string literal, escaping as LANGUAGE.md section 9 says.
 pub fn quote_into(out: &mut String, s: &str) {
     out.push('"');
+    escape_into(out, s);
+    out.push('"');
+}
+
+/// The characters of a string as they appear between the quotes of a string literal
+/// (a streamed string inside a printed value is written piece by piece this way).
+pub fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -759,7 +766,6 @@ pub fn quote_into(out: &mut String, s: &str) {
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// A binder of a printed term: the node that binds it (a `Pi`, a lambda, a `let`, or

@@ -146,11 +146,13 @@ pub(crate) enum Task {
     PairRest(Val),
     /// The rest of a list after an element.
     ListRest(Val),
-    /// A string to print raw, streamed where it is built by `join` or `++`.
-    Raw(Val),
-    /// The rest of a raw `join`: the separator, the list still to go, and whether no
-    /// element was printed yet.
-    JoinRest(Val, Val, bool),
+    /// A string to print, streamed where it is built by `join` or `++`: raw, or with
+    /// its characters escaped (`true`: a string inside a printed value, between the
+    /// quotes its tasks print).
+    Raw(Val, bool),
+    /// The rest of a streamed `join`: the separator, the list still to go, whether no
+    /// element was printed yet, and whether escaped.
+    JoinRest(Val, Val, bool, bool),
 }
 
 /// How many built constructor objects the printer searches for calls to start before
@@ -200,11 +202,11 @@ impl<'p> Machine<'p> {
                 // A string the printer will stream: its pieces are printed (and
                 // forked) as they come, so what comes before an error in a later
                 // piece is printed, as it is sequentially.
-                Task::Raw(v) if self.streamed_later(v) => {}
-                Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
+                Task::Raw(v, _) if self.streamed_later(v) => {}
+                Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => {
                     parts.push(v)
                 }
-                Task::JoinRest(_, l, _) => parts.push(l),
+                Task::JoinRest(_, l, _, _) => parts.push(l),
                 Task::Text(_) => {}
             }
         }
@@ -216,38 +218,90 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Splits the raw strings the printer will stream that are a `++` into their two
-    /// pieces (what streaming does when it reaches them), so that the pieces are
-    /// forked now, each on its own: an error in a later piece then stops the
-    /// printing after the earlier ones are printed, as it does sequentially.
+    /// Unfolds the strings the printer will stream (see [`Machine::ends_in_join`])
+    /// into what streaming makes of them when it reaches them: a `++` into its two
+    /// pieces, a `join` into its separator and list, a known call into its body with
+    /// its arguments; a string inside a printed value is printed between quotes,
+    /// streamed too. The pieces and lists are then forked now, each on its own (calls
+    /// in a later piece start while an earlier one prints), and an error in a later
+    /// piece stops the printing after the earlier ones are printed, as it does
+    /// sequentially.
     fn split_streamed(&mut self, tasks: &mut Vec<Task>) {
+        use crate::machine::code::Code;
         let mut budget = PRINT_LOOKAHEAD;
         let mut i = tasks.len();
         while i > 0 && budget > 0 {
             i -= 1;
-            let Task::Raw(v) = tasks[i] else {
-                continue;
+            let (v, quoted) = match tasks[i] {
+                Task::Raw(v, q) => (v, q),
+                Task::Val(v, _) => {
+                    if !self.streamed_later(v) {
+                        continue;
+                    }
+                    // A string: its quotes around it, its pieces escaped (the top of
+                    // the task stack is printed first).
+                    tasks[i] = Task::Text("\"");
+                    tasks.insert(i + 1, Task::Raw(v, true));
+                    tasks.insert(i + 2, Task::Text("\""));
+                    i += 2;
+                    budget -= 1;
+                    continue;
+                }
+                _ => continue,
             };
             let Some((code, env)) = self.sole_code(v) else {
                 continue;
             };
-            let crate::machine::code::Code::Prim {
-                prim: Prim::Concat,
-                args,
-                ..
-            } = self.code.nodes[code as usize]
-            else {
-                continue;
-            };
-            let codes = self.code.args(args);
-            let (a, b) = (codes[0], codes[1]);
-            let ta = self.mkarg(a, env);
-            let tb = self.mkarg(b, env);
-            self.heap.release(v);
-            // The top of the task stack is printed first.
-            tasks[i] = Task::Raw(tb);
-            tasks.insert(i + 1, Task::Raw(ta));
-            i += 2;
+            let node = self.code.nodes[code as usize].clone();
+            match node {
+                Code::Prim {
+                    prim: Prim::Concat,
+                    args,
+                    ..
+                } => {
+                    let codes = self.code.args(args);
+                    let (a, b) = (codes[0], codes[1]);
+                    let ta = self.mkarg(a, env);
+                    let tb = self.mkarg(b, env);
+                    self.heap.release(v);
+                    tasks[i] = Task::Raw(tb, quoted);
+                    tasks.insert(i + 1, Task::Raw(ta, quoted));
+                    i += 2;
+                }
+                Code::Prim {
+                    prim: Prim::Join,
+                    args,
+                    ..
+                } => {
+                    let codes = self.code.args(args);
+                    let (a, b) = (codes[0], codes[1]);
+                    let sep = self.mkarg(a, env);
+                    let list = self.mkarg(b, env);
+                    self.heap.release(v);
+                    tasks[i] = Task::JoinRest(sep, list, true, quoted);
+                }
+                Code::CallDef { def, args, .. } if self.ends_in_join(code) => {
+                    // The call made now, its arguments passed lazily (as with
+                    // `lazy_calls`): the same values its body would see.
+                    let f = self.fun_of(def);
+                    let (layout, slots, body) = {
+                        let fun = &self.code.funs[f as usize];
+                        (fun.layout, fun.slots, fun.body)
+                    };
+                    let rec = self.heap.record(NIL, layout, slots);
+                    let codes: Vec<_> = self.code.args(args).to_vec();
+                    for (k, a) in codes.into_iter().enumerate() {
+                        let x = self.mkarg(a, env);
+                        self.heap.set_slot(rec, k as u32, x);
+                    }
+                    self.heap.release(v);
+                    let t = Val::Thunk(self.heap.thunk(body, rec));
+                    tasks[i] = Task::Raw(t, quoted);
+                    // Look at the body's code next.
+                    i += 1;
+                }
+                _ => continue,
+            }
             budget -= 1;
         }
     }
@@ -303,8 +357,8 @@ impl<'p> Machine<'p> {
     pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(crate::machine::host::HeldRef)) {
         use crate::machine::host::HeldRef::Val as V;
         match *t {
-            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => f(V(v)),
-            Task::JoinRest(a, b, _) => {
+            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => f(V(v)),
+            Task::JoinRest(a, b, _, _) => {
                 f(V(a));
                 f(V(b));
             }
@@ -314,10 +368,10 @@ impl<'p> Machine<'p> {
 
     fn release_task(&mut self, t: Task) {
         match t {
-            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v) => {
+            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => {
                 self.heap.release(v)
             }
-            Task::JoinRest(a, b, _) => {
+            Task::JoinRest(a, b, _, _) => {
                 self.heap.release(a);
                 self.heap.release(b);
             }
@@ -350,8 +404,8 @@ impl<'p> Machine<'p> {
             _ => self.whnf_def(d)?,
         };
         let task = match v {
-            Val::Str(_) if !quote_string => Task::Raw(v),
-            Val::Pap(p) if self.is_stream_piece(p) => Task::Raw(v),
+            Val::Str(_) if !quote_string => Task::Raw(v, false),
+            Val::Pap(p) if self.is_stream_piece(p) => Task::Raw(v, false),
             _ => Task::Val(v, false),
         };
         self.print_tasks(vec![task])
@@ -368,7 +422,7 @@ impl<'p> Machine<'p> {
     pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
         self.out = Some(Output::collect());
         let task = match v {
-            Val::Str(_) if !quote_string => Task::Raw(v),
+            Val::Str(_) if !quote_string => Task::Raw(v, false),
             _ => Task::Val(v, false),
         };
         let r = self
@@ -391,6 +445,17 @@ impl<'p> Machine<'p> {
             self.heap.release(r);
         }
         Ok(())
+    }
+
+    /// Writes a piece of a streamed string: raw, or escaped as inside quotes.
+    fn emit_piece(&mut self, s: &str, quoted: bool) {
+        if quoted {
+            let mut e = String::with_capacity(s.len());
+            crate::core::pretty::escape_into(&mut e, s);
+            self.emit(&e);
+        } else {
+            self.emit(s);
+        }
     }
 
     fn emit(&mut self, s: &str) {
@@ -426,12 +491,12 @@ impl<'p> Machine<'p> {
                 self.emit(t);
                 return Ok(());
             }
-            Task::Raw(v) => {
+            Task::Raw(v, quoted) => {
                 let v = self.print_need_raw(v, tasks)?;
                 match v {
                     Val::Str(r) => {
                         let t = self.heap.text(r).clone();
-                        self.emit(&t);
+                        self.emit_piece(&t, quoted);
                         self.heap.release(v);
                     }
                     Val::Pap(p) if self.is_stream_piece(p) => {
@@ -442,10 +507,10 @@ impl<'p> Machine<'p> {
                         self.heap.retain(b);
                         self.heap.release(v);
                         if let PapHead::Prim(Prim::Join, _) = head {
-                            tasks.push(Task::JoinRest(a, b, true));
+                            tasks.push(Task::JoinRest(a, b, true, quoted));
                         } else {
-                            tasks.push(Task::Raw(b));
-                            tasks.push(Task::Raw(a));
+                            tasks.push(Task::Raw(b, quoted));
+                            tasks.push(Task::Raw(a, quoted));
                         }
                     }
                     other => {
@@ -454,7 +519,7 @@ impl<'p> Machine<'p> {
                 }
                 return Ok(());
             }
-            Task::JoinRest(sep, list, first) => {
+            Task::JoinRest(sep, list, first, quoted) => {
                 let sep = self.print_need(sep, tasks)?;
                 let l = self.print_need(list, tasks)?;
                 match l {
@@ -466,16 +531,23 @@ impl<'p> Machine<'p> {
                         self.heap.release(l);
                         if !first && let Val::Str(sr) = sep {
                             let text = self.heap.text(sr).clone();
-                            self.emit(&text);
+                            self.emit_piece(&text, quoted);
                         }
-                        tasks.push(Task::JoinRest(sep, t, false));
-                        tasks.push(Task::Raw(h));
+                        tasks.push(Task::JoinRest(sep, t, false, quoted));
+                        tasks.push(Task::Raw(h, quoted));
                     }
                     other => {
                         self.heap.release(other);
                         self.heap.release(sep);
                     }
                 }
+                return Ok(());
+            }
+            Task::Val(v, _) if self.streamed_later(v) => {
+                // A string built by `join` or `++`: streamed between its quotes.
+                self.emit("\"");
+                tasks.push(Task::Text("\""));
+                tasks.push(Task::Raw(v, true));
                 return Ok(());
             }
             Task::Val(v, atom) => (self.print_need(v, tasks)?, atom),
