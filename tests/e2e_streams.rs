@@ -266,3 +266,27 @@ fn a_string_built_around_a_stream_prints_as_each_piece_is_known() {
         assert_eq!(rest, "b\n\n", "{mode:?}");
     }
 }
+
+#[test]
+fn a_string_inside_a_printed_value_streams_between_its_quotes() {
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write(
+            "wf.sp",
+            "def main : List String = [concatStrings (shellLines \"echo 'a\\\"'; sleep 1.5; touch slow.done; echo b\"), \"x\"]\n",
+        );
+        let mut child = wf.spawn_mode(mode, &["wf.sp"]);
+        let mut out = child.stdout.take().unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 64];
+        while !String::from_utf8_lossy(&got).contains("a\\\"") {
+            let n = out.read(&mut buf).unwrap();
+            assert!(n > 0, "{mode:?}: ended early");
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(!wf.exists("slow.done"), "{mode:?}: printed only at the end");
+        out.read_to_end(&mut got).unwrap();
+        assert!(child.wait().unwrap().success(), "{mode:?}");
+        assert_eq!(String::from_utf8_lossy(&got), "[\"a\\\"b\", \"x\"]\n", "{mode:?}");
+    }
+}
