@@ -169,6 +169,8 @@ fn a_finished_stream_is_recorded_and_replayed_and_one_cut_short_is_not() {
             "{mode:?}"
         );
         assert_eq!(wf.read("cuts.txt"), "ran\nran\n", "{mode:?}");
+        // Only the finished stream keeps a spool file.
+        assert_eq!(files_under(&wf.file("store/streams")).len(), 1, "{mode:?}");
         // Neither was a failure: nothing was moved aside.
         assert!(
             !wf.file("store/failed").exists() || files_under(&wf.file("store/failed")).is_empty()

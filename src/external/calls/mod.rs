@@ -953,7 +953,7 @@ impl Calls {
         let spool = match &self.shared.store {
             Some(store) if spooled => {
                 self.spools += 1;
-                let dir = store.dir().join("streams");
+                let dir = store.dir().join(crate::external::store::STREAMS_DIR);
                 let _ = std::fs::create_dir_all(&dir);
                 let ext = if is_llm { "jsonl" } else { "lines" };
                 let name = format!(

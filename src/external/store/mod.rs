@@ -623,9 +623,12 @@ pub struct GcReport {
     pub bytes_after: u64,
 }
 
+/// The folder of a store where streamed calls keep their items (spool files).
+pub const STREAMS_DIR: &str = "streams";
+
 /// Removes the records not used in the last `keep_days` days (and failure marks,
-/// fingerprints, failed outputs and run folders older than that), then compacts the
-/// log.
+/// fingerprints, failed outputs and run folders older than that, and the spool files
+/// of streams no record names), then compacts the log.
 pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
     let mut report = GcReport {
         bytes_before: dir_size(dir),
@@ -656,12 +659,30 @@ pub fn gc(dir: &Path, keep_days: u32) -> Result<GcReport, StoreError> {
             .retain(|_, v| decode_fp(v).is_some_and(|f| f.hashed_at_ns >= cutoff_ns));
         // Input sets no record names any more.
         let mut named = std::collections::HashSet::new();
+        let mut spools = std::collections::HashSet::new();
         for bytes in st.records.values() {
             if let Ok(r) = Record::decode(bytes.as_slice()) {
                 named.extend(r.input_sets);
+                if let Some(crate::external::request::Reply::Stream { spool, .. }) =
+                    r.reply.and_then(|x| x.to_reply())
+                {
+                    spools.insert(std::path::PathBuf::from(spool));
+                }
             }
         }
         st.sets.retain(|k, _| named.contains(k.as_slice()));
+        // Spool files of streams no record names any more (or of streams cut short by
+        // a run that was killed).
+        if let Ok(entries) = std::fs::read_dir(dir.join(STREAMS_DIR)) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let kept = spools.contains(&p)
+                    || std::fs::canonicalize(&p).is_ok_and(|c| spools.contains(&c));
+                if !kept {
+                    let _ = std::fs::remove_file(&p);
+                }
+            }
+        }
         report.removed = gone.len() as u64;
         report.kept = (before - gone.len()) as u64;
         // Rewriting the log gives the space of what was removed back.
