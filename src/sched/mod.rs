@@ -68,6 +68,10 @@ const FRONTIER_LOOKAHEAD: usize = 64;
 /// for a cycle.
 const WAIT_CHAIN: usize = 32;
 
+/// How many data objects [`Scheduler::word_may_call`] looks into for work that may
+/// call.
+const DATA_LOOK: usize = 16;
+
 /// Steps a fiber runs before others get a turn.
 const SLICE: u64 = 20_000;
 
@@ -841,11 +845,85 @@ impl<'p> Scheduler<'p> {
     fn worth_forking(&mut self, m: &Machine<'p>, v: Val) -> bool {
         match v {
             Val::Thunk(t) => match m.heap.thunks.get(t).state {
-                ThunkState::Suspended { code, env } => {
-                    self.code_may_call(m, code) || self.env_may_call(m, env)
-                }
+                ThunkState::Suspended { code, env } => self.suspended_may_call(m, code, env, 3),
                 _ => false,
             },
+            _ => false,
+        }
+    }
+
+    /// Whether code in a record may reach an external when evaluated. A known call of
+    /// a function that reaches none but through the functions it is given (`map g
+    /// rest`, `foldr f z xs`) may only if one of its arguments may: a function whose
+    /// body may, or a thunk that may (looked at `depth` levels deep). So printing or
+    /// walking `map (\l -> l ++ "\n") lines` forks no fiber that would only read
+    /// ahead and hold what it read.
+    fn suspended_may_call(&mut self, m: &Machine<'p>, code: u32, env: Ref, depth: u32) -> bool {
+        if !(self.code_may_call(m, code) || self.env_may_call(m, env)) {
+            return false;
+        }
+        let Code::CallDef { def, args, .. } = m.code.nodes[code as usize] else {
+            return true;
+        };
+        if depth == 0 || crate::machine::analysis::calls_itself(m.facts(), def) {
+            return true;
+        }
+        let codes: Vec<u32> = m.code.args(args).to_vec();
+        codes.into_iter().any(|a| {
+            let word = match m.code.nodes[a as usize] {
+                Code::Local(s) if env != NIL => Some(m.heap.slot(env, s)),
+                Code::Outer { hops, slot } if env != NIL => {
+                    Some(m.heap.slot(m.heap.up(env, hops), slot))
+                }
+                _ => None,
+            };
+            match word {
+                Some(w) => self.word_may_call(m, w, depth - 1),
+                None => self.code_may_call(m, a) || self.env_may_call(m, env),
+            }
+        })
+    }
+
+    /// Whether using a word may reach an external: a thunk whose code may (or one being
+    /// evaluated), a function whose body may; data by its fields one level deep.
+    fn word_may_call(&mut self, m: &Machine<'p>, w: Val, depth: u32) -> bool {
+        match m.heap.forced(w) {
+            Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                ThunkState::Suspended { code, env } => self.suspended_may_call(m, code, env, depth),
+                ThunkState::Blackholed { .. } => true,
+                _ => false,
+            },
+            Val::Fun(f) => {
+                let o = m.heap.funs.get(f);
+                let body = m.code.funs[o.fun as usize].body;
+                self.code_may_call(m, body) || self.env_may_call(m, o.env)
+            }
+            Val::Con(c) => {
+                // Data: its fields, along its last field (a list's tail) for at most
+                // `DATA_LOOK` objects.
+                let mut cur = c;
+                for _ in 0..DATA_LOOK {
+                    let fields: Vec<Val> = m.heap.fields(cur).to_vec();
+                    let Some((&last, rest)) = fields.split_last() else {
+                        return false;
+                    };
+                    for x in rest {
+                        if !matches!(m.heap.forced(*x), Val::Con(_))
+                            && self.word_may_call(m, *x, depth.saturating_sub(1))
+                        {
+                            return true;
+                        }
+                    }
+                    match m.heap.forced(last) {
+                        Val::Con(next) => cur = next,
+                        other => return self.word_may_call(m, other, depth.saturating_sub(1)),
+                    }
+                }
+                // Data evaluated this far holds nothing to start now; what lies beyond
+                // is looked at again as the consumer moves along.
+                false
+            }
+            Val::Pap(_) => true,
             _ => false,
         }
     }

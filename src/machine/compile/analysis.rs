@@ -50,6 +50,13 @@ pub struct Facts {
     /// Per definition: whether evaluating it may reach an external (directly, through
     /// another definition, or through a function not known at compile time).
     pub may_call: Vec<bool>,
+    /// Per definition: whether it may reach an external other than through the
+    /// functions it is given (`map` calls only what its function does).
+    pub calls_itself: Vec<bool>,
+    /// The external that reads a stream's rest (`prim_streamNext`): not a call for
+    /// these facts (waiting on a producer that is already running; a fiber forked to
+    /// read a stream ahead would only hold it in memory).
+    pub quiet_extern: Option<crate::core::term::ExternId>,
     /// The prelude's `foldlRange`, if the program has it ([`super::fuse`]).
     pub fold_range: Option<DefId>,
     /// Per definition: the arguments of a known call (bit `i`: the call's `i`-th
@@ -201,10 +208,16 @@ fn reaches_extern(prog: &Program, root: DefId) -> bool {
 /// How many nodes [`may_call`] looks at before it assumes the worst.
 const MAY_CALL_NODES: usize = 2_000;
 
-/// Whether evaluating a term may reach an external: it mentions one, applies a
-/// function not known at compile time, or refers to a definition that may. `defs` is
-/// the per-definition answer so far (`None`: every definition may).
-fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
+/// Whether evaluating a term may reach an external: it mentions one (but `quiet`),
+/// applies a function not known at compile time (when `unknown` says such a function
+/// may call), or refers to a definition that may. `defs` is the per-definition answer
+/// so far (`None`: every definition may).
+fn term_may_call(
+    t: &RcTerm,
+    defs: Option<&[bool]>,
+    quiet: Option<crate::core::term::ExternId>,
+    unknown: bool,
+) -> bool {
     let mut work = vec![t];
     let mut seen = 0;
     while let Some(t) = work.pop() {
@@ -213,6 +226,7 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
             return true;
         }
         match &**t {
+            Term::Extern(e, _) if Some(*e) == quiet => {}
             Term::Extern(..) => return true,
             Term::Def(d) if defs.is_none_or(|ds| ds.get(d.0 as usize).copied().unwrap_or(true)) => {
                 return true;
@@ -229,7 +243,8 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
                     | Term::Prim(..)
                     | Term::Extern(..)
                     | Term::Data(_) => work.push(head),
-                    _ => return true,
+                    _ if unknown => return true,
+                    _ => work.push(head),
                 }
             }
             // Types are not evaluated at run time.
@@ -256,26 +271,49 @@ fn term_may_call(t: &RcTerm, defs: Option<&[bool]>) -> bool {
 }
 
 fn externals(prog: &Program, facts: &mut Facts) {
-    let mut may = vec![false; prog.defs.len()];
-    loop {
-        let mut changed = false;
-        for (i, d) in prog.defs.iter().enumerate() {
-            if !may[i] && term_may_call(&d.body, Some(&may)) {
-                may[i] = true;
-                changed = true;
+    let quiet = prog
+        .externs
+        .iter()
+        .position(|e| &*e.name == crate::external::registry::STREAM_NEXT)
+        .map(|i| crate::core::term::ExternId(i as u32));
+    facts.quiet_extern = quiet;
+    let fixpoint = |unknown: bool| {
+        let mut may = vec![false; prog.defs.len()];
+        loop {
+            let mut changed = false;
+            for (i, d) in prog.defs.iter().enumerate() {
+                if !may[i] && term_may_call(&d.body, Some(&may), quiet, unknown) {
+                    may[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
-        if !changed {
-            break;
-        }
-    }
-    facts.may_call = may;
+        may
+    };
+    facts.may_call = fixpoint(true);
+    facts.calls_itself = fixpoint(false);
 }
 
 /// Whether evaluating a term of `prog` may reach an external (for the scheduler: a
 /// fiber for pure computation gains nothing).
 pub fn may_call(facts: Option<&Facts>, t: &RcTerm) -> bool {
-    term_may_call(t, facts.map(|f| f.may_call.as_slice()))
+    term_may_call(
+        t,
+        facts.map(|f| f.may_call.as_slice()),
+        facts.and_then(|f| f.quiet_extern),
+        true,
+    )
+}
+
+/// Whether definition `d` may reach an external other than through the functions it
+/// is given ([`Facts::calls_itself`]; without facts, it may).
+pub fn calls_itself(facts: Option<&Facts>, d: DefId) -> bool {
+    facts
+        .and_then(|f| f.calls_itself.get(d.0 as usize).copied())
+        .unwrap_or(true)
 }
 
 // ----- relevance ------------------------------------------------------------------
