@@ -923,7 +923,30 @@ impl<'p> Scheduler<'p> {
                 // is looked at again as the consumer moves along.
                 false
             }
-            Val::Pap(_) => true,
+            Val::Pap(p) => {
+                use crate::machine::heap::PapHead;
+                let o = m.heap.paps.get(p);
+                let (head, run) = (o.head, o.args);
+                let head_may = match head {
+                    PapHead::Con(_) | PapHead::Data(_) | PapHead::Prim(..) => false,
+                    PapHead::Def(d) => m
+                        .facts()
+                        .is_none_or(|f| f.may_call.get(d.0 as usize).copied().unwrap_or(true)),
+                    PapHead::Fun(f) => self.word_may_call(m, Val::Fun(f), depth),
+                    PapHead::Extern(..) | PapHead::Open(_) | PapHead::Hole(_) => true,
+                };
+                head_may || {
+                    let args: Vec<Val> = m.heap.words.get(run).to_vec();
+                    args.into_iter().any(|x| {
+                        if depth == 0 {
+                            // Not looked into: a thunk may hold anything.
+                            matches!(m.heap.forced(x), Val::Thunk(_))
+                        } else {
+                            self.word_may_call(m, x, depth - 1)
+                        }
+                    })
+                }
+            }
             _ => false,
         }
     }
@@ -1100,8 +1123,12 @@ impl<'p> Scheduler<'p> {
         let found =
             crate::machine::unwind::Frontier::search(&m.heap, &[v], FRONTIER_LOOKAHEAD, room);
         for t in found {
-            m.heap.retain(t);
-            self.frontier.push_back(t);
+            // Only work that may start a call is worth speculating on (and holding
+            // here: a frontier entry keeps everything it reaches alive).
+            if self.worth_forking(m, t) {
+                m.heap.retain(t);
+                self.frontier.push_back(t);
+            }
         }
     }
 

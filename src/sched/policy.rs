@@ -507,6 +507,7 @@ impl<'p> CallPolicy<'p> {
             .values()
             .any(|o| o.start.is_some() && o.stream.has_ended() && !o.stream.is_closed())
             && std::time::Instant::now() < deadline
+            && self.layer.in_flight() > 0
         {
             for (t, a) in self.layer.wait(Some(std::time::Duration::from_millis(50))) {
                 self.stream_call_done(t, a);

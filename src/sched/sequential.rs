@@ -67,13 +67,19 @@ impl<'p> Host<'p> for Sequential<'p> {
                 .layer()
                 .submit_request(Ticket(ticket), call, next, Priority::Certain);
         }
-        let answer = 'wait: loop {
+        let answer = loop {
+            let mut mine = None;
             for (t, a) in policy.layer().wait(None) {
                 if t.0 == ticket {
-                    break 'wait a;
+                    mine = Some(a);
+                } else {
+                    // A call producing a stream ended (it may have to replay its
+                    // record).
+                    policy.stream_call_done(t, a);
                 }
-                // A call producing a stream ended (it may have to replay its record).
-                policy.stream_call_done(t, a);
+            }
+            if let Some(a) = mine {
+                break a;
             }
         };
         let answer = match answer {
