@@ -478,23 +478,25 @@ impl<'p> CallPolicy<'p> {
             .filter(|(_, o)| o.rest.is_some_and(|t| m.sole_suspended(t)))
             .map(|(&id, _)| id)
             .collect();
-        let mut cancel = Vec::new();
+        let mut cancelled = Vec::new();
         for id in gone {
-            if let Some(open) = self.streams.remove(&id) {
-                open.stream.close();
-                if let Some(t) = open.rest {
-                    m.release(Val::Thunk(t));
-                }
-                if let Some(t) = open.start {
-                    self.starts.remove(&t.0);
-                    cancel.push(t);
-                }
-            }
+            cancelled.extend(self.close_stream(m, id));
         }
-        for &t in &cancel {
-            self.layer.cancel(t);
+        cancelled
+    }
+
+    /// Closes stream `id` (its producer stops), forgets it, and cancels the call
+    /// producing it, if it has not ended (returned).
+    fn close_stream(&mut self, m: &mut Machine<'p>, id: u64) -> Option<Ticket> {
+        let open = self.streams.remove(&id)?;
+        open.stream.close();
+        if let Some(t) = open.rest {
+            m.release(Val::Thunk(t));
         }
-        cancel
+        let t = open.start?;
+        self.starts.remove(&t.0);
+        self.layer.cancel(t);
+        Some(t)
     }
 
     /// Ends the run's streams: a stream whose producer has ended well waits (at most
@@ -515,16 +517,7 @@ impl<'p> CallPolicy<'p> {
         }
         let ids: Vec<u64> = self.streams.keys().copied().collect();
         for id in ids {
-            if let Some(open) = self.streams.remove(&id) {
-                open.stream.close();
-                if let Some(t) = open.rest {
-                    m.release(Val::Thunk(t));
-                }
-                if let Some(t) = open.start {
-                    self.starts.remove(&t.0);
-                    self.layer.cancel(t);
-                }
-            }
+            self.close_stream(m, id);
         }
     }
 
