@@ -162,6 +162,7 @@ def logs(args):
         "seq_ttfo": args.producer_end + args.tool,
         "seq_end": args.producer_end + n * args.tool,
         "calls": n,
+        "producer_end": args.producer_end,
     }, "".join(out) + "\n"
 
 

@@ -12,6 +12,7 @@
 #   python3 W.py                     (hand-written asyncio with streaming; aiohttp)
 #   python3 W_seq.py                 (blocking, one call after another: OPAL's baseline)
 #   (tts only) spindle run tts_nested.sp   (the same program phrased without ++ of streams)
+#   (tts only) spindle run --speculate-paid tts.sp
 # each under timing.py (time of the first byte of standard output, of the last, and of
 # the exit); every output must equal the one ideal.py derives from the mock's plans (or
 # from the log). The ideal times come from ideal.py (see its header), the tools' own
@@ -27,6 +28,7 @@
 # Environment:
 #   SPINDLE   the binary (default: target/release/spindle of this repository)
 #   REPS      rounds (default 3; --quick: 1)
+#   BIG_REPS  rounds of big (default 5, as its peak RSS varies from run to run; --quick: 1)
 #   SEED      the mock's seed (default 1)
 #   SCALE     the mock's latency scale (default 0.4: model calls of 1.8 s on average)
 #   SHARE     the mock's --first-chunk-share (default 0.1: the first piece after a tenth
@@ -50,8 +52,8 @@ for a in "$@"; do
   esac
 done
 spindle=${SPINDLE:-$repo/target/release/spindle}
-if [ "$quick" = 1 ]; then reps=${REPS:-1}; big_mb=${BIG_MB:-100}; log_lines=${LOG_LINES:-200000}
-else reps=${REPS:-3}; big_mb=${BIG_MB:-1000}; log_lines=${LOG_LINES:-1000000}; fi
+if [ "$quick" = 1 ]; then reps=${REPS:-1}; big_reps=${BIG_REPS:-1}; big_mb=${BIG_MB:-100}; log_lines=${LOG_LINES:-200000}
+else reps=${REPS:-3}; big_reps=${BIG_REPS:-5}; big_mb=${BIG_MB:-1000}; log_lines=${LOG_LINES:-1000000}; fi
 seed=${SEED:-1}
 scale=${SCALE:-0.4}
 share=${SHARE:-0.1}
@@ -68,6 +70,10 @@ python3 -c 'import aiohttp' 2>/dev/null || pip install --quiet aiohttp >&2
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time)" >&2; exit 2; }
 
 work=$(mktemp -d)
+# A copy of the binary, so that a rebuild during the run changes nothing measured.
+built=$(stat -c %y "$spindle" | cut -d. -f1)
+cp "$spindle" "$work/spindle"
+spindle=$work/spindle
 server_pid=
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
@@ -79,8 +85,8 @@ export PYTHONDONTWRITEBYTECODE=1
 timing=(python3 "$here/timing.py")
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
-echo "# binary: $spindle ($(stat -c %y "$spindle" | cut -d. -f1)); work: $work" >&2
-echo "{\"reps\": $reps, \"seed\": $seed, \"scale\": $scale, \"share\": $share, \"big_mb\": $big_mb, \"log_lines\": $log_lines, \"quick\": $quick}" >"$work/config.json"
+echo "# binary: ${SPINDLE:-$repo/target/release/spindle} (built $built, copied); work: $work" >&2
+echo "{\"reps\": $reps, \"seed\": $seed, \"scale\": $scale, \"share\": $share, \"big_mb\": $big_mb, \"big_reps\": $big_reps, \"log_lines\": $log_lines, \"quick\": $quick, \"built\": \"$built\"}" >"$work/config.json"
 
 # Start-up: a trivial Spindle program, and Python with asyncio and aiohttp imported.
 printf 'def main : String = "ok"\n' >"$work/trivial.sp"
@@ -129,6 +135,7 @@ run_variants() {  # workload expected variant...
         spindle) cmd=("$spindle" run --store "$d/store" --progress none --trace "$work/$w.$v.$r.trace" "$here/$w.sp") ;;
         seq) cmd=("$spindle" run --sequential --store "$d/store" --progress none "$here/$w.sp") ;;
         nested) cmd=("$spindle" run --store "$d/store" --progress none "$here/${w}_nested.sp") ;;
+        spec) cmd=("$spindle" run --speculate-paid --store "$d/store" --progress none "$here/$w.sp") ;;
         py) cmd=(python3 "$here/$w.py") ;;
         pyseq) cmd=(python3 "$here/${w}_seq.py") ;;
       esac
@@ -158,7 +165,7 @@ for w in "${workloads[@]}"; do
       port=$(head -1 "$work/$w.port")
       [ -n "$port" ] || { echo "the mock server did not start:" >&2; cat "$work/$w.mock.err" >&2; exit 1; }
       export OPENAI_BASE_URL="http://127.0.0.1:$port/v1"
-      if [ "$w" = tts ]; then run_variants "$w" "$work/$w.expected" spindle seq py pyseq nested
+      if [ "$w" = tts ]; then run_variants "$w" "$work/$w.expected" spindle seq py pyseq nested spec
       else run_variants "$w" "$work/$w.expected" spindle seq py pyseq; fi
       kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
       ;;
@@ -190,7 +197,7 @@ for w in "${workloads[@]}"; do
       echo "{\"bytes\": $(stat -c %s "$keep_file"), \"lines_bytes\": $(stat -c %s "$lines_file"), \"count\": $expected_count}" >"$work/big.json"
       : >"$work/big.tsv"
       bigvariants=(spindle seq python)
-      for r in $(seq 1 "$reps"); do
+      for r in $(seq 1 "$big_reps"); do
         for k in 0 1 2; do
           v=${bigvariants[$(((k + r - 1) % 3))]}
           case $v in

@@ -71,6 +71,14 @@ impl<'p> Scheduler<'p> {
         {
             return;
         }
+        // Waiting for a stream's next items: what comes after is more of the same
+        // stream, in order, so there is nothing to go on with; a future here only
+        // held the stream's cells alive while the fiber waited on it.
+        if let Some(CallWait::Ticket(t)) = &f.call_wait
+            && self.tickets.get(t).is_some_and(|c| c.ext.is_stream())
+        {
+            return;
+        }
         let n = f.frames.len();
         let Some(c) = (n.saturating_sub(CUT_SEARCH)..n)
             .rev()
