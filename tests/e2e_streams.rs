@@ -289,6 +289,10 @@ fn a_string_inside_a_printed_value_streams_between_its_quotes() {
         assert!(!wf.exists("slow.done"), "{mode:?}: printed only at the end");
         out.read_to_end(&mut got).unwrap();
         assert!(child.wait().unwrap().success(), "{mode:?}");
-        assert_eq!(String::from_utf8_lossy(&got), "[\"a\\\"b\", \"x\"]\n", "{mode:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            "[\"a\\\"b\", \"x\"]\n",
+            "{mode:?}"
+        );
     }
 }
