@@ -868,8 +868,7 @@ impl<'p> Scheduler<'p> {
         if depth == 0 || crate::machine::analysis::calls_itself(m.facts(), def) {
             return true;
         }
-        let codes: Vec<u32> = m.code.args(args).to_vec();
-        codes.into_iter().any(|a| {
+        m.code.args(args).iter().any(|&a| {
             let word = match m.code.nodes[a as usize] {
                 Code::Local(s) if env != NIL => Some(m.heap.slot(env, s)),
                 Code::Outer { hops, slot } if env != NIL => {
@@ -903,8 +902,7 @@ impl<'p> Scheduler<'p> {
                 // `DATA_LOOK` objects.
                 let mut cur = c;
                 for _ in 0..DATA_LOOK {
-                    let fields: Vec<Val> = m.heap.fields(cur).to_vec();
-                    let Some((&last, rest)) = fields.split_last() else {
+                    let Some((&last, rest)) = m.heap.fields(cur).split_last() else {
                         return false;
                     };
                     for x in rest {
@@ -936,8 +934,7 @@ impl<'p> Scheduler<'p> {
                     PapHead::Extern(..) | PapHead::Open(_) | PapHead::Hole(_) => true,
                 };
                 head_may || {
-                    let args: Vec<Val> = m.heap.words.get(run).to_vec();
-                    args.into_iter().any(|x| {
+                    m.heap.words.get(run).iter().any(|&x| {
                         if depth == 0 {
                             // Not looked into: a thunk may hold anything.
                             matches!(m.heap.forced(x), Val::Thunk(_))

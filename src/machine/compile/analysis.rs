@@ -180,25 +180,7 @@ fn reaches_extern(prog: &Program, root: DefId) -> bool {
                         defs.push(*e);
                     }
                 }
-                Term::App(f, _, a) => {
-                    work.push(f);
-                    work.push(a);
-                }
-                Term::Ann(e, _) | Term::Lam(_, e) => work.push(e),
-                Term::Let(_, r, b) => {
-                    work.push(r);
-                    work.push(b);
-                }
-                Term::Match(m) => {
-                    work.push(&m.scrut);
-                    for arm in &m.arms {
-                        work.push(&arm.body);
-                    }
-                    if let Some((_, b)) = &m.default {
-                        work.push(b);
-                    }
-                }
-                _ => {}
+                _ => push_children(t, &mut work),
             }
         }
     }
@@ -247,27 +229,37 @@ fn term_may_call(
                     _ => work.push(head),
                 }
             }
-            // Types are not evaluated at run time.
-            Term::Pi(..) | Term::Ann(..) if matches!(&**t, Term::Pi(..)) => {}
-            Term::Ann(e, _) => work.push(e),
-            Term::Lam(_, b) => work.push(b),
-            Term::Let(_, r, b) => {
-                work.push(r);
-                work.push(b);
-            }
-            Term::Match(m) => {
-                work.push(&m.scrut);
-                for arm in &m.arms {
-                    work.push(&arm.body);
-                }
-                if let Some((_, b)) = &m.default {
-                    work.push(b);
-                }
-            }
-            _ => {}
+            _ => push_children(t, &mut work),
         }
     }
     false
+}
+
+/// Pushes the parts of a term that run when it is evaluated (an application's head
+/// and argument, an annotated term, a lambda's body, a `let`'s two sides, a match's
+/// scrutinee and arms; a type, `Pi`, runs nothing), for the walks above.
+fn push_children<'a>(t: &'a RcTerm, work: &mut Vec<&'a RcTerm>) {
+    match &**t {
+        Term::App(f, _, a) => {
+            work.push(f);
+            work.push(a);
+        }
+        Term::Ann(e, _) | Term::Lam(_, e) => work.push(e),
+        Term::Let(_, r, b) => {
+            work.push(r);
+            work.push(b);
+        }
+        Term::Match(m) => {
+            work.push(&m.scrut);
+            for arm in &m.arms {
+                work.push(&arm.body);
+            }
+            if let Some((_, b)) = &m.default {
+                work.push(b);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn externals(prog: &Program, facts: &mut Facts) {
