@@ -2,16 +2,16 @@
 -- and `||` match on Bool, `()` is Unit's constructor, `(a, b)` is MkPair, list
 -- literals are Cons and Nil.
 
-data Bool = False | True
+data Bool = False | True deriving (Show, Eq, Ord)
 
 data Unit = MkUnit
 
 data Pair (a : Type) (b : Type) = MkPair a b
 
-data Maybe (a : Type) = Nothing | Just a
+data Maybe (a : Type) = Nothing | Just a deriving (Show, Eq, Ord, ToJson, FromJson)
 
-data Either (a : Type) (b : Type) = Left a | Right b
+data Either (a : Type) (b : Type) = Left a | Right b deriving (Show, Eq, Ord, ToJson, FromJson)
 
 data List (a : Type) = Nil | Cons a (List a)
 
-data Nat = Z | S Nat
+data Nat = Z | S Nat deriving (Show, Eq, Ord, ToJson, FromJson)

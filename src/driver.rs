@@ -452,6 +452,7 @@ fn parse_session<'a>(
             Ok(parser::ReplInput::Decls(module)) => module,
             Ok(parser::ReplInput::Expr(expr)) => Module {
                 decls: arena.alloc_slice_fill_iter([Decl::Def {
+                    role: crate::syntax::ast::DefRole::Plain,
                     name: Ident {
                         name: SESSION_EXPR,
                         span: expr.span,
@@ -499,23 +500,27 @@ fn copy_decl<'a>(d: &Decl<'a>) -> Decl<'a> {
     match d {
         Decl::Import { path, span } => Decl::Import { path, span: *span },
         Decl::Data {
+            kind,
             name,
             params,
             ctors,
             span,
         } => Decl::Data {
+            kind: *kind,
             name: *name,
             params,
             ctors,
             span: *span,
         },
         Decl::Def {
+            role,
             name,
             params,
             ret,
             body,
             span,
         } => Decl::Def {
+            role: *role,
             name: *name,
             params,
             ret: *ret,

@@ -11,5 +11,6 @@ pub const FILES: &[(&str, &str)] = &[
     ("list.sp", include_str!("../prelude/list.sp")),
     ("string.sp", include_str!("../prelude/string.sp")),
     ("json.sp", include_str!("../prelude/json.sp")),
+    ("interfaces.sp", include_str!("../prelude/interfaces.sp")),
     ("external.sp", include_str!("../prelude/external.sp")),
 ];

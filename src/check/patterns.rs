@@ -192,10 +192,21 @@ impl Elab<'_> {
             },
         );
         let mut rows = Vec::with_capacity(arms.len());
+        // A record pattern names fields; the scrutinee's type, if a variable's, says
+        // whose.
+        let hint = match &scrut.kind {
+            ExprKind::Var(name) => cx.lookup(name).and_then(|l| {
+                let ty = cx.type_of(l);
+                self.record_type(cx, &ty, scrut.span).map(|r| r.data)
+            }),
+            _ => None,
+        };
         for (i, arm) in arms.iter().enumerate() {
             let errors = self.errors.len();
             let mut broken = Vec::new();
+            self.record_hint = hint;
             let pat = self.lower(cx, arm.pat, &mut broken);
+            self.record_hint = None;
             self.arm_use.broken[i] = self.errors.len() > errors;
             rows.push(Row {
                 pats: vec![pat],
@@ -288,9 +299,77 @@ impl Elab<'_> {
                 }
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
                 PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
             }
         }
+    }
+
+    /// Lowers `{ f = p, .. }`: the record is the scrutinee's (`hint`) if it has these
+    /// fields, else the one record that has them.
+    fn lower_record<'s>(
+        &mut self,
+        cx: &Cx<'s>,
+        p: &'s Pat<'s>,
+        fields: &'s [(crate::syntax::ast::Ident<'s>, Pat<'s>)],
+        rest: bool,
+        broken: &mut Vec<&'s str>,
+    ) -> IPat<'s> {
+        let names: Vec<&str> = fields.iter().map(|(f, _)| f.name).collect();
+        let fits = |e: &Self, d: DataId| {
+            let data = e.program.data(d);
+            let own = &data.ctors[0].field_names;
+            data.record
+                && names.iter().all(|n| own.iter().any(|f| &**f == *n))
+                && (rest || own.len() == names.len())
+        };
+        let found = match self.record_hint.take() {
+            Some(d) if fits(self, d) => vec![d],
+            _ => self
+                .records_with(&names, !rest)
+                .into_iter()
+                .filter(|d| fits(self, *d))
+                .collect(),
+        };
+        let d = match found.as_slice() {
+            [d] => *d,
+            _ => {
+                let why = if found.is_empty() {
+                    if rest {
+                        "no record has these fields".to_string()
+                    } else {
+                        "no record has exactly these fields (end the pattern with `..` to leave some out)".to_string()
+                    }
+                } else {
+                    let names: Vec<String> = found
+                        .iter()
+                        .map(|d| format!("`{}`", self.program.data(*d).name))
+                        .collect();
+                    format!("several records have these fields: {}", names.join(", "))
+                };
+                self.errors.push(
+                    Diagnostic::error("cannot tell which record this pattern matches")
+                        .at(p.span, why),
+                );
+                broken.extend(p.variables());
+                return IPat::Any(None);
+            }
+        };
+        let own = self.program.data(d).ctors[0].field_names.clone();
+        let mut sub: Vec<IPat<'s>> = own.iter().map(|_| IPat::Any(None)).collect();
+        for (f, q) in fields {
+            let i = own.iter().position(|n| &**n == f.name).expect("fits checked the names");
+            if names.iter().filter(|n| **n == f.name).count() > 1 {
+                self.errors.push(
+                    Diagnostic::error(format!("the field `{}` is matched twice", f.name))
+                        .at(f.span, ""),
+                );
+                broken.extend(p.variables());
+                return IPat::Any(None);
+            }
+            sub[i] = self.lower(cx, q, broken);
+        }
+        IPat::Con(ConId { data: d, index: 0 }, sub.into(), p.span)
     }
 
     /// Lowers a surface pattern: resolves constructor names, checks arities, removes
@@ -303,6 +382,7 @@ impl Elab<'_> {
             PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
             PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
             PatKind::Unit => IPat::Con(b.unit_con, Rc::from([]), p.span),
+            PatKind::Record { fields, rest } => self.lower_record(cx, p, fields, *rest, broken),
             PatKind::Tuple(items) => {
                 let mut lowered: Vec<IPat<'s>> =
                     items.iter().map(|i| self.lower(cx, i, broken)).collect();
@@ -857,7 +937,7 @@ fn is_flat(rows: &[Row<'_>]) -> bool {
 /// A constructor's field type (in the scope of the data type's parameters and the
 /// `j` earlier fields) with the parameters replaced by `params` (in the scope outside
 /// the fields): the result is in that scope plus the `j` earlier fields.
-fn subst_params(field: &RcTerm, j: u32, params: &[RcTerm]) -> RcTerm {
+pub(in crate::check) fn subst_params(field: &RcTerm, j: u32, params: &[RcTerm]) -> RcTerm {
     let n = params.len() as u32;
     rewrite(field, &mut |node, d| match &**node {
         Term::Var(Ix(i)) if *i >= d + j => {

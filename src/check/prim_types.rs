@@ -62,6 +62,7 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             arrows(&[string(), a.clone()], a)
         }
         Prim::SortInts => arrows(&[list(int())], list(int())),
+        Prim::ShowString | Prim::ShowArg => arrows(&[string()], string()),
         Prim::Reading | Prim::Writing => {
             let a = fresh();
             arrows(&[list(string()), a.clone()], a)

@@ -41,6 +41,12 @@ pub struct DataDecl {
     pub params: Vec<Binder>,
     /// The constructors, in declaration order ([`ConId::index`]).
     pub ctors: Vec<CtorDecl>,
+    /// Whether this is an `interface`: a record of methods whose values the elaborator
+    /// finds by type (instance arguments).
+    pub interface: bool,
+    /// Whether this is a `record` or an `interface`: one constructor, built and
+    /// matched by field name, printed as `{ f = v }`.
+    pub record: bool,
     /// Where the name is written.
     pub span: Span,
 }
@@ -53,6 +59,9 @@ pub struct CtorDecl {
     /// The field types, each in the scope of the data type's parameters and the earlier
     /// fields (so index 0 in field `i` is field `i - 1`, or the last parameter).
     pub fields: Vec<RcTerm>,
+    /// The fields' names in a record (or interface), one per field; empty for a
+    /// constructor with positional fields. A record prints and encodes by them.
+    pub field_names: Vec<Name>,
     /// Where the name is written.
     pub span: Span,
 }

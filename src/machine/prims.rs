@@ -442,6 +442,22 @@ impl<'p> Machine<'p> {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 self.heap.string(prim::json::quote(&s).into())
             }
+            Prim::ShowString => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                let mut out = String::with_capacity(s.len() + 2);
+                out.push('"');
+                crate::core::pretty::escape_into(&mut out, &s);
+                out.push('"');
+                self.heap.string(out.into())
+            }
+            Prim::ShowArg => {
+                let s = text(self, 0).ok_or_else(|| bad(self))?;
+                if prim::string::needs_parens(&s) {
+                    self.heap.string(format!("({s})").into())
+                } else {
+                    self.heap.string(s)
+                }
+            }
             Prim::JsonNumber => {
                 let x = float(0).ok_or_else(|| bad(self))?;
                 self.heap.string(prim::json::render_number(x).into())

@@ -115,6 +115,13 @@ pub enum Prim {
     /// `prim_sortInts xs`: the `Int`s of a list in ascending order (the prelude's
     /// `sort`).
     SortInts,
+    /// `String -> String`: a string as `spindle run` prints it inside a value, quoted
+    /// and escaped (`show` on `String`).
+    ShowString,
+    /// `String -> String`: the text of a value as an argument of a constructor, in
+    /// parentheses if it is an application or a negative number (LANGUAGE.md 9; the
+    /// derived `Show` instances).
+    ShowArg,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -161,6 +168,8 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Reading, "prim_reading", 2),
     (Prim::Writing, "prim_writing", 2),
     (Prim::SortInts, "prim_sortInts", 1),
+    (Prim::ShowString, "prim_showString", 1),
+    (Prim::ShowArg, "prim_showArg", 1),
 ];
 
 impl Prim {

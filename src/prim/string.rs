@@ -60,3 +60,52 @@ mod tests {
         assert_eq!(parse_int("99999999999999999999"), None);
     }
 }
+
+/// Whether the printed value `s` needs parentheses as a constructor's argument: it is
+/// an application (a space outside brackets, braces and quotes) or starts with `-`.
+pub fn needs_parens(s: &str) -> bool {
+    if s.starts_with('-') {
+        return true;
+    }
+    let mut depth = 0i64;
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in s.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ' ' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod show_arg_tests {
+    use super::needs_parens;
+
+    #[test]
+    fn applications_and_negative_numbers_need_parentheses() {
+        assert!(needs_parens("Just 3"));
+        assert!(needs_parens("-1"));
+        assert!(needs_parens("-1.5"));
+        assert!(!needs_parens("3"));
+        assert!(!needs_parens("[1, 2]"));
+        assert!(!needs_parens("(1, 2)"));
+        assert!(!needs_parens("{ name = \"a b\" }"));
+        assert!(!needs_parens("\"a b\""));
+        assert!(!needs_parens("\"a \\\" b\""));
+        assert!(!needs_parens("Nothing"));
+    }
+}

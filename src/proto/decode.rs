@@ -229,9 +229,30 @@ fn data(d: &pb::DataDecl, scope: &Scope) -> Result<DataDecl, DecodeError> {
                 .map_err(|e| e.within(format!("field {j}")).within(place()))?;
             fields.push(t);
         }
+        let mut field_names = Vec::with_capacity(c.field_names.len());
+        if (d.record && (d.ctors.len() != 1 || c.field_names.len() != fields.len()))
+            || (!d.record && !c.field_names.is_empty())
+        {
+            return Err(DecodeError::new(Problem::BadName {
+                what: "record field list",
+                name: c.field_names.join(","),
+            })
+            .within(place()));
+        }
+        for f in &c.field_names {
+            if !is_identifier(f) || starts_uppercase(f) || field_names.iter().any(|g: &Name| **g == **f) {
+                return Err(DecodeError::new(Problem::BadName {
+                    what: "record field",
+                    name: f.clone(),
+                })
+                .within(place()));
+            }
+            field_names.push(Rc::from(f.as_str()));
+        }
         ctors.push(CtorDecl {
             name,
             fields,
+            field_names,
             span: NO_SPAN,
         });
     }
@@ -239,6 +260,8 @@ fn data(d: &pb::DataDecl, scope: &Scope) -> Result<DataDecl, DecodeError> {
         name,
         params,
         ctors,
+        interface: d.interface,
+        record: d.record,
         span: NO_SPAN,
     })
 }
@@ -872,5 +895,7 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Reading => Prim::Reading,
         pb::Prim::Writing => Prim::Writing,
         pb::Prim::SortInts => Prim::SortInts,
+        pb::Prim::ShowString => Prim::ShowString,
+        pb::Prim::ShowArg => Prim::ShowArg,
     })
 }

@@ -76,8 +76,11 @@ pub fn program_with(p: &Program, prelude: DeclCounts, names: Names) -> pb::Progr
                 .map(|c| pb::CtorDecl {
                     name: c.name.to_string(),
                     fields: c.fields.iter().map(|f| term_with(f, names)).collect(),
+                    field_names: c.field_names.iter().map(|f| f.to_string()).collect(),
                 })
                 .collect(),
+            interface: d.interface,
+            record: d.record,
         })
         .collect();
     let externs = p
@@ -339,5 +342,7 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Reading => pb::Prim::Reading,
         Prim::Writing => pb::Prim::Writing,
         Prim::SortInts => pb::Prim::SortInts,
+        Prim::ShowString => pb::Prim::ShowString,
+        Prim::ShowArg => pb::Prim::ShowArg,
     }
 }

@@ -51,8 +51,11 @@ pub enum Decl<'a> {
         /// The whole declaration.
         span: Span,
     },
-    /// `data Name params = Ctor fields | ...`.
+    /// `data Name params = Ctor fields | ...`, a `record` or an `interface` (both kept
+    /// as a data type of one constructor whose fields have names).
     Data {
+        /// What the declaration was written as.
+        kind: DataKind,
         /// The type constructor's name.
         name: Ident<'a>,
         /// Its parameters (`(a : Type)`); implicit in the constructors.
@@ -62,8 +65,11 @@ pub enum Decl<'a> {
         /// The whole declaration.
         span: Span,
     },
-    /// `def name params : ret = body`.
+    /// `def name params : ret = body`, or an `instance` (made into a `def` by the
+    /// parser, see [`DefRole`]).
     Def {
+        /// Whether this is an ordinary definition or an interface's instance.
+        role: DefRole,
         /// The defined name.
         name: Ident<'a>,
         /// Parameters before the colon, explicit, implicit or untyped.
@@ -98,13 +104,38 @@ impl Decl<'_> {
     }
 }
 
+/// What a [`Decl::Data`] was written as.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DataKind {
+    /// `data`.
+    Data,
+    /// `record Name = { field : T, ... }`: one constructor with named fields.
+    Record,
+    /// `interface Name (a : Type) where method : T ...`: a record of methods, the
+    /// dictionary that instance arguments pass.
+    Interface,
+}
+
+/// What a [`Decl::Def`] was written as.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefRole {
+    /// `def`.
+    Plain,
+    /// `instance`: a dictionary the elaborator finds by its type.
+    Instance,
+    /// An instance written by `deriving`.
+    Derived,
+}
+
 /// One constructor of a `data` declaration.
 #[derive(Debug)]
 pub struct CtorDecl<'a> {
     /// The constructor's name (uppercase).
     pub name: Ident<'a>,
-    /// Field types, each an atom-level type expression.
+    /// Field types, each an atom-level type expression (any type in a record).
     pub fields: &'a [Expr<'a>],
+    /// The fields' names, one per field, in a record or an interface; empty otherwise.
+    pub field_names: &'a [Ident<'a>],
     /// The constructor with its fields.
     pub span: Span,
 }
@@ -266,6 +297,31 @@ pub enum ExprKind<'a> {
     Tuple(&'a [Expr<'a>]),
     /// `[a, b, ...]`, possibly empty.
     List(&'a [Expr<'a>]),
+    /// `e.field`: a record's field.
+    Field {
+        /// The record.
+        expr: &'a Expr<'a>,
+        /// The field's name.
+        field: Ident<'a>,
+    },
+    /// `{ field = e, ... }`: a record value (`{}` for a record without fields).
+    Record(&'a [FieldInit<'a>]),
+    /// `{ e | field = v, ... }`: a copy of the record `e` with some fields replaced.
+    Update {
+        /// The record copied.
+        expr: &'a Expr<'a>,
+        /// The fields replaced.
+        fields: &'a [FieldInit<'a>],
+    },
+}
+
+/// `field = e` in a record value or update.
+#[derive(Debug)]
+pub struct FieldInit<'a> {
+    /// The field's name.
+    pub name: Ident<'a>,
+    /// Its value.
+    pub value: &'a Expr<'a>,
 }
 
 /// The fields of [`ExprKind::Pi`].
@@ -325,6 +381,7 @@ impl<'a> Pat<'a> {
             match &p.kind {
                 PatKind::Var(name) => out.push(*name),
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
+                PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
                 PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
             }
@@ -357,4 +414,12 @@ pub enum PatKind<'a> {
     Tuple(&'a [Pat<'a>]),
     /// `[p1, ...]`, possibly empty.
     List(&'a [Pat<'a>]),
+    /// `{ field = p, ... }` or `{ field = p, .. }` (the other fields ignored); `field`
+    /// alone stands for `field = field`.
+    Record {
+        /// The fields matched, with their patterns.
+        fields: &'a [(Ident<'a>, Pat<'a>)],
+        /// Whether `..` ends it (otherwise every field must be named).
+        rest: bool,
+    },
 }

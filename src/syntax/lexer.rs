@@ -125,6 +125,22 @@ pub enum TokenKind<'a> {
     LBrace,
     /// `}`
     RBrace,
+    /// `=>`, after an interface constraint (`Show a => a -> String`).
+    FatArrow,
+    /// `.`, a record's field (`s.name`).
+    Dot,
+    /// `..`, the rest of a record pattern (`{ name = n, .. }`).
+    DotDot,
+    /// `record` starting a top-level declaration (a name elsewhere).
+    Record,
+    /// `interface` starting a top-level declaration (a name elsewhere).
+    Interface,
+    /// `instance` starting a top-level declaration (a name elsewhere).
+    Instance,
+    /// Never produced by the lexer: the parser's mark for the end of one item of a
+    /// layout block (the methods of an `interface` or `instance`), put before a token
+    /// that starts a line at or left of the block's column.
+    Break,
     /// The end of the input (an empty span at the end of the text).
     Eof,
 }
@@ -152,7 +168,7 @@ impl TokenKind<'_> {
     /// Whether this keyword starts a top-level declaration.
     pub fn starts_declaration(&self) -> bool {
         use TokenKind::*;
-        matches!(self, Def | Data | Extern | Import)
+        matches!(self, Def | Data | Extern | Import | Record | Interface | Instance)
     }
 
     /// The fixed spelling of keywords and symbols; `None` for names, literals, holes
@@ -200,6 +216,13 @@ impl TokenKind<'_> {
             RBracket => "]",
             LBrace => "{",
             RBrace => "}",
+            FatArrow => "=>",
+            Dot => ".",
+            DotDot => "..",
+            Record => "record",
+            Interface => "interface",
+            Instance => "instance",
+            Break => return None,
         })
     }
 
@@ -214,6 +237,7 @@ impl TokenKind<'_> {
             TokenKind::Hole(Some(name)) => format!("'?{}'", shorten(name)),
             TokenKind::Hole(None) => "'?'".to_string(),
             TokenKind::Eof => "end of input".to_string(),
+            TokenKind::Break => "the start of the next line".to_string(),
             other => format!("'{}'", other.symbol().unwrap_or("?")),
         }
     }
@@ -307,6 +331,41 @@ impl<'a, 's> Lexer<'a, 's> {
         }
     }
 
+    /// The token after the current position, without consuming it (the parser's one
+    /// token of lookahead past its current token: `{ name = ...` is a record, `{A}` an
+    /// implicit argument). Errors met on the way are reported when it is really read.
+    pub fn peek_token(&self) -> Token<'a> {
+        self.peek_tokens::<1>()[0]
+    }
+
+    /// The `N` tokens after the current position, without consuming them.
+    pub fn peek_tokens<const N: usize>(&self) -> [Token<'a>; N] {
+        let mut copy = Lexer {
+            arena: self.arena,
+            file: self.file,
+            text: self.text,
+            pos: self.pos,
+            prev_ends_operand: self.prev_ends_operand,
+            diagnostics: Vec::new(),
+            eof_errors: 0,
+            error_count: 0,
+        };
+        std::array::from_fn(|_| copy.next_token())
+    }
+
+    /// The text between two byte offsets (clamped to the text).
+    pub fn text_of(&self, start: usize, end: usize) -> &'s str {
+        let end = end.min(self.text.len());
+        self.text.get(start.min(end)..end).unwrap_or("")
+    }
+
+    /// The column (in characters, from 0) where byte offset `at` of the text is.
+    pub fn column(&self, at: u32) -> u32 {
+        let at = (at as usize).min(self.text.len());
+        let line = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        self.text[line..at].chars().count() as u32
+    }
+
     /// The diagnostics reported so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
@@ -343,12 +402,39 @@ impl<'a, 's> Lexer<'a, 's> {
                     }
                 },
             };
+            let kind = if line_start {
+                self.declaration_word(kind)
+            } else {
+                kind
+            };
             self.prev_ends_operand = kind.ends_operand();
             return Token {
                 kind,
                 span: self.span(start, self.pos),
                 line_start,
             };
+        }
+    }
+
+    /// `record`, `interface` and `instance` are keywords only where they start a
+    /// declaration: at the start of a line and followed by a capitalised name (LANGUAGE.md
+    /// 1 as amended by issue 29); `def record = 1` and a variable `instance` stay legal.
+    fn declaration_word(&self, kind: TokenKind<'a>) -> TokenKind<'a> {
+        let TokenKind::Ident(word) = kind else {
+            return kind;
+        };
+        let keyword = match word {
+            "record" => TokenKind::Record,
+            "interface" => TokenKind::Interface,
+            "instance" => TokenKind::Instance,
+            _ => return kind,
+        };
+        let rest = self.text[self.pos..].trim_start_matches([' ', '\t']);
+        let rest = rest.trim_start_matches('(');
+        if rest.chars().next().is_some_and(char::is_uppercase) {
+            keyword
+        } else {
+            kind
         }
     }
 
@@ -536,7 +622,9 @@ impl<'a, 's> Lexer<'a, 's> {
     /// An operator or punctuation symbol at the current position, longest match first.
     fn symbol(&mut self) -> Option<TokenKind<'a>> {
         use TokenKind::*;
-        const TWO: [(&str, TokenKind<'static>); 8] = [
+        const TWO: [(&str, TokenKind<'static>); 10] = [
+            ("=>", FatArrow),
+            ("..", DotDot),
             ("||", OrOr),
             ("&&", AndAnd),
             ("==", EqEq),
@@ -571,6 +659,7 @@ impl<'a, 's> Lexer<'a, 's> {
             b']' => RBracket,
             b'{' => LBrace,
             b'}' => RBrace,
+            b'.' => Dot,
             _ => return None,
         };
         self.pos += 1;

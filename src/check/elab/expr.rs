@@ -144,6 +144,7 @@ impl<'e> Elab<'e> {
                     return t;
                 }
             }
+            ExprKind::Record(fields) => return self.record_value(cx, fields, Some(ty), e.span).0,
             ExprKind::List(items) => {
                 let b = self.program.builtins;
                 let want = self.whnf(cx, ty, e.span);
@@ -350,6 +351,9 @@ impl<'e> Elab<'e> {
                 self.metas.mark_defaultable(&arg);
             }
             self.type_unknown(cx, &arg, &b.ty, span);
+            if self.interface_of(cx, &b.ty, span).is_some() {
+                self.instance_goal(cx, &arg, &b.ty, span);
+            }
             t = Term::App(t, Plicity::Implicit, arg.clone()).rc();
             ty = subst_top(cod, &arg);
         }
@@ -438,6 +442,9 @@ impl<'e> Elab<'e> {
             }
             ExprKind::Unit => (Term::Con(b.unit_con).rc(), Term::Data(b.unit).rc()),
             ExprKind::Tuple(items) => self.infer_tuple(cx, items),
+            ExprKind::Field { expr, field } => self.infer_field(cx, expr, *field, e.span),
+            ExprKind::Record(fields) => self.record_value(cx, fields, None, e.span),
+            ExprKind::Update { expr, fields } => self.record_update(cx, expr, fields, e.span),
             ExprKind::List(items) => {
                 let elem = match items.first() {
                     Some(first) => {

@@ -51,7 +51,7 @@ use crate::diagnostic::Diagnostic;
 use crate::external;
 use crate::prim::Prim;
 use crate::syntax::ast::{
-    BinOp, Decl, Expr, ExprKind, LetExpr, MAX_UNIVERSE_LEVEL, Module, Param, PiExpr,
+    BinOp, Decl, Expr, ExprKind, FieldInit, LetExpr, MAX_UNIVERSE_LEVEL, Module, Param, PiExpr,
 };
 use crate::syntax::span::Span;
 use std::rc::Rc;
@@ -62,7 +62,9 @@ mod data;
 mod expr;
 mod operators;
 mod order;
+mod instances;
 mod program;
+mod records;
 mod report;
 mod resolve;
 mod sugar;
@@ -172,6 +174,16 @@ pub(in crate::check) struct Elab<'e> {
     pub(in crate::check) final_levels: std::collections::HashMap<*const Term, u32>,
     /// Which arms of the `match` being compiled were reached (see `patterns`).
     pub(super) arm_use: crate::check::patterns::ArmUse,
+    /// The record the scrutinee of the `match` being lowered has, if known (a record
+    /// pattern names only fields).
+    pub(in crate::check) record_hint: Option<DataId>,
+    /// Unknowns that stand for instance arguments, solved once every definition is
+    /// checked (see `instances`).
+    pub(in crate::check) instance_goals: Vec<instances::InstanceGoal>,
+    /// How deep the instance search that creates new goals is.
+    pub(in crate::check) goal_depth: u32,
+    /// The instance definitions, with the unit each is in and whether it was derived.
+    pub(in crate::check) instance_defs: Vec<(DefId, usize, bool)>,
 }
 
 /// The core term for a global reference.

@@ -44,7 +44,7 @@ impl Allowed {
     pub(in crate::check) fn describe(self) -> &'static str {
         match self {
             Allowed::Numbers => "two Ints or two Floats",
-            Allowed::Ordered => "two Ints, two Floats or two Strings",
+            Allowed::Ordered => "two Ints, two Floats, two Strings or two values of a type with an `Ord` instance",
             Allowed::Concatenable => "two Strings or two Lists",
         }
     }
@@ -218,6 +218,9 @@ impl<'e> Elab<'e> {
             | BinOp::Gt
             | BinOp::Ge => {
                 let ordering = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+                if ordering && let Some(t) = self.ordered_by_instance(cx, op, op_span, (&l, &lt, l_span), &rhs) {
+                    return t;
+                }
                 let allowed = if ordering {
                     Allowed::Ordered
                 } else {
@@ -231,6 +234,47 @@ impl<'e> Elab<'e> {
             }
             BinOp::Concat => self.concat(cx, op_span, (l, lt, l_span), rhs),
         }
+    }
+
+    /// `l < r` on a type that is neither a number nor a string nor unknown yet: the
+    /// prelude's `derive'lt` (and so on), through the type's `Ord` instance. `None`
+    /// leaves the operator to the primitives.
+    fn ordered_by_instance<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        op: BinOp,
+        op_span: Span,
+        lhs: (&RcTerm, &RcTerm, Span),
+        rhs: &Operand<'s>,
+    ) -> Option<(RcTerm, RcTerm)> {
+        let (l, lt, l_span) = lhs;
+        let lw = self.whnf(cx, lt, l_span);
+        if self.is_unsolved_meta(&lw) || Allowed::Ordered.accepts(&lw, self.program.builtins.list) || self.is_recovery(&lw) {
+            return None;
+        }
+        let name = match op {
+            BinOp::Lt => "derive'lt",
+            BinOp::Le => "derive'le",
+            BinOp::Gt => "derive'gt",
+            _ => "derive'ge",
+        };
+        let Some((Global::Def(id), _)) = self.scopes[PRELUDE_UNIT].get(name) else {
+            return None; // A test's own prelude, without `Ord`.
+        };
+        let ty = self.program.def(id).ty.clone();
+        let (f, fty) = self.insert_implicits(cx, Term::Def(id).rc(), ty, op_span);
+        let want = self.whnf(cx, &fty, op_span);
+        let Term::Pi(b, _) = &*want else { return None };
+        self.expect(cx, l_span, lt, &b.ty.clone());
+        let r = match rhs {
+            Operand::Expr(e) => self.check(cx, e, lt),
+            Operand::Done((t, rt), span) => {
+                self.expect(cx, *span, rt, lt);
+                t.clone()
+            }
+        };
+        let bool_ty = Term::Data(self.program.builtins.bool_).rc();
+        Some((Term::apps(f, [l.clone(), r]), bool_ty))
     }
 
     /// Checks the right operand against `ty`.

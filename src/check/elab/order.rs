@@ -15,7 +15,7 @@
 //! parameter that shadows a global is no false edge.
 
 use super::*;
-use crate::syntax::ast::{Pat, PatKind};
+use crate::syntax::ast::{DefRole, Pat, PatKind};
 use std::collections::HashMap;
 
 /// One declaration of the program, as a node of the dependency graph.
@@ -51,6 +51,8 @@ struct Walk<'s, 'r> {
     /// What `++` may elaborate to besides a primitive: the prelude's `append` (on
     /// lists), whose type must be known first.
     concat: Option<Global>,
+    /// What `<`, `<=`, `>`, `>=` elaborate to on a type with an `Ord` instance.
+    ordered: Vec<Global>,
     out: Vec<Global>,
 }
 
@@ -125,6 +127,11 @@ impl<'s> Walk<'s, '_> {
                     self.steps.push(Step::Pat(a));
                 }
             }
+            PatKind::Record { fields, .. } => {
+                for (_, a) in fields.iter() {
+                    self.steps.push(Step::Pat(a));
+                }
+            }
             PatKind::Var(_) | PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {
             }
         }
@@ -185,6 +192,9 @@ impl<'s> Walk<'s, '_> {
                 {
                     self.out.push(g);
                 }
+                if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+                    self.out.extend(self.ordered.iter().copied());
+                }
                 self.steps.push(Step::Expr(rhs));
                 self.steps.push(Step::Expr(lhs));
             }
@@ -200,6 +210,18 @@ impl<'s> Walk<'s, '_> {
                 for i in items.iter() {
                     self.steps.push(Step::Expr(i));
                 }
+            }
+            ExprKind::Field { expr, .. } => self.steps.push(Step::Expr(expr)),
+            ExprKind::Record(fields) => {
+                for f in fields.iter() {
+                    self.steps.push(Step::Expr(f.value));
+                }
+            }
+            ExprKind::Update { expr, fields } => {
+                for f in fields.iter() {
+                    self.steps.push(Step::Expr(f.value));
+                }
+                self.steps.push(Step::Expr(expr));
             }
         }
     }
@@ -235,6 +257,10 @@ impl Elab<'_> {
             steps: Vec::new(),
             resolve: &resolve,
             concat: self.program.builtins.append.map(Global::Def),
+            ordered: ORDER_DEFS
+                .iter()
+                .filter_map(|n| self.scopes[PRELUDE_UNIT].get(n).map(|(g, _)| g))
+                .collect(),
             out: Vec::new(),
         };
         match decl {
@@ -309,6 +335,8 @@ impl Elab<'_> {
                 *unit != PRELUDE_UNIT
                     || !matches!(n, Node::Def(_))
                     || matches!(decl, Decl::Def { name, .. } if MACHINE_DEFS.contains(&name.name))
+                    // Instances are found by type, never named.
+                    || matches!(decl, Decl::Def { role, .. } if *role != DefRole::Plain)
             })
             .map(|(i, _)| i)
             .collect();
@@ -330,6 +358,10 @@ const MACHINE_DEFS: &[&str] = &[
     "mapFilterRange",
     "prim_streamRest",
 ];
+
+/// The prelude definitions an ordering operator elaborates to on a type that is not a
+/// number or a string (through its `Ord` instance).
+pub(in crate::check) const ORDER_DEFS: [&str; 4] = ["derive'lt", "derive'le", "derive'gt", "derive'ge"];
 
 /// A hashable form of a [`Node`].
 type NodeKey = (u8, u32);

@@ -3,6 +3,7 @@
 //! substituted and the ones left reported.
 
 use super::*;
+use crate::syntax::ast::DataKind;
 use crate::core::graph::components;
 
 /// How many unknowns that cannot be inferred are reported one by one (the rest are
@@ -39,7 +40,9 @@ pub(in crate::check) fn declare_one(
             });
             scope.declare(name.name, Global::Def(id), name.span, errors);
         }
-        Decl::Data { name, ctors, .. } => {
+        Decl::Data {
+            kind, name, ctors, ..
+        } => {
             let id = DataId(program.datas.len() as u32);
             scope.declare(name.name, Global::Data(id), name.span, errors);
             let mut decls = Vec::new();
@@ -48,10 +51,15 @@ pub(in crate::check) fn declare_one(
                     data: id,
                     index: i as u32,
                 };
-                scope.declare(c.name.name, Global::Con(con), c.name.span, errors);
+                // A record's constructor has no name a program writes: records are
+                // built with `{ f = e }` and matched with `{ f = p }`.
+                if *kind == DataKind::Data {
+                    scope.declare(c.name.name, Global::Con(con), c.name.span, errors);
+                }
                 decls.push(CtorDecl {
                     name: name_of(c.name.name),
                     fields: c.fields.iter().map(|f| hole(f.span)).collect(),
+                    field_names: c.field_names.iter().map(|f| name_of(f.name)).collect(),
                     span: c.name.span,
                 });
             }
@@ -59,6 +67,8 @@ pub(in crate::check) fn declare_one(
                 name: name_of(name.name),
                 params: Vec::new(),
                 ctors: decls,
+                interface: *kind == DataKind::Interface,
+                record: *kind != DataKind::Data,
                 span: name.span,
             });
         }
@@ -159,6 +169,10 @@ impl<'e> Elab<'e> {
             arm_use: Default::default(),
             data_levels: Vec::new(),
             final_levels: Default::default(),
+            record_hint: None,
+            instance_goals: Vec::new(),
+            goal_depth: 0,
+            instance_defs: Vec::new(),
         };
         e.data_levels = vec![0; e.program.datas.len()];
         if !units.is_empty() {
@@ -239,7 +253,14 @@ impl<'e> Elab<'e> {
             for module in &unit.modules {
                 for decl in module.decls {
                     match decl {
-                        Decl::Def { .. } => defs.push((u, decl)),
+                        Decl::Def { role, .. } => {
+                            if *role != crate::syntax::ast::DefRole::Plain {
+                                let id = DefId(defs.len() as u32);
+                                let derived = *role == crate::syntax::ast::DefRole::Derived;
+                                self.instance_defs.push((id, u, derived));
+                            }
+                            defs.push((u, decl))
+                        }
                         Decl::Data { .. } => datas.push((u, decl)),
                         Decl::Extern { .. } => externs.push((u, decl)),
                         Decl::Import { span, .. } => {
@@ -278,6 +299,7 @@ impl<'e> Elab<'e> {
                 group.iter().map(|i| nodes[*i]).collect();
             self.elaborate_group(&members);
         }
+        self.resolve_instances();
         self.zonk_program();
     }
 
@@ -427,10 +449,14 @@ impl<'e> Elab<'e> {
         let mut level = 0;
         for (c, ctor) in ctors.iter().enumerate() {
             let mut fields = Vec::new();
-            for field in ctor.fields {
+            for (i, field) in ctor.fields.iter().enumerate() {
                 let (t, l) = self.check_type(&mut cx, field);
                 level = level.max(l);
-                cx.push_hidden(name_of("_"), t.clone());
+                // A record's later fields may name the earlier ones (`Vec n Int`).
+                match ctor.field_names.get(i) {
+                    Some(f) => cx.push(f.name, t.clone()),
+                    None => cx.push_hidden(name_of("_"), t.clone()),
+                }
                 fields.push(t);
             }
             for _ in ctor.fields {

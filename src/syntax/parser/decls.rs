@@ -4,6 +4,7 @@
 
 use super::exprs::starts_atom;
 use super::*;
+use crate::syntax::ast::{DataKind, DefRole};
 
 impl<'a> Parser<'a, '_> {
     /// Declarations up to the end of the input, recovering after errors.
@@ -18,9 +19,18 @@ impl<'a> Parser<'a, '_> {
             }
             self.depth = 0;
             self.open.clear();
+            self.layout = None;
+            if self.at(TokenKind::Break) {
+                self.bump();
+            }
             match self.decl() {
                 Ok(decl) => {
                     decls.push(decl);
+                    decls.append(&mut self.extra);
+                    self.layout = None;
+                    if self.at(TokenKind::Break) {
+                        self.bump();
+                    }
                     if !self.at(TokenKind::Eof) && !self.tok.kind.starts_declaration() {
                         self.stray_token(
                             "expected a new declaration (def, data, extern or import)",
@@ -28,7 +38,14 @@ impl<'a> Parser<'a, '_> {
                         self.recover();
                     }
                 }
-                Err(Abort) => self.recover(),
+                Err(Abort) => {
+                    self.extra.clear();
+                    self.layout = None;
+                    if self.at(TokenKind::Break) {
+                        self.bump();
+                    }
+                    self.recover()
+                }
             }
         }
         decls
@@ -48,6 +65,9 @@ impl<'a> Parser<'a, '_> {
             TokenKind::Data => self.data_decl(),
             TokenKind::Extern => self.extern_decl(),
             TokenKind::Import => self.import_decl(),
+            TokenKind::Record => self.record_decl(),
+            TokenKind::Interface => self.interface_decl(),
+            TokenKind::Instance => self.instance_decl(),
             _ => Err(self.unexpected("a declaration (def, data, extern or import)")),
         }
     }
@@ -88,6 +108,7 @@ impl<'a> Parser<'a, '_> {
         )?;
         let body = self.expr()?;
         Ok(Decl::Def {
+            role: DefRole::Plain,
             name,
             params: self.alloc_params(params),
             ret,
@@ -112,12 +133,16 @@ impl<'a> Parser<'a, '_> {
                 }
             }
         }
-        Ok(Decl::Data {
+        let deriving = self.deriving()?;
+        let decl = Decl::Data {
+            kind: DataKind::Data,
             name,
             params: self.alloc_params(params),
             ctors: self.arena.alloc_slice_fill_iter(ctors),
             span: self.since(start),
-        })
+        };
+        self.derive_all(&decl, &deriving);
+        Ok(decl)
     }
 
     /// One alternative of a `data` declaration: a constructor and its atomic fields.
@@ -125,12 +150,13 @@ impl<'a> Parser<'a, '_> {
         let name = self.name("a constructor name")?;
         self.check_capitalised(name, "constructor");
         let mut fields = Vec::new();
-        while starts_atom(self.tok.kind) {
+        while starts_atom(self.tok.kind) && !self.at_word("deriving") {
             fields.push(self.atom()?);
         }
         Ok(CtorDecl {
             name,
             fields: self.alloc_exprs(fields),
+            field_names: &[],
             span: self.since(name.span),
         })
     }
@@ -177,6 +203,9 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn params(&mut self) -> PResult<Vec<Param<'a>>> {
         let mut params = Vec::new();
         loop {
+            if self.at_word("where") {
+                return Ok(params);
+            }
             match self.tok.kind {
                 TokenKind::LParen => {
                     self.param_group(Delim::Paren, Plicity::Explicit, &mut params)?

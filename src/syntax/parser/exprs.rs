@@ -5,11 +5,11 @@ use super::*;
 
 /// One binder of a chain of arrows: `(x : A) ->` (named) or `A ->` (unnamed).
 pub(super) struct Binder<'a> {
-    name: Option<Ident<'a>>,
-    plicity: Plicity,
-    dom: &'a Expr<'a>,
+    pub(super) name: Option<Ident<'a>>,
+    pub(super) plicity: Plicity,
+    pub(super) dom: &'a Expr<'a>,
     /// Where the binder starts; the Pi node spans from here to its codomain's end.
-    start: u32,
+    pub(super) start: u32,
 }
 
 /// The binary operator a token stands for.
@@ -84,11 +84,16 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn arrows(&mut self) -> PResult<Node<'a>> {
         let mut binders = Vec::new();
         loop {
-            if self.at(TokenKind::LBrace) {
+            if self.at(TokenKind::LBrace) && !self.brace_is_record() {
                 self.binder_telescope(&mut binders)?;
                 continue;
             }
             let segment = self.operators()?;
+            if self.at(TokenKind::FatArrow) {
+                self.bump();
+                self.constraint_binders(segment, &mut binders);
+                continue;
+            }
             if !self.at(TokenKind::Arrow) {
                 return Ok(self.fold_arrows(binders, segment));
             }
@@ -227,6 +232,7 @@ impl<'a> Parser<'a, '_> {
         let mut fun = self.atom()?;
         loop {
             let (arg, plicity) = match self.tok.kind {
+                TokenKind::LBrace if self.brace_is_record() => (self.atom()?, Plicity::Explicit),
                 TokenKind::LBrace => (self.implicit_arg()?, Plicity::Implicit),
                 kind if starts_atom(kind) => (self.atom()?, Plicity::Explicit),
                 _ => match self.open_ended()? {
@@ -258,9 +264,17 @@ impl<'a> Parser<'a, '_> {
         Ok(self.node(ExprKind::Ann { expr: arg, ty }, open))
     }
 
-    /// Names, literals, `Type n`, holes, and bracketed forms.
+    /// Names, literals, `Type n`, holes, and bracketed forms, with the record fields
+    /// taken from them (`s.name`, binding tighter than application).
     pub(super) fn atom(&mut self) -> PResult<Node<'a>> {
+        let e = self.plain_atom()?;
+        self.fields_after(e)
+    }
+
+    /// An atom without the fields after it.
+    fn plain_atom(&mut self) -> PResult<Node<'a>> {
         let kind = match self.tok.kind {
+            TokenKind::LBrace => return self.record_expr(),
             TokenKind::Ident(name) => ExprKind::Var(name),
             TokenKind::Int(n) => ExprKind::Int(n),
             TokenKind::Float(x) => ExprKind::Float(x),

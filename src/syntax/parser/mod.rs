@@ -31,10 +31,12 @@ use crate::syntax::span::{FileId, MAX_SOURCE_BYTES, Span};
 use bumpalo::Bump;
 
 mod decls;
+mod derive;
 mod errors;
 mod exprs;
 mod open_ended;
 mod patterns;
+mod records;
 #[cfg(test)]
 mod tests;
 
@@ -193,6 +195,14 @@ struct Parser<'a, 's> {
     error_count: usize,
     /// How many of them were caused by the end of the input.
     eof_errors: usize,
+    /// The column of the layout block being parsed (the methods of an `interface` or
+    /// `instance`): a token starting a line at or left of it ends the current item.
+    layout: Option<u32>,
+    /// The real token behind a [`TokenKind::Break`] put in its place.
+    held: Option<Token<'a>>,
+    /// Declarations made along with the one being parsed (a `deriving` clause's
+    /// instances, an interface's methods), emitted after it.
+    extra: Vec<Decl<'a>>,
 }
 
 impl<'a, 's> Parser<'a, 's> {
@@ -214,6 +224,9 @@ impl<'a, 's> Parser<'a, 's> {
             diagnostics: Vec::new(),
             error_count: 0,
             eof_errors: 0,
+            layout: None,
+            held: None,
+            extra: Vec::new(),
         })
     }
 
@@ -250,8 +263,30 @@ impl<'a, 's> Parser<'a, 's> {
     /// Consumes the current token and returns it.
     fn bump(&mut self) -> Token<'a> {
         let tok = self.tok;
-        self.prev_end = tok.span.end;
-        self.tok = self.lexer.next_token();
+        if tok.kind != TokenKind::Break {
+            self.prev_end = tok.span.end;
+        }
+        self.tok = match self.held.take() {
+            Some(real) => real,
+            None => {
+                let next = self.lexer.next_token();
+                match self.layout {
+                    Some(col)
+                        if next.line_start
+                            && next.kind != TokenKind::Eof
+                            && self.lexer.column(next.span.start) <= col =>
+                    {
+                        self.held = Some(next);
+                        Token {
+                            kind: TokenKind::Break,
+                            span: Span::new(self.file, next.span.start, next.span.start),
+                            line_start: true,
+                        }
+                    }
+                    _ => next,
+                }
+            }
+        };
         tok
     }
 

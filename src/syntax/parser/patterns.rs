@@ -8,7 +8,14 @@ pub(super) fn starts_pattern_atom(kind: TokenKind<'_>) -> bool {
     use TokenKind as T;
     matches!(
         kind,
-        T::Ident(_) | T::Int(_) | T::Float(_) | T::Str(_) | T::Underscore | T::LParen | T::LBracket
+        T::Ident(_)
+            | T::Int(_)
+            | T::Float(_)
+            | T::Str(_)
+            | T::Underscore
+            | T::LParen
+            | T::LBracket
+            | T::LBrace
     )
 }
 
@@ -55,6 +62,7 @@ impl<'a> Parser<'a, '_> {
             TokenKind::Str(s) => PatKind::Str(s),
             TokenKind::LParen => return self.paren_pattern(),
             TokenKind::LBracket => return self.list_pattern(),
+            TokenKind::LBrace => return self.record_pattern(),
             TokenKind::Float(_) => return Err(self.float_pattern()),
             _ => return Err(self.unexpected("a pattern")),
         };
