@@ -12,6 +12,7 @@
 //! - a list as an array; a pair or tuple as an array of its components, flattened as
 //!   the text printer flattens them (`(1, (2, 3))` is `[1, 2, 3]`);
 //! - a value of the prelude's `Json` type as the JSON it holds;
+//! - a record as an object of its fields, by name (issue 29);
 //! - any other constructor as `{"constructor": "Just", "fields": [...]}`;
 //! - a value with no data form (a function, a type) as a JSON string of its Spindle
 //!   text (`"\\x -> x"`).
@@ -193,6 +194,8 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
         Con(String, usize),
         /// A `JObj`: its one child is the list of its entries.
         Obj,
+        /// A record: an object of its fields, by name.
+        Record(Vec<String>),
     }
     enum Task<'t> {
         Visit(&'t RcTerm),
@@ -220,6 +223,10 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
                         name,
                         fields: take(&mut values, n),
                     },
+                    Make::Record(names) => {
+                        let fields = take(&mut values, names.len());
+                        NfTree::Obj(names.into_iter().zip(fields).collect())
+                    }
                     Make::Obj => {
                         let mut entries = match values.pop() {
                             Some(mut list @ NfTree::List(_)) => {
@@ -285,6 +292,10 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
                 }
                 _ => tasks.push(Task::Visit(fields[0])),
             }
+        } else if program.data(c.data).record {
+            let names = program.con(c).field_names.iter().map(|n| n.to_string()).collect();
+            tasks.push(Task::Make(Make::Record(names)));
+            visit_all(&mut tasks, &fields);
         } else {
             let name = program.con(c).name.to_string();
             tasks.push(Task::Make(Make::Con(name, fields.len())));

@@ -139,6 +139,9 @@ impl Output {
 pub(crate) enum Task {
     /// Literal text.
     Text(&'static str),
+    /// The label before field `i` of a record built by constructor `k`: `{ name = ` for
+    /// the first, `, name = ` for the others.
+    Label(crate::core::term::ConId, u32),
     /// A word to need and print; `atom` asks for parentheses around applications and
     /// negative numbers.
     Val(Val, bool),
@@ -207,7 +210,7 @@ impl<'p> Machine<'p> {
                     parts.push(v)
                 }
                 Task::JoinRest(_, l, _, _) => parts.push(l),
-                Task::Text(_) => {}
+                Task::Text(_) | Task::Label(..) => {}
             }
         }
         let look_inside = self.with_host(|h, m| h.may_call(m, next));
@@ -362,7 +365,7 @@ impl<'p> Machine<'p> {
                 f(V(a));
                 f(V(b));
             }
-            Task::Text(_) => {}
+            Task::Text(_) | Task::Label(..) => {}
         }
     }
 
@@ -375,7 +378,7 @@ impl<'p> Machine<'p> {
                 self.heap.release(a);
                 self.heap.release(b);
             }
-            Task::Text(_) => {}
+            Task::Text(_) | Task::Label(..) => {}
         }
     }
 
@@ -487,6 +490,12 @@ impl<'p> Machine<'p> {
             return Ok(());
         }
         let (v, atom) = match task {
+            Task::Label(k, i) => {
+                let name = self.prog.con(k).field_names[i as usize].clone();
+                let sep = if i == 0 { "{ " } else { ", " };
+                self.emit(&format!("{sep}{name} = "));
+                return Ok(());
+            }
             Task::Text(t) => {
                 self.emit(t);
                 return Ok(());
@@ -658,6 +667,8 @@ impl<'p> Machine<'p> {
             Val::Atom(k) => {
                 if k == bi.unit_con {
                     self.emit("()");
+                } else if self.prog.data(k.data).record {
+                    self.emit("{}");
                 } else if k == bi.nil {
                     self.emit("[]");
                 } else {
@@ -682,6 +693,13 @@ impl<'p> Machine<'p> {
                     tasks.push(Task::Text("]"));
                     tasks.push(Task::ListRest(fields[1]));
                     tasks.push(Task::Val(fields[0], false));
+                } else if self.prog.data(k.data).record {
+                    // A record needs no parentheses, even as an argument.
+                    tasks.push(Task::Text(" }"));
+                    for (i, &x) in fields.iter().enumerate().rev() {
+                        tasks.push(Task::Val(x, false));
+                        tasks.push(Task::Label(k, i as u32));
+                    }
                 } else {
                     if atom {
                         self.emit("(");
