@@ -293,7 +293,12 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
                 _ => tasks.push(Task::Visit(fields[0])),
             }
         } else if program.data(c.data).record {
-            let names = program.con(c).field_names.iter().map(|n| n.to_string()).collect();
+            let names = program
+                .con(c)
+                .field_names
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
             tasks.push(Task::Make(Make::Record(names)));
             visit_all(&mut tasks, &fields);
         } else {

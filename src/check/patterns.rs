@@ -358,7 +358,10 @@ impl Elab<'_> {
         let own = self.program.data(d).ctors[0].field_names.clone();
         let mut sub: Vec<IPat<'s>> = own.iter().map(|_| IPat::Any(None)).collect();
         for (f, q) in fields {
-            let i = own.iter().position(|n| &**n == f.name).expect("fits checked the names");
+            let i = own
+                .iter()
+                .position(|n| &**n == f.name)
+                .expect("fits checked the names");
             if names.iter().filter(|n| **n == f.name).count() > 1 {
                 self.errors.push(
                     Diagnostic::error(format!("the field `{}` is matched twice", f.name))

@@ -240,7 +240,10 @@ fn data(d: &pb::DataDecl, scope: &Scope) -> Result<DataDecl, DecodeError> {
             .within(place()));
         }
         for f in &c.field_names {
-            if !is_identifier(f) || starts_uppercase(f) || field_names.iter().any(|g: &Name| **g == **f) {
+            if !is_identifier(f)
+                || starts_uppercase(f)
+                || field_names.iter().any(|g: &Name| **g == **f)
+            {
                 return Err(DecodeError::new(Problem::BadName {
                     what: "record field",
                     name: f.clone(),

@@ -301,8 +301,9 @@ pub enum ExprKind<'a> {
     Field {
         /// The record.
         expr: &'a Expr<'a>,
-        /// The field's name.
-        field: Ident<'a>,
+        /// The field's name (beside the node, so that it does not make every node
+        /// larger).
+        field: &'a Ident<'a>,
     },
     /// `{ field = e, ... }`: a record value (`{}` for a record without fields).
     Record(&'a [FieldInit<'a>]),

@@ -168,7 +168,10 @@ impl TokenKind<'_> {
     /// Whether this keyword starts a top-level declaration.
     pub fn starts_declaration(&self) -> bool {
         use TokenKind::*;
-        matches!(self, Def | Data | Extern | Import | Record | Interface | Instance)
+        matches!(
+            self,
+            Def | Data | Extern | Import | Record | Interface | Instance
+        )
     }
 
     /// The fixed spelling of keywords and symbols; `None` for names, literals, holes

@@ -442,7 +442,7 @@ impl<'e> Elab<'e> {
             }
             ExprKind::Unit => (Term::Con(b.unit_con).rc(), Term::Data(b.unit).rc()),
             ExprKind::Tuple(items) => self.infer_tuple(cx, items),
-            ExprKind::Field { expr, field } => self.infer_field(cx, expr, *field, e.span),
+            ExprKind::Field { expr, field } => self.infer_field(cx, expr, **field, e.span),
             ExprKind::Record(fields) => self.record_value(cx, fields, None, e.span),
             ExprKind::Update { expr, fields } => self.record_update(cx, expr, fields, e.span),
             ExprKind::List(items) => {

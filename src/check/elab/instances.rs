@@ -57,7 +57,12 @@ enum Attempt {
 
 impl Elab<'_> {
     /// The interface `ty` is an instance of (after evaluation), if it is one.
-    pub(in crate::check) fn interface_of(&mut self, cx: &Cx<'_>, ty: &RcTerm, span: Span) -> Option<DataId> {
+    pub(in crate::check) fn interface_of(
+        &mut self,
+        cx: &Cx<'_>,
+        ty: &RcTerm,
+        span: Span,
+    ) -> Option<DataId> {
         // Cheap tests first: most implicit arguments are types.
         if matches!(&**ty, Term::Universe(_) | Term::Pi(..) | Term::PrimType(_)) {
             return None;
@@ -71,7 +76,13 @@ impl Elab<'_> {
 
     /// Records the unknown `meta : ty` (an inserted implicit argument of an interface
     /// type) as a goal for instance search.
-    pub(in crate::check) fn instance_goal(&mut self, cx: &Cx<'_>, meta: &RcTerm, ty: &RcTerm, span: Span) {
+    pub(in crate::check) fn instance_goal(
+        &mut self,
+        cx: &Cx<'_>,
+        meta: &RcTerm,
+        ty: &RcTerm,
+        span: Span,
+    ) {
         self.instance_goals.push(InstanceGoal {
             meta: meta.clone(),
             ty: ty.clone(),
@@ -103,10 +114,12 @@ impl Elab<'_> {
     /// `Eq` instances.
     fn instance_table(&mut self) -> HashMap<(DataId, Head), DefId> {
         let mut table: HashMap<(DataId, Head), DefId> = HashMap::new();
-        let eq = self.scopes[PRELUDE_UNIT].get("Eq").and_then(|(g, _)| match g {
-            Global::Data(d) => Some(d),
-            _ => None,
-        });
+        let eq = self.scopes[PRELUDE_UNIT]
+            .get("Eq")
+            .and_then(|(g, _)| match g {
+                Global::Data(d) => Some(d),
+                _ => None,
+            });
         for (id, unit, derived) in self.instance_defs.clone() {
             let def = self.program.def(id);
             let span = def.span;
@@ -124,8 +137,10 @@ impl Elab<'_> {
                     if !self.is_recovery(&want) {
                         let shown = self.show(&cx, &want);
                         self.errors.push(
-                            Diagnostic::error(format!("`{shown}` is not an interface"))
-                                .at(span, "an instance is of an interface, as in `instance Show Int`"),
+                            Diagnostic::error(format!("`{shown}` is not an interface")).at(
+                                span,
+                                "an instance is of an interface, as in `instance Show Int`",
+                            ),
                         );
                     }
                     continue;
@@ -140,7 +155,9 @@ impl Elab<'_> {
                 );
                 continue;
             }
-            let Some((_, arg)) = args.first() else { continue };
+            let Some((_, arg)) = args.first() else {
+                continue;
+            };
             let arg = (*arg).clone();
             let key = match self.head_of(&cx, &arg, span) {
                 Some(Some(h)) => h,
@@ -203,7 +220,10 @@ impl Elab<'_> {
             let class = shown.split_whitespace().next().unwrap_or("").to_string();
             self.errors.push(
                 Diagnostic::error(format!("cannot tell which `{class}` instance to use here"))
-                    .at(goal.span, format!("needs `{shown}`, and the type is not known"))
+                    .at(
+                        goal.span,
+                        format!("needs `{shown}`, and the type is not known"),
+                    )
                     .note("help: annotate the type of the value"),
             );
             self.metas.mark_defaultable(&goal.meta);
@@ -271,10 +291,17 @@ impl Elab<'_> {
             return Attempt::Failed;
         };
         if goal.depth >= MAX_DEPTH {
+            let shown = if shown.chars().count() > 60 {
+                format!("{}...", shown.chars().take(60).collect::<String>())
+            } else {
+                shown
+            };
             self.errors.push(
-                Diagnostic::error(format!("instance search for `{shown}` went {MAX_DEPTH} levels deep"))
-                    .at(goal.span, "needed here")
-                    .note("the instances' constraints may loop"),
+                Diagnostic::error(format!(
+                    "instance search for `{shown}` went {MAX_DEPTH} levels deep"
+                ))
+                .at(goal.span, "needed here")
+                .note("the instances' constraints may loop"),
             );
             self.metas.mark_defaultable(&goal.meta);
             return Attempt::Failed;

@@ -44,7 +44,9 @@ impl Allowed {
     pub(in crate::check) fn describe(self) -> &'static str {
         match self {
             Allowed::Numbers => "two Ints or two Floats",
-            Allowed::Ordered => "two Ints, two Floats, two Strings or two values of a type with an `Ord` instance",
+            Allowed::Ordered => {
+                "two Ints, two Floats, two Strings or two values of a type with an `Ord` instance"
+            }
             Allowed::Concatenable => "two Strings or two Lists",
         }
     }
@@ -218,7 +220,10 @@ impl<'e> Elab<'e> {
             | BinOp::Gt
             | BinOp::Ge => {
                 let ordering = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
-                if ordering && let Some(t) = self.ordered_by_instance(cx, op, op_span, (&l, &lt, l_span), &rhs) {
+                if ordering
+                    && let Some(t) =
+                        self.ordered_by_instance(cx, op, op_span, (&l, &lt, l_span), &rhs)
+                {
                     return t;
                 }
                 let allowed = if ordering {
@@ -249,7 +254,10 @@ impl<'e> Elab<'e> {
     ) -> Option<(RcTerm, RcTerm)> {
         let (l, lt, l_span) = lhs;
         let lw = self.whnf(cx, lt, l_span);
-        if self.is_unsolved_meta(&lw) || Allowed::Ordered.accepts(&lw, self.program.builtins.list) || self.is_recovery(&lw) {
+        if self.is_unsolved_meta(&lw)
+            || Allowed::Ordered.accepts(&lw, self.program.builtins.list)
+            || self.is_recovery(&lw)
+        {
             return None;
         }
         let name = match op {

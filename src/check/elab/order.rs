@@ -361,7 +361,8 @@ const MACHINE_DEFS: &[&str] = &[
 
 /// The prelude definitions an ordering operator elaborates to on a type that is not a
 /// number or a string (through its `Ord` instance).
-pub(in crate::check) const ORDER_DEFS: [&str; 4] = ["derive'lt", "derive'le", "derive'gt", "derive'ge"];
+pub(in crate::check) const ORDER_DEFS: [&str; 4] =
+    ["derive'lt", "derive'le", "derive'gt", "derive'ge"];
 
 /// A hashable form of a [`Node`].
 type NodeKey = (u8, u32);

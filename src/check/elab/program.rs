@@ -3,8 +3,8 @@
 //! substituted and the ones left reported.
 
 use super::*;
-use crate::syntax::ast::DataKind;
 use crate::core::graph::components;
+use crate::syntax::ast::DataKind;
 
 /// How many unknowns that cannot be inferred are reported one by one (the rest are
 /// counted in one more error).

@@ -110,7 +110,8 @@ impl Elab<'_> {
             && let [d] = self.records_with(&[field.name], false).as_slice()
         {
             let con = ConId { data: *d, index: 0 };
-            let (t, _) = self.insert_implicits(cx, Term::Con(con).rc(), self.program.con_type(con), span);
+            let (t, _) =
+                self.insert_implicits(cx, Term::Con(con).rc(), self.program.con_type(con), span);
             let params = spine(&t).1.into_iter().map(|(_, a)| a.clone());
             let rec_ty = Term::apps(Term::Data(*d).rc(), params);
             self.expect(cx, expr.span, &ty, &rec_ty);
@@ -124,10 +125,19 @@ impl Elab<'_> {
                         field.name
                     )
                 } else {
-                    format!("`{shown}` is not a record, so it has no field `{}`", field.name)
+                    format!(
+                        "`{shown}` is not a record, so it has no field `{}`",
+                        field.name
+                    )
                 };
-                let d = Diagnostic::error(msg).at(field.span, "this field").also(expr.span, format!("this has type `{shown}`"));
-                let d = if self.is_unsolved_meta(&ty) { d.note("help: annotate the record's type") } else { d };
+                let d = Diagnostic::error(msg)
+                    .at(field.span, "this field")
+                    .also(expr.span, format!("this has type `{shown}`"));
+                let d = if self.is_unsolved_meta(&ty) {
+                    d.note("help: annotate the record's type")
+                } else {
+                    d
+                };
                 self.errors.push(d);
             }
             let t = self.recovery_type(cx, span);
@@ -136,9 +146,12 @@ impl Elab<'_> {
         let names = self.record_fields(rec.data);
         let Some(i) = names.iter().position(|n| &**n == field.name) else {
             let record = self.program.data(rec.data).name.clone();
-            let mut d = Diagnostic::error(format!("the record `{record}` has no field `{}`", field.name))
-                .at(field.span, "no such field")
-                .note(format!("its fields: {}", join_names(&names)));
+            let mut d = Diagnostic::error(format!(
+                "the record `{record}` has no field `{}`",
+                field.name
+            ))
+            .at(field.span, "no such field")
+            .note(format!("its fields: {}", join_names(&names)));
             if let Some(s) = crate::check::scope::suggest(field.name, names.iter().map(|n| &**n)) {
                 d = d.note(format!("help: did you mean `{s}`?"));
             }
@@ -165,9 +178,12 @@ impl Elab<'_> {
                 Some(i) => {
                     if let Some(first) = out[i] {
                         self.errors.push(
-                            Diagnostic::error(format!("the field `{}` is given twice", f.name.name))
-                                .at(f.name.span, "given again here")
-                                .also(first.name.span, "first given here"),
+                            Diagnostic::error(format!(
+                                "the field `{}` is given twice",
+                                f.name.name
+                            ))
+                            .at(f.name.span, "given again here")
+                            .also(first.name.span, "first given here"),
                         );
                         ok = false;
                     } else {
@@ -181,7 +197,9 @@ impl Elab<'_> {
                     ))
                     .at(f.name.span, "no such field")
                     .note(format!("its fields: {}", join_names(&names)));
-                    if let Some(s) = crate::check::scope::suggest(f.name.name, names.iter().map(|n| &**n)) {
+                    if let Some(s) =
+                        crate::check::scope::suggest(f.name.name, names.iter().map(|n| &**n))
+                    {
                         d = d.note(format!("help: did you mean `{s}`?"));
                     }
                     self.errors.push(d);
@@ -222,14 +240,17 @@ impl Elab<'_> {
                                 .collect();
                             format!("several records have these fields: {}", names.join(", "))
                         };
-                        let mut d = Diagnostic::error("cannot tell which record this is").at(span, what);
+                        let mut d =
+                            Diagnostic::error("cannot tell which record this is").at(span, what);
                         if let Some(ty) = ty {
                             if !self.is_recovery(ty) && !self.is_unsolved_meta(ty) {
                                 let shown = self.show(cx, ty);
                                 d = d.note(format!("expected: {shown}"));
                             }
                         }
-                        self.errors.push(d.note("help: annotate it, as in `({ name = \"S1\" } : Sample)`"));
+                        self.errors.push(
+                            d.note("help: annotate it, as in `({ name = \"S1\" } : Sample)`"),
+                        );
                         for f in inits {
                             self.infer(cx, f.value);
                         }
@@ -240,7 +261,8 @@ impl Elab<'_> {
             }
         };
         let con = ConId { data: d, index: 0 };
-        let (mut t, mut fty) = self.insert_implicits(cx, Term::Con(con).rc(), self.program.con_type(con), span);
+        let (mut t, mut fty) =
+            self.insert_implicits(cx, Term::Con(con).rc(), self.program.con_type(con), span);
         // The parameters are the unknowns just applied: the record's type is known
         // before its fields are checked, so the expected type guides them.
         let params: Vec<RcTerm> = spine(&t).1.into_iter().map(|(_, a)| a.clone()).collect();
@@ -321,7 +343,8 @@ impl Elab<'_> {
         // A field that a later field's type names cannot change alone.
         for (j, g) in given.iter().enumerate() {
             if let Some(g) = g {
-                if let Some(k) = (j + 1..n).find(|k| has_free_var(&fields[*k], (*k - 1 - j) as u32)) {
+                if let Some(k) = (j + 1..n).find(|k| has_free_var(&fields[*k], (*k - 1 - j) as u32))
+                {
                     self.errors.push(
                         Diagnostic::error(format!(
                             "the field `{}` cannot be updated alone: the type of `{}` depends on it",
@@ -353,7 +376,9 @@ impl Elab<'_> {
         for (j, g) in given.iter().enumerate() {
             let v = match g {
                 Some(g) => {
-                    let want = shift(&binders[j].ty, k - j as u32);
+                    // The earlier fields it may name are unchanged: read from `r`.
+                    let (_, field_ty) = self.project(&rec, &r, j, span);
+                    let want = shift(&field_ty, k);
                     self.check(cx, g.value, &want)
                 }
                 None => Term::Var(Ix(k - 1 - j as u32)).rc(),
@@ -382,5 +407,9 @@ fn join_names(names: &[Name]) -> String {
     if names.is_empty() {
         return "none".to_string();
     }
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -149,7 +149,10 @@ impl<'a> Gen<'a, '_> {
                 .zip(vars)
                 .map(|(f, v)| (*f, self.var_pat(v))),
         );
-        self.pat(PatKind::Record { fields, rest: false })
+        self.pat(PatKind::Record {
+            fields,
+            rest: false,
+        })
     }
     /// Constructor `c` applied to `args`: a record value in a record.
     fn ctor_value(&self, record: bool, c: &CtorDecl<'a>, args: &[&'a Expr<'a>]) -> &'a Expr<'a> {
@@ -165,11 +168,13 @@ impl<'a> Gen<'a, '_> {
         self.e(ExprKind::Record(fields))
     }
     fn matching(&self, scrut: &'a Expr<'a>, arms: Vec<(Pat<'a>, &'a Expr<'a>)>) -> &'a Expr<'a> {
-        let arms = self.arena.alloc_slice_fill_iter(arms.into_iter().map(|(p, body)| Arm {
-            pat: self.arena.alloc(p),
-            body,
-            span: self.at,
-        }));
+        let arms = self
+            .arena
+            .alloc_slice_fill_iter(arms.into_iter().map(|(p, body)| Arm {
+                pat: self.arena.alloc(p),
+                body,
+                span: self.at,
+            }));
         self.e(ExprKind::Match { scrut, arms })
     }
 }
@@ -264,7 +269,14 @@ impl<'a> Parser<'a, '_> {
         };
         let span = class.span;
         let text = format!("{} {}", class.name, shape.name);
-        self.instance_def(DefRole::Derived, Some(&text), head, &constraints, methods, span)
+        self.instance_def(
+            DefRole::Derived,
+            Some(&text),
+            head,
+            &constraints,
+            methods,
+            span,
+        )
     }
 
     /// Variable names `#<prefix>0 ...` for `n` fields.
@@ -328,7 +340,10 @@ impl<'a> Parser<'a, '_> {
                 let xs = self.field_vars("a", c.fields.len());
                 let ys = self.field_vars("b", c.fields.len());
                 let same = xs.iter().zip(&ys).rev().fold(g.var("EQ"), |rest, (x, y)| {
-                    g.call("derive'then", &[g.call("derive'compare", &[g.var(x), g.var(y)]), rest])
+                    g.call(
+                        "derive'then",
+                        &[g.call("derive'compare", &[g.var(x), g.var(y)]), rest],
+                    )
                 });
                 let mut inner = vec![(g.ctor_pat(shape.record, c, &ys), same)];
                 if many {
@@ -338,7 +353,10 @@ impl<'a> Parser<'a, '_> {
                     );
                     inner.push((g.pat(PatKind::Wild), other));
                 }
-                (g.ctor_pat(shape.record, c, &xs), g.matching(g.var("y'"), inner))
+                (
+                    g.ctor_pat(shape.record, c, &xs),
+                    g.matching(g.var("y'"), inner),
+                )
             })
             .collect();
         let body = if shape.ctors.is_empty() {
@@ -371,17 +389,25 @@ impl<'a> Parser<'a, '_> {
                         .field_names
                         .iter()
                         .zip(&vars)
-                        .map(|(f, v)| g.pair(g.str_v(f.name), g.call_v("derive'toJson", &[g.var(v)])))
+                        .map(|(f, v)| {
+                            g.pair(g.str_v(f.name), g.call_v("derive'toJson", &[g.var(v)]))
+                        })
                         .collect();
                     g.call("JObj", &[g.list(entries)])
                 } else if vars.is_empty() {
                     g.call("JStr", &[g.str(c.name.name)])
                 } else {
-                    let fields = vars.iter().map(|v| g.call_v("derive'toJson", &[g.var(v)])).collect();
+                    let fields = vars
+                        .iter()
+                        .map(|v| g.call_v("derive'toJson", &[g.var(v)]))
+                        .collect();
                     g.call(
                         "JObj",
                         &[g.list(vec![
-                            g.pair(g.str_v("constructor"), g.call_v("JStr", &[g.str(c.name.name)])),
+                            g.pair(
+                                g.str_v("constructor"),
+                                g.call_v("JStr", &[g.str(c.name.name)]),
+                            ),
                             g.pair(g.str_v("fields"), g.call_v("JArr", &[g.list(fields)])),
                         ])],
                     )
@@ -418,7 +444,10 @@ impl<'a> Parser<'a, '_> {
         if shape.record {
             let c = &shape.ctors[0];
             let body = self.from_fields(g, true, c, |i, _, k| {
-                g.call("derive'field", &[g.str(c.field_names[i].name), g.var("o'"), k])
+                g.call(
+                    "derive'field",
+                    &[g.str(c.field_names[i].name), g.var("o'"), k],
+                )
             });
             return g.lam(
                 &["j'"],

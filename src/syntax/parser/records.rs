@@ -50,9 +50,10 @@ impl<'a> Parser<'a, '_> {
             loop {
                 let name = self.name("a field name")?;
                 if let Some(first) = names.iter().find(|n: &&Ident<'a>| n.name == name.name) {
-                    let d = Diagnostic::error(format!("the field `{}` is declared twice", name.name))
-                        .at(name.span, "declared again here")
-                        .also(first.span, "first declared here");
+                    let d =
+                        Diagnostic::error(format!("the field `{}` is declared twice", name.name))
+                            .at(name.span, "declared again here")
+                            .also(first.span, "first declared here");
                     self.fail(d);
                 }
                 if is_constructor_name(name.name) {
@@ -130,7 +131,10 @@ impl<'a> Parser<'a, '_> {
     /// The items of a layout block after `where`: each parsed by `item`, one per line,
     /// all in the column of the first. None when the next token does not start a line
     /// (or starts a declaration).
-    fn layout_block<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
+    fn layout_block<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
         let mut items = Vec::new();
         if !self.tok.line_start
             || self.tok.kind.starts_declaration()
@@ -234,7 +238,7 @@ impl<'a> Parser<'a, '_> {
             let body = self.mk(
                 ExprKind::Field {
                     expr: dict,
-                    field: *m,
+                    field: self.arena.alloc(*m),
                 },
                 m.span,
             );
@@ -296,15 +300,16 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn instance_decl(&mut self) -> PResult<Decl<'a>> {
         let start = self.bump().span;
         let first = self.instance_type()?;
-        let (constraints, head): (Vec<&'a Expr<'a>>, &'a Expr<'a>) = if self.eat(TokenKind::FatArrow) {
-            let cs = match &first.kind {
-                ExprKind::Tuple(items) => items.iter().collect(),
-                _ => vec![first],
+        let (constraints, head): (Vec<&'a Expr<'a>>, &'a Expr<'a>) =
+            if self.eat(TokenKind::FatArrow) {
+                let cs = match &first.kind {
+                    ExprKind::Tuple(items) => items.iter().collect(),
+                    _ => vec![first],
+                };
+                (cs, self.instance_type()?)
+            } else {
+                (Vec::new(), first)
             };
-            (cs, self.instance_type()?)
-        } else {
-            (Vec::new(), first)
-        };
         let mut methods = Vec::new();
         if self.at_word("where") {
             self.bump();
@@ -406,10 +411,16 @@ impl<'a> Parser<'a, '_> {
     /// argument or binder: `{}`, `{ name = ...`, `{ r | ...`, `{ r.f | ...`.
     pub(super) fn brace_is_record(&self) -> bool {
         let [p1, p2] = self.lexer.peek_tokens::<2>();
-        let p1 = if self.held.is_some() { return false } else { p1 };
+        let p1 = if self.held.is_some() {
+            return false;
+        } else {
+            p1
+        };
         match p1.kind {
             TokenKind::RBrace => true,
-            TokenKind::Ident(_) => matches!(p2.kind, TokenKind::Equals | TokenKind::Bar | TokenKind::Dot),
+            TokenKind::Ident(_) => {
+                matches!(p2.kind, TokenKind::Equals | TokenKind::Bar | TokenKind::Dot)
+            }
             _ => false,
         }
     }
@@ -451,15 +462,9 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn fields_after(&mut self, mut e: Node<'a>) -> PResult<Node<'a>> {
         while self.at(TokenKind::Dot) {
             self.bump();
-            let field = self.name("a field name after '.'")?;
+            let field = &*self.arena.alloc(self.name("a field name after '.'")?);
             let start = e.span;
-            e = self.node(
-                ExprKind::Field {
-                    expr: &*e,
-                    field,
-                },
-                start,
-            );
+            e = self.node(ExprKind::Field { expr: &*e, field }, start);
         }
         Ok(e)
     }
@@ -497,7 +502,11 @@ impl<'a> Parser<'a, '_> {
 
     /// After an operand of an arrow chain, `=>`: the operand is a constraint (or a tuple
     /// of them), an implicit parameter whose dictionary the elaborator finds.
-    pub(super) fn constraint_binders(&self, segment: &'a Expr<'a>, binders: &mut Vec<exprs::Binder<'a>>) {
+    pub(super) fn constraint_binders(
+        &self,
+        segment: &'a Expr<'a>,
+        binders: &mut Vec<exprs::Binder<'a>>,
+    ) {
         let items: Vec<&'a Expr<'a>> = match &segment.kind {
             ExprKind::Tuple(items) => items.iter().collect(),
             _ => vec![segment],
@@ -524,10 +533,7 @@ fn type_variables<'a>(e: &'a Expr<'a>, out: &mut Vec<Ident<'a>>) {
         match &e.kind {
             ExprKind::Var(name) if !is_constructor_name(name) => {
                 if !out.iter().any(|v| v.name == *name) {
-                    out.push(Ident {
-                        name,
-                        span: e.span,
-                    });
+                    out.push(Ident { name, span: e.span });
                 }
             }
             ExprKind::App { fun, arg, .. } => {

@@ -76,7 +76,17 @@ fn sexp(e: &Expr<'_>) -> String {
         ExprKind::List(es) => {
             format!("[{}]", es.iter().map(sexp).collect::<Vec<_>>().join(" "))
         }
+        ExprKind::Field { expr, field } => format!("(. {} {})", sexp(expr), field.name),
+        ExprKind::Record(fs) => format!("{{{}}}", fields(fs)),
+        ExprKind::Update { expr, fields: fs } => format!("{{{} | {}}}", sexp(expr), fields(fs)),
     }
+}
+
+fn fields(fs: &[crate::syntax::ast::FieldInit<'_>]) -> String {
+    fs.iter()
+        .map(|f| format!("{} = {}", f.name.name, sexp(f.value)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn param(p: &Param<'_>) -> String {
@@ -108,7 +118,88 @@ fn pat(p: &Pat<'_>) -> String {
             ps.iter().map(pat).collect::<Vec<_>>().join(" ")
         ),
         PatKind::List(ps) => format!("[{}]", ps.iter().map(pat).collect::<Vec<_>>().join(" ")),
+        PatKind::Record { fields, rest } => {
+            let mut parts: Vec<String> = fields
+                .iter()
+                .map(|(f, p)| format!("{} = {}", f.name, pat(p)))
+                .collect();
+            if *rest {
+                parts.push("..".to_string());
+            }
+            format!("{{{}}}", parts.join(", "))
+        }
     }
+}
+
+#[test]
+fn record_forms() {
+    assert_eq!(shape("s.name"), "(. s name)");
+    assert_eq!(shape("f s.name {A}"), "((f (. s name)) {A})");
+    assert_eq!(shape("(g x).a.b"), "(. (. (g x) a) b)");
+    assert_eq!(
+        shape("{ name = 1, reads = x + 1 }"),
+        "{name = 1, reads = (+ x 1)}"
+    );
+    assert_eq!(shape("{}"), "{}");
+    assert_eq!(shape("{ r | a = 1 }"), "{r | a = 1}");
+    assert_eq!(shape("f { a = 1 } {B}"), "((f {a = 1}) {B})");
+    assert_eq!(shape("{ s.inner | a = 1 }"), "{(. s inner) | a = 1}");
+    assert_eq!(shape("{a : Type} -> a"), "(Pi {a : Type} a)");
+    assert_eq!(
+        shape("Show a => a -> String"),
+        "(Pi {dict' : (Show a)} (-> a String))"
+    );
+    assert_eq!(
+        shape("match s with | { name = n, .. } -> n | { reads } -> reads"),
+        "(match s [{name = n, ..} n] [{reads = reads} reads])"
+    );
+}
+
+#[test]
+fn record_and_interface_declarations() {
+    let text = "record Sample = { name : String, reads : Int } deriving (Show, Eq)\n\
+interface Pretty (a : Type) where\n  pretty : a -> String\n  width : a -> Int\n\
+instance Pretty Int where\n  pretty n = showInt n\n  width n = 1\n\
+def record = 1\n";
+    let arena = Bump::new();
+    let (module, diags) = parse_module(&arena, FileId(0), text);
+    assert!(diags.is_empty(), "{diags:#?}");
+    let names: Vec<&str> = module
+        .decls
+        .iter()
+        .map(|d| match d {
+            Decl::Data { name, .. } | Decl::Def { name, .. } | Decl::Extern { name, .. } => {
+                name.name
+            }
+            Decl::Import { .. } => "import",
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Sample",
+            "derived'Show'Sample",
+            "derived'Eq'Sample",
+            "Pretty",
+            "pretty",
+            "width",
+            "instance'Pretty'Int",
+            "record"
+        ]
+    );
+}
+
+#[test]
+fn a_method_line_ends_the_one_before() {
+    // The second method starts in the first's column: it is not an argument.
+    let text = "instance Show Int where\n  show n = f n\n  other = 2\n";
+    let arena = Bump::new();
+    let (module, diags) = parse_module(&arena, FileId(0), text);
+    assert!(diags.is_empty(), "{diags:#?}");
+    let Decl::Def { body, .. } = &module.decls[0] else {
+        panic!()
+    };
+    assert_eq!(sexp(body), "{show = (\\ n (f n)), other = 2}");
 }
 
 /// The shape of an expression, panicking with the diagnostics if it fails.

@@ -1,0 +1,3 @@
+def loud {a : Type} (x : a) : String = show x
+
+def main = loud 1

@@ -1,0 +1,3 @@
+data Handler = MkHandler String (Int -> Int) deriving (Show)
+
+def main = 1

@@ -1,0 +1,3 @@
+data Color = Red | Green deriving (Functor)
+
+def main = 1

@@ -1,0 +1,5 @@
+data Color = Red | Green
+
+instance Eq Color
+
+def main = Red == Green

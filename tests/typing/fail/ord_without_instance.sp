@@ -1,0 +1,3 @@
+data Color = Red | Green
+
+def main = Red < Green

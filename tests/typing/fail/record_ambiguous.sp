@@ -1,0 +1,4 @@
+record A = { x : Int }
+record B = { x : Int }
+
+def main = { x = 1 }

@@ -1,0 +1,3 @@
+record Sample = { name : String, reads : Int, name : Int }
+
+def main = 1

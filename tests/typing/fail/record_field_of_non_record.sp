@@ -1,0 +1,1 @@
+def main = (3 : Int).name

@@ -1,0 +1,5 @@
+record Sample = { name : String, reads : Int }
+
+def s : Sample = { name = "a", reads = 1 }
+
+def main = s.reeds
