@@ -25,6 +25,7 @@ fn audited(src: &str, expected: &str) {
         ty: Term::infer(span),
         body: deep,
         span,
+        role: spindle::syntax::ast::DefRole::Plain,
     });
     let deep_id = spindle::core::term::DefId((program.defs.len() - 1) as u32);
     let mut m = Machine::new(&program);

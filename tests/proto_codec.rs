@@ -404,6 +404,9 @@ fn random_program(
                 })
                 .collect();
             let np = ps.len() as u32;
+            // Every other one-constructor type is a record (and every fourth an
+            // interface): field names must survive the round trip too.
+            let record = ctors.len() == 1 && d % 2 == 0;
             DataDecl {
                 name: Rc::from(format!("D{d}")),
                 params: ps,
@@ -415,9 +418,16 @@ fn random_program(
                         fields: (0..arity)
                             .map(|j| build(next_field.next().expect("cycled"), np + j as u32, &s))
                             .collect(),
+                        field_names: if record {
+                            (0..arity).map(|j| Rc::from(format!("f{j}"))).collect()
+                        } else {
+                            Vec::new()
+                        },
                         span: NO_SPAN,
                     })
                     .collect(),
+                interface: record && d % 4 == 0,
+                record,
                 span: NO_SPAN,
             }
         })
@@ -446,6 +456,7 @@ fn random_program(
                 ty: build(ty, 0, &s),
                 body: build(body, 0, &s),
                 span: NO_SPAN,
+                role: spindle::syntax::ast::DefRole::Plain,
             })
             .collect(),
         builtins: Builtins {
@@ -485,8 +496,11 @@ fn same_program(a: &Program, b: &Program, names: bool) -> Result<(), String> {
                 .zip(&y.params)
                 .all(|(p, q)| p.plicity == q.plicity && alpha_eq(&p.ty, &q.ty))
             && x.ctors.len() == y.ctors.len()
+            && x.record == y.record
+            && x.interface == y.interface
             && x.ctors.iter().zip(&y.ctors).all(|(c, d)| {
                 (!names || c.name == d.name)
+                    && c.field_names == d.field_names
                     && c.fields.len() == d.fields.len()
                     && c.fields.iter().zip(&d.fields).all(|(s, t)| alpha_eq(s, t))
             });

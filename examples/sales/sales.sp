@@ -18,7 +18,13 @@ def region (path : String) : String =
   let name = fromMaybe path (last (split "/" path)) in
   substring 0 (strLength name - 4) name
 
-data Summary = Summed String Int Float String | Failed String String
+-- A region's figures, and a region skipped: records, written as JSON objects by their
+-- derived `ToJson` instances.
+record Sales = { region : String, lines : Int, total : Float, best : String } deriving (ToJson)
+
+record Skipped = { region : String, error : String } deriving (ToJson)
+
+data Summary = Summed Sales | Failed Skipped
 
 -- `check.awk` checks a file and prints `lines total`. `run` fails the program when
 -- `awk` fails; `try` below turns that into a value.
@@ -34,28 +40,27 @@ def bestSeller (path : String) : String =
 -- A failure's message ends with the tool's standard error: keep its last line.
 def summary (path : String) : Summary =
   match try (summed path) with
-  | Right (n, total) -> Summed (region path) n total (bestSeller path)
-  | Left why -> Failed (region path) (trim (fromMaybe why (last (lines why))))
+  | Right (n, total) -> Summed { region = region path, lines = n, total = total, best = bestSeller path }
+  | Left why -> Failed { region = region path, error = trim (fromMaybe why (last (lines why))) }
 
 def summaries : List Summary = map summary files
 
-def toJson (s : Summary) : Json =
+def summaryJson (s : Summary) : Json =
   match s with
-  | Summed r n total best ->
-      JObj [("region", JStr r), ("lines", JNum (intToFloat n)), ("total", JNum total), ("best", JStr best)]
-  | Failed r why -> JObj [("region", JStr r), ("error", JStr why)]
+  | Summed x -> toJson x
+  | Failed x -> toJson x
 
 def toLine (s : Summary) : String =
   match s with
-  | Summed r n total best ->
-      r ++ ": " ++ showInt n ++ " lines, " ++ showFloat total ++ " in all, best seller " ++ best
-  | Failed r why -> r ++ ": skipped (" ++ why ++ ")"
+  | Summed x ->
+      x.region ++ ": " ++ showInt x.lines ++ " lines, " ++ showFloat x.total ++ " in all, best seller " ++ x.best
+  | Failed x -> x.region ++ ": skipped (" ++ x.error ++ ")"
 
 def total : Float =
-  foldl (\acc s -> match s with | Summed _ _ t _ -> acc + t | Failed _ _ -> acc) 0.0 summaries
+  foldl (\acc s -> match s with | Summed x -> acc + x.total | Failed _ -> acc) 0.0 summaries
 
 def report : Json =
-  JObj [("folder", JStr folder), ("regions", JArr (map toJson summaries)), ("total", JNum total)]
+  JObj [("folder", JStr folder), ("regions", JArr (map summaryJson summaries)), ("total", JNum total)]
 
 -- Make the output folder, then print a line per region and write the report.
 def main : String =

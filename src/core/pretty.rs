@@ -97,12 +97,42 @@ pub fn data_to_string(program: &Program, id: crate::core::term::DataId) -> Strin
             p.also_print(f);
         }
     }
-    let _ = write!(p.out, "data {}", d.name);
+    let keyword = match (d.interface, d.record) {
+        (true, _) => "interface",
+        (false, true) => "record",
+        _ => "data",
+    };
+    let _ = write!(p.out, "{keyword} {}", d.name);
     for b in &d.params {
         p.out.push(' ');
         let name = p.fresh(&b.name, true);
         p.binder_group(&name, b);
         p.names.push(name);
+    }
+    if d.record && d.ctors.len() == 1 {
+        // `record R = { f : T, ... }`; `interface I (a : Type) where` with a method per
+        // line. Later fields may name earlier ones.
+        let c = &d.ctors[0];
+        if d.interface && !c.fields.is_empty() {
+            p.out.push_str(" where");
+        } else if !d.interface {
+            p.out.push_str(" = {");
+        }
+        for (i, (f, name)) in c.fields.iter().zip(&c.field_names).enumerate() {
+            if d.interface {
+                p.out.push_str("\n  ");
+            } else {
+                p.out.push_str(if i == 0 { " " } else { ", " });
+            }
+            let _ = write!(p.out, "{name} : ");
+            p.term(f, LOW);
+            p.names.push(name.to_string());
+        }
+        if !d.interface {
+            p.out.push_str(if c.fields.is_empty() { "}" } else { " }" });
+        }
+        p.out.push('\n');
+        return p.out;
     }
     for (i, c) in d.ctors.iter().enumerate() {
         p.out.push_str(if i == 0 { " = " } else { " | " });
@@ -491,6 +521,9 @@ impl<'p> Printer<'p> {
                 self.out.push(')');
                 return;
             }
+            if self.record_literal(*c, &args) {
+                return;
+            }
             // Applied to arguments, a constructor is named even where it has sugar
             // (`Nil {Int}`, not `[] {Int}`).
             let paren = self.open(APP, prec);
@@ -503,6 +536,33 @@ impl<'p> Printer<'p> {
         self.term(head, APP);
         self.args(&args);
         self.close(paren);
+    }
+
+    /// A record's constructor applied to its parameters and every field, as
+    /// `({ f = a, g = b } : R P)` (annotated, so that no other record with these fields
+    /// can be meant); false, printing nothing, for anything else.
+    fn record_literal(&mut self, c: ConId, args: &[(Plicity, &Term)]) -> bool {
+        let data = self.program.data(c.data);
+        let names = &self.program.con(c).field_names;
+        let params = args.iter().take_while(|(p, _)| *p == Plicity::Implicit).count();
+        if !data.record || params != data.params.len() || args.len() != params + names.len() {
+            return false;
+        }
+        let name = data.name.clone();
+        self.out.push_str("({");
+        for (i, (f, (_, a))) in names.iter().zip(&args[params..]).enumerate() {
+            self.out.push_str(if i == 0 { " " } else { ", " });
+            let _ = write!(self.out, "{f} = ");
+            self.term(a, LOW);
+        }
+        self.out.push_str(if names.is_empty() { "} : " } else { " } : " });
+        self.out.push_str(&name);
+        for (_, a) in &args[..params] {
+            self.out.push(' ');
+            self.term(a, ATOM);
+        }
+        self.out.push(')');
+        true
     }
 
     /// ` a {b} c`: arguments after a head.
@@ -602,15 +662,32 @@ impl<'p> Printer<'p> {
             self.out.push_str("| ");
             let pushed = match &arm.pat {
                 CasePat::Con(c, fields) => {
-                    self.out.push_str(&self.program.con(*c).name);
+                    let record = self.program.data(c.data).record;
+                    let labels = self.program.con(*c).field_names.clone();
+                    if record {
+                        self.out.push('{');
+                    } else {
+                        self.out.push_str(&self.program.con(*c).name);
+                    }
                     let n = fields.len();
                     for (k, f) in fields.iter().enumerate() {
                         let key = binder_key(m, i as u32, k as u32);
                         let used = f.name.as_ref() != "_" || self.is_used(key);
                         let name = self.fresh(&f.name, used);
-                        self.out.push(' ');
-                        self.out.push_str(&name);
+                        match labels.get(k) {
+                            Some(label) if record => {
+                                self.out.push_str(if k == 0 { " " } else { ", " });
+                                let _ = write!(self.out, "{label} = {name}");
+                            }
+                            _ => {
+                                self.out.push(' ');
+                                self.out.push_str(&name);
+                            }
+                        }
                         self.names.push(name);
+                    }
+                    if record {
+                        self.out.push_str(if n == 0 { "}" } else { " }" });
                     }
                     n
                 }
@@ -930,29 +1007,50 @@ fn global_names(program: &Program, t: &Term, out: &mut HashSet<String>, budget: 
 /// Prints every declaration that came from `file` (data types, externals, definitions,
 /// each in table order so that reloading the text gives the same ids), as a source file.
 pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> String {
-    let mut out = String::new();
+    // In source order, so that loading the text gives the same tables (a `deriving`
+    // clause's and an interface's definitions come right after their type).
+    enum Item {
+        Data(usize),
+        Extern(usize),
+        Def(usize),
+    }
+    let mut items: Vec<(u32, Item)> = Vec::new();
     for (i, d) in program.datas.iter().enumerate() {
         if d.span.file == file {
-            out.push_str(&data_to_string(
-                program,
-                crate::core::term::DataId(i as u32),
-            ));
-            out.push('\n');
+            items.push((d.span.start, Item::Data(i)));
         }
     }
-    for e in &program.externs {
+    for (i, e) in program.externs.iter().enumerate() {
         if e.span.file == file {
-            let mut p = Printer::new(program, &e.ty);
-            let _ = write!(p.out, "extern {} : ", e.name);
-            p.term(&e.ty, LOW);
-            out.push_str(&p.out);
-            out.push_str("\n\n");
+            items.push((e.span.start, Item::Extern(i)));
         }
     }
     for (i, d) in program.defs.iter().enumerate() {
-        if d.span.file == file {
-            out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
-            out.push('\n');
+        // An interface's methods are declared by the interface.
+        if d.span.file == file && d.role != crate::syntax::ast::DefRole::Method {
+            items.push((d.span.start, Item::Def(i)));
+        }
+    }
+    items.sort_by_key(|(start, _)| *start);
+    let mut out = String::new();
+    for (_, item) in items {
+        match item {
+            Item::Data(i) => {
+                out.push_str(&data_to_string(program, crate::core::term::DataId(i as u32)));
+                out.push('\n');
+            }
+            Item::Extern(i) => {
+                let e = &program.externs[i];
+                let mut p = Printer::new(program, &e.ty);
+                let _ = write!(p.out, "extern {} : ", e.name);
+                p.term(&e.ty, LOW);
+                out.push_str(&p.out);
+                out.push_str("\n\n");
+            }
+            Item::Def(i) => {
+                out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
+                out.push('\n');
+            }
         }
     }
     out
@@ -980,6 +1078,9 @@ pub fn program_to_string(program: &Program, from: crate::core::program::DeclCoun
         out.push_str("\n\n");
     }
     for i in from.defs..program.defs.len() {
+        if program.defs[i].role == crate::syntax::ast::DefRole::Method {
+            continue;
+        }
         out.push_str(&def_to_string(program, crate::core::term::DefId(i as u32)));
         out.push('\n');
     }

@@ -30,6 +30,9 @@ pub struct DefDecl {
     pub body: RcTerm,
     /// Where the name is written.
     pub span: Span,
+    /// What the definition was written as (an instance, an interface's method); kept
+    /// for printing and browsing, not encoded (a decoded definition is `Plain`).
+    pub role: crate::syntax::ast::DefRole,
 }
 
 /// One `data` declaration.

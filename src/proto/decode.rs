@@ -170,6 +170,7 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
             ty,
             body,
             span: NO_SPAN,
+            role: crate::syntax::ast::DefRole::Plain,
         });
     }
     let mut builtins = builtins(msg.builtins.as_ref(), &scope).map_err(|e| e.within("builtins"))?;

@@ -125,6 +125,15 @@ pub enum DefRole {
     Instance,
     /// An instance written by `deriving`.
     Derived,
+    /// A method of an `interface` (made by the parser from the interface).
+    Method,
+}
+
+impl DefRole {
+    /// Whether the definition is an instance, found by its type.
+    pub fn is_instance(self) -> bool {
+        matches!(self, DefRole::Instance | DefRole::Derived)
+    }
 }
 
 /// One constructor of a `data` declaration.

@@ -113,9 +113,12 @@ fn data(name: &str, params: usize, ctors: &[(&str, usize)]) -> DataDecl {
             .map(|(n, k)| CtorDecl {
                 name: (*n).into(),
                 fields: (0..*k).map(|_| Term::infer(sp())).collect(),
+                field_names: Vec::new(),
                 span: sp(),
             })
             .collect(),
+        interface: false,
+        record: false,
         span: sp(),
     }
 }
@@ -166,6 +169,7 @@ pub fn add_def(p: &mut Program, name: &str, body: RcTerm) -> DefId {
         ty: Term::infer(sp()),
         body,
         span: sp(),
+        role: spindle::syntax::ast::DefRole::Plain,
     });
     DefId(p.defs.len() as u32 - 1)
 }

@@ -336,7 +336,7 @@ impl Elab<'_> {
                     || !matches!(n, Node::Def(_))
                     || matches!(decl, Decl::Def { name, .. } if MACHINE_DEFS.contains(&name.name))
                     // Instances are found by type, never named.
-                    || matches!(decl, Decl::Def { role, .. } if *role != DefRole::Plain)
+                    || matches!(decl, Decl::Def { role, .. } if role.is_instance())
             })
             .map(|(i, _)| i)
             .collect();

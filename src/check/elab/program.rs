@@ -30,13 +30,14 @@ pub(in crate::check) fn declare_one(
     let hole = |span: Span| Term::infer(span);
     match decl {
         Decl::Import { .. } => {}
-        Decl::Def { name, .. } => {
+        Decl::Def { name, role, .. } => {
             let id = DefId(program.defs.len() as u32);
             program.defs.push(DefDecl {
                 name: name_of(name.name),
                 ty: hole(name.span),
                 body: hole(name.span),
                 span: name.span,
+                role: *role,
             });
             scope.declare(name.name, Global::Def(id), name.span, errors);
         }
@@ -254,7 +255,7 @@ impl<'e> Elab<'e> {
                 for decl in module.decls {
                     match decl {
                         Decl::Def { role, .. } => {
-                            if *role != crate::syntax::ast::DefRole::Plain {
+                            if role.is_instance() {
                                 let id = DefId(defs.len() as u32);
                                 let derived = *role == crate::syntax::ast::DefRole::Derived;
                                 self.instance_defs.push((id, u, derived));

@@ -191,11 +191,16 @@ impl Elab<'_> {
                     }
                 }
                 None => {
+                    let (kind, what) = if self.program.data(d).interface {
+                        ("interface", "method")
+                    } else {
+                        ("record", "field")
+                    };
                     let mut d = Diagnostic::error(format!(
-                        "the record `{record}` has no field `{}`",
+                        "the {kind} `{record}` has no {what} `{}`",
                         f.name.name
                     ))
-                    .at(f.name.span, "no such field")
+                    .at(f.name.span, format!("no such {what}"))
                     .note(format!("its fields: {}", join_names(&names)));
                     if let Some(s) =
                         crate::check::scope::suggest(f.name.name, names.iter().map(|n| &**n))
@@ -285,9 +290,14 @@ impl Elab<'_> {
             .collect();
         if !missing.is_empty() {
             let record = self.program.data(d).name.clone();
+            let what = if self.program.data(d).interface {
+                "every method needs a definition"
+            } else {
+                "every field needs a value"
+            };
             self.errors.push(
                 Diagnostic::error(format!("this `{record}` lacks {}", missing.join(", ")))
-                    .at(span, "every field needs a value"),
+                    .at(span, what),
             );
             for f in inits {
                 self.infer(cx, f.value);

@@ -243,7 +243,7 @@ impl<'a> Parser<'a, '_> {
                 m.span,
             );
             self.extra.push(Decl::Def {
-                role: DefRole::Plain,
+                role: DefRole::Method,
                 name: *m,
                 params: self.arena.alloc_slice_copy(&ps),
                 ret: Some(ty),
