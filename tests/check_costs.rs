@@ -193,6 +193,17 @@ fn families() -> Vec<Family> {
                 numbered(n, |i| format!("\\x{i} -> "))
             )
         }),
+        // Instance search (issue 29): n types, each with a derived `Show` instance and a
+        // record, and one use of `show` per type; finding each instance is one lookup.
+        checks("instances and their uses", 1_000, false, |n| {
+            numbered(n, |i| {
+                format!(
+                    "data T{i} = A{i} | B{i} Int deriving (Show, Eq)\n\
+                     record R{i} = {{ f{i} : T{i}, g{i} : Int }} deriving (Show)\n\
+                     def s{i} : String = show {{ f{i} = B{i} {i}, g{i} = {i} }}\n"
+                )
+            })
+        }),
         // `spindle decode` on untrusted bytes.
         Family {
             name: "decoding constructors of one name",

@@ -184,6 +184,9 @@ pub(in crate::check) struct Elab<'e> {
     pub(in crate::check) goal_depth: u32,
     /// The instance definitions, with the unit each is in and whether it was derived.
     pub(in crate::check) instance_defs: Vec<(DefId, usize, bool)>,
+    /// The records (not interfaces) that have a field of each name, for finding a
+    /// record by its fields in time independent of how many records there are.
+    pub(in crate::check) records_by_field: std::collections::HashMap<Name, Vec<DataId>>,
 }
 
 /// The core term for a global reference.

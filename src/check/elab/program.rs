@@ -174,7 +174,15 @@ impl<'e> Elab<'e> {
             instance_goals: Vec::new(),
             goal_depth: 0,
             instance_defs: Vec::new(),
+            records_by_field: Default::default(),
         };
+        for (i, d) in e.program.datas.iter().enumerate() {
+            if d.record && !d.interface {
+                for f in &d.ctors[0].field_names {
+                    e.records_by_field.entry(f.clone()).or_default().push(DataId(i as u32));
+                }
+            }
+        }
         e.data_levels = vec![0; e.program.datas.len()];
         if !units.is_empty() {
             e.program.builtins = e.find_builtins();

@@ -44,8 +44,13 @@ impl Elab<'_> {
     /// The records (and interfaces) whose fields include every one of `names` (exactly
     /// those, with `exact`).
     pub(in crate::check) fn records_with(&self, names: &[&str], exact: bool) -> Vec<DataId> {
-        (0..self.program.datas.len())
-            .map(|i| DataId(i as u32))
+        let candidates: Vec<DataId> = match names.first() {
+            Some(first) => self.records_by_field.get(*first).cloned().unwrap_or_default(),
+            // A record without fields: any record without fields.
+            None => (0..self.program.datas.len()).map(|i| DataId(i as u32)).collect(),
+        };
+        candidates
+            .into_iter()
             .filter(|d| {
                 let data = self.program.data(*d);
                 if !data.record || data.interface {
