@@ -544,7 +544,10 @@ impl<'p> Printer<'p> {
     fn record_literal(&mut self, c: ConId, args: &[(Plicity, &Term)]) -> bool {
         let data = self.program.data(c.data);
         let names = &self.program.con(c).field_names;
-        let params = args.iter().take_while(|(p, _)| *p == Plicity::Implicit).count();
+        let params = args
+            .iter()
+            .take_while(|(p, _)| *p == Plicity::Implicit)
+            .count();
         if !data.record || params != data.params.len() || args.len() != params + names.len() {
             return false;
         }
@@ -555,7 +558,8 @@ impl<'p> Printer<'p> {
             let _ = write!(self.out, "{f} = ");
             self.term(a, LOW);
         }
-        self.out.push_str(if names.is_empty() { "} : " } else { " } : " });
+        self.out
+            .push_str(if names.is_empty() { "} : " } else { " } : " });
         self.out.push_str(&name);
         for (_, a) in &args[..params] {
             self.out.push(' ');
@@ -1036,7 +1040,10 @@ pub fn file_to_string(program: &Program, file: crate::syntax::span::FileId) -> S
     for (_, item) in items {
         match item {
             Item::Data(i) => {
-                out.push_str(&data_to_string(program, crate::core::term::DataId(i as u32)));
+                out.push_str(&data_to_string(
+                    program,
+                    crate::core::term::DataId(i as u32),
+                ));
                 out.push('\n');
             }
             Item::Extern(i) => {

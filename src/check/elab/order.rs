@@ -15,7 +15,7 @@
 //! parameter that shadows a global is no false edge.
 
 use super::*;
-use crate::syntax::ast::{DefRole, Pat, PatKind};
+use crate::syntax::ast::{Pat, PatKind};
 use std::collections::HashMap;
 
 /// One declaration of the program, as a node of the dependency graph.

@@ -179,7 +179,10 @@ impl<'e> Elab<'e> {
         for (i, d) in e.program.datas.iter().enumerate() {
             if d.record && !d.interface {
                 for f in &d.ctors[0].field_names {
-                    e.records_by_field.entry(f.clone()).or_default().push(DataId(i as u32));
+                    e.records_by_field
+                        .entry(f.clone())
+                        .or_default()
+                        .push(DataId(i as u32));
                 }
             }
         }

@@ -45,9 +45,15 @@ impl Elab<'_> {
     /// those, with `exact`).
     pub(in crate::check) fn records_with(&self, names: &[&str], exact: bool) -> Vec<DataId> {
         let candidates: Vec<DataId> = match names.first() {
-            Some(first) => self.records_by_field.get(*first).cloned().unwrap_or_default(),
+            Some(first) => self
+                .records_by_field
+                .get(*first)
+                .cloned()
+                .unwrap_or_default(),
             // A record without fields: any record without fields.
-            None => (0..self.program.datas.len()).map(|i| DataId(i as u32)).collect(),
+            None => (0..self.program.datas.len())
+                .map(|i| DataId(i as u32))
+                .collect(),
         };
         candidates
             .into_iter()
@@ -252,11 +258,12 @@ impl Elab<'_> {
                         };
                         let mut d =
                             Diagnostic::error("cannot tell which record this is").at(span, what);
-                        if let Some(ty) = ty {
-                            if !self.is_recovery(ty) && !self.is_unsolved_meta(ty) {
-                                let shown = self.show(cx, ty);
-                                d = d.note(format!("expected: {shown}"));
-                            }
+                        if let Some(ty) = ty
+                            && !self.is_recovery(ty)
+                            && !self.is_unsolved_meta(ty)
+                        {
+                            let shown = self.show(cx, ty);
+                            d = d.note(format!("expected: {shown}"));
                         }
                         self.errors.push(
                             d.note("help: annotate it, as in `({ name = \"S1\" } : Sample)`"),
@@ -276,7 +283,7 @@ impl Elab<'_> {
         // The parameters are the unknowns just applied: the record's type is known
         // before its fields are checked, so the expected type guides them.
         let params: Vec<RcTerm> = spine(&t).1.into_iter().map(|(_, a)| a.clone()).collect();
-        let result = Term::apps(Term::Data(d).rc(), params.into_iter());
+        let result = Term::apps(Term::Data(d).rc(), params);
         if let Some(ty) = ty {
             self.expect_subtype(cx, span, &result, ty);
         }
@@ -357,19 +364,18 @@ impl Elab<'_> {
         let n = fields.len();
         // A field that a later field's type names cannot change alone.
         for (j, g) in given.iter().enumerate() {
-            if let Some(g) = g {
-                if let Some(k) = (j + 1..n).find(|k| has_free_var(&fields[*k], (*k - 1 - j) as u32))
-                {
-                    self.errors.push(
-                        Diagnostic::error(format!(
-                            "the field `{}` cannot be updated alone: the type of `{}` depends on it",
-                            names[j], names[k]
-                        ))
-                        .at(g.name.span, "updated here")
-                        .note("help: build a new record with `{ ... }`"),
-                    );
-                    return (self.recovery_type(cx, span), ty);
-                }
+            if let Some(g) = g
+                && let Some(k) = (j + 1..n).find(|k| has_free_var(&fields[*k], (*k - 1 - j) as u32))
+            {
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "the field `{}` cannot be updated alone: the type of `{}` depends on it",
+                        names[j], names[k]
+                    ))
+                    .at(g.name.span, "updated here")
+                    .note("help: build a new record with `{ ... }`"),
+                );
+                return (self.recovery_type(cx, span), ty);
             }
         }
         let binders: Vec<Binder> = fields

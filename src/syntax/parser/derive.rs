@@ -221,21 +221,20 @@ impl<'a> Parser<'a, '_> {
                 self.fail(d);
                 continue;
             }
-            if class.name != "Eq" {
-                if let Some(f) = ctors
+            if class.name != "Eq"
+                && let Some(f) = ctors
                     .iter()
                     .flat_map(|c| c.fields.iter())
                     .find(|f| matches!(f.kind, ExprKind::Pi(_)))
-                {
-                    let d = Diagnostic::error(format!(
-                        "`{}` cannot be derived for `{}`: a field is a function",
-                        class.name, name.name
-                    ))
-                    .at(class.span, "asked for here")
-                    .also(f.span, "this field is a function");
-                    self.fail(d);
-                    continue;
-                }
+            {
+                let d = Diagnostic::error(format!(
+                    "`{}` cannot be derived for `{}`: a field is a function",
+                    class.name, name.name
+                ))
+                .at(class.span, "asked for here")
+                .also(f.span, "this field is a function");
+                self.fail(d);
+                continue;
             }
             let decl = self.derive_one(&shape, *class);
             self.extra.push(decl);
@@ -419,7 +418,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// `Right (C #a0 ...)` inside the field readers `read` builds for each field.
-    fn from_fields(
+    fn json_fields(
         &self,
         g: &Gen<'a, '_>,
         record: bool,
@@ -443,7 +442,7 @@ impl<'a> Parser<'a, '_> {
         let what = g.str(shape.name);
         if shape.record {
             let c = &shape.ctors[0];
-            let body = self.from_fields(g, true, c, |i, _, k| {
+            let body = self.json_fields(g, true, c, |i, _, k| {
                 g.call(
                     "derive'field",
                     &[g.str(c.field_names[i].name), g.var("o'"), k],
@@ -458,7 +457,7 @@ impl<'a> Parser<'a, '_> {
             .ctors
             .iter()
             .map(|c| {
-                let body = self.from_fields(g, false, c, |i, _, k| {
+                let body = self.json_fields(g, false, c, |i, _, k| {
                     g.call("derive'arg", &[g.int(i as i64), g.var("fs'"), k])
                 });
                 let body = if c.fields.is_empty() {

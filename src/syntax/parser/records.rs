@@ -531,10 +531,10 @@ fn type_variables<'a>(e: &'a Expr<'a>, out: &mut Vec<Ident<'a>>) {
     let mut work = vec![e];
     while let Some(e) = work.pop() {
         match &e.kind {
-            ExprKind::Var(name) if !is_constructor_name(name) => {
-                if !out.iter().any(|v| v.name == *name) {
-                    out.push(Ident { name, span: e.span });
-                }
+            ExprKind::Var(name)
+                if !is_constructor_name(name) && !out.iter().any(|v| v.name == *name) =>
+            {
+                out.push(Ident { name, span: e.span });
             }
             ExprKind::App { fun, arg, .. } => {
                 work.push(arg);
