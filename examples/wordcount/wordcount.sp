@@ -27,12 +27,16 @@ def firstTodo (path : String) : Json =
   let found = runResult "grep" ["-n", "-m", "1", "TODO", path] "" in
   if exitCode found == 0 then JStr (trim (stdout found)) else JNull
 
--- One file's entry of the report; a file that `wc` cannot read is reported, and the
--- other files go on.
+-- One file's entry of the report, a record written as a JSON object by its derived
+-- `ToJson` instance; a file that `wc` cannot read is reported, and the other files go on.
+record Counted = { file : String, words : Int, todo : Json } deriving (ToJson)
+
+record Unreadable = { file : String, error : String } deriving (ToJson)
+
 def entry (path : String) : Json =
   match try (wordCount path) with
-  | Right n -> JObj [("file", JStr path), ("words", JNum (intToFloat n)), ("todo", firstTodo path)]
-  | Left why -> JObj [("file", JStr path), ("error", JStr why)]
+  | Right n -> toJson { file = path, words = n, todo = firstTodo path }
+  | Left why -> toJson { file = path, error = why }
 
 def total : Int = sum (map (\p -> either (\_ -> 0) id (try (wordCount p))) files)
 
@@ -48,13 +52,9 @@ def topWords : List String =
       ++ " | tr -cs '[:alpha:]' '\\n' | tr '[:upper:]' '[:lower:]' | grep -v '^$'"
       ++ " | sort | uniq -c | sort -rn | head -5")))
 
-def report : Json =
-  JObj
-    [ ("folder", JStr folder)
-    , ("files", JArr (map entry files))
-    , ("total", JNum (intToFloat total))
-    , ("top", JArr (map JStr topWords))
-    ]
+record Report = { folder : String, files : List Json, total : Int, top : List String } deriving (ToJson)
+
+def report : Json = toJson { folder = folder, files = map entry files, total = total, top = topWords }
 
 -- Write the report, then print it; a missing folder is an error with a clear message.
 def main : Json =
