@@ -188,19 +188,43 @@ impl Elab<'_> {
         table
     }
 
-    /// Solves every instance goal, reporting those that have no instance, that stay
-    /// ambiguous, or whose search goes too deep.
-    pub(in crate::check) fn resolve_instances(&mut self) {
-        if self.instance_goals.is_empty() && self.instance_defs.is_empty() {
-            return;
+    /// The interfaces the goals not solved yet are of (those whose type is known).
+    pub(in crate::check) fn goal_classes(&mut self) -> Vec<DataId> {
+        let goals = std::mem::take(&mut self.instance_goals);
+        let mut out = Vec::new();
+        for g in &goals {
+            let cx = goal_cx(g);
+            let want = self.whnf(&cx, &g.ty, g.span);
+            if let Term::Data(d) = &**spine(&want).0
+                && !out.contains(d)
+            {
+                out.push(*d);
+            }
         }
+        self.instance_goals = goals;
+        out
+    }
+
+    /// Solves the instance goals. With `report`, reports those that have no instance,
+    /// that stay ambiguous, or whose search goes too deep, and returns true; without,
+    /// leaves the goals it could not solve (no error reported for them) and returns
+    /// whether none is left.
+    pub(in crate::check) fn resolve_instances(&mut self, report: bool) -> bool {
+        if self.instance_goals.is_empty() && self.instance_defs.is_empty() {
+            return true;
+        }
+        let errors = self.errors.len();
         let table = self.instance_table();
+        if !report {
+            // Reported (once) by the last round.
+            self.errors.truncate(errors);
+        }
         let mut goals = std::mem::take(&mut self.instance_goals);
         loop {
             let mut progress = false;
             let mut waiting = Vec::new();
             for goal in goals {
-                match self.attempt(&goal, &table) {
+                match self.attempt(&goal, &table, report) {
                     Attempt::Solved | Attempt::Failed => progress = true,
                     Attempt::Waiting => waiting.push(goal),
                 }
@@ -212,6 +236,11 @@ impl Elab<'_> {
             if goals.is_empty() || !progress {
                 break;
             }
+        }
+        if !report {
+            let none_left = goals.is_empty();
+            self.instance_goals = goals;
+            return none_left;
         }
         for goal in goals {
             let cx = goal_cx(&goal);
@@ -229,6 +258,7 @@ impl Elab<'_> {
             self.metas.mark_defaultable(&goal.meta);
             self.silence_unknowns(&ty);
         }
+        true
     }
 
     /// Marks the unknowns in `ty` as reported (an ambiguous instance is one error).
@@ -240,7 +270,12 @@ impl Elab<'_> {
         }
     }
 
-    fn attempt(&mut self, goal: &InstanceGoal, table: &HashMap<(DataId, Head), DefId>) -> Attempt {
+    fn attempt(
+        &mut self,
+        goal: &InstanceGoal,
+        table: &HashMap<(DataId, Head), DefId>,
+        report: bool,
+    ) -> Attempt {
         let mut cx = goal_cx(goal);
         let meta = self.metas.zonk(&goal.meta);
         if !self.is_unsolved_meta(&meta) {
@@ -275,6 +310,9 @@ impl Elab<'_> {
         }
         let shown = self.show(&cx, &target);
         let Some(def) = key.and_then(|k| table.get(&(class, k)).copied()) else {
+            if !report {
+                return Attempt::Waiting; // The instance may not be loaded yet.
+            }
             let class_name = self.program.data(class).name.clone();
             let mut d = Diagnostic::error(format!("no instance `{shown}`"))
                 .at(goal.span, format!("needs `{shown}`"));

@@ -322,30 +322,62 @@ impl Elab<'_> {
     /// Which declarations the program needs (see [`PreludeCheck::Reachable`]):
     /// those reachable in the reference graph `edges` from every declaration outside
     /// the prelude and from the prelude's data types and externals (which syntax and
-    /// the executors may use without naming them).
+    /// the executors may use without naming them). The prelude's instances are found
+    /// by type, never named: they are checked when a goal needs their interface (see
+    /// `elaborate_declarations`).
     pub(in crate::check) fn reachable_declarations(
         decls: &[(Node, usize, &Decl<'_>)],
         edges: &[Vec<usize>],
     ) -> Vec<bool> {
+        let roots = decls.iter().enumerate().filter(|(_, (n, unit, decl))| {
+            *unit != PRELUDE_UNIT
+                || !matches!(n, Node::Def(_))
+                || matches!(decl, Decl::Def { name, .. } if MACHINE_DEFS.contains(&name.name))
+        });
         let mut seen = vec![false; decls.len()];
-        let mut work: Vec<usize> = decls
-            .iter()
-            .enumerate()
-            .filter(|(_, (n, unit, decl))| {
-                *unit != PRELUDE_UNIT
-                    || !matches!(n, Node::Def(_))
-                    || matches!(decl, Decl::Def { name, .. } if MACHINE_DEFS.contains(&name.name))
-                    // Instances are found by type, never named.
-                    || matches!(decl, Decl::Def { role, .. } if role.is_instance())
-            })
-            .map(|(i, _)| i)
-            .collect();
+        Self::reach(roots.map(|(i, _)| i).collect(), edges, &mut seen, &|_| true);
+        seen
+    }
+
+    /// Marks in `seen` what `work` reaches through `edges`, following only the
+    /// declarations `follow` accepts.
+    pub(in crate::check) fn reach(
+        mut work: Vec<usize>,
+        edges: &[Vec<usize>],
+        seen: &mut [bool],
+        follow: &dyn Fn(usize) -> bool,
+    ) {
         while let Some(i) = work.pop() {
             if !std::mem::replace(&mut seen[i], true) {
-                work.extend(edges[i].iter().copied().filter(|j| !seen[*j]));
+                work.extend(edges[i].iter().copied().filter(|j| !seen[*j] && follow(*j)));
             }
         }
-        seen
+    }
+
+    /// The interface an `instance` definition is of, from its head as written.
+    pub(in crate::check) fn instance_class(&self, unit: usize, decl: &Decl<'_>) -> Option<DataId> {
+        let Decl::Def {
+            role,
+            ret: Some(head),
+            ..
+        } = decl
+        else {
+            return None;
+        };
+        if !role.is_instance() {
+            return None;
+        }
+        let mut h = *head;
+        while let ExprKind::App { fun, .. } = &h.kind {
+            h = fun;
+        }
+        match &h.kind {
+            ExprKind::Var(name) => match self.resolve_quietly(unit, name) {
+                Some(Global::Data(d)) => Some(d),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use super::*;
 use crate::core::graph::components;
 use crate::syntax::ast::DataKind;
+use std::collections::HashMap;
 
 /// How many unknowns that cannot be inferred are reported one by one (the rest are
 /// counted in one more error).
@@ -300,19 +301,86 @@ impl<'e> Elab<'e> {
         let edges = self.reference_edges(&nodes);
         let needed = (prelude == PreludeCheck::Reachable)
             .then(|| Self::reachable_declarations(&nodes, &edges));
-        for group in components(&edges) {
+        let first_def = datas.len() + externs.len();
+        if let Some(needed) = &needed {
+            self.instance_defs
+                .retain(|(id, _, _)| needed[first_def + id.0 as usize]);
+        }
+        let groups = components(&edges);
+        let mut done = vec![false; nodes.len()];
+        for group in &groups {
             // A group is reachable whole or not at all (its members reach each other).
             if let Some(needed) = &needed
                 && !needed[group[0]]
             {
                 continue;
             }
-            let members: Vec<(order::Node, usize, &Decl<'_>)> =
-                group.iter().map(|i| nodes[*i]).collect();
+            self.elaborate_nodes(group, &nodes, &mut done);
+        }
+        if needed.is_some() {
+            // The prelude's instances of the interfaces the goals need, checked now
+            // (with what they refer to), until no goal needs another interface.
+            let mut by_class: HashMap<DataId, Vec<usize>> = HashMap::new();
+            for (i, (_, u, decl)) in nodes.iter().enumerate() {
+                if !done[i]
+                    && let Some(class) = self.instance_class(*u, decl)
+                {
+                    by_class.entry(class).or_default().push(i);
+                }
+            }
+            // First what the instances at hand solve (a constraint in scope), then
+            // the interfaces the goals left need.
+            while !self.resolve_instances(false) {
+                let classes: Vec<DataId> = self
+                    .goal_classes()
+                    .into_iter()
+                    .filter(|c| by_class.contains_key(c))
+                    .collect();
+                if classes.is_empty() {
+                    break;
+                }
+                let mut start = Vec::new();
+                for c in &classes {
+                    start.extend(by_class.remove(c).unwrap_or_default());
+                }
+                let mut want = vec![false; nodes.len()];
+                Self::reach(start.clone(), &edges, &mut want, &|j| !done[j]);
+                for group in &groups {
+                    if group.iter().any(|i| want[*i] && !done[*i]) {
+                        self.elaborate_nodes(group, &nodes, &mut done);
+                    }
+                }
+                for i in start {
+                    if let (order::Node::Def(id), u, Decl::Def { role, .. }) = nodes[i] {
+                        let derived = *role == crate::syntax::ast::DefRole::Derived;
+                        self.instance_defs.push((id, u, derived));
+                    }
+                }
+            }
+        }
+        self.resolve_instances(true);
+        self.zonk_program();
+    }
+
+    /// Elaborates the declarations `group` (indices into `nodes`) not done yet, and
+    /// marks them done.
+    fn elaborate_nodes(
+        &mut self,
+        group: &[usize],
+        nodes: &[(order::Node, usize, &Decl<'_>)],
+        done: &mut [bool],
+    ) {
+        let members: Vec<(order::Node, usize, &Decl<'_>)> = group
+            .iter()
+            .filter(|i| !done[**i])
+            .map(|i| nodes[*i])
+            .collect();
+        for i in group {
+            done[*i] = true;
+        }
+        if !members.is_empty() {
             self.elaborate_group(&members);
         }
-        self.resolve_instances();
-        self.zonk_program();
     }
 
     /// Elaborates one group of mutually dependent declarations (every declaration it

@@ -1,0 +1,1 @@
+def main = (True < False, Nothing < Just 1, LT < GT)
