@@ -16,8 +16,16 @@ use crate::syntax::span::{SourceMap, Span};
 /// prelude's), one outside the prelude first. Constructors are not looked up (they are
 /// documented with their data type).
 pub fn declaration_of(program: &Program, sources: &SourceMap, name: &str) -> Option<Span> {
-    let last_def = program.defs.iter().rfind(|d| &*d.name == name).map(|d| d.span);
-    let last_data = program.datas.iter().rfind(|d| &*d.name == name).map(|d| d.span);
+    let last_def = program
+        .defs
+        .iter()
+        .rfind(|d| &*d.name == name)
+        .map(|d| d.span);
+    let last_data = program
+        .datas
+        .iter()
+        .rfind(|d| &*d.name == name)
+        .map(|d| d.span);
     let last_extern = program
         .externs
         .iter()
@@ -33,10 +41,7 @@ pub fn declaration_of(program: &Program, sources: &SourceMap, name: &str) -> Opt
         .into_iter()
         .flatten()
         .collect();
-    all.iter()
-        .find(|s| !in_prelude(s))
-        .or(all.first())
-        .copied()
+    all.iter().find(|s| !in_prelude(s)).or(all.first()).copied()
 }
 
 /// The documentation of `name` in a program checked from `sources`: the `--` comment
@@ -61,7 +66,10 @@ mod tests {
         assert!(!loaded.has_errors(), "{}", loaded.render_errors());
         let p = loaded.program.as_ref().unwrap();
         let doc = |n: &str| doc_of(p, &loaded.sources, n);
-        assert_eq!(doc("answer").as_deref(), Some("The answer.\nChecked by hand."));
+        assert_eq!(
+            doc("answer").as_deref(),
+            Some("The answer.\nChecked by hand.")
+        );
         assert_eq!(doc("plain"), None);
         assert_eq!(doc("Color").as_deref(), Some("A colour."));
         assert_eq!(doc("Red"), None);

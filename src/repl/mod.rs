@@ -247,8 +247,7 @@ pub fn is_unfinished(line: &str) -> bool {
 /// Whether `text` is `--` comment lines only, the last not blank: what may document
 /// the declaration on the next line.
 fn is_doc_comment(text: &str) -> bool {
-    !text.ends_with('\n')
-        && text.lines().all(|l| l.trim_start().starts_with("--"))
+    !text.ends_with('\n') && text.lines().all(|l| l.trim_start().starts_with("--"))
 }
 
 /// Whether a line is indented: it starts with a space or a tab and is not blank. In a

@@ -193,12 +193,21 @@ impl Session {
     /// the session has a definition of `it` of its own, tries again without it (the
     /// value of `it` may name a type that was redefined since): `true` then when that
     /// checks, and the caller forgets `it`.
-    fn load_or_forget_it(&mut self, file: Option<&Path>, kept: &[Kept], extra: Option<&str>) -> (Loaded, bool) {
+    fn load_or_forget_it(
+        &mut self,
+        file: Option<&Path>,
+        kept: &[Kept],
+        extra: Option<&str>,
+    ) -> (Loaded, bool) {
         let loaded = load_with(&mut self.snapshot, file, kept, extra);
         if !loaded.has_errors() || !kept.iter().any(|k| k.it_body.is_some()) {
             return (loaded, false);
         }
-        let without: Vec<Kept> = kept.iter().filter(|k| k.it_body.is_none()).cloned().collect();
+        let without: Vec<Kept> = kept
+            .iter()
+            .filter(|k| k.it_body.is_none())
+            .cloned()
+            .collect();
         let again = load_with(&mut self.snapshot, file, &without, extra);
         let ok = !again.has_errors();
         (again, ok)
@@ -1273,5 +1282,276 @@ mod tests {
         setter.join().unwrap();
         assert!(r.err.contains("interrupted"), "{r:?}");
         assert_eq!(line(&mut s, "1 + 1"), Reply::out("2 : Int\n"));
+    }
+
+    #[test]
+    fn it_is_the_last_value() {
+        let mut s = Session::new();
+        // Before any value, `it` is an unbound name as any other.
+        assert!(line(&mut s, "it").err.contains("unbound name `it`"));
+        assert_eq!(line(&mut s, "1 + 2"), Reply::out("3 : Int\n"));
+        assert_eq!(line(&mut s, "it * 10"), Reply::out("30 : Int\n"));
+        assert_eq!(line(&mut s, ":type it"), Reply::out("it : Int\n"));
+        assert_eq!(line(&mut s, "\"a\""), Reply::out("\"a\" : String\n"));
+        assert_eq!(line(&mut s, "it ++ \"b\""), Reply::out("\"ab\" : String\n"));
+        // An input that fails leaves `it` as it was.
+        assert!(line(&mut s, "1 / 0").err.contains("division by zero"));
+        assert!(line(&mut s, "it * 2").err.starts_with("error"));
+        assert_eq!(line(&mut s, "it"), Reply::out("\"ab\" : String\n"));
+        // Its type is the value's, tuples included.
+        line(&mut s, "(1, \"a\", True)");
+        assert_eq!(
+            line(&mut s, ":type it"),
+            Reply::out("it : (Int, String, Bool)\n")
+        );
+        // After a polymorphic name alone, `it` has the name's type.
+        line(&mut s, "map");
+        assert_eq!(
+            line(&mut s, "it (\\x -> x + 1) [1]"),
+            Reply::out("[2] : List Int\n")
+        );
+        assert_eq!(
+            line(&mut s, "(it, it)"),
+            Reply::out("([2], [2]) : (List Int, List Int)\n")
+        );
+        // It is not in the way of the user's own `it`, and comes back with the next value.
+        let r = line(&mut s, "def it = 5");
+        assert_eq!(r, Reply::out("it : Int\n"));
+        assert_eq!(line(&mut s, "it + 1"), Reply::out("6 : Int\n"));
+        assert_eq!(line(&mut s, "it + 1"), Reply::out("7 : Int\n"));
+        assert!(s.names().contains(&"it".to_string()));
+    }
+
+    #[test]
+    fn a_definition_that_uses_it_keeps_its_value() {
+        let mut s = Session::new();
+        line(&mut s, "1 + 2");
+        assert_eq!(line(&mut s, "y = it * 10"), Reply::out("y : Int\n"));
+        line(&mut s, "\"now a string\"");
+        assert_eq!(
+            line(&mut s, "it"),
+            Reply::out("\"now a string\" : String\n")
+        );
+        assert_eq!(line(&mut s, "y"), Reply::out("30 : Int\n"));
+    }
+
+    #[test]
+    fn it_is_not_computed_again() {
+        // Each evaluation of the call appends a line to a file and answers how many
+        // lines there are: `it` must keep the first answer.
+        let dir = scratch("counter.txt", "").parent().unwrap().to_path_buf();
+        let counter = dir.join("counter.txt");
+        let mut s = Session::new();
+        let call = format!(
+            "trim (shell \"echo x >> '{}'; wc -l < '{}'\")",
+            counter.display(),
+            counter.display()
+        );
+        assert_eq!(line(&mut s, &call), Reply::out("\"1\" : String\n"));
+        assert_eq!(line(&mut s, "it"), Reply::out("\"1\" : String\n"));
+        assert_eq!(line(&mut s, "it ++ it"), Reply::out("\"11\" : String\n"));
+        assert_eq!(std::fs::read_to_string(&counter).unwrap(), "x\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn it_is_forgotten_when_its_type_is_redefined() {
+        let mut s = Session::new();
+        line(&mut s, "data Color = Red | Green");
+        assert_eq!(line(&mut s, "Red"), Reply::out("Red : Color\n"));
+        let r = line(&mut s, "data Color = Blue");
+        assert!(r.err.is_empty(), "{}", r.err);
+        assert!(r.out.contains("`it` is forgotten"), "{}", r.out);
+        assert!(r.out.contains("Blue : Color"), "{}", r.out);
+        assert!(line(&mut s, "it").err.contains("unbound name `it`"));
+        assert_eq!(line(&mut s, "Blue"), Reply::out("Blue : Color\n"));
+        assert_eq!(line(&mut s, "it"), Reply::out("Blue : Color\n"));
+    }
+
+    #[test]
+    fn definitions_without_def() {
+        let mut s = Session::new();
+        assert_eq!(line(&mut s, "x = 40"), Reply::out("x : Int\n"));
+        assert_eq!(line(&mut s, "x + 2"), Reply::out("42 : Int\n"));
+        assert_eq!(line(&mut s, "x == 40"), Reply::out("True : Bool\n"));
+        assert_eq!(
+            line(&mut s, "f (a : Int) (b : Int) = a * b"),
+            Reply::out("f : Int -> Int -> Int\n")
+        );
+        assert_eq!(line(&mut s, "f 6 7"), Reply::out("42 : Int\n"));
+        assert_eq!(
+            line(&mut s, "g : Int -> Int = \\n -> n + x"),
+            Reply::out("g : Int -> Int\n")
+        );
+        assert_eq!(line(&mut s, "g 2"), Reply::out("42 : Int\n"));
+        let r = line(&mut s, "x = 1");
+        assert!(r.out.contains("`x` redefined"), "{r:?}");
+        assert_eq!(line(&mut s, "g 2"), Reply::out("3 : Int\n"));
+        // An ill-typed one is refused like a `def`.
+        assert!(line(&mut s, "x = 1 + \"a\"").err.contains("type mismatch"));
+        assert_eq!(line(&mut s, "x"), Reply::out("1 : Int\n"));
+        assert!(
+            line(&mut s, ":type x = 2")
+                .err
+                .contains("expected an expression")
+        );
+    }
+
+    #[test]
+    fn doc_shows_type_and_documentation() {
+        let mut s = Session::new();
+        let r = line(&mut s, ":doc try");
+        assert!(
+            r.out.starts_with(
+                "try : {a : Type} -> a -> Either String a\n  `try x` evaluates `x` to normal form;"
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            line(&mut s, ":doc range"),
+            Reply::out(
+                "range : Int -> Int -> List Int\n  `range a b` is [a, a + 1, ..., b - 1].\n"
+            )
+        );
+        // Comment lines directly above a definition typed at the prompt.
+        assert_eq!(
+            line(&mut s, "-- Adds one.\n-- To an Int.\ninc (n : Int) = n + 1"),
+            Reply::out("inc : Int -> Int\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc inc"),
+            Reply::out("inc : Int -> Int\n  Adds one.\n  To an Int.\n")
+        );
+        line(
+            &mut s,
+            "-- Pairs.\ndef both (n : Int) : Pair Int Int = (n, n)",
+        );
+        assert_eq!(
+            line(&mut s, ":d both"),
+            Reply::out("both : Int -> (Int, Int)\n  Pairs.\n")
+        );
+        // Without documentation, and unknown.
+        line(&mut s, "plain = 1");
+        assert_eq!(
+            line(&mut s, ":doc plain"),
+            Reply::out(
+                "plain : Int\n  (`plain` has no documentation: `--` lines directly above a \
+                 definition document it)\n"
+            )
+        );
+        assert_eq!(
+            line(&mut s, ":doc fodlr"),
+            Reply::err("error: `fodlr` is not in scope (did you mean `foldr`?)\n")
+        );
+        assert!(
+            line(&mut s, ":doc Just")
+                .out
+                .starts_with("Just : {a : Type} -> a -> Maybe a\n  -- a constructor of `Maybe`\n")
+        );
+        assert!(line(&mut s, ":doc Int").out.contains("a primitive type"));
+        line(&mut s, "1 + 1");
+        assert_eq!(
+            line(&mut s, ":doc it"),
+            Reply::out("it : Int\n  The last value evaluated.\n")
+        );
+    }
+
+    #[test]
+    fn doc_of_a_loaded_file() {
+        let path = scratch(
+            "doc.sp",
+            "-- Not documentation: a blank line follows.\n\n\
+             -- The answer, checked by hand.\ndef answer : Int = 42\n\n\
+             -- Colours.\ndata Color = Red | Green\n",
+        );
+        let mut s = Session::new();
+        line(&mut s, &format!(":load {}", path.display()));
+        assert_eq!(
+            line(&mut s, ":doc answer"),
+            Reply::out("answer : Int\n  The answer, checked by hand.\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc Color"),
+            Reply::out("Color : Type\n  Colours.\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc Green"),
+            Reply::out("Green : Color\n  -- a constructor of `Color`\n  Colours.\n")
+        );
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn browse_leaves_out_the_prelude_internals() {
+        let mut s = Session::new();
+        line(&mut s, "def mergeBy (x : Int) : Int = x");
+        line(&mut s, "mine = 1");
+        let text = line(&mut s, ":browse").out;
+        assert!(
+            text.starts_with("-- this session\nmergeBy : Int -> Int\nmine : Int\n"),
+            "{text}"
+        );
+        assert!(!text.contains("prim_"), "{text}");
+        for internal in PRELUDE_INTERNALS {
+            if *internal != "mergeBy" {
+                assert!(
+                    !text.contains(&format!("\n{internal} : ")),
+                    "{internal}: {text}"
+                );
+            }
+        }
+        assert!(text.contains("\nsortBy : "), "{text}");
+        assert!(text.contains("\nstreamLines : "), "{text}");
+        assert!(
+            text.contains(
+                "\nunzip : {a : Type} -> {b : Type} -> List (a, b) -> (List a, List b)\n"
+            ),
+            "{text}"
+        );
+        // They stay in scope.
+        assert!(
+            line(&mut s, ":info foldlRange")
+                .out
+                .starts_with("foldlRange : ")
+        );
+    }
+
+    #[test]
+    fn every_listed_internal_is_in_the_prelude() {
+        let s = Session::new();
+        let program = s.current.program.as_ref().expect("the prelude checks");
+        for name in PRELUDE_INTERNALS {
+            assert!(
+                program.defs.iter().any(|d| &*d.name == *name),
+                "`{name}` is not a prelude definition"
+            );
+        }
+    }
+
+    #[test]
+    fn tuple_types_are_shown_as_written() {
+        let mut s = Session::new();
+        assert_eq!(
+            line(&mut s, ":type [(1, (2, \"x\"))]"),
+            Reply::out("[(1, (2, \"x\"))] : List (Int, Int, String)\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type Just ((1, 2), 3)"),
+            Reply::out("Just ((1, 2), 3) : Maybe ((Int, Int), Int)\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type fst"),
+            Reply::out("fst : {a : Type} -> {b : Type} -> (a, b) -> a\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type zip"),
+            Reply::out("zip : {a : Type} -> {b : Type} -> List a -> List b -> List (a, b)\n")
+        );
+        let r = line(&mut s, "def p : Int = (1, \"a\")");
+        assert!(
+            r.err.contains("expected `Int`, found `(Int, String)`"),
+            "{}",
+            r.err
+        );
     }
 }

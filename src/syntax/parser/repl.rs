@@ -86,9 +86,11 @@ mod tests {
         let arena = Bump::new();
         match parse(&arena, text) {
             Ok(ReplInput::Decls(m)) => match m.decls {
-                [Decl::Def {
-                    name, params, ret, ..
-                }] => Some((name.name.to_string(), params.len(), ret.is_some())),
+                [
+                    Decl::Def {
+                        name, params, ret, ..
+                    },
+                ] => Some((name.name.to_string(), params.len(), ret.is_some())),
                 _ => None,
             },
             _ => None,
@@ -113,7 +115,10 @@ mod tests {
             definition("-- documented\nx = let y = 1 in y"),
             Some(("x".into(), 0, false))
         );
-        assert_eq!(definition("x = \\y -> y == 1"), Some(("x".into(), 0, false)));
+        assert_eq!(
+            definition("x = \\y -> y == 1"),
+            Some(("x".into(), 0, false))
+        );
     }
 
     #[test]
