@@ -270,6 +270,8 @@ pub fn help_text() -> String {
         "Type a declaration (def, data, extern, import) to add it to the session, or an\n\
          expression to evaluate it; unfinished input continues on the next line.\n\
          An indented line continues the declaration above it, as in a file.\n\
+         `x = e` (or `f x y = e`) is `def x = e`; `it` is the last value evaluated.\n\
+         `--` lines typed directly above a definition are its documentation (:doc).\n\
          A later def of a name replaces the earlier one. Ctrl-C interrupts an evaluation.\n\
          Commands (any unambiguous prefix works, :s is :stack):\n",
     );
