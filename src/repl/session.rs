@@ -13,6 +13,14 @@
 //!
 //! Files are read once into a snapshot and re-read only by `:reload`, so editing the
 //! loaded file changes nothing until then.
+//!
+//! `it`, the last value evaluated, is a declaration input of the session's own
+//! (`def it : T = VALUE`, the value's printed text, so that using it calls no external
+//! again), replaced after each evaluation (`Session::remember`); a declaration that
+//! mentions `it` is kept with the value written out in place of it, so that it keeps
+//! the value it was given when `it` changes. `x = e` is parsed as `def x = e`
+//! ([`parser::parse_repl_input`]). `:doc` reads a declaration's doc comment from its
+//! source ([`crate::syntax::doc`]).
 
 use super::{ReplBackend, Reply};
 use crate::core::pretty;
