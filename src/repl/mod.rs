@@ -174,6 +174,9 @@ pub enum Command {
 /// prefix of a command's name works (`:t`, `:l`, `:r`, `:b`, `:i`, `:d`), and `:s` is
 /// `:stack` (the first command of the table that the prefix fits).
 pub fn parse_command(line: &str) -> Command {
+    // Comment lines typed above a command (they continue into the next line, as doc
+    // comments do) are left out.
+    let line = after_comment_lines(line);
     let trimmed = line.trim_start();
     let Some(rest) = trimmed.strip_prefix(':') else {
         return Command::Input(line.to_string());
@@ -242,6 +245,25 @@ pub fn is_unfinished(line: &str) -> bool {
         parser::parse_repl_input(&arena, FileId(0), &text),
         Err(failure) if failure.unfinished
     )
+}
+
+/// `line` without the `--` comment lines (and blank lines) it starts with, when a
+/// command follows them; otherwise `line` itself.
+fn after_comment_lines(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let t = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        if t.starts_with(':') {
+            return t;
+        }
+        if !t.starts_with("--") {
+            return line;
+        }
+        match t.find('\n') {
+            Some(i) => rest = &t[i + 1..],
+            None => return line,
+        }
+    }
 }
 
 /// Whether `text` is `--` comment lines only, the last not blank: what may document
@@ -337,6 +359,19 @@ mod tests {
         assert_eq!(parse_command(":doc map"), Command::Doc("map".into()));
         assert_eq!(parse_command(":d try"), Command::Doc("try".into()));
         assert!(matches!(parse_command(":doc"), Command::Bad(_)));
+        // Comment lines above a command are left out.
+        assert_eq!(
+            parse_command("-- a note\n  -- more\n:doc map"),
+            Command::Doc("map".into())
+        );
+        assert_eq!(
+            parse_command("-- a note\n:t 1"),
+            Command::Type("   1".into())
+        );
+        assert_eq!(
+            parse_command("-- a note\n1"),
+            Command::Input("-- a note\n1".into())
+        );
         assert!(matches!(parse_command(":info"), Command::Bad(_)));
         assert!(matches!(parse_command(":browse x"), Command::Bad(_)));
         assert_eq!(parse_command(":help"), Command::Help);
