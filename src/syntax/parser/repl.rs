@@ -9,8 +9,8 @@
 use super::*;
 
 /// Whether a REPL input (not starting with a declaration keyword) is a definition
-/// without `def`: a lowercase name, then names, `_`, bracketed parameter groups, and
-/// optionally `:` and a type, then `=`.
+/// without `def`: a lowercase name, then lowercase names, `_`, bracketed parameter
+/// groups, and optionally `:` and a type, then `=`.
 pub(super) fn is_bare_definition(file: FileId, text: &str) -> bool {
     let arena = Bump::new();
     let mut lexer = Lexer::new(&arena, file, text);
@@ -37,8 +37,12 @@ pub(super) fn is_bare_definition(file: FileId, text: &str) -> bool {
             _ if depth > 0 => {}
             TokenKind::Equals => return true,
             TokenKind::Colon => annotated = true,
-            TokenKind::Ident(_) | TokenKind::Underscore => {}
             _ if annotated => {}
+            // Parameters are lowercase: `record Sample = ...` or `instance Show Int
+            // where` (declarations whose keywords are names elsewhere) are not
+            // definitions of `record` or `instance`.
+            TokenKind::Ident(name) if !is_constructor_name(name) => {}
+            TokenKind::Underscore => {}
             _ => return false,
         }
     }
@@ -137,6 +141,9 @@ mod tests {
             "1 = 2",
             "x + y = 3",
             "f x == g y",
+            "record Sample = { name : String }",
+            "instance Show Int where\n  show = showInt",
+            "f Nothing = 0",
         ] {
             assert!(
                 !matches!(parse(&arena, text), Ok(ReplInput::Decls(_))),
