@@ -214,6 +214,56 @@ fn browse_and_info() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn it_doc_comments_and_definitions_without_def() {
+    let dir = scratch("it");
+    let mut p = start(&dir, &[]);
+    send(&mut p, "1 + 2");
+    expect(&mut p, "3 : Int");
+    send(&mut p, "it * 10");
+    expect(&mut p, "30 : Int");
+    // A comment line continues into the definition typed on the next line, which it
+    // documents.
+    send(&mut p, "-- Doubles a number.");
+    send(&mut p, "double (n : Int) = n * 2");
+    expect(&mut p, "double : Int -> Int");
+    send(&mut p, ":doc double");
+    expect(&mut p, "double : Int -> Int\r\n  Doubles a number.");
+    send(&mut p, "double it");
+    expect(&mut p, "60 : Int");
+    send(&mut p, ":doc try");
+    expect(&mut p, "try : {a : Type} -> a -> Either String a");
+    expect(&mut p, "`try x` evaluates `x` to normal form");
+    send(&mut p, ":doc nope");
+    expect(&mut p, "error: `nope` is not in scope");
+    send(&mut p, "x = it + 1");
+    expect(&mut p, "x : Int");
+    send(&mut p, "x == 61");
+    expect(&mut p, "True : Bool");
+    send(&mut p, ":type (x, \"a\", [Just (1, 2)])");
+    expect(&mut p, ": (Int, String, List (Maybe (Int, Int)))");
+    send(&mut p, "def bad : Int = (1, \"a\")");
+    expect(&mut p, "expected `Int`, found `(Int, String)`");
+    // Everything up to the next prompt is the listing.
+    expect(&mut p, "spindle> ");
+    send(&mut p, ":browse");
+    let text = match p.exp_string("spindle> ") {
+        Ok(text) => text,
+        Err(e) => panic!("waiting for the end of :browse: {e}"),
+    };
+    let session = text.find("-- this session").expect("the session's names");
+    let prelude = text.find("-- the prelude").expect("the prelude's names");
+    assert!(session < prelude, "{text}");
+    for name in ["double : Int -> Int", "x : Int", "it : Bool", "sortBy : "] {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    for internal in ["prim_", "mergeSorted", "foldlRange", "parseJsonItems"] {
+        assert!(!text.contains(internal), "{internal}: {text}");
+    }
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Writes raw bytes to the terminal, as a keyboard or a paste would.
 fn send_bytes(p: &mut PtySession, bytes: &[u8]) {
     use std::io::Write;
@@ -288,7 +338,7 @@ fn piped_input_is_taken_as_typed() {
     assert!(
         stdout.ends_with(
             "f : Int -> Int\nColor : Type\nRed : Color\nGreen : Color\nBlue : Color\n\
-             name : Color -> String\n(10, 20) : Pair Int Int\n\
+             name : Color -> String\n(10, 20) : (Int, Int)\n\
              [\"red\", \"green\", \"blue\"] : List String\n\
              data Color : Type\n  -- defined in this session\n  Red : Color\n  Green : Color\n  Blue : Color\n"
         ),

@@ -14,6 +14,13 @@
 //! - Parentheses follow the precedence table of LANGUAGE.md section 3, erring on the
 //!   side of more.
 //!
+//! Types shown to users (the REPL's answers, the checker's messages) are printed by
+//! [`type_to_string`] and [`term_to_string_cut`], which write a tuple type as it is
+//! written in a program's values: `Pair Int (Pair String Bool)` as
+//! `(Int, String, Bool)`. That form does not parse back as a type (`(Int, String)` is a
+//! pair of types), so `decode` and everything that must read back use
+//! [`term_to_string`]. Every other data type is printed by its name.
+//!
 //! Recursion follows the term's shape; [`stacker`] grows the stack for deep terms.
 
 use crate::core::program::{Builtins, Program};
@@ -43,7 +50,21 @@ pub fn term_to_string(program: &Program, locals: &[&str], term: &Term) -> String
     p.out
 }
 
-/// Prints `term` like [`term_to_string`], for a message: at most about `max` bytes,
+/// Prints a type (or any term) for a person to read: like [`term_to_string`], but a
+/// tuple type is written as a tuple, `Pair Int (Pair String Bool)` as
+/// `(Int, String, Bool)` (and `List (Pair Int String)` as `List (Int, String)`). The
+/// text is not meant to be parsed back (see the module documentation).
+pub fn type_to_string(program: &Program, locals: &[&str], term: &Term) -> String {
+    let mut p = Printer::new(program, term);
+    p.tuple_types = true;
+    for l in locals {
+        p.names.push(l.to_string());
+    }
+    p.term(term, LOW);
+    p.out
+}
+
+/// Prints `term` like [`type_to_string`], for a message: at most about `max` bytes,
 /// the rest cut and shown as `…`. A type can be far larger than its source (types are
 /// shared, so a ten-line program can have a type of a billion nodes); the cost of
 /// printing it is bounded by `max` too, not by the term's size.
@@ -51,6 +72,7 @@ pub fn term_to_string_cut(program: &Program, locals: &[&str], term: &Term, max: 
     let budget = max.saturating_mul(64).max(4096);
     let mut p = Printer::with_budget(program, term, budget);
     p.limit = Some(max);
+    p.tuple_types = true;
     for l in locals {
         p.names.push(l.to_string());
     }
@@ -204,6 +226,8 @@ struct Printer<'p> {
     indent: usize,
     /// For a message: the length past which the rest is cut.
     limit: Option<usize>,
+    /// For a person to read: `Pair A B` applied types written as `(A, B)`.
+    tuple_types: bool,
 }
 
 impl<'p> Printer<'p> {
@@ -227,6 +251,7 @@ impl<'p> Printer<'p> {
             out: String::new(),
             indent: 0,
             limit: None,
+            tuple_types: false,
         };
         p.also_print(term);
         p
@@ -474,6 +499,27 @@ impl<'p> Printer<'p> {
             return;
         }
         let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);
+        if self.tuple_types && pair_type_parts(t, self.builtins.pair).is_some() {
+            // `Pair A (Pair B C)` as `(A, B, C)`: already bracketed, so an atom.
+            self.out.push('(');
+            let (first, mut rest) = pair_type_parts(t, self.builtins.pair).expect("checked");
+            self.term(first, LOW);
+            loop {
+                self.out.push_str(", ");
+                match pair_type_parts(rest, self.builtins.pair) {
+                    Some((a, b)) => {
+                        self.term(a, LOW);
+                        rest = b;
+                    }
+                    None => {
+                        self.term(rest, LOW);
+                        break;
+                    }
+                }
+            }
+            self.out.push(')');
+            return;
+        }
         if explicit
             && let Term::Prim(p, _) = head
             && let (Some((sym, level, lhs, rhs)), 2) = (operator(*p), args.len())
@@ -787,6 +833,17 @@ fn cons_parts(t: &Term, cons: ConId) -> Option<(Option<&Term>, &Term, &Term)> {
 fn pair_parts(t: &Term, pair: ConId) -> Option<(&Term, &Term)> {
     let (implicit, a, b) = con_two_args(t, pair)?;
     matches!(implicit.len(), 0 | 2).then_some((a, b))
+}
+
+/// `(A, B)` if `t` is the type `Pair A B` (the data type fully applied).
+fn pair_type_parts(t: &Term, pair: crate::core::term::DataId) -> Option<(&Term, &Term)> {
+    let Term::App(f, Plicity::Explicit, b) = t else {
+        return None;
+    };
+    let Term::App(head, Plicity::Explicit, a) = &**f else {
+        return None;
+    };
+    matches!(&**head, Term::Data(d) if *d == pair).then_some((&**a, &**b))
 }
 
 /// The implicit arguments and the two explicit arguments of `con {..} a b`.

@@ -460,7 +460,7 @@ mod tests {
         assert_eq!(
             out,
             "f : Int -> Int\nColor : Type\nRed : Color\nGreen : Color\nname : Color -> String\n\
-             (10, 20, [\"red\", \"green\"]) : Pair Int (Pair Int (List String))\n"
+             (10, 20, [\"red\", \"green\"]) : (Int, Int, List String)\n"
         );
     }
 

@@ -80,12 +80,16 @@ pub trait ReplBackend {
     fn stats(&self) -> Reply;
 
     /// `:browse`: the names in scope with their types: the session's own, the loaded
-    /// file's, then the prelude's.
+    /// file's, then the prelude's (without its internal helpers).
     fn browse(&self) -> Reply;
 
     /// `:info NAME`: a name's type and where it is defined; for a data type, also its
     /// constructors.
     fn info(&self, name: &str) -> Reply;
+
+    /// `:doc NAME`: a name's type and its documentation (the `--` comment lines
+    /// directly above its declaration; a constructor's are its data type's).
+    fn doc(&self, name: &str) -> Reply;
 
     /// The last input, if it was declarations: an indented line that comes after it
     /// continues it (see [`ReplBackend::extend`]).
@@ -126,6 +130,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "NAME",
         "the type of NAME, where it is defined, a data type's constructors",
     ),
+    (
+        ":doc",
+        "NAME",
+        "the type of NAME and its documentation (the -- lines above it)",
+    ),
     (":help", "", "this help"),
     (":quit", "", "leave (Ctrl-D does too)"),
 ];
@@ -150,6 +159,8 @@ pub enum Command {
     Browse,
     /// `:info NAME`.
     Info(String),
+    /// `:doc NAME`.
+    Doc(String),
     /// `:help`.
     Help,
     /// `:quit`.
@@ -160,9 +171,12 @@ pub enum Command {
 }
 
 /// Classifies one input. A command is a line starting with `:`; any unambiguous
-/// prefix of a command's name works (`:t`, `:l`, `:r`, `:b`, `:i`), and `:s` is
+/// prefix of a command's name works (`:t`, `:l`, `:r`, `:b`, `:i`, `:d`), and `:s` is
 /// `:stack` (the first command of the table that the prefix fits).
 pub fn parse_command(line: &str) -> Command {
+    // Comment lines typed above a command (they continue into the next line, as doc
+    // comments do) are left out.
+    let line = after_comment_lines(line);
     let trimmed = line.trim_start();
     let Some(rest) = trimmed.strip_prefix(':') else {
         return Command::Input(line.to_string());
@@ -203,6 +217,7 @@ pub fn parse_command(line: &str) -> Command {
         "stats" => Command::Stats,
         "browse" => Command::Browse,
         "info" => Command::Info(arg.to_string()),
+        "doc" => Command::Doc(arg.to_string()),
         "help" => Command::Help,
         _ => Command::Quit,
     }
@@ -210,7 +225,10 @@ pub fn parse_command(line: &str) -> Command {
 
 /// Whether `line` is merely unfinished (an open parenthesis, a `let` without `in`, a
 /// trailing operator, an open string or comment): the REPL reads another line and
-/// tries again. Commands whose argument is an expression continue the same way.
+/// tries again. Commands whose argument is an expression continue the same way. So
+/// does an input of `--` comment lines only, up to a blank line: comment lines
+/// directly above a declaration document it ([`crate::syntax::doc`]), at the prompt
+/// as in a file.
 pub fn is_unfinished(line: &str) -> bool {
     let text = match parse_command(line) {
         Command::Input(text) | Command::Type(text) | Command::Stack(text) => text,
@@ -219,11 +237,39 @@ pub fn is_unfinished(line: &str) -> bool {
     if text.trim().is_empty() {
         return false;
     }
+    if is_doc_comment(&text) {
+        return true;
+    }
     let arena = Bump::new();
     matches!(
         parser::parse_repl_input(&arena, FileId(0), &text),
         Err(failure) if failure.unfinished
     )
+}
+
+/// `line` without the `--` comment lines (and blank lines) it starts with, when a
+/// command follows them; otherwise `line` itself.
+fn after_comment_lines(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let t = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        if t.starts_with(':') {
+            return t;
+        }
+        if !t.starts_with("--") {
+            return line;
+        }
+        match t.find('\n') {
+            Some(i) => rest = &t[i + 1..],
+            None => return line,
+        }
+    }
+}
+
+/// Whether `text` is `--` comment lines only, the last not blank: what may document
+/// the declaration on the next line.
+fn is_doc_comment(text: &str) -> bool {
+    !text.ends_with('\n') && text.lines().all(|l| l.trim_start().starts_with("--"))
 }
 
 /// Whether a line is indented: it starts with a space or a tab and is not blank. In a
@@ -246,6 +292,8 @@ pub fn help_text() -> String {
         "Type a declaration (def, data, extern, import) to add it to the session, or an\n\
          expression to evaluate it; unfinished input continues on the next line.\n\
          An indented line continues the declaration above it, as in a file.\n\
+         `x = e` (or `f x y = e`) is `def x = e`; `it` is the last value evaluated.\n\
+         `--` lines typed directly above a definition are its documentation (:doc).\n\
          A later def of a name replaces the earlier one. Ctrl-C interrupts an evaluation.\n\
          Commands (any unambiguous prefix works, :s is :stack):\n",
     );
@@ -280,6 +328,7 @@ pub fn handle(backend: &mut dyn ReplBackend, line: &str) -> Action {
         Command::Stats => backend.stats(),
         Command::Browse => backend.browse(),
         Command::Info(name) => backend.info(&name),
+        Command::Doc(name) => backend.doc(&name),
         Command::Help => Reply::out(help_text()),
         Command::Quit => return Action::Quit,
         Command::Bad(message) => Reply::err(format!("error: {message}\n")),
@@ -307,6 +356,22 @@ mod tests {
         assert_eq!(parse_command(":b"), Command::Browse);
         assert_eq!(parse_command(":info map"), Command::Info("map".into()));
         assert_eq!(parse_command(":i Maybe"), Command::Info("Maybe".into()));
+        assert_eq!(parse_command(":doc map"), Command::Doc("map".into()));
+        assert_eq!(parse_command(":d try"), Command::Doc("try".into()));
+        assert!(matches!(parse_command(":doc"), Command::Bad(_)));
+        // Comment lines above a command are left out.
+        assert_eq!(
+            parse_command("-- a note\n  -- more\n:doc map"),
+            Command::Doc("map".into())
+        );
+        assert_eq!(
+            parse_command("-- a note\n:t 1"),
+            Command::Type("   1".into())
+        );
+        assert_eq!(
+            parse_command("-- a note\n1"),
+            Command::Input("-- a note\n1".into())
+        );
         assert!(matches!(parse_command(":info"), Command::Bad(_)));
         assert!(matches!(parse_command(":browse x"), Command::Bad(_)));
         assert_eq!(parse_command(":help"), Command::Help);
@@ -345,6 +410,10 @@ mod tests {
             ":type (1 +",
             ":stack let x = 1",
             "\"abc",
+            "-- a doc comment",
+            "-- two lines\n  -- of doc comment",
+            "x =",
+            "f x y =",
         ] {
             assert!(is_unfinished(text), "{text:?}");
         }
@@ -356,6 +425,10 @@ mod tests {
             ":load (",
             ":help",
             ":frob (",
+            "-- a comment, then a blank line\n",
+            "-- a comment\ndef x = 1",
+            "x = 1",
+            "x == 1",
         ] {
             assert!(!is_unfinished(text), "{text:?}");
         }

@@ -13,6 +13,14 @@
 //!
 //! Files are read once into a snapshot and re-read only by `:reload`, so editing the
 //! loaded file changes nothing until then.
+//!
+//! `it`, the last value evaluated, is a declaration input of the session's own
+//! (`def it : T = VALUE`, the value's printed text, so that using it calls no external
+//! again), replaced after each evaluation (`Session::remember`); a declaration that
+//! mentions `it` is kept with the value written out in place of it, so that it keeps
+//! the value it was given when `it` changes. `x = e` is parsed as `def x = e`
+//! ([`parser::parse_repl_input`]). `:doc` reads a declaration's doc comment from its
+//! source ([`crate::syntax::doc`]).
 
 use super::{ReplBackend, Reply};
 use crate::core::pretty;
@@ -33,11 +41,33 @@ use std::time::Instant;
 /// One declaration input kept in the session.
 #[derive(Debug, Clone)]
 struct Kept {
-    /// The input as typed.
+    /// The input as typed (with `it` replaced by its value, see [`Session::freeze_it`]).
     text: String,
     /// The names it declares.
     names: Vec<String>,
+    /// For the definition of `it` the session makes after an evaluation
+    /// ([`Session::remember`]): the expression `it` stands for, closed (no `it` in
+    /// it). `None` for the user's own inputs.
+    it_body: Option<String>,
 }
+
+impl Kept {
+    /// A declaration input of the user's.
+    fn typed(text: String, names: Vec<String>) -> Kept {
+        Kept {
+            text,
+            names,
+            it_body: None,
+        }
+    }
+}
+
+/// The name of the last value evaluated.
+pub const IT: &str = "it";
+
+/// A value printed longer than this (in bytes) is not kept as its text for `it` (the
+/// session checks its inputs again at every input): `it` is then the expression again.
+pub const IT_VALUE_LIMIT: usize = 64 * 1024;
 
 /// The REPL's backend (see the module documentation).
 pub struct Session {
@@ -128,10 +158,16 @@ impl Session {
         }
     }
 
-    /// Evaluates the expression definition `id` and prints `value : Type`.
-    fn evaluate(&mut self, loaded: &Loaded, id: DefId, source: &str) -> Reply {
+    /// Evaluates the expression definition `id` and prints `value : Type`. On success,
+    /// also the value's text and the definition's type as source (for `it`).
+    fn evaluate(
+        &mut self,
+        loaded: &Loaded,
+        id: DefId,
+        source: &str,
+    ) -> (Reply, Option<(String, String)>) {
         let Some(program) = &loaded.program else {
-            return Reply::err(loaded.render_errors());
+            return (Reply::err(loaded.render_errors()), None);
         };
         let ty = type_text(program, id, source);
         let start = Instant::now();
@@ -148,26 +184,142 @@ impl Session {
         stats.wall_ms = start.elapsed().as_millis() as u64;
         self.last_stats = Some(stats);
         match result {
-            Ok(text) => Reply::out(format!("{text} : {ty}\n")),
-            Err(e) => Reply::err(diagnostic::render(&loaded.sources, &[e.to_diagnostic()])),
+            Ok(text) => {
+                let reply = Reply::out(format!("{text} : {ty}\n"));
+                let source_ty =
+                    pretty::term_to_string(program, &[], &expression_type(program, id, source));
+                (reply, Some((text, source_ty)))
+            }
+            Err(e) => (
+                Reply::err(diagnostic::render(&loaded.sources, &[e.to_diagnostic()])),
+                None,
+            ),
+        }
+    }
+
+    /// Loads the session with `extra` after the kept inputs. When that has errors and
+    /// the session has a definition of `it` of its own, tries again without it (the
+    /// value of `it` may name a type that was redefined since): `true` then when that
+    /// checks, and the caller forgets `it`.
+    fn load_or_forget_it(
+        &mut self,
+        file: Option<&Path>,
+        kept: &[Kept],
+        extra: Option<&str>,
+    ) -> (Loaded, bool) {
+        let loaded = load_with(&mut self.snapshot, file, kept, extra);
+        if !loaded.has_errors() || !kept.iter().any(|k| k.it_body.is_some()) {
+            return (loaded, false);
+        }
+        let without: Vec<Kept> = kept
+            .iter()
+            .filter(|k| k.it_body.is_none())
+            .cloned()
+            .collect();
+        let again = load_with(&mut self.snapshot, file, &without, extra);
+        let ok = !again.has_errors();
+        (again, ok)
+    }
+
+    /// Forgets the session's own definition of `it`; the note that says so.
+    fn forget_it(&mut self) -> String {
+        self.kept.retain(|k| k.it_body.is_none());
+        format!("`{IT}` is forgotten: its value no longer checks\n")
+    }
+
+    /// The expression the `it` in scope stands for, when it is the session's own (the
+    /// last value); `None` when there is none or the user defined `it`.
+    fn it_body(&self) -> Option<&str> {
+        self.kept
+            .iter()
+            .rev()
+            .find(|k| k.names.iter().any(|n| n == IT))
+            .and_then(|k| k.it_body.as_deref())
+    }
+
+    /// A declaration input with `it` (the last value) written out in place, so that
+    /// what it declares keeps the value it was given (`y = it * 10` stays `30` when
+    /// `it` changes), as a session's values do; `None` when it does not mention `it` or
+    /// `it` is not the session's own.
+    fn freeze_it(&self, text: &str) -> Option<String> {
+        replace_it(text, self.it_body()?)
+    }
+
+    /// Makes `it` the value just evaluated: a definition of the session's own, its
+    /// value's text with its type when that checks (the value is not computed again:
+    /// no external is called again), otherwise the expression itself (with the earlier
+    /// `it` written out in it), with its type or without. The earlier `it` is replaced.
+    /// Nothing changes when none checks.
+    fn remember(&mut self, expr: &str, value: &str, source_ty: &str) {
+        let mut candidates: Vec<(String, String)> = Vec::new();
+        if value.len() <= IT_VALUE_LIMIT {
+            candidates.push((
+                format!("def {IT} : {source_ty} = {value}"),
+                format!("{value} : {source_ty}"),
+            ));
+        }
+        let closed = if mentions_it(expr) {
+            self.it_body().and_then(|body| replace_it(expr, body))
+        } else {
+            Some(expr.to_string())
+        };
+        if let Some(closed) = closed {
+            candidates.push((
+                format!("def {IT} : {source_ty} =\n{closed}\n"),
+                format!("{closed}\n : {source_ty}"),
+            ));
+            candidates.push((format!("def {IT} =\n{closed}\n"), closed));
+        }
+        let earlier: Vec<Kept> = self
+            .kept
+            .iter()
+            .filter(|k| k.it_body.is_none())
+            .cloned()
+            .collect();
+        for (text, body) in candidates {
+            let mut kept = earlier.clone();
+            kept.push(Kept {
+                text,
+                names: vec![IT.to_string()],
+                it_body: Some(body),
+            });
+            let loaded = load_with(&mut self.snapshot, self.file.as_deref(), &kept, None);
+            if !loaded.has_errors() {
+                self.kept = kept;
+                self.current = loaded;
+                return;
+            }
         }
     }
 
     /// Checks a declaration input and keeps it.
     fn declare(&mut self, text: &str, names: Vec<String>) -> Reply {
-        let loaded = load_with(
-            &mut self.snapshot,
-            self.file.as_deref(),
-            &self.kept,
-            Some(text),
-        );
+        let kept = self.kept.clone();
+        let file = self.file.clone();
+        // A declaration that uses the last value keeps that value.
+        let frozen = self.freeze_it(text).and_then(|frozen| {
+            let loaded = load_with(&mut self.snapshot, file.as_deref(), &kept, Some(&frozen));
+            (!loaded.has_errors()).then_some((frozen, loaded))
+        });
+        let (text, loaded, forgot_it) = match frozen {
+            Some((frozen, loaded)) => (frozen, loaded, false),
+            None => {
+                let (loaded, forgot) = self.load_or_forget_it(file.as_deref(), &kept, Some(text));
+                (text.to_string(), loaded, forgot)
+            }
+        };
         if loaded.has_errors() {
             return Reply::err(loaded.render_errors());
         }
+        let text = text.as_str();
         let mut redefined = Vec::new();
         let mut shadowing = String::new();
         for name in &names {
-            if self.kept.iter().any(|k| k.names.contains(name)) {
+            if self
+                .kept
+                .iter()
+                .any(|k| k.it_body.is_none() && k.names.contains(name))
+            {
                 redefined.push(format!("`{name}`"));
             } else if let Some(place) = self.defined_outside(name) {
                 shadowing.push_str(&format!("`{name}` now shadows the one in {place}\n"));
@@ -185,11 +337,11 @@ impl Session {
             ),
         };
         notes.push_str(&shadowing);
+        if forgot_it {
+            notes.push_str(&self.forget_it());
+        }
         notes.push_str(&declared_types(&loaded));
-        self.kept.push(Kept {
-            text: text.to_string(),
-            names,
-        });
+        self.kept.push(Kept::typed(text.to_string(), names));
         self.current = loaded;
         Reply::out(notes)
     }
@@ -239,7 +391,7 @@ impl Session {
         } else {
             Vec::new()
         };
-        let loaded = load_with(&mut self.snapshot, Some(&file), &kept, None);
+        let (loaded, forgot_it) = self.load_or_forget_it(Some(&file), &kept, None);
         if loaded.has_errors() {
             let mut err = loaded.render_errors();
             if reload {
@@ -249,7 +401,8 @@ impl Session {
             return Reply::err(err);
         }
         self.last_decl = None;
-        let forgotten = self.kept.len() - kept.len();
+        let forgotten = self.kept.iter().filter(|k| k.it_body.is_none()).count()
+            - kept.iter().filter(|k| k.it_body.is_none()).count();
         self.kept = kept;
         self.file = Some(file.clone());
         self.current = loaded;
@@ -260,6 +413,9 @@ impl Session {
         );
         if forgotten > 0 {
             out.push_str("(the session's earlier declarations are forgotten)\n");
+        }
+        if forgot_it {
+            out.push_str(&self.forget_it());
         }
         Reply::out(out)
     }
@@ -319,7 +475,7 @@ fn declared_types(loaded: &Loaded) -> String {
     found.sort_by_key(|(start, _, _)| *start);
     found
         .into_iter()
-        .map(|(_, name, ty)| format!("{name} : {}\n", pretty::term_to_string(program, &[], &ty)))
+        .map(|(_, name, ty)| format!("{name} : {}\n", pretty::type_to_string(program, &[], &ty)))
         .collect()
 }
 
@@ -358,10 +514,16 @@ fn is_bare_name(text: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
 }
 
-/// The type of the expression definition `id`, as Spindle source. When the expression
-/// is a global name alone, that global's declared type (the checker instantiates its
-/// implicit arguments, and those nothing constrains would show as `Unit`).
+/// The type of the expression definition `id`, as shown to the user
+/// ([`pretty::type_to_string`]). When the expression is a global name alone, that
+/// global's declared type (the checker instantiates its implicit arguments, and those
+/// nothing constrains would show as `Unit`).
 fn type_text(program: &Program, id: DefId, source: &str) -> String {
+    pretty::type_to_string(program, &[], &expression_type(program, id, source))
+}
+
+/// The type [`type_text`] shows.
+fn expression_type(program: &Program, id: DefId, source: &str) -> RcTerm {
     let def = program.def(id);
     let mut ty: RcTerm = def.ty.clone();
     if is_bare_name(source) {
@@ -377,7 +539,7 @@ fn type_text(program: &Program, id: DefId, source: &str) -> String {
             _ => ty,
         };
     }
-    pretty::term_to_string(program, &[], &ty)
+    ty
 }
 
 impl ReplBackend for Session {
@@ -407,7 +569,13 @@ impl ReplBackend for Session {
                     });
                 }
                 match self.check_expr(text) {
-                    Ok((loaded, id)) => self.evaluate(&loaded, id, text),
+                    Ok((loaded, id)) => {
+                        let (reply, value) = self.evaluate(&loaded, id, text);
+                        if let Some((value, source_ty)) = value {
+                            self.remember(text, &value, &source_ty);
+                        }
+                        reply
+                    }
                     Err(reply) => reply,
                 }
             }
@@ -439,6 +607,9 @@ impl ReplBackend for Session {
         // Grouped by where the names are declared: this session, files, the prelude.
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for entry in scope_entries(program, &self.current.sources) {
+            if entry.origin == THE_PRELUDE && is_prelude_internal(&entry.name) {
+                continue;
+            }
             let line = format!("{} : {}", entry.name, entry.ty);
             match groups.iter_mut().find(|(o, _)| *o == entry.origin) {
                 Some((_, lines)) => lines.push(line),
@@ -464,31 +635,57 @@ impl ReplBackend for Session {
         if let Some(text) = info_text(program, &self.current.sources, name) {
             return Reply::out(text);
         }
-        let builtin = match name {
-            "Int" | "Float" | "String" => Some(format!("{name} : Type\n  -- a primitive type\n")),
-            "Type" => Some("Type : Type 1\n  -- the type of types\n".to_string()),
-            "error" => Some(
-                "error : {a : Type} -> String -> a\n  -- a primitive: stops the program with \
-                 the message\n"
-                    .to_string(),
-            ),
-            _ => crate::prim::Prim::from_name(name)
-                .map(|_| format!("{name}\n  -- a primitive operation\n")),
+        match builtin_info(name) {
+            Some(text) => Reply::out(text),
+            None => self.not_in_scope(name),
+        }
+    }
+
+    fn doc(&self, name: &str) -> Reply {
+        let Some(program) = &self.current.program else {
+            return Reply::err("error: the session does not check\n");
         };
-        if let Some(text) = builtin {
-            return Reply::out(text);
-        }
-        let mut message = format!("error: `{name}` is not in scope");
-        let names = self.names();
-        let candidates = names
+        let sources = &self.current.sources;
+        let entries = scope_entries(program, sources);
+        let Some(e) = entries.iter().find(|e| e.name == name) else {
+            // A primitive's description is its documentation.
+            return match builtin_info(name) {
+                Some(text) => Reply::out(text),
+                None => self.not_in_scope(name),
+            };
+        };
+        let mut out = format!("{name} : {}\n", e.ty);
+        // A constructor is documented with its data type.
+        let con_of = program
+            .datas
             .iter()
-            .map(String::as_str)
-            .filter(|n| !KEYWORDS.contains(n));
-        if let Some(best) = crate::check::scope::suggest(name, candidates) {
-            message.push_str(&format!(" (did you mean `{best}`?)"));
+            .find(|d| d.ctors.iter().any(|c| &*c.name == name && c.span == e.span));
+        let doc = match con_of {
+            Some(d) => {
+                out.push_str(&format!("  -- a constructor of `{}`\n", d.name));
+                crate::syntax::doc::doc_at(sources, d.span)
+            }
+            None if name == IT && e.origin == THIS_SESSION && self.it_body().is_some() => {
+                Some("The last value evaluated.".to_string())
+            }
+            None => crate::syntax::doc::doc_at(sources, e.span),
+        };
+        match doc {
+            Some(text) => {
+                for line in text.lines() {
+                    if line.is_empty() {
+                        out.push('\n');
+                    } else {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
+            }
+            None => out.push_str(&format!(
+                "  (`{name}` has no documentation: `--` lines directly above a definition \
+                 document it)\n"
+            )),
         }
-        message.push('\n');
-        Reply::err(message)
+        Reply::out(out)
     }
 
     fn type_of(&mut self, expr: &str) -> Reply {
@@ -570,6 +767,80 @@ impl ReplBackend for Session {
     }
 }
 
+/// `text` with every name `it` in it replaced by `(body)` (on a line of its own end,
+/// so that a comment in `body` ends there); `None` when `text` has no name `it`.
+fn replace_it(text: &str, body: &str) -> Option<String> {
+    if text.len() > crate::syntax::span::MAX_SOURCE_BYTES {
+        return None;
+    }
+    let arena = Bump::new();
+    let mut lexer = crate::syntax::lexer::Lexer::new(&arena, FileId(0), text);
+    let close = if body.contains("--") || body.contains('\n') {
+        "\n)"
+    } else {
+        ")"
+    };
+    let mut out = String::new();
+    let mut last = 0;
+    loop {
+        let tok = lexer.next_token();
+        match tok.kind {
+            crate::syntax::lexer::TokenKind::Eof => break,
+            crate::syntax::lexer::TokenKind::Ident(IT) => {
+                out.push_str(&text[last..tok.span.start as usize]);
+                out.push('(');
+                out.push_str(body);
+                out.push_str(close);
+                last = tok.span.end as usize;
+            }
+            _ => {}
+        }
+    }
+    if last == 0 {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+impl Session {
+    /// The error for a name that is not in scope, with a close name if there is one.
+    fn not_in_scope(&self, name: &str) -> Reply {
+        let mut message = format!("error: `{name}` is not in scope");
+        let names = self.names();
+        let candidates = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !KEYWORDS.contains(n));
+        if let Some(best) = crate::check::scope::suggest(name, candidates) {
+            message.push_str(&format!(" (did you mean `{best}`?)"));
+        }
+        message.push('\n');
+        Reply::err(message)
+    }
+}
+
+/// What `:info` (and `:doc`) say of a built-in name that no declaration has: the
+/// primitive types, `Type`, `error` and the primitive operations.
+fn builtin_info(name: &str) -> Option<String> {
+    match name {
+        "Int" | "Float" | "String" => Some(format!("{name} : Type\n  -- a primitive type\n")),
+        "Type" => Some("Type : Type 1\n  -- the type of types\n".to_string()),
+        "error" => Some(
+            "error : {a : Type} -> String -> a\n  -- a primitive: stops the program with \
+             the message\n"
+                .to_string(),
+        ),
+        _ => crate::prim::Prim::from_name(name)
+            .map(|_| format!("{name}\n  -- a primitive operation\n")),
+    }
+}
+
+/// Whether `text` has the name `it` in it.
+fn mentions_it(text: &str) -> bool {
+    replace_it(text, "").is_some()
+}
+
 /// Whether an input starts with a declaration keyword (`def`, `data`, `extern`).
 fn starts_a_declaration(text: &str) -> bool {
     let first = text.split_whitespace().next().unwrap_or("");
@@ -587,6 +858,35 @@ fn origin(sources: &SourceMap, span: Span) -> String {
     } else {
         name.clone()
     }
+}
+
+/// The prelude's internal helpers, which `:browse` leaves out (with every name
+/// starting with `prim_`): the loops the machine runs pipelines as, the halves of
+/// `sortBy`, `parseJson`, `renderJson` and `streamLines`. They stay in scope (`:info`
+/// and `:doc` find them).
+pub const PRELUDE_INTERNALS: &[&str] = &[
+    "foldlRange",
+    "filterRange",
+    "mapFilterRange",
+    "mergeBy",
+    "mergeSorted",
+    "parseJsonValue",
+    "parseJsonItems",
+    "parseJsonEntries",
+    "renderJsonEntry",
+    "streamLinesFrom",
+    "streamLinesPieces",
+];
+
+/// Whether a prelude name is one of its internals ([`PRELUDE_INTERNALS`]), or an
+/// instance or the helper of `deriving` (`instance'Show'Int`, `derived'Show'Bool`,
+/// `derive'show`: names with a `'` that only the parser makes).
+pub fn is_prelude_internal(name: &str) -> bool {
+    name.starts_with("prim_")
+        || PRELUDE_INTERNALS.contains(&name)
+        || ["derive'", "derived'", "instance'"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
 /// The origin of the session's own declarations.
@@ -621,7 +921,7 @@ struct ScopeEntry {
 /// externals, definitions). A name declared in several places is in scope once, as
 /// [`origin_rank`] says; the session's expression definition is left out.
 fn scope_entries(program: &Program, sources: &SourceMap) -> Vec<ScopeEntry> {
-    let show = |ty: &RcTerm| pretty::term_to_string(program, &[], ty);
+    let show = |ty: &RcTerm| pretty::type_to_string(program, &[], ty);
     let entry = |name: &str, ty: String, span: Span| ScopeEntry {
         origin: origin(sources, span),
         name: name.to_string(),
@@ -695,7 +995,7 @@ fn info_text(program: &Program, sources: &SourceMap, name: &str) -> Option<Strin
                 data: crate::core::term::DataId(i as u32),
                 index: j as u32,
             };
-            let cty = pretty::term_to_string(program, &[], &program.con_type(con));
+            let cty = pretty::type_to_string(program, &[], &program.con_type(con));
             out.push_str(&format!("  {} : {cty}\n", c.name));
         }
     } else if let Some(d) = con_of {
@@ -751,7 +1051,7 @@ mod tests {
         );
         assert_eq!(
             line(&mut s, "(1, Just (-2))"),
-            Reply::out("(1, Just (-2)) : Pair Int (Maybe Int)\n")
+            Reply::out("(1, Just (-2)) : (Int, Maybe Int)\n")
         );
         assert_eq!(line(&mut s, "-- a comment"), Reply::default());
         assert_eq!(line(&mut s, ""), Reply::default());
@@ -996,5 +1296,276 @@ mod tests {
         setter.join().unwrap();
         assert!(r.err.contains("interrupted"), "{r:?}");
         assert_eq!(line(&mut s, "1 + 1"), Reply::out("2 : Int\n"));
+    }
+
+    #[test]
+    fn it_is_the_last_value() {
+        let mut s = Session::new();
+        // Before any value, `it` is an unbound name as any other.
+        assert!(line(&mut s, "it").err.contains("unbound name `it`"));
+        assert_eq!(line(&mut s, "1 + 2"), Reply::out("3 : Int\n"));
+        assert_eq!(line(&mut s, "it * 10"), Reply::out("30 : Int\n"));
+        assert_eq!(line(&mut s, ":type it"), Reply::out("it : Int\n"));
+        assert_eq!(line(&mut s, "\"a\""), Reply::out("\"a\" : String\n"));
+        assert_eq!(line(&mut s, "it ++ \"b\""), Reply::out("\"ab\" : String\n"));
+        // An input that fails leaves `it` as it was.
+        assert!(line(&mut s, "1 / 0").err.contains("division by zero"));
+        assert!(line(&mut s, "it * 2").err.starts_with("error"));
+        assert_eq!(line(&mut s, "it"), Reply::out("\"ab\" : String\n"));
+        // Its type is the value's, tuples included.
+        line(&mut s, "(1, \"a\", True)");
+        assert_eq!(
+            line(&mut s, ":type it"),
+            Reply::out("it : (Int, String, Bool)\n")
+        );
+        // After a polymorphic name alone, `it` has the name's type.
+        line(&mut s, "map");
+        assert_eq!(
+            line(&mut s, "it (\\x -> x + 1) [1]"),
+            Reply::out("[2] : List Int\n")
+        );
+        assert_eq!(
+            line(&mut s, "(it, it)"),
+            Reply::out("([2], [2]) : (List Int, List Int)\n")
+        );
+        // It is not in the way of the user's own `it`, and comes back with the next value.
+        let r = line(&mut s, "def it = 5");
+        assert_eq!(r, Reply::out("it : Int\n"));
+        assert_eq!(line(&mut s, "it + 1"), Reply::out("6 : Int\n"));
+        assert_eq!(line(&mut s, "it + 1"), Reply::out("7 : Int\n"));
+        assert!(s.names().contains(&"it".to_string()));
+    }
+
+    #[test]
+    fn a_definition_that_uses_it_keeps_its_value() {
+        let mut s = Session::new();
+        line(&mut s, "1 + 2");
+        assert_eq!(line(&mut s, "y = it * 10"), Reply::out("y : Int\n"));
+        line(&mut s, "\"now a string\"");
+        assert_eq!(
+            line(&mut s, "it"),
+            Reply::out("\"now a string\" : String\n")
+        );
+        assert_eq!(line(&mut s, "y"), Reply::out("30 : Int\n"));
+    }
+
+    #[test]
+    fn it_is_not_computed_again() {
+        // Each evaluation of the call appends a line to a file and answers how many
+        // lines there are: `it` must keep the first answer.
+        let dir = scratch("counter.txt", "").parent().unwrap().to_path_buf();
+        let counter = dir.join("counter.txt");
+        let mut s = Session::new();
+        let call = format!(
+            "trim (shell \"echo x >> '{}'; wc -l < '{}'\")",
+            counter.display(),
+            counter.display()
+        );
+        assert_eq!(line(&mut s, &call), Reply::out("\"1\" : String\n"));
+        assert_eq!(line(&mut s, "it"), Reply::out("\"1\" : String\n"));
+        assert_eq!(line(&mut s, "it ++ it"), Reply::out("\"11\" : String\n"));
+        assert_eq!(std::fs::read_to_string(&counter).unwrap(), "x\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn it_is_forgotten_when_its_type_is_redefined() {
+        let mut s = Session::new();
+        line(&mut s, "data Color = Red | Green");
+        assert_eq!(line(&mut s, "Red"), Reply::out("Red : Color\n"));
+        let r = line(&mut s, "data Color = Blue");
+        assert!(r.err.is_empty(), "{}", r.err);
+        assert!(r.out.contains("`it` is forgotten"), "{}", r.out);
+        assert!(r.out.contains("Blue : Color"), "{}", r.out);
+        assert!(line(&mut s, "it").err.contains("unbound name `it`"));
+        assert_eq!(line(&mut s, "Blue"), Reply::out("Blue : Color\n"));
+        assert_eq!(line(&mut s, "it"), Reply::out("Blue : Color\n"));
+    }
+
+    #[test]
+    fn definitions_without_def() {
+        let mut s = Session::new();
+        assert_eq!(line(&mut s, "x = 40"), Reply::out("x : Int\n"));
+        assert_eq!(line(&mut s, "x + 2"), Reply::out("42 : Int\n"));
+        assert_eq!(line(&mut s, "x == 40"), Reply::out("True : Bool\n"));
+        assert_eq!(
+            line(&mut s, "f (a : Int) (b : Int) = a * b"),
+            Reply::out("f : Int -> Int -> Int\n")
+        );
+        assert_eq!(line(&mut s, "f 6 7"), Reply::out("42 : Int\n"));
+        assert_eq!(
+            line(&mut s, "g : Int -> Int = \\n -> n + x"),
+            Reply::out("g : Int -> Int\n")
+        );
+        assert_eq!(line(&mut s, "g 2"), Reply::out("42 : Int\n"));
+        let r = line(&mut s, "x = 1");
+        assert!(r.out.contains("`x` redefined"), "{r:?}");
+        assert_eq!(line(&mut s, "g 2"), Reply::out("3 : Int\n"));
+        // An ill-typed one is refused like a `def`.
+        assert!(line(&mut s, "x = 1 + \"a\"").err.contains("type mismatch"));
+        assert_eq!(line(&mut s, "x"), Reply::out("1 : Int\n"));
+        assert!(
+            line(&mut s, ":type x = 2")
+                .err
+                .contains("expected an expression")
+        );
+    }
+
+    #[test]
+    fn doc_shows_type_and_documentation() {
+        let mut s = Session::new();
+        let r = line(&mut s, ":doc try");
+        assert!(
+            r.out.starts_with(
+                "try : {a : Type} -> a -> Either String a\n  `try x` evaluates `x` to normal form;"
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            line(&mut s, ":doc range"),
+            Reply::out(
+                "range : Int -> Int -> List Int\n  `range a b` is [a, a + 1, ..., b - 1].\n"
+            )
+        );
+        // Comment lines directly above a definition typed at the prompt.
+        assert_eq!(
+            line(&mut s, "-- Adds one.\n-- To an Int.\ninc (n : Int) = n + 1"),
+            Reply::out("inc : Int -> Int\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc inc"),
+            Reply::out("inc : Int -> Int\n  Adds one.\n  To an Int.\n")
+        );
+        line(
+            &mut s,
+            "-- Pairs.\ndef both (n : Int) : Pair Int Int = (n, n)",
+        );
+        assert_eq!(
+            line(&mut s, ":d both"),
+            Reply::out("both : Int -> (Int, Int)\n  Pairs.\n")
+        );
+        // Without documentation, and unknown.
+        line(&mut s, "plain = 1");
+        assert_eq!(
+            line(&mut s, ":doc plain"),
+            Reply::out(
+                "plain : Int\n  (`plain` has no documentation: `--` lines directly above a \
+                 definition document it)\n"
+            )
+        );
+        assert_eq!(
+            line(&mut s, ":doc fodlr"),
+            Reply::err("error: `fodlr` is not in scope (did you mean `foldr`?)\n")
+        );
+        assert!(
+            line(&mut s, ":doc Just")
+                .out
+                .starts_with("Just : {a : Type} -> a -> Maybe a\n  -- a constructor of `Maybe`\n")
+        );
+        assert!(line(&mut s, ":doc Int").out.contains("a primitive type"));
+        line(&mut s, "1 + 1");
+        assert_eq!(
+            line(&mut s, ":doc it"),
+            Reply::out("it : Int\n  The last value evaluated.\n")
+        );
+    }
+
+    #[test]
+    fn doc_of_a_loaded_file() {
+        let path = scratch(
+            "doc.sp",
+            "-- Not documentation: a blank line follows.\n\n\
+             -- The answer, checked by hand.\ndef answer : Int = 42\n\n\
+             -- Colours.\ndata Color = Red | Green\n",
+        );
+        let mut s = Session::new();
+        line(&mut s, &format!(":load {}", path.display()));
+        assert_eq!(
+            line(&mut s, ":doc answer"),
+            Reply::out("answer : Int\n  The answer, checked by hand.\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc Color"),
+            Reply::out("Color : Type\n  Colours.\n")
+        );
+        assert_eq!(
+            line(&mut s, ":doc Green"),
+            Reply::out("Green : Color\n  -- a constructor of `Color`\n  Colours.\n")
+        );
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn browse_leaves_out_the_prelude_internals() {
+        let mut s = Session::new();
+        line(&mut s, "def mergeBy (x : Int) : Int = x");
+        line(&mut s, "mine = 1");
+        let text = line(&mut s, ":browse").out;
+        assert!(
+            text.starts_with("-- this session\nmergeBy : Int -> Int\nmine : Int\n"),
+            "{text}"
+        );
+        assert!(!text.contains("prim_"), "{text}");
+        for internal in PRELUDE_INTERNALS {
+            if *internal != "mergeBy" {
+                assert!(
+                    !text.contains(&format!("\n{internal} : ")),
+                    "{internal}: {text}"
+                );
+            }
+        }
+        assert!(text.contains("\nsortBy : "), "{text}");
+        assert!(text.contains("\nstreamLines : "), "{text}");
+        assert!(
+            text.contains(
+                "\nunzip : {a : Type} -> {b : Type} -> List (a, b) -> (List a, List b)\n"
+            ),
+            "{text}"
+        );
+        // They stay in scope.
+        assert!(
+            line(&mut s, ":info foldlRange")
+                .out
+                .starts_with("foldlRange : ")
+        );
+    }
+
+    #[test]
+    fn every_listed_internal_is_in_the_prelude() {
+        let s = Session::new();
+        let program = s.current.program.as_ref().expect("the prelude checks");
+        for name in PRELUDE_INTERNALS {
+            assert!(
+                program.defs.iter().any(|d| &*d.name == *name),
+                "`{name}` is not a prelude definition"
+            );
+        }
+    }
+
+    #[test]
+    fn tuple_types_are_shown_as_written() {
+        let mut s = Session::new();
+        assert_eq!(
+            line(&mut s, ":type [(1, (2, \"x\"))]"),
+            Reply::out("[(1, (2, \"x\"))] : List (Int, Int, String)\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type Just ((1, 2), 3)"),
+            Reply::out("Just ((1, 2), 3) : Maybe ((Int, Int), Int)\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type fst"),
+            Reply::out("fst : {a : Type} -> {b : Type} -> (a, b) -> a\n")
+        );
+        assert_eq!(
+            line(&mut s, ":type zip"),
+            Reply::out("zip : {a : Type} -> {b : Type} -> List a -> List b -> List (a, b)\n")
+        );
+        let r = line(&mut s, "def p : Int = (1, \"a\")");
+        assert!(
+            r.err.contains("expected `Int`, found `(Int, String)`"),
+            "{}",
+            r.err
+        );
     }
 }

@@ -161,7 +161,7 @@ impl<'p> Machine<'p> {
                 let (name, ty) = match b {
                     Some(b) => (
                         b.name.to_string(),
-                        cut(pretty::term_to_string(self.prog, &[], &b.ty)),
+                        cut(pretty::type_to_string(self.prog, &[], &b.ty)),
                     ),
                     None => ("self".into(), "_".into()),
                 };

@@ -37,6 +37,7 @@ mod exprs;
 mod open_ended;
 mod patterns;
 mod records;
+mod repl;
 #[cfg(test)]
 mod tests;
 
@@ -102,8 +103,9 @@ pub struct ParseFailure {
     pub unfinished: bool,
 }
 
-/// Parses one REPL input: declarations if it starts with a declaration keyword,
-/// otherwise a single expression.
+/// Parses one REPL input: declarations if it starts with a declaration keyword, a
+/// definition without `def` (`x = e`, `f x y = e`; see `repl`), otherwise a single
+/// expression.
 pub fn parse_repl_input<'a>(
     arena: &'a Bump,
     file: FileId,
@@ -116,7 +118,19 @@ pub fn parse_repl_input<'a>(
         });
     };
     if parser.tok.kind != TokenKind::Eof && !parser.tok.kind.starts_declaration() {
-        return parser.whole_expr().map(ReplInput::Expr);
+        if !repl::is_bare_definition(file, text) {
+            return parser.whole_expr().map(ReplInput::Expr);
+        }
+        let decl = parser.bare_def();
+        let failure = parser.finish();
+        return match decl {
+            Ok(decl) if !failure.diagnostics.iter().any(Diagnostic::is_error) => {
+                Ok(ReplInput::Decls(Module {
+                    decls: arena.alloc_slice_fill_iter([decl]),
+                }))
+            }
+            _ => Err(failure),
+        };
     }
     let decls = parser.module();
     let failure = parser.finish();
