@@ -152,6 +152,8 @@ pub enum BinOp {
     Ge,
     /// `++`
     Concat,
+    /// `::` (cons: the prelude's `Cons`)
+    Cons,
     /// `+`
     Add,
     /// `-`
@@ -177,6 +179,7 @@ impl BinOp {
             BinOp::Gt => ">",
             BinOp::Ge => ">=",
             BinOp::Concat => "++",
+            BinOp::Cons => "::",
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Mul => "*",
@@ -301,6 +304,12 @@ pub struct LetExpr<'a> {
 pub struct Arm<'a> {
     /// The pattern.
     pub pat: &'a Pat<'a>,
+    /// The guard of `| p if c -> e`: the arm is taken only when it is `True`.
+    pub guard: Option<&'a Expr<'a>>,
+    /// The arm's `|` starts a line no further right than an arm of an enclosing
+    /// `match` whose last arm this `match` is (written without parentheses): it was
+    /// perhaps meant for the enclosing one (for a hint when the arm does not fit).
+    pub outdented: bool,
     /// The expression chosen when the pattern matches.
     pub body: &'a Expr<'a>,
     /// The whole arm.
@@ -326,6 +335,7 @@ impl<'a> Pat<'a> {
                 PatKind::Var(name) => out.push(*name),
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Cons { head, tail } => work.extend([*tail, *head]),
                 PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
             }
         }
@@ -357,4 +367,11 @@ pub enum PatKind<'a> {
     Tuple(&'a [Pat<'a>]),
     /// `[p1, ...]`, possibly empty.
     List(&'a [Pat<'a>]),
+    /// `p :: ps`: the prelude's `Cons p ps`; right-associative.
+    Cons {
+        /// The first element.
+        head: &'a Pat<'a>,
+        /// The rest of the list.
+        tail: &'a Pat<'a>,
+    },
 }

@@ -107,6 +107,8 @@ pub enum TokenKind<'a> {
     Backslash,
     /// `:`
     Colon,
+    /// `::` (cons)
+    ColonColon,
     /// `=`
     Equals,
     /// `|`
@@ -191,6 +193,7 @@ impl TokenKind<'_> {
             Arrow => "->",
             Backslash => "\\",
             Colon => ":",
+            ColonColon => "::",
             Equals => "=",
             Bar => "|",
             Comma => ",",
@@ -321,6 +324,15 @@ impl<'a, 's> Lexer<'a, 's> {
     /// the end of the input (true when there are none): more input could fix them.
     pub fn only_eof_errors(&self) -> bool {
         self.eof_errors == self.error_count
+    }
+
+    /// The column (in characters, from 0) of the byte offset `offset` of the text: the
+    /// parser's layout rule for `where` bindings compares the columns of tokens that
+    /// start a line.
+    pub fn column(&self, offset: u32) -> u32 {
+        let offset = (offset as usize).min(self.text.len());
+        let line = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        self.text[line..offset].chars().count() as u32
     }
 
     /// Whether the input ended inside a string or a block comment.
@@ -536,7 +548,7 @@ impl<'a, 's> Lexer<'a, 's> {
     /// An operator or punctuation symbol at the current position, longest match first.
     fn symbol(&mut self) -> Option<TokenKind<'a>> {
         use TokenKind::*;
-        const TWO: [(&str, TokenKind<'static>); 8] = [
+        const TWO: [(&str, TokenKind<'static>); 9] = [
             ("||", OrOr),
             ("&&", AndAnd),
             ("==", EqEq),
@@ -545,6 +557,7 @@ impl<'a, 's> Lexer<'a, 's> {
             (">=", Ge),
             ("++", PlusPlus),
             ("->", Arrow),
+            ("::", ColonColon),
         ];
         for (s, kind) in TWO.iter() {
             if self.starts_with(s) {
@@ -989,6 +1002,19 @@ mod tests {
             ]
         );
         assert_eq!(kinds("a+++b"), [Ident("a"), PlusPlus, Plus, Ident("b")]);
+        assert_eq!(
+            kinds("x :: xs : T ::: y"),
+            [
+                Ident("x"),
+                ColonColon,
+                Ident("xs"),
+                Colon,
+                Ident("T"),
+                ColonColon,
+                Colon,
+                Ident("y")
+            ]
+        );
         assert_eq!(
             first_error("a & b"),
             ("unexpected character '&'".into(), 2, 3)
