@@ -483,9 +483,22 @@ impl<'e> Elab<'e> {
                 Term::Pi(b, cod) if b.plicity == plicity => (b.ty.clone(), cod.clone()),
                 _ if self.is_unsolved_meta(&want) => {
                     let dom = self.fresh(cx, arg.span, "the type of this argument");
-                    cx.push_hidden(name_of("x"), dom.clone());
-                    let cod = self.fresh(cx, arg.span, "the result type of this function");
-                    cx.pop();
+                    // An explicit argument to a function of unknown type (a recursive
+                    // `let` without annotation, a lambda's parameter, a typed hole) is
+                    // taken to be non-dependent, as first-order inference does: the
+                    // result type is an unknown that does not see the argument, so
+                    // `go (n - 1)` or `?f x x` still solve it. (One that sees it,
+                    // applied to `n - 1`, would be no pattern and stay unsolved.) An
+                    // implicit argument's result usually depends on it: that one may.
+                    let cod = if plicity == Plicity::Explicit {
+                        let cod = self.fresh(cx, arg.span, "the result type of this function");
+                        shift(&cod, 1)
+                    } else {
+                        cx.push_hidden(name_of("x"), dom.clone());
+                        let cod = self.fresh(cx, arg.span, "the result type of this function");
+                        cx.pop();
+                        cod
+                    };
                     // A function whose type is unknown after an error (an unbound
                     // name) gives no second error through its argument or result.
                     if let Some(f) = crate::check::meta::flex(&want)
