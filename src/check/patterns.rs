@@ -472,6 +472,13 @@ impl Elab<'_> {
         t
     }
 
+    /// The variable holding the value the `match` being compiled examines, if one
+    /// does.
+    fn match_root(&self, cx: &Cx<'_>) -> Option<Lvl> {
+        let root = self.coverage.root;
+        (root != ROOT_TERM && root < cx.depth()).then_some(Lvl(root))
+    }
+
     /// A row whose patterns match, with a guard: `if guard then body else ...`, where
     /// `...` is the rest of the matrix (the rows after this one, for the same
     /// occurrences). A guarded row covers nothing: with no rows after it, the `match`
@@ -505,9 +512,7 @@ impl Elab<'_> {
                     "an arm with a guard covers nothing: add an arm without a guard".to_string(),
                 );
             }
-            let root = self.coverage.root;
-            let root = (root != ROOT_TERM && root < cx.depth()).then_some(Lvl(root));
-            no_match(cx, root.or(occs.first().copied()), span)
+            no_match(cx, self.match_root(cx).or(occs.first().copied()), span)
         } else {
             self.compile(cx, occs, rest, span, goal)
         };
@@ -687,7 +692,8 @@ impl Elab<'_> {
             }
             None => Vec::new(),
         };
-        let root = occs.first().copied();
+        // A case no arm covers fails naming the whole value matched, not the part.
+        let root = self.match_root(cx).or(occs.first().copied());
         let (mut groups, group_names) = self.group_rows(&heads, &rows, col, &occ);
         let mut arms = Vec::new();
         for (hi, head) in heads.iter().enumerate() {
