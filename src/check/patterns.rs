@@ -209,6 +209,7 @@ impl Elab<'_> {
                 unknown: broken.into(),
             });
         }
+        let errors_before = self.errors.len();
         // Each match has its own coverage path (an arm's body may hold another match).
         let outer = std::mem::take(&mut self.coverage);
         let result = self.match_rows(cx, scrut, rows, span, goal);
@@ -229,7 +230,52 @@ impl Elab<'_> {
                 );
             }
         }
+        self.hint_outdented_arms(arms, errors_before, span);
         result
+    }
+
+    /// Adds a hint to the problems found in an arm written as if it belonged to an
+    /// enclosing `match` (see [`Arm::outdented`]): without parentheses, the inner
+    /// `match` took it.
+    /// And to a case this `match` misses when its last arm's body is such an inner
+    /// `match`.
+    fn hint_outdented_arms(&mut self, arms: &[Arm<'_>], errors_before: usize, span: Span) {
+        const HINT: &str = "help: this arm belongs to the `match` just above it, which extends as far \
+             as it can; if it is meant for the enclosing `match`, put the inner `match` in \
+             parentheses";
+        const OUTER_HINT: &str = "help: the last arm's `match` took the arms written after it; if \
+             they are meant for this `match`, put the inner `match` in parentheses";
+        let swallowed = arms.last().is_some_and(|a| {
+            matches!(&a.body.kind, ExprKind::Match { arms: inner, .. } if inner.iter().any(|i| i.outdented))
+        });
+        if swallowed {
+            for d in &mut self.errors[errors_before..] {
+                if d.message.starts_with(crate::check::MISSING_CASE)
+                    && d.primary_span() == Some(span)
+                    && !d.notes.iter().any(|n| n == OUTER_HINT)
+                {
+                    d.notes.push(OUTER_HINT.to_string());
+                }
+            }
+        }
+        let outdented: Vec<Span> = arms
+            .iter()
+            .filter(|a| a.outdented)
+            .map(|a| a.span)
+            .collect();
+        if outdented.is_empty() {
+            return;
+        }
+        for d in &mut self.errors[errors_before..] {
+            let inside = d.primary_span().is_some_and(|s| {
+                outdented
+                    .iter()
+                    .any(|a| a.file == s.file && a.start <= s.start && s.end <= a.end)
+            });
+            if inside && !d.notes.iter().any(|n| n == HINT) {
+                d.notes.push(HINT.to_string());
+            }
+        }
     }
 
     /// [`Elab::match_expr`] once the arms are lowered to rows.

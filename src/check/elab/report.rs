@@ -124,7 +124,12 @@ impl<'e> Elab<'e> {
         candidates.extend(self.scopes[PRELUDE_UNIT].names().map(str::to_string));
         candidates.extend(scope::builtin_names().map(str::to_string));
         let mut d = Diagnostic::error(format!("unbound name `{name}`")).at(span, "not in scope");
-        if let Some(s) = scope::suggest(name, candidates.iter().map(String::as_str)) {
+        if name == "where" {
+            d = d.note(
+                "help: `where` belongs to a `def`: it starts its own line after the def's body, \
+                 then one binding per line; elsewhere use `let name = e in ...`",
+            );
+        } else if let Some(s) = scope::suggest(name, candidates.iter().map(String::as_str)) {
             d = d.note(format!("help: did you mean `{s}`?"));
         }
         self.errors.push(d);

@@ -22,13 +22,24 @@ impl<'a> Parser<'a, '_> {
             self.outer_arm_col = None;
             match self.decl() {
                 Ok(decl) => {
-                    decls.push(decl);
                     if !self.at(TokenKind::Eof) && !self.tok.kind.starts_declaration() {
                         self.stray_token(
                             "expected a new declaration (def, data, extern or import)",
                         );
+                        if let Decl::Def { body, .. } = &decl
+                            && applies_where(body)
+                            && let Some(d) = self.diagnostics.last_mut()
+                            && d.notes.is_empty()
+                        {
+                            d.notes.push(
+                                "help: `where` starts its own line after the def's body, then \
+                                 one binding per line"
+                                    .to_string(),
+                            );
+                        }
                         self.recover();
                     }
+                    decls.push(decl);
                 }
                 Err(Abort) => self.recover(),
             }
@@ -203,7 +214,7 @@ impl<'a> Parser<'a, '_> {
         let name = self.name("a constructor name")?;
         self.check_capitalised(name, "constructor");
         let mut fields = Vec::new();
-        while starts_atom(self.tok.kind) {
+        while starts_atom(self.tok.kind) && !self.at_where_clause() {
             fields.push(self.atom()?);
         }
         Ok(CtorDecl {
@@ -320,5 +331,25 @@ impl<'a> Parser<'a, '_> {
             param.span = span;
         }
         Ok(())
+    }
+}
+
+/// Whether the last expression of `e` (through operators and `let` bodies) applies
+/// something to a variable named `where`: `def f = g x where y = 1`, with `where` in
+/// the middle of a line, where it is a name.
+fn applies_where(e: &Expr<'_>) -> bool {
+    let mut cur = e;
+    loop {
+        match &cur.kind {
+            ExprKind::Binary { rhs, .. } => cur = rhs,
+            ExprKind::Let(l) => cur = l.body,
+            ExprKind::App { fun, arg, .. } => {
+                if matches!(arg.kind, ExprKind::Var("where")) {
+                    return true;
+                }
+                cur = fun;
+            }
+            _ => return false,
+        }
     }
 }
