@@ -431,28 +431,7 @@ impl<'e> Elab<'e> {
             ExprKind::Match { scrut, arms } => self.match_expr(cx, scrut, arms, e.span, None),
             ExprKind::Binary { .. } => self.binary_chain(cx, e),
             ExprKind::App { .. } => self.infer_app(cx, e),
-            ExprKind::Ann { expr, ty: ty_expr } => {
-                let errors = self.errors.len();
-                let (mut ty, _) = self.check_type(cx, ty_expr);
-                if self.errors.len() > errors
-                    && let Some(d) = self.errors.last_mut()
-                    && d.message == "expected a type"
-                    && d.primary_span() == Some(ty_expr.span)
-                {
-                    // `(x : xs)`, a Haskell habit for a list cell.
-                    d.notes.push(
-                        "help: `(e : T)` gives `e` the type `T`; for a list cell use `::` (`x :: xs`)"
-                            .to_string(),
-                    );
-                    // Not a type: the expression is checked against nothing in
-                    // particular, and its type is no second error.
-                    ty = self.recovery_type(cx, ty_expr.span);
-                    let t = self.check(cx, expr, &ty);
-                    return (t, self.recovery_type(cx, e.span));
-                }
-                let t = self.check(cx, expr, &ty);
-                (t, ty)
-            }
+            ExprKind::Ann { expr, ty } => self.infer_ann(cx, expr, ty, e.span),
             ExprKind::Unit => (Term::Con(b.unit_con).rc(), Term::Data(b.unit).rc()),
             ExprKind::Tuple(items) => self.infer_tuple(cx, items),
             ExprKind::List(items) => {
@@ -475,6 +454,38 @@ impl<'e> Elab<'e> {
                 (list_term(b, &elem, terms), ty)
             }
         }
+    }
+
+    /// `(expr : ty)`. Kept out of [`Elab::infer_inner`], whose stack frame every
+    /// level of a deep expression pays.
+    #[inline(never)]
+    fn infer_ann<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        expr: &'s Expr<'s>,
+        ty_expr: &'s Expr<'s>,
+        span: Span,
+    ) -> (RcTerm, RcTerm) {
+        let errors = self.errors.len();
+        let (ty, _) = self.check_type(cx, ty_expr);
+        if self.errors.len() > errors
+            && let Some(d) = self.errors.last_mut()
+            && d.message == "expected a type"
+            && d.primary_span() == Some(ty_expr.span)
+        {
+            // `(x : xs)`, a Haskell habit for a list cell.
+            d.notes.push(
+                "help: `(e : T)` gives `e` the type `T`; for a list cell use `::` (`x :: xs`)"
+                    .to_string(),
+            );
+            // Not a type: the expression is checked against nothing in particular, and
+            // its type is no second error.
+            let ty = self.recovery_type(cx, ty_expr.span);
+            let t = self.check(cx, expr, &ty);
+            return (t, self.recovery_type(cx, span));
+        }
+        let t = self.check(cx, expr, &ty);
+        (t, ty)
     }
 
     /// Infers an application spine `f a {b} c`, walking it in a loop.
