@@ -328,7 +328,8 @@ impl<'a, 's> Lexer<'a, 's> {
 
     /// The column (in characters, from 0) of the byte offset `offset` of the text: the
     /// parser's layout rule for `where` bindings compares the columns of tokens that
-    /// start a line.
+    /// start a line. Costs the distance from the start of the line: the parser asks
+    /// it for tokens that start a line.
     pub fn column(&self, offset: u32) -> u32 {
         let offset = (offset as usize).min(self.text.len());
         let line = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);

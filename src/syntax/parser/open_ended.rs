@@ -215,8 +215,12 @@ impl<'a> Parser<'a, '_> {
         if bar || starts_pattern_atom(self.tok.kind) || self.at(TokenKind::Eof) {
             let mut arm_tok = if bar { bar_tok } else { self.tok };
             loop {
-                let arm_col = self.lexer.column(arm_tok.span.start);
-                let outdented = arm_tok.line_start && outer_col.is_some_and(|c| arm_col <= c);
+                // Columns are only measured for tokens that start a line (then the
+                // cost is the indentation, never the length of a long line).
+                let arm_col = arm_tok
+                    .line_start
+                    .then(|| self.lexer.column(arm_tok.span.start));
+                let outdented = arm_col.is_some_and(|a| outer_col.is_some_and(|c| a <= c));
                 let pat = self.pattern()?;
                 let guard: Option<&'a Expr<'a>> = if self.eat(TokenKind::If) {
                     Some(self.nested(Self::operators)?)
@@ -230,7 +234,7 @@ impl<'a> Parser<'a, '_> {
                 };
                 self.expect(TokenKind::Arrow, after)?;
                 if self.at(TokenKind::Match) {
-                    self.outer_arm_col = Some(arm_col);
+                    self.outer_arm_col = arm_col;
                     return Ok(MatchStart::Open(Head::Match {
                         start,
                         scrut,
