@@ -45,6 +45,26 @@ impl Loaded {
         diagnostic::render(&self.sources, &self.diagnostics)
     }
 
+    /// The warnings about a `match` that misses a case, one per `match` (the first
+    /// case named), as `spindle check` shows them: `spindle run` shows them before it
+    /// evaluates.
+    pub fn render_missing_cases(&self) -> String {
+        let mut seen = Vec::new();
+        let warnings: Vec<Diagnostic> = self
+            .diagnostics
+            .iter()
+            .filter(|d| !d.is_error() && d.message.starts_with(crate::check::MISSING_CASE))
+            .filter(|d| {
+                let at = d.primary_span();
+                let new = !seen.contains(&at);
+                seen.push(at);
+                new
+            })
+            .cloned()
+            .collect();
+        diagnostic::render(&self.sources, &warnings)
+    }
+
     /// The errors alone (no warnings) as text for standard error.
     pub fn render_errors(&self) -> String {
         let errors: Vec<Diagnostic> = self

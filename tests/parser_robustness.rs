@@ -132,6 +132,8 @@ fn one_sided_chains_parse_at_any_length() {
         format!("def x = {}0", "let y = 1 in ".repeat(N)),
         format!("def x = {}0", "if c then 1 else ".repeat(N)),
         format!("def x = {}0", "match y with | _ -> ".repeat(N)),
+        format!("def x = {}0", "match y with | k if k -> ".repeat(N)),
+        format!("def x = match y with | {}[] -> 0", "a :: ".repeat(N)),
         format!(
             "def x = {}0",
             "let y = 1 in if c then 1 else \\z -> ".repeat(N)
@@ -255,7 +257,7 @@ fn long_flat_chains_parse_iteratively() {
     // Generous: a quadratic parser would take hours, a linear one takes well under a
     // second per case in release.
     let limit = Duration::from_secs(if cfg!(debug_assertions) { 120 } else { 20 });
-    let cases: [(String, Check); 7] = [
+    let cases: [(String, Check); 8] = [
         (format!("1{}", " + 1".repeat(N - 1)), is_binary_left_chain),
         (
             format!("a{}", " + x - y".repeat(N / 2)),
@@ -263,6 +265,7 @@ fn long_flat_chains_parse_iteratively() {
         ),
         (format!("{}a", "a ++ ".repeat(N)), is_right_chain),
         (format!("{}a", "a || ".repeat(N)), is_right_chain),
+        (format!("{}a", "a :: ".repeat(N)), is_right_chain),
         (format!("{}A", "A -> ".repeat(N)), is_right_chain),
         (format!("f{}", " x".repeat(N)), is_application_spine),
         (format!("[1{}]", ", 1".repeat(N - 1)), is_long_list),
@@ -333,9 +336,9 @@ fn random_bytes_never_panic() {
 const VOCABULARY: &[&str] = &[
     "let", "in", "def", "\ndef", "data", "\ndata", "match", "with", "if", "then", "else", "extern",
     "import", "Type", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "++", "+", "-", "*", "/", "%",
-    "->", "\\", ":", "=", "|", ",", "(", ")", "[", "]", "{", "}", "_", "x", "y", "f", "Cons",
-    "Nil", "Just", "A", "0", "1", "-1", "42", "2.5", "-0.5", "\"s\"", "\"\\n\"", "?", "?h", "()",
-    "[]", "--c\n", "{- c -}", "\n", " ",
+    "->", "\\", ":", "::", "=", "|", ",", "where", "\nwhere", "if", "(", ")", "[", "]", "{", "}",
+    "_", "x", "y", "f", "Cons", "Nil", "Just", "A", "0", "1", "-1", "42", "2.5", "-0.5", "\"s\"",
+    "\"\\n\"", "?", "?h", "()", "[]", "--c\n", "{- c -}", "\n", " ",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {

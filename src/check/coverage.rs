@@ -29,6 +29,10 @@ pub(in crate::check) struct Coverage {
     pub(super) known: Vec<(u32, Known)>,
 }
 
+/// How the warning about a `match` that misses a case starts (`spindle run` shows these
+/// warnings, once per `match`, before it evaluates).
+pub const MISSING_CASE: &str = "this `match` does not cover every case";
+
 /// The occurrence of a scrutinee term examined in place (no variable holds it).
 pub(super) const ROOT_TERM: u32 = u32::MAX;
 
@@ -49,7 +53,7 @@ impl Elab<'_> {
             (false, _) => format!("`{witness}` is not matched"),
         };
         self.errors.push(
-            Diagnostic::warning(format!("this `match` does not cover every case: {missing}"))
+            Diagnostic::warning(format!("{MISSING_CASE}: {missing}"))
                 .at(span, "reaching an uncovered case is a runtime error"),
         );
     }

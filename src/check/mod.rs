@@ -14,6 +14,8 @@
 
 mod coverage;
 pub mod elab;
+
+pub use coverage::MISSING_CASE;
 pub mod eval;
 mod levels;
 pub mod meta;

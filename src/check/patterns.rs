@@ -101,6 +101,9 @@ impl Drop for Binds<'_> {
 struct Row<'s> {
     pats: Vec<IPat<'s>>,
     binds: Binds<'s>,
+    /// The arm's guard, if it has one: when it is false, the rows after this one are
+    /// tried.
+    guard: Option<&'s Expr<'s>>,
     body: &'s Expr<'s>,
     /// The source arm it comes from.
     arm: usize,
@@ -211,11 +214,13 @@ impl Elab<'_> {
             rows.push(Row {
                 pats: vec![pat],
                 binds: Binds::default(),
+                guard: arm.guard,
                 body: arm.body,
                 arm: i,
                 unknown: broken.into(),
             });
         }
+        let errors_before = self.errors.len();
         // Each match has its own coverage path (an arm's body may hold another match).
         let outer = std::mem::take(&mut self.coverage);
         let result = self.match_rows(cx, scrut, rows, span, goal);
@@ -236,7 +241,52 @@ impl Elab<'_> {
                 );
             }
         }
+        self.hint_outdented_arms(arms, errors_before, span);
         result
+    }
+
+    /// Adds a hint to the problems found in an arm written as if it belonged to an
+    /// enclosing `match` (see [`Arm::outdented`]): without parentheses, the inner
+    /// `match` took it.
+    /// And to a case this `match` misses when its last arm's body is such an inner
+    /// `match`.
+    fn hint_outdented_arms(&mut self, arms: &[Arm<'_>], errors_before: usize, span: Span) {
+        const HINT: &str = "help: this arm belongs to the `match` just above it, which extends as far \
+             as it can; if it is meant for the enclosing `match`, put the inner `match` in \
+             parentheses";
+        const OUTER_HINT: &str = "help: the last arm's `match` took the arms written after it; if \
+             they are meant for this `match`, put the inner `match` in parentheses";
+        let swallowed = arms.last().is_some_and(|a| {
+            matches!(&a.body.kind, ExprKind::Match { arms: inner, .. } if inner.iter().any(|i| i.outdented))
+        });
+        if swallowed {
+            for d in &mut self.errors[errors_before..] {
+                if d.message.starts_with(crate::check::MISSING_CASE)
+                    && d.primary_span() == Some(span)
+                    && !d.notes.iter().any(|n| n == OUTER_HINT)
+                {
+                    d.notes.push(OUTER_HINT.to_string());
+                }
+            }
+        }
+        let outdented: Vec<Span> = arms
+            .iter()
+            .filter(|a| a.outdented)
+            .map(|a| a.span)
+            .collect();
+        if outdented.is_empty() {
+            return;
+        }
+        for d in &mut self.errors[errors_before..] {
+            let inside = d.primary_span().is_some_and(|s| {
+                outdented
+                    .iter()
+                    .any(|a| a.file == s.file && a.start <= s.start && s.end <= a.end)
+            });
+            if inside && !d.notes.iter().any(|n| n == HINT) {
+                d.notes.push(HINT.to_string());
+            }
+        }
     }
 
     /// [`Elab::match_expr`] once the arms are lowered to rows.
@@ -300,6 +350,7 @@ impl Elab<'_> {
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
                 PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
+                PatKind::Cons { head, tail } => work.extend([*tail, *head]),
                 PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
             }
         }
@@ -396,6 +447,20 @@ impl Elab<'_> {
                     acc = IPat::Con(b.mk_pair, Rc::from([x, acc]), p.span);
                 }
                 acc
+            }
+            PatKind::Cons { .. } => {
+                // A chain `p1 :: p2 :: ... :: rest` is walked in a loop (it may be as
+                // long as a list pattern), then built from the right.
+                let mut heads = Vec::new();
+                let mut cur = p;
+                while let PatKind::Cons { head, tail } = &cur.kind {
+                    heads.push((self.lower(cx, head, broken), cur.span));
+                    cur = tail;
+                }
+                let rest = self.lower(cx, cur, broken);
+                heads.into_iter().rev().fold(rest, |tail, (x, span)| {
+                    IPat::Con(b.cons, Rc::from([x, tail]), span)
+                })
             }
             PatKind::List(items) => {
                 let lowered: Vec<IPat<'s>> =
@@ -494,14 +559,21 @@ impl Elab<'_> {
         let (occs, rows) = drop_wildcard_columns(occs, rows);
         match rows[0].pats.iter().position(|p| !matches!(p, IPat::Any(_))) {
             None => {
-                let row = rows.into_iter().next().expect("rows is not empty");
+                let mut rows = rows.into_iter();
+                let row = rows.next().expect("rows is not empty");
                 let mut binds = row.binds.to_vec();
                 for (p, occ) in row.pats.iter().zip(&occs) {
                     if let IPat::Any(Some(name)) = p {
                         binds.push((name, *occ));
                     }
                 }
-                self.leaf(cx, &row, binds, goal)
+                match row.guard {
+                    Some(guard) if row.unknown.is_empty() => {
+                        let rest: Vec<Row<'s>> = rows.collect();
+                        self.guarded_leaf(cx, &row, binds, guard, &occs, rest, span, goal)
+                    }
+                    _ => self.leaf(cx, &row, binds, goal),
+                }
             }
             Some(col) => self.split(cx, Occ::Var(occs[col]), &occs, col, rows, span, goal),
         }
@@ -527,6 +599,53 @@ impl Elab<'_> {
         };
         cx.names.truncate(saved);
         t
+    }
+
+    /// The variable holding the value the `match` being compiled examines, if one
+    /// does.
+    fn match_root(&self, cx: &Cx<'_>) -> Option<Lvl> {
+        let root = self.coverage.root;
+        (root != ROOT_TERM && root < cx.depth()).then_some(Lvl(root))
+    }
+
+    /// A row whose patterns match, with a guard: `if guard then body else ...`, where
+    /// `...` is the rest of the matrix (the rows after this one, for the same
+    /// occurrences). A guarded row covers nothing: with no rows after it, the `match`
+    /// misses a case.
+    #[allow(clippy::too_many_arguments)]
+    fn guarded_leaf<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        row: &Row<'s>,
+        binds: Vec<(&'s str, Lvl)>,
+        guard: &'s Expr<'s>,
+        occs: &[Lvl],
+        rest: Vec<Row<'s>>,
+        span: Span,
+        goal: &Goal,
+    ) -> RcTerm {
+        self.arm_use.reached[row.arm] = true;
+        let b = self.program.builtins;
+        let saved = cx.names.len();
+        for (name, lvl) in binds {
+            cx.names.push(name, lvl);
+        }
+        let bool_ty = Term::Data(b.bool_).rc();
+        let cond = self.check(cx, guard, &bool_ty);
+        let then_ = self.check(cx, row.body, &goal.ty);
+        cx.names.truncate(saved);
+        let else_ = if rest.is_empty() {
+            self.warn_missing(span);
+            if let Some(d) = self.errors.last_mut() {
+                d.notes.push(
+                    "an arm with a guard covers nothing: add an arm without a guard".to_string(),
+                );
+            }
+            no_match(cx, self.match_root(cx).or(occs.first().copied()), span)
+        } else {
+            self.compile(cx, occs, rest, span, goal)
+        };
+        super::elab::bool_match(b, cond, then_, else_, guard.span)
     }
 
     /// Checks `body` with `names` bound (by `let`s) to unknowns that agree with
@@ -702,7 +821,8 @@ impl Elab<'_> {
             }
             None => Vec::new(),
         };
-        let root = occs.first().copied();
+        // A case no arm covers fails naming the whole value matched, not the part.
+        let root = self.match_root(cx).or(occs.first().copied());
         let (mut groups, group_names) = self.group_rows(&heads, &rows, col, &occ);
         let mut arms = Vec::new();
         for (hi, head) in heads.iter().enumerate() {
@@ -928,13 +1048,15 @@ fn occ_id(occ: &Occ) -> u32 {
 }
 
 /// Whether a match can be one level on an arbitrary scrutinee term: no sub-pattern
-/// tests anything and no arm names the scrutinee.
+/// tests anything, no arm names the scrutinee and no arm has a guard (a false guard
+/// goes on to the next arm, which examines the scrutinee again).
 fn is_flat(rows: &[Row<'_>]) -> bool {
-    rows.iter().all(|row| match &row.pats[0] {
-        IPat::Any(name) => name.is_none(),
-        IPat::Lit(..) => true,
-        IPat::Con(_, sub, _) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
-    })
+    rows.iter().all(|row| row.guard.is_none())
+        && rows.iter().all(|row| match &row.pats[0] {
+            IPat::Any(name) => name.is_none(),
+            IPat::Lit(..) => true,
+            IPat::Con(_, sub, _) => sub.iter().all(|p| matches!(p, IPat::Any(_))),
+        })
 }
 
 /// A constructor's field type (in the scope of the data type's parameters and the

@@ -90,8 +90,8 @@ pub fn arith_prim(op: BinOp) -> Prim {
         BinOp::Eq => Prim::Eq,
         BinOp::Ne => Prim::Ne,
         BinOp::Concat => Prim::Concat,
-        // Lazy operators are matches, never primitives.
-        BinOp::And | BinOp::Or => Prim::Eq,
+        // Lazy operators are matches, and `::` a constructor, never primitives.
+        BinOp::And | BinOp::Or | BinOp::Cons => Prim::Eq,
     }
 }
 

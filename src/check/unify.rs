@@ -220,23 +220,22 @@ impl Elab<'_> {
         }
         let depth = cx.depth();
         let args = f.all_args();
-        let mut levels = Vec::with_capacity(args.len());
+        // The level of each argument that is a variable not seen before. An argument
+        // that is not (`go (n - 1)`'s `n - 1`, a variable given twice) is left out of
+        // the solution: `?r (n - 1) = Int` is solved by `?r := \_ -> Int`. That is a
+        // solution, if not always the most general one (first-order inference); the
+        // other side may not use what such an argument holds.
+        let mut levels: Vec<Option<u32>> = Vec::with_capacity(args.len());
         for a in &args {
             let a = self.metas.zonk(a);
-            let Term::Var(Ix(i)) = &*a else {
-                return false;
+            let lvl = match &*a {
+                Term::Var(Ix(i)) if *i < depth => Some(depth - 1 - i),
+                _ => None,
             };
-            if *i >= depth {
-                return false;
-            }
-            let lvl = depth - 1 - i;
-            if levels.contains(&lvl) {
-                return false;
-            }
-            levels.push(lvl);
+            levels.push(lvl.filter(|l| !levels.contains(&Some(*l))));
         }
         let rhs = self.metas.zonk(rhs);
-        let allowed = |outer: u32| outer < depth && levels.contains(&(depth - 1 - outer));
+        let allowed = |outer: u32| outer < depth && levels.contains(&Some(depth - 1 - outer));
         let Some(rhs) = self.prune(&rhs, id, &Allowed::Some(&allowed)) else {
             return false;
         };
@@ -252,7 +251,7 @@ impl Elab<'_> {
                 return None;
             }
             let lvl = depth - 1 - outer;
-            match levels.iter().position(|l| *l == lvl) {
+            match levels.iter().position(|l| *l == Some(lvl)) {
                 Some(pos) => Some(Term::Var(Ix(d + n - 1 - pos as u32)).rc()),
                 None => {
                     ok = false;

@@ -252,11 +252,14 @@ pub fn main(args: RunArgs) -> ExitCode {
     let mut early = EarlyCalls(early);
     let mut loaded = driver::load_program_file(&args.file, driver::PreludeCheck::Reachable).loaded;
     if loaded.has_errors() {
-        // Errors only: warnings are `spindle check`'s to show, so that a script's
-        // standard error carries what went wrong and nothing else.
+        // Errors only: warnings are `spindle check`'s to show (but for a missing case,
+        // below), so that a script's standard error carries what went wrong.
         eprint!("{}", loaded.render_errors());
         return ExitCode::from(1);
     }
+    // A `match` that misses a case is warned about once, before anything runs (the
+    // other warnings are `spindle check`'s to show).
+    eprint!("{}", loaded.render_missing_cases());
     let Some(program) = loaded.program.as_mut() else {
         return ExitCode::from(1);
     };

@@ -228,9 +228,66 @@ struct Printer<'p> {
     limit: Option<usize>,
     /// For a person to read: `Pair A B` applied types written as `(A, B)`.
     tuple_types: bool,
+    /// The unknowns (metavariables) printed so far, in order of first appearance:
+    /// the `k`th is shown as [`unknown_name`]`(k)`.
+    unknowns: Vec<u32>,
+}
+
+/// How a message shows the `k`th distinct unknown it mentions (from 0): `_t`, `_t2`,
+/// `_t3`... A name, not `_`: an unknown the checker could not find is not the `_` a
+/// user writes, and two unknowns in one message are told apart.
+pub fn unknown_name(k: usize) -> String {
+    if k == 0 {
+        "_t".to_string()
+    } else {
+        format!("_t{}", k + 1)
+    }
+}
+
+/// [`term_to_string_cut`], naming the unknowns the term mentions after those already
+/// in `unknowns` (which it extends), so that the types of one message share names.
+pub fn term_to_string_cut_unknowns(
+    program: &Program,
+    locals: &[&str],
+    term: &Term,
+    max: usize,
+    unknowns: &mut Vec<u32>,
+) -> String {
+    let budget = max.saturating_mul(64).max(4096);
+    let mut p = Printer::with_budget(program, term, budget);
+    p.limit = Some(max);
+    p.tuple_types = true;
+    p.unknowns = std::mem::take(unknowns);
+    for l in locals {
+        p.names.push(l.to_string());
+    }
+    p.term(term, LOW);
+    *unknowns = std::mem::take(&mut p.unknowns);
+    let mut out = p.out;
+    if out.len() > max {
+        let mut cut = max;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
 }
 
 impl<'p> Printer<'p> {
+    /// Writes the name of the unknown `id`.
+    fn unknown(&mut self, id: u32) {
+        let k = match self.unknowns.iter().position(|u| *u == id) {
+            Some(k) => k,
+            None => {
+                self.unknowns.push(id);
+                self.unknowns.len() - 1
+            }
+        };
+        self.out.push_str(&unknown_name(k));
+    }
+
     fn new(program: &'p Program, term: &Term) -> Printer<'p> {
         Printer::with_budget(program, term, usize::MAX)
     }
@@ -252,6 +309,7 @@ impl<'p> Printer<'p> {
             indent: 0,
             limit: None,
             tuple_types: false,
+            unknowns: Vec::new(),
         };
         p.also_print(term);
         p
@@ -352,10 +410,9 @@ impl<'p> Printer<'p> {
                 let _ = write!(self.out, "Type {n}");
                 self.close(paren);
             }
-            // An unsolved metavariable shows as `_` in messages: "expected `List _`".
-            Term::Hole(HoleKind::Infer | HoleKind::Meta(_) | HoleKind::MetaCtx(..), _) => {
-                self.out.push('_')
-            }
+            Term::Hole(HoleKind::Infer, _) => self.out.push('_'),
+            // An unsolved metavariable shows as `_t` in messages: "expected `List _t`".
+            Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, ..), _) => self.unknown(*id),
             Term::Hole(HoleKind::Goal(name), _) => {
                 self.out.push('?');
                 if let Some(n) = name {
@@ -493,9 +550,9 @@ impl<'p> Printer<'p> {
             head = f;
         }
         args.reverse();
-        if let Term::Hole(HoleKind::Meta(_), _) = head {
-            // An unknown applied to the variables it may use: shown as just `_`.
-            self.out.push('_');
+        if let Term::Hole(HoleKind::Meta(id), _) = head {
+            // An unknown applied to the variables it may use: shown as just `_t`.
+            self.unknown(*id);
             return;
         }
         let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);

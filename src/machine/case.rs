@@ -92,15 +92,25 @@ impl<'p> Machine<'p> {
             }
             None => {
                 let span = mc.span;
+                let shown = self.show_scrutinee(v);
                 self.heap.release(v);
                 self.heap.release_rec(env);
                 Err(RuntimeError::at(
                     ErrorKind::MatchFailure,
-                    "no match arm covers this value",
+                    format!("no arm of this match covers `{shown}`"),
                     span,
                 ))
             }
         }
+    }
+
+    /// A scrutinee no arm covers, for the error: read back as far as it is evaluated
+    /// (parts not yet evaluated show as what computes them), cut to a readable length.
+    fn show_scrutinee(&self, v: Val) -> String {
+        /// The longest value shown, in bytes (then `…`).
+        const SHOWN: usize = 80;
+        let t = super::walk::readback::Reader::with_budget(self, 500).word(v, 0);
+        crate::core::pretty::term_to_string_cut(self.prog, &[], &t, SHOWN)
     }
 
     /// A match whose scrutinee is neutral: a stuck value (type-level evaluation).

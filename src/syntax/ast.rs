@@ -192,6 +192,8 @@ pub enum BinOp {
     Ge,
     /// `++`
     Concat,
+    /// `::` (cons: the prelude's `Cons`)
+    Cons,
     /// `+`
     Add,
     /// `-`
@@ -217,6 +219,7 @@ impl BinOp {
             BinOp::Gt => ">",
             BinOp::Ge => ">=",
             BinOp::Concat => "++",
+            BinOp::Cons => "::",
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Mul => "*",
@@ -367,6 +370,12 @@ pub struct LetExpr<'a> {
 pub struct Arm<'a> {
     /// The pattern.
     pub pat: &'a Pat<'a>,
+    /// The guard of `| p if c -> e`: the arm is taken only when it is `True`.
+    pub guard: Option<&'a Expr<'a>>,
+    /// The arm's `|` starts a line no further right than an arm of an enclosing
+    /// `match` whose last arm this `match` is (written without parentheses): it was
+    /// perhaps meant for the enclosing one (for a hint when the arm does not fit).
+    pub outdented: bool,
     /// The expression chosen when the pattern matches.
     pub body: &'a Expr<'a>,
     /// The whole arm.
@@ -393,6 +402,7 @@ impl<'a> Pat<'a> {
                 PatKind::Con { args, .. } => work.extend(args.iter().rev()),
                 PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
+                PatKind::Cons { head, tail } => work.extend([*tail, *head]),
                 PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
             }
         }
@@ -431,5 +441,12 @@ pub enum PatKind<'a> {
         fields: &'a [(Ident<'a>, Pat<'a>)],
         /// Whether `..` ends it (otherwise every field must be named).
         rest: bool,
+    },
+    /// `p :: ps`: the prelude's `Cons p ps`; right-associative.
+    Cons {
+        /// The first element.
+        head: &'a Pat<'a>,
+        /// The rest of the list.
+        tail: &'a Pat<'a>,
     },
 }

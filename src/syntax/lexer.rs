@@ -107,6 +107,8 @@ pub enum TokenKind<'a> {
     Backslash,
     /// `:`
     Colon,
+    /// `::` (cons)
+    ColonColon,
     /// `=`
     Equals,
     /// `|`
@@ -210,6 +212,7 @@ impl TokenKind<'_> {
             Arrow => "->",
             Backslash => "\\",
             Colon => ":",
+            ColonColon => "::",
             Equals => "=",
             Bar => "|",
             Comma => ",",
@@ -362,13 +365,6 @@ impl<'a, 's> Lexer<'a, 's> {
         self.text.get(start.min(end)..end).unwrap_or("")
     }
 
-    /// The column (in characters, from 0) where byte offset `at` of the text is.
-    pub fn column(&self, at: u32) -> u32 {
-        let at = (at as usize).min(self.text.len());
-        let line = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
-        self.text[line..at].chars().count() as u32
-    }
-
     /// The diagnostics reported so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
@@ -383,6 +379,16 @@ impl<'a, 's> Lexer<'a, 's> {
     /// the end of the input (true when there are none): more input could fix them.
     pub fn only_eof_errors(&self) -> bool {
         self.eof_errors == self.error_count
+    }
+
+    /// The column (in characters, from 0) of the byte offset `offset` of the text: the
+    /// parser's layout rule for `where` bindings compares the columns of tokens that
+    /// start a line. Costs the distance from the start of the line: the parser asks
+    /// it for tokens that start a line.
+    pub fn column(&self, offset: u32) -> u32 {
+        let offset = (offset as usize).min(self.text.len());
+        let line = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        self.text[line..offset].chars().count() as u32
     }
 
     /// Whether the input ended inside a string or a block comment.
@@ -625,7 +631,7 @@ impl<'a, 's> Lexer<'a, 's> {
     /// An operator or punctuation symbol at the current position, longest match first.
     fn symbol(&mut self) -> Option<TokenKind<'a>> {
         use TokenKind::*;
-        const TWO: [(&str, TokenKind<'static>); 10] = [
+        const TWO: [(&str, TokenKind<'static>); 11] = [
             ("=>", FatArrow),
             ("..", DotDot),
             ("||", OrOr),
@@ -636,6 +642,7 @@ impl<'a, 's> Lexer<'a, 's> {
             (">=", Ge),
             ("++", PlusPlus),
             ("->", Arrow),
+            ("::", ColonColon),
         ];
         for (s, kind) in TWO.iter() {
             if self.starts_with(s) {
@@ -1081,6 +1088,19 @@ mod tests {
             ]
         );
         assert_eq!(kinds("a+++b"), [Ident("a"), PlusPlus, Plus, Ident("b")]);
+        assert_eq!(
+            kinds("x :: xs : T ::: y"),
+            [
+                Ident("x"),
+                ColonColon,
+                Ident("xs"),
+                Colon,
+                Ident("T"),
+                ColonColon,
+                Colon,
+                Ident("y")
+            ]
+        );
         assert_eq!(
             first_error("a & b"),
             ("unexpected character '&'".into(), 2, 3)

@@ -435,11 +435,7 @@ impl<'e> Elab<'e> {
             ExprKind::Match { scrut, arms } => self.match_expr(cx, scrut, arms, e.span, None),
             ExprKind::Binary { .. } => self.binary_chain(cx, e),
             ExprKind::App { .. } => self.infer_app(cx, e),
-            ExprKind::Ann { expr, ty } => {
-                let (ty, _) = self.check_type(cx, ty);
-                let t = self.check(cx, expr, &ty);
-                (t, ty)
-            }
+            ExprKind::Ann { expr, ty } => self.infer_ann(cx, expr, ty, e.span),
             ExprKind::Unit => (Term::Con(b.unit_con).rc(), Term::Data(b.unit).rc()),
             ExprKind::Tuple(items) => self.infer_tuple(cx, items),
             ExprKind::Field { expr, field } => self.infer_field(cx, expr, **field, e.span),
@@ -467,6 +463,38 @@ impl<'e> Elab<'e> {
         }
     }
 
+    /// `(expr : ty)`. Kept out of [`Elab::infer_inner`], whose stack frame every
+    /// level of a deep expression pays.
+    #[inline(never)]
+    fn infer_ann<'s>(
+        &mut self,
+        cx: &mut Cx<'s>,
+        expr: &'s Expr<'s>,
+        ty_expr: &'s Expr<'s>,
+        span: Span,
+    ) -> (RcTerm, RcTerm) {
+        let errors = self.errors.len();
+        let (ty, _) = self.check_type(cx, ty_expr);
+        if self.errors.len() > errors
+            && let Some(d) = self.errors.last_mut()
+            && d.message == "expected a type"
+            && d.primary_span() == Some(ty_expr.span)
+        {
+            // `(x : xs)`, a Haskell habit for a list cell.
+            d.notes.push(
+                "help: `(e : T)` gives `e` the type `T`; for a list cell use `::` (`x :: xs`)"
+                    .to_string(),
+            );
+            // Not a type: the expression is checked against nothing in particular, and
+            // its type is no second error.
+            let ty = self.recovery_type(cx, ty_expr.span);
+            let t = self.check(cx, expr, &ty);
+            return (t, self.recovery_type(cx, span));
+        }
+        let t = self.check(cx, expr, &ty);
+        (t, ty)
+    }
+
     /// Infers an application spine `f a {b} c`, walking it in a loop.
     pub(in crate::check) fn infer_app<'s>(
         &mut self,
@@ -490,9 +518,22 @@ impl<'e> Elab<'e> {
                 Term::Pi(b, cod) if b.plicity == plicity => (b.ty.clone(), cod.clone()),
                 _ if self.is_unsolved_meta(&want) => {
                     let dom = self.fresh(cx, arg.span, "the type of this argument");
-                    cx.push_hidden(name_of("x"), dom.clone());
-                    let cod = self.fresh(cx, arg.span, "the result type of this function");
-                    cx.pop();
+                    // An explicit argument to a function of unknown type (a recursive
+                    // `let` without annotation, a lambda's parameter, a typed hole) is
+                    // taken to be non-dependent, as first-order inference does: the
+                    // result type is an unknown that does not see the argument, so
+                    // `go (n - 1)` or `?f x x` still solve it. (One that sees it,
+                    // applied to `n - 1`, would be no pattern and stay unsolved.) An
+                    // implicit argument's result usually depends on it: that one may.
+                    let cod = if plicity == Plicity::Explicit {
+                        let cod = self.fresh(cx, arg.span, "the result type of this function");
+                        shift(&cod, 1)
+                    } else {
+                        cx.push_hidden(name_of("x"), dom.clone());
+                        let cod = self.fresh(cx, arg.span, "the result type of this function");
+                        cx.pop();
+                        cod
+                    };
                     // A function whose type is unknown after an error (an unbound
                     // name) gives no second error through its argument or result.
                     if let Some(f) = crate::check::meta::flex(&want)

@@ -116,7 +116,6 @@ pub fn elaborate_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
     e.elaborate_declarations(units, prelude);
-    e.report_holes();
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),
         _ => None,

@@ -238,6 +238,15 @@ impl<'e> Elab<'e> {
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), result)
             }
             BinOp::Concat => self.concat(cx, op_span, (l, lt, l_span), rhs),
+            BinOp::Cons => {
+                // `x :: xs` is the prelude's `Cons x xs`: `xs` is a list of `x`'s type.
+                let what = "the type of a list's elements";
+                self.check_sugar_universe(cx, b.list, 0, &lt, l_span, what);
+                let list = Term::App(Term::Data(b.list).rc(), Plicity::Explicit, lt.clone()).rc();
+                let r = self.operand_against(cx, rhs, &list);
+                let cons = Term::App(Term::Con(b.cons).rc(), Plicity::Implicit, lt).rc();
+                (Term::apps(cons, [l, r]), list)
+            }
         }
     }
 

@@ -132,6 +132,10 @@ impl<'s> Walk<'s, '_> {
                     self.steps.push(Step::Pat(a));
                 }
             }
+            PatKind::Cons { head, tail } => {
+                self.steps.push(Step::Pat(tail));
+                self.steps.push(Step::Pat(head));
+            }
             PatKind::Var(_) | PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {
             }
         }
@@ -179,6 +183,9 @@ impl<'s> Walk<'s, '_> {
                     let vars = arm.pat.variables();
                     self.steps.push(Step::Unbind(vars.len()));
                     self.steps.push(Step::Expr(arm.body));
+                    if let Some(guard) = arm.guard {
+                        self.steps.push(Step::Expr(guard));
+                    }
                     for v in vars {
                         self.steps.push(Step::Bind(v));
                     }

@@ -597,6 +597,9 @@ impl<'e> Elab<'e> {
     /// Substitutes every solution into the program and reports every unknown left.
     pub(in crate::check) fn zonk_program(&mut self) {
         self.check_deferred(None);
+        // Typed holes are reported before the unknowns nothing fixed default to `Unit`:
+        // `?f x` with nothing known of its result has type `A -> _t`, not `A -> Unit`.
+        self.report_holes();
         let unit = Term::Data(self.program.builtins.unit).rc();
         let open: Vec<u32> = self
             .metas

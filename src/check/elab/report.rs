@@ -76,9 +76,16 @@ impl<'e> Elab<'e> {
     pub(in crate::check) fn report_holes(&mut self) {
         for hole in std::mem::take(&mut self.holes) {
             let names: Vec<&str> = hole.names.iter().map(String::as_str).collect();
-            let show = |t: &RcTerm| {
+            let mut unknowns = Vec::new();
+            let mut show = |t: &RcTerm| {
                 let t = self.metas.zonk(t);
-                pretty::term_to_string_cut(&self.program, &names, &t, SHOWN_TYPE_LIMIT)
+                pretty::term_to_string_cut_unknowns(
+                    &self.program,
+                    &names,
+                    &t,
+                    SHOWN_TYPE_LIMIT,
+                    &mut unknowns,
+                )
             };
             let shown = show(&hole.goal);
             let mut d = Diagnostic::error(format!("{} has type `{shown}`", hole.label))
@@ -95,6 +102,7 @@ impl<'e> Elab<'e> {
                 }
                 d = d.note(format!("local variables:\n{}", lines.join("\n")));
             }
+            let d = self.explain_unknowns(d, &unknowns);
             self.errors.push(d);
         }
     }
@@ -116,7 +124,12 @@ impl<'e> Elab<'e> {
         candidates.extend(self.scopes[PRELUDE_UNIT].names().map(str::to_string));
         candidates.extend(scope::builtin_names().map(str::to_string));
         let mut d = Diagnostic::error(format!("unbound name `{name}`")).at(span, "not in scope");
-        if let Some(s) = scope::suggest(name, candidates.iter().map(String::as_str)) {
+        if name == "where" {
+            d = d.note(
+                "help: `where` belongs to a `def`: it starts its own line after the def's body, \
+                 then one binding per line; elsewhere use `let name = e in ...`",
+            );
+        } else if let Some(s) = scope::suggest(name, candidates.iter().map(String::as_str)) {
             d = d.note(format!("help: did you mean `{s}`?"));
         }
         self.errors.push(d);
@@ -132,6 +145,40 @@ impl<'e> Elab<'e> {
         let names = cx.display_names(from);
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         pretty::term_to_string_cut(&self.program, &refs, &t, SHOWN_TYPE_LIMIT)
+    }
+
+    /// [`Elab::show`], naming the unknowns `t` mentions after those of `unknowns`
+    /// (which it extends): the types of one message share the names `_t`, `_t2`...
+    pub(in crate::check) fn show_unknowns(
+        &self,
+        cx: &Cx<'_>,
+        t: &RcTerm,
+        unknowns: &mut Vec<u32>,
+    ) -> String {
+        let t = self.metas.zonk(t);
+        let depth = cx.depth();
+        let from = depth - crate::core::subst::free_var_bound(&t).min(depth);
+        let names = cx.display_names(from);
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        pretty::term_to_string_cut_unknowns(&self.program, &refs, &t, SHOWN_TYPE_LIMIT, unknowns)
+    }
+
+    /// Says where each unknown a message names comes from: a label at the place it
+    /// was made for (`_t` is the type of the parameter `n`).
+    pub(in crate::check) fn explain_unknowns(
+        &self,
+        mut d: Diagnostic,
+        unknowns: &[u32],
+    ) -> Diagnostic {
+        for (k, id) in unknowns.iter().enumerate() {
+            let info = self.metas.get(*id);
+            let name = pretty::unknown_name(k);
+            d = d.also(
+                info.span,
+                format!("`{name}` is {}, not known at this point", info.what),
+            );
+        }
+        d
     }
 
     /// Whether `t` is (an application of) an unknown standing for a type after an
@@ -158,13 +205,14 @@ impl<'e> Elab<'e> {
         {
             return;
         }
-        let f = self.show(cx, found);
-        let e = self.show(cx, expected);
-        self.errors.push(
-            Diagnostic::error(format!("type mismatch: expected `{e}`, found `{f}`"))
-                .at(span, format!("this has type `{f}`"))
-                .note(format!("expected: {e}"))
-                .note(format!("   found: {f}")),
-        );
+        let mut unknowns = Vec::new();
+        let e = self.show_unknowns(cx, expected, &mut unknowns);
+        let f = self.show_unknowns(cx, found, &mut unknowns);
+        let d = Diagnostic::error(format!("type mismatch: expected `{e}`, found `{f}`"))
+            .at(span, format!("this has type `{f}`"))
+            .note(format!("expected: {e}"))
+            .note(format!("   found: {f}"));
+        let d = self.explain_unknowns(d, &unknowns);
+        self.errors.push(d);
     }
 }

@@ -20,14 +20,15 @@ impl<'a> Parser<'a, '_> {
             self.depth = 0;
             self.open.clear();
             self.layout = None;
+            self.outer_arm_col = None;
+            self.block_layout = None;
             if self.at(TokenKind::Break) {
                 self.bump();
             }
             match self.decl() {
                 Ok(decl) => {
-                    decls.push(decl);
-                    decls.append(&mut self.extra);
-                    self.layout = None;
+                    let extra = std::mem::take(&mut self.extra);
+                    self.block_layout = None;
                     if self.at(TokenKind::Break) {
                         self.bump();
                     }
@@ -35,12 +36,26 @@ impl<'a> Parser<'a, '_> {
                         self.stray_token(
                             "expected a new declaration (def, data, extern or import)",
                         );
+                        if let Decl::Def { body, .. } = &decl
+                            && applies_where(body)
+                            && let Some(d) = self.diagnostics.last_mut()
+                            && d.notes.is_empty()
+                        {
+                            d.notes.push(
+                                "help: `where` starts its own line after the def's body, then \
+                                 one binding per line"
+                                    .to_string(),
+                            );
+                        }
                         self.recover();
                     }
+                    decls.push(decl);
+                    decls.extend(extra);
                 }
                 Err(Abort) => {
                     self.extra.clear();
                     self.layout = None;
+                    self.block_layout = None;
                     if self.at(TokenKind::Break) {
                         self.bump();
                     }
@@ -106,7 +121,10 @@ impl<'a> Parser<'a, '_> {
                 "'=', ':' or a parameter"
             },
         )?;
-        let body = self.expr()?;
+        let mut body: &'a Expr<'a> = self.expr()?;
+        if self.at_where_clause() {
+            body = self.where_clause(body)?;
+        }
         Ok(Decl::Def {
             role: DefRole::Plain,
             name,
@@ -115,6 +133,79 @@ impl<'a> Parser<'a, '_> {
             body,
             span: self.since(start),
         })
+    }
+
+    /// `where` and its bindings after a `def`'s body, one per line, all starting at
+    /// the column of the first (`name = e`, `name : T = e`, `f (x : A) : R = e`,
+    /// `f x y = e`); a binding ends where a line starts at that column or further
+    /// left. Desugared to `let`s around the body, the first binding outermost: each
+    /// binding is recursive and sees the bindings above it.
+    pub(super) fn where_clause(&mut self, body: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
+        let where_span = self.bump().span;
+        let starts_binding =
+            |kind: TokenKind<'_>| matches!(kind, TokenKind::Ident(_) | TokenKind::Underscore);
+        if !starts_binding(self.tok.kind) || self.at_declaration_boundary() {
+            return Err(self.missing(
+                "a binding such as `name = expression`",
+                where_span,
+                "this 'where' needs at least one binding",
+            ));
+        }
+        let col = self.column();
+        let saved = self.layout.replace((col, self.open.len()));
+        let mut bindings = Vec::new();
+        let result = loop {
+            match self.where_binding(where_span) {
+                Ok(b) => bindings.push(b),
+                Err(abort) => break Err(abort),
+            }
+            let next = self.tok.line_start && self.column() == col;
+            if !(next && starts_binding(self.tok.kind)) || self.at_where_clause() {
+                break Ok(());
+            }
+        };
+        self.layout = saved;
+        result?;
+        let mut acc = body;
+        for (start, name, params, ret, rhs) in bindings.into_iter().rev() {
+            let span = start.to(body.span).to(rhs.span);
+            let kind = ExprKind::Let(self.arena.alloc(LetExpr {
+                name,
+                params,
+                ret,
+                rhs,
+                body: acc,
+            }));
+            acc = self.arena.alloc(Expr { kind, span });
+        }
+        Ok(acc)
+    }
+
+    /// One `where` binding: `name params : ret = rhs`.
+    #[allow(clippy::type_complexity)]
+    fn where_binding(
+        &mut self,
+        where_span: Span,
+    ) -> PResult<(
+        Span,
+        Ident<'a>,
+        &'a [Param<'a>],
+        Option<&'a Expr<'a>>,
+        &'a Expr<'a>,
+    )> {
+        let Some(name) = self.binder_name() else {
+            return Err(self.unexpected("a name to bind"));
+        };
+        let params = self.params()?;
+        let ret = self.annotation()?;
+        self.expect_for(
+            TokenKind::Equals,
+            "'='",
+            where_span,
+            "in a binding of this 'where'",
+        )?;
+        let rhs: &'a Expr<'a> = self.expr()?;
+        Ok((name.span, name, self.alloc_params(params), ret, rhs))
     }
 
     /// `data Name params = C1 fields | C2 fields ...`, or `data Name params`.
@@ -150,7 +241,7 @@ impl<'a> Parser<'a, '_> {
         let name = self.name("a constructor name")?;
         self.check_capitalised(name, "constructor");
         let mut fields = Vec::new();
-        while starts_atom(self.tok.kind) && !self.at_word("deriving") {
+        while starts_atom(self.tok.kind) && !self.at_word("deriving") && !self.at_where_clause() {
             fields.push(self.atom()?);
         }
         Ok(CtorDecl {
@@ -271,5 +362,25 @@ impl<'a> Parser<'a, '_> {
             param.span = span;
         }
         Ok(())
+    }
+}
+
+/// Whether the last expression of `e` (through operators and `let` bodies) applies
+/// something to a variable named `where`: `def f = g x where y = 1`, with `where` in
+/// the middle of a line, where it is a name.
+fn applies_where(e: &Expr<'_>) -> bool {
+    let mut cur = e;
+    loop {
+        match &cur.kind {
+            ExprKind::Binary { rhs, .. } => cur = rhs,
+            ExprKind::Let(l) => cur = l.body,
+            ExprKind::App { fun, arg, .. } => {
+                if matches!(arg.kind, ExprKind::Var("where")) {
+                    return true;
+                }
+                cur = fun;
+            }
+            _ => return false,
+        }
     }
 }

@@ -172,6 +172,8 @@ impl<'a> Gen<'a, '_> {
             .arena
             .alloc_slice_fill_iter(arms.into_iter().map(|(p, body)| Arm {
                 pat: self.arena.alloc(p),
+                guard: None,
+                outdented: false,
                 body,
                 span: self.at,
             }));

@@ -74,7 +74,7 @@ impl<'a> Parser<'a, '_> {
         if let Some((opener, why)) = needed_by {
             d = d.also(opener, why);
         }
-        if let Some(note) = note {
+        if let Some(note) = note.or_else(|| token_hint(tok.kind)) {
             d = d.note(note);
         }
         self.fail(d)
@@ -105,8 +105,11 @@ impl<'a> Parser<'a, '_> {
     /// A token left over after a complete expression or declaration.
     #[cold]
     pub(super) fn stray_token(&mut self, context: &str) -> Abort {
-        let d = Diagnostic::error(format!("unexpected token {}", self.tok.kind.describe()))
+        let mut d = Diagnostic::error(format!("unexpected token {}", self.tok.kind.describe()))
             .at(self.tok.span, format!("unexpected here: {context}"));
+        if let Some(hint) = token_hint(self.tok.kind) {
+            d = d.note(hint);
+        }
         self.fail(d)
     }
 
@@ -189,5 +192,20 @@ impl<'a> Parser<'a, '_> {
             .at(at, format!("levels go from 0 to {MAX_UNIVERSE_LEVEL}"))
             .note("a larger level is never wrapped or saturated: it is an error");
         self.fail(d)
+    }
+}
+
+/// A hint for a token met where it cannot be, when it is a common habit from another
+/// language: `x : xs` for cons, `where` away from a `def`.
+pub(super) fn token_hint(kind: TokenKind<'_>) -> Option<&'static str> {
+    match kind {
+        TokenKind::Colon => Some(
+            "help: use `::` for cons (`x :: xs`); a single `:` only gives a type, as in `(e : T)`",
+        ),
+        TokenKind::Ident("where") => Some(
+            "help: `where` belongs to a `def`: it starts its own line after the def's body, \
+             then one binding per line; elsewhere use `let name = e in ...`",
+        ),
+        _ => None,
     }
 }

@@ -25,6 +25,7 @@ pub(super) fn binop(kind: TokenKind<'_>) -> Option<BinOp> {
         T::Gt => BinOp::Gt,
         T::Ge => BinOp::Ge,
         T::PlusPlus => BinOp::Concat,
+        T::ColonColon => BinOp::Cons,
         T::Plus => BinOp::Add,
         T::Minus => BinOp::Sub,
         T::Star => BinOp::Mul,
@@ -40,15 +41,15 @@ pub(super) fn precedence(op: BinOp) -> u8 {
         BinOp::Or => 1,
         BinOp::And => 2,
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
-        BinOp::Concat => 4,
+        BinOp::Concat | BinOp::Cons => 4,
         BinOp::Add | BinOp::Sub => 5,
         BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
     }
 }
 
-/// `||`, `&&` and `++` group to the right (LANGUAGE.md section 3).
+/// `||`, `&&`, `++` and `::` group to the right (LANGUAGE.md section 3, docs/syntax.md).
 pub(super) fn is_right_assoc(op: BinOp) -> bool {
-    matches!(op, BinOp::Or | BinOp::And | BinOp::Concat)
+    matches!(op, BinOp::Or | BinOp::And | BinOp::Concat | BinOp::Cons)
 }
 
 /// The comparisons, which do not chain.
@@ -160,7 +161,7 @@ impl<'a> Parser<'a, '_> {
         loop {
             let (operand, open_ended) = self.operand()?;
             operands.push(operand);
-            if open_ended {
+            if open_ended || self.ends_by_layout() {
                 break;
             }
             let Some(op) = binop(self.tok.kind) else {
@@ -231,6 +232,9 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn application(&mut self) -> PResult<(Node<'a>, bool)> {
         let mut fun = self.atom()?;
         loop {
+            if self.ends_by_layout() {
+                return Ok((fun, false));
+            }
             let (arg, plicity) = match self.tok.kind {
                 TokenKind::LBrace if self.brace_is_record() => (self.atom()?, Plicity::Explicit),
                 TokenKind::LBrace => (self.implicit_arg()?, Plicity::Implicit),

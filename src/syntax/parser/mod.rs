@@ -211,12 +211,21 @@ struct Parser<'a, 's> {
     eof_errors: usize,
     /// The column of the layout block being parsed (the methods of an `interface` or
     /// `instance`): a token starting a line at or left of it ends the current item.
-    layout: Option<u32>,
+    block_layout: Option<u32>,
     /// The real token behind a [`TokenKind::Break`] put in its place.
     held: Option<Token<'a>>,
     /// Declarations made along with the one being parsed (a `deriving` clause's
     /// instances, an interface's methods), emitted after it.
     extra: Vec<Decl<'a>>,
+    /// Inside a `where` binding: the column of the bindings' names and how many
+    /// brackets were open at the binding. A token that starts a line at that column or
+    /// further left (with no bracket opened since) ends the binding.
+    layout: Option<(u32, usize)>,
+    /// Set by a `match` whose last arm's body is another `match` (written without
+    /// parentheses) for that inner `match`: the column of the outer arm's `|`. An arm
+    /// of the inner `match` starting a line there or further left is marked
+    /// [`Arm::outdented`].
+    outer_arm_col: Option<u32>,
 }
 
 impl<'a, 's> Parser<'a, 's> {
@@ -239,8 +248,10 @@ impl<'a, 's> Parser<'a, 's> {
             error_count: 0,
             eof_errors: 0,
             layout: None,
+            block_layout: None,
             held: None,
             extra: Vec::new(),
+            outer_arm_col: None,
         })
     }
 
@@ -284,7 +295,7 @@ impl<'a, 's> Parser<'a, 's> {
             Some(real) => real,
             None => {
                 let next = self.lexer.next_token();
-                match self.layout {
+                match self.block_layout {
                     Some(col)
                         if next.line_start
                             && next.kind != TokenKind::Eof
@@ -385,6 +396,32 @@ impl<'a, 's> Parser<'a, 's> {
         let result = f(self);
         self.depth -= 1;
         result
+    }
+
+    /// The column of the current token (in characters, from 0).
+    fn column(&self) -> u32 {
+        self.lexer.column(self.tok.span.start)
+    }
+
+    /// The current token is `where` starting a line outside any bracket: the start of
+    /// a `where` clause (of a `def`), which ends the expression before it. `where` is
+    /// a keyword only there: elsewhere it is a name.
+    fn at_where_clause(&self) -> bool {
+        self.tok.kind == TokenKind::Ident("where") && self.tok.line_start && self.open.is_empty()
+    }
+
+    /// Whether the expression being parsed ends before the current token although the
+    /// token could continue it: a `where` clause starts, or the token starts a line at
+    /// the column of the `where` bindings or further left (the next binding).
+    fn ends_by_layout(&self) -> bool {
+        if !self.tok.line_start {
+            return false;
+        }
+        if self.at_where_clause() {
+            return true;
+        }
+        self.layout
+            .is_some_and(|(col, open)| self.open.len() <= open && self.column() <= col)
     }
 
     /// Consumes an opening bracket and remembers it.

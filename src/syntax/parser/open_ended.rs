@@ -34,12 +34,14 @@ enum Head<'a> {
         cond: &'a Expr<'a>,
         then_: &'a Expr<'a>,
     },
-    /// `match scrut with arms | pat ->`, whose last arm's body is the tail.
+    /// `match scrut with arms | pat if guard ->`, whose last arm's body is the tail.
     Match {
         start: Span,
         scrut: &'a Expr<'a>,
         arms: Vec<Arm<'a>>,
         pat: &'a Pat<'a>,
+        guard: Option<&'a Expr<'a>>,
+        outdented: bool,
     },
 }
 
@@ -120,9 +122,17 @@ impl<'a> Parser<'a, '_> {
                 scrut,
                 mut arms,
                 pat,
+                guard,
+                outdented,
             } => {
                 let span = Span::new(self.file, pat.span.start, end);
-                arms.push(Arm { pat, body, span });
+                arms.push(Arm {
+                    pat,
+                    guard,
+                    outdented,
+                    body,
+                    span,
+                });
                 let arms = self.alloc_arms(arms);
                 (ExprKind::Match { scrut, arms }, start)
             }
@@ -184,10 +194,13 @@ impl<'a> Parser<'a, '_> {
         Ok(Head::If { start, cond, then_ })
     }
 
-    /// `match e with | p -> e | ...` (the first `|` optional), up to an arm whose body
-    /// is another `match` (which takes every arm after it). A match with no arms is
-    /// allowed when something other than the end of input follows `with`.
+    /// `match e with | p -> e | ...` (the first `|` optional; each arm may have a
+    /// guard, `| p if c -> e`), up to an arm whose body is another `match` (which
+    /// takes every arm after it). A match with no arms is allowed when something other
+    /// than the end of input follows `with`.
     fn match_start(&mut self) -> PResult<MatchStart<'a>> {
+        // Set only for a `match` that is the last arm's body of another.
+        let outer_col = self.outer_arm_col.take();
         let start = self.bump().span;
         let scrut = self.expr()?;
         self.expect_for(
@@ -197,22 +210,53 @@ impl<'a> Parser<'a, '_> {
             "this 'match' needs a 'with'",
         )?;
         let mut arms = Vec::new();
+        let bar_tok = self.tok;
         let bar = self.eat(TokenKind::Bar);
         if bar || starts_pattern_atom(self.tok.kind) || self.at(TokenKind::Eof) {
+            let mut arm_tok = if bar { bar_tok } else { self.tok };
             loop {
+                // Columns are only measured for tokens that start a line (then the
+                // cost is the indentation, never the length of a long line).
+                let arm_col = arm_tok
+                    .line_start
+                    .then(|| self.lexer.column(arm_tok.span.start));
+                let outdented = arm_col.is_some_and(|a| outer_col.is_some_and(|c| a <= c));
                 let pat = self.pattern()?;
-                self.expect(TokenKind::Arrow, "'->' after the pattern")?;
+                let guard: Option<&'a Expr<'a>> = if self.eat(TokenKind::If) {
+                    Some(self.nested(Self::operators)?)
+                } else {
+                    None
+                };
+                let after = if guard.is_some() {
+                    "'->' after the guard"
+                } else {
+                    "'->' after the pattern"
+                };
+                self.expect(TokenKind::Arrow, after)?;
                 if self.at(TokenKind::Match) {
+                    self.outer_arm_col = arm_col;
                     return Ok(MatchStart::Open(Head::Match {
                         start,
                         scrut,
                         arms,
                         pat,
+                        guard,
+                        outdented,
                     }));
                 }
                 let body = self.expr()?;
                 let span = self.since(pat.span);
-                arms.push(Arm { pat, body, span });
+                arms.push(Arm {
+                    pat,
+                    guard,
+                    outdented,
+                    body,
+                    span,
+                });
+                if self.ends_by_layout() {
+                    break;
+                }
+                arm_tok = self.tok;
                 if !self.eat(TokenKind::Bar) {
                     break;
                 }

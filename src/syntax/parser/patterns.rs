@@ -1,5 +1,6 @@
-//! Patterns: constructors applied to atomic patterns, literals, variables, `_`, and the
-//! bracketed forms `()`, `(p, q)`, `[p, q]`.
+//! Patterns: constructors applied to atomic patterns, literals, variables, `_`, the
+//! bracketed forms `()`, `(p, q)`, `[p, q]`, and cons `p :: ps` (right-associative,
+//! parsed in a loop).
 
 use super::*;
 
@@ -31,8 +32,28 @@ impl<'a> Parser<'a, '_> {
         self.arena.alloc(Pat { kind, span })
     }
 
-    /// A constructor applied to atomic patterns, or an atomic pattern.
+    /// A chain `p1 :: p2 :: ... :: pn` (or one pattern), each `pi` a constructor
+    /// application or an atomic pattern; grouped to the right, built in a loop.
     pub(super) fn pattern_unguarded(&mut self) -> PResult<PatNode<'a>> {
+        let first = self.pattern_app()?;
+        if !self.at(TokenKind::ColonColon) {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat(TokenKind::ColonColon) {
+            items.push(self.pattern_app()?);
+        }
+        let mut acc = items.pop().ok_or(Abort)?;
+        while let Some(head) = items.pop() {
+            let span = head.span.to(acc.span);
+            let kind = PatKind::Cons { head, tail: acc };
+            acc = self.arena.alloc(Pat { kind, span });
+        }
+        Ok(acc)
+    }
+
+    /// A constructor applied to atomic patterns, or an atomic pattern.
+    pub(super) fn pattern_app(&mut self) -> PResult<PatNode<'a>> {
         let TokenKind::Ident(name) = self.tok.kind else {
             return self.pattern_atom();
         };

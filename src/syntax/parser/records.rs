@@ -146,7 +146,7 @@ impl<'a> Parser<'a, '_> {
         if col == 0 {
             return Ok(items);
         }
-        let outer = self.layout.replace(col);
+        let outer = self.block_layout.replace(col);
         let result = loop {
             match item(self) {
                 Ok(x) => items.push(x),
@@ -164,7 +164,7 @@ impl<'a> Parser<'a, '_> {
             }
             self.bump();
         };
-        self.layout = outer;
+        self.block_layout = outer;
         if self.at(TokenKind::Break) {
             self.bump();
         }

@@ -142,14 +142,27 @@ mod tests {
             "1 = 2",
             "x + y = 3",
             "f x == g y",
-            "record Sample = { name : String }",
-            "instance Show Int where\n  show = showInt",
             "f Nothing = 0",
         ] {
             assert!(
                 !matches!(parse(&arena, text), Ok(ReplInput::Decls(_))),
                 "{text:?} parsed as declarations"
             );
+        }
+        // `record` and `instance` start their own declarations, never `record = ...`.
+        match parse(&arena, "record Sample = { name : String }") {
+            Ok(ReplInput::Decls(m)) => assert!(matches!(
+                m.decls,
+                [Decl::Data { name, .. }] if name.name == "Sample"
+            )),
+            other => panic!("a record declaration parsed as {other:?}"),
+        }
+        match parse(&arena, "instance Show Int where\n  show = showInt") {
+            Ok(ReplInput::Decls(m)) => assert!(matches!(
+                m.decls,
+                [Decl::Def { role, .. }] if role.is_instance()
+            )),
+            other => panic!("an instance parsed as {other:?}"),
         }
         assert!(matches!(parse(&arena, "x == 1"), Ok(ReplInput::Expr(_))));
         assert!(matches!(

@@ -56,7 +56,10 @@ fn sexp(e: &Expr<'_>) -> String {
         ExprKind::Match { scrut, arms } => {
             let arms: Vec<String> = arms
                 .iter()
-                .map(|a| format!("[{} {}]", pat(a.pat), sexp(a.body)))
+                .map(|a| match a.guard {
+                    Some(g) => format!("[{} if {} {}]", pat(a.pat), sexp(g), sexp(a.body)),
+                    None => format!("[{} {}]", pat(a.pat), sexp(a.body)),
+                })
                 .collect();
             format!("(match {} {})", sexp(scrut), arms.join(" "))
         }
@@ -128,6 +131,7 @@ fn pat(p: &Pat<'_>) -> String {
             }
             format!("{{{}}}", parts.join(", "))
         }
+        PatKind::Cons { head, tail } => format!("(:: {} {})", pat(head), pat(tail)),
     }
 }
 
@@ -778,4 +782,212 @@ fn an_expression_node_takes_48_bytes() {
     // Long inputs are millions of nodes (a 10 MB line of additions is 10 million):
     // the rare large forms (`let`, arrows) keep their fields beside the node.
     assert!(std::mem::size_of::<Expr<'_>>() <= 48);
+}
+
+/// The shape of each `def`'s body in a module that must parse without errors.
+fn def_bodies(text: &str) -> Vec<String> {
+    let arena = Bump::new();
+    let (module, diags) = parse_module(&arena, FileId(0), text);
+    assert!(diags.is_empty(), "{text:?}: {diags:#?}");
+    module
+        .decls
+        .iter()
+        .filter_map(|d| match d {
+            Decl::Def { body, .. } => Some(sexp(body)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn cons_is_right_associative_at_the_level_of_concat() {
+    assert_eq!(shape("x :: xs"), "(:: x xs)");
+    assert_eq!(shape("a :: b :: rest"), "(:: a (:: b rest))");
+    assert_eq!(shape("1 + 2 :: xs"), "(:: (+ 1 2) xs)");
+    assert_eq!(shape("x :: xs ++ ys"), "(:: x (++ xs ys))");
+    assert_eq!(shape("f x :: g y"), "(:: (f x) (g y))");
+    assert_eq!(shape("x :: xs == ys"), "(== (:: x xs) ys)");
+    assert_eq!(shape("a && x :: xs == ys"), "(&& a (== (:: x xs) ys))");
+    assert_eq!(shape("(x : Int) :: []"), "(:: (: x Int) [])");
+}
+
+#[test]
+fn cons_patterns_nest_to_the_right() {
+    assert_eq!(
+        shape("match l with | x :: rest -> x | [] -> 0"),
+        "(match l [(:: x rest) x] [[] 0])"
+    );
+    assert_eq!(
+        shape("match l with | a :: b :: _ -> a | Just x :: t -> x | (p, q) :: [] -> p"),
+        "(match l [(:: a (:: b _)) a] [(:: (Just x) t) x] [(:: (tuple p q) []) p])"
+    );
+    assert_eq!(
+        shape("match l with | (x :: xs) -> x"),
+        "(match l [(:: x xs) x])"
+    );
+}
+
+#[test]
+fn cons_with_a_missing_operand_is_an_error() {
+    assert_eq!(
+        errors("x ::")[0].message,
+        "unexpected end of input, expected an expression"
+    );
+    assert_eq!(
+        errors(":: xs")[0].message,
+        "expected an expression, found '::'"
+    );
+    let d = errors("match l with | x :: -> 1");
+    assert_eq!(d[0].message, "expected a pattern, found '->'");
+}
+
+#[test]
+fn a_single_colon_for_cons_gets_a_hint() {
+    let d = errors("match l with | x : xs -> 1");
+    assert_eq!(d[0].message, "expected '->' after the pattern, found ':'");
+    assert!(
+        d[0].notes.iter().any(|n| n.contains("use `::` for cons")),
+        "{d:?}"
+    );
+    let arena = Bump::new();
+    let (_, d) = parse_module(&arena, FileId(0), "def f = x : xs\n");
+    assert!(
+        d[0].notes.iter().any(|n| n.contains("use `::` for cons")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn guards_follow_any_pattern() {
+    assert_eq!(
+        shape("match n with | k if k > 0 -> 1 | _ -> 0"),
+        "(match n [k if (> k 0) 1] [_ 0])"
+    );
+    assert_eq!(
+        shape("match l with | x :: _ if f x && g x -> x | Just (a, b) if a == b -> a"),
+        "(match l [(:: x _) if (&& (f x) (g x)) x] [(Just (tuple a b)) if (== a b) a])"
+    );
+    // The guard stops at `->`: no function type is read there.
+    assert_eq!(
+        shape("match n with | k if k -> \\x -> x"),
+        "(match n [k if k (\\ x x)])"
+    );
+    // The last arm's body may be a match; its arms may have guards.
+    assert_eq!(
+        shape("match x with | A -> match y with | C if c -> 1 | D -> 2"),
+        "(match x [A (match y [C if c 1] [D 2])])"
+    );
+}
+
+#[test]
+fn a_guard_needs_an_expression_and_an_arrow() {
+    assert_eq!(
+        errors("match n with | k if -> 1")[0].message,
+        "expected an expression, found '->'"
+    );
+    assert_eq!(
+        errors("match n with | k if k 1")[0].message,
+        "unexpected end of input, expected '->' after the guard"
+    );
+}
+
+#[test]
+fn where_bindings_become_lets_around_the_body() {
+    let text = "def f (x : Int) : Int = go x 0\n  where\n    go n acc = n + acc\n    k : Int = 2\ndef g = 1\n";
+    assert_eq!(
+        def_bodies(text),
+        [
+            "(let go n acc = (+ n acc) in (let k : Int = 2 in ((go x) 0)))",
+            "1"
+        ]
+    );
+    // On the `where` line, a binding spanning lines, a binding with typed parameters.
+    let text = "def f = a + b\nwhere a = 1\n      b = g\n        a\n      h (y : Int) : Int = y\n";
+    assert_eq!(
+        def_bodies(text),
+        ["(let a = 1 in (let b = (g a) in (let h (y : Int) : Int = y in (+ a b))))"]
+    );
+    // After a match: the last arm ends at `where`.
+    let text =
+        "def f (n : Int) : Int =\n  match n with\n  | 0 -> z\n  | _ -> z + 1\n  where z = 5\n";
+    assert_eq!(
+        def_bodies(text),
+        ["(let z = 5 in (match n [0 z] [_ (+ z 1)]))"]
+    );
+    // A where binding's match arms end at the next binding.
+    let text = "def f = g 1\n where\n  g n = match n with\n    | 0 -> 1\n    | _ -> 2\n  h = 3\n";
+    assert_eq!(
+        def_bodies(text),
+        ["(let g n = (match n [0 1] [_ 2]) in (let h = 3 in (g 1)))"]
+    );
+}
+
+#[test]
+fn where_is_a_name_elsewhere() {
+    assert_eq!(
+        def_bodies("def where = 1\ndef f = where + 1\n"),
+        ["1", "(+ where 1)"]
+    );
+    assert_eq!(shape("let where = 1 in where"), "(let where = 1 in where)");
+    // Inside brackets a line starting with `where` goes on.
+    assert_eq!(def_bodies("def f = (g\nwhere)\n"), ["(g where)"]);
+}
+
+#[test]
+fn a_where_without_a_def_or_bindings_is_an_error() {
+    let errs = module_errors("def f = x\nwhere\n");
+    assert_eq!(
+        errs,
+        [(
+            3,
+            1,
+            "unexpected end of input, expected a binding such as `name = expression`".to_string()
+        )]
+    );
+    let errs = module_errors("def f = x\nwhere\ndef g = 1\n");
+    assert_eq!(errs[0].0, 3);
+    assert!(errs[0].2.contains("expected a binding"), "{errs:?}");
+    let errs = module_errors("data X = A\nwhere y = 1\n");
+    assert_eq!(errs, [(2, 1, "unexpected token 'where'".to_string())]);
+    let arena = Bump::new();
+    let (_, d) = parse_module(
+        &arena,
+        FileId(0),
+        "def main = let x = y\n  where y = 1\n  in x\n",
+    );
+    assert_eq!(d[0].message, "expected 'in', found 'where'");
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| n.contains("`where` belongs to a `def`")),
+        "{d:?}"
+    );
+    let (_, d) = parse_module(&arena, FileId(0), "def f = x where y = 1\n");
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| n.contains("`where` starts its own line")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn arms_of_an_inner_match_left_of_the_outer_arm_are_marked() {
+    let arena = Bump::new();
+    let text = "def f = match x with\n| A -> match y with\n       | C -> 1\n| B -> 2\n";
+    let (module, diags) = parse_module(&arena, FileId(0), text);
+    assert!(diags.is_empty());
+    let Decl::Def { body, .. } = &module.decls[0] else {
+        panic!()
+    };
+    let ExprKind::Match { arms, .. } = &body.kind else {
+        panic!()
+    };
+    assert_eq!(arms.len(), 1);
+    let ExprKind::Match { arms: inner, .. } = &arms[0].body.kind else {
+        panic!()
+    };
+    let marks: Vec<bool> = inner.iter().map(|a| a.outdented).collect();
+    assert_eq!(marks, [false, true]);
+    assert!(!arms[0].outdented);
 }

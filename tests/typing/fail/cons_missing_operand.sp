@@ -1,0 +1,2 @@
+-- `::` needs a right operand.
+def main = 1 :: 
