@@ -52,8 +52,39 @@ impl Elab<'_> {
         if let (Some(x), Some(y)) = (&flex_a, &flex_b)
             && x.id == y.id
         {
-            // One unknown on both sides: its arguments must agree.
-            return x.arity() == y.arity() && self.unify_args(cx, x, y, span);
+            // One unknown on both sides: its arguments must agree, or it does not
+            // depend on those that differ (`?a (k - 1) = ?a k`, a local recursive
+            // function's call): then it is a new unknown of the others.
+            if x.arity() != y.arity() {
+                return false;
+            }
+            let (xs, ys) = (x.all_args(), y.all_args());
+            let agree: Vec<bool> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(p, q)| alpha_eq(&self.metas.zonk(p), &self.metas.zonk(q)))
+                .collect();
+            if agree.iter().all(|a| *a) {
+                return self.unify_args(cx, x, y, span);
+            }
+            let id = x.id;
+            let n = xs.len() as u32;
+            let kept: Vec<u32> = (0..n).filter(|i| agree[*i as usize]).collect();
+            let info = self.metas.get(id);
+            let (at, what, defaultable) = (info.span, info.what.clone(), info.defaultable);
+            let narrower = self.metas.fresh_id(kept.len() as u32, at, what);
+            if defaultable {
+                self.metas.mark_defaultable_id(narrower);
+            }
+            if let Some(u) = self.metas.universe_of_solution(id) {
+                self.metas.bound_universe(narrower, u);
+            }
+            let body = Term::apps(
+                Term::Hole(HoleKind::Meta(narrower), at).rc(),
+                kept.iter().map(|pos| Term::Var(Ix(n - 1 - pos)).rc()),
+            );
+            self.metas.solve_with(id, n, body);
+            return true;
         }
         if flex_a.is_some() || flex_b.is_some() {
             // Between two unknowns, solve the newer one first: the older one stands
