@@ -392,11 +392,7 @@ impl Elab<'_> {
                         "no record has exactly these fields (end the pattern with `..` to leave some out)".to_string()
                     }
                 } else {
-                    let names: Vec<String> = found
-                        .iter()
-                        .map(|d| format!("`{}`", self.program.data(*d).name))
-                        .collect();
-                    format!("several records have these fields: {}", names.join(", "))
+                    self.several_records(&found)
                 };
                 self.errors.push(
                     Diagnostic::error("cannot tell which record this pattern matches")

@@ -558,23 +558,8 @@ impl<'p> Printer<'p> {
         let explicit = args.iter().all(|(p, _)| *p == Plicity::Explicit);
         if self.tuple_types && pair_type_parts(t, self.builtins.pair).is_some() {
             // `Pair A (Pair B C)` as `(A, B, C)`: already bracketed, so an atom.
-            self.out.push('(');
-            let (first, mut rest) = pair_type_parts(t, self.builtins.pair).expect("checked");
-            self.term(first, LOW);
-            loop {
-                self.out.push_str(", ");
-                match pair_type_parts(rest, self.builtins.pair) {
-                    Some((a, b)) => {
-                        self.term(a, LOW);
-                        rest = b;
-                    }
-                    None => {
-                        self.term(rest, LOW);
-                        break;
-                    }
-                }
-            }
-            self.out.push(')');
+            let pair = self.builtins.pair;
+            self.tuple(t, &|t| pair_type_parts(t, pair));
             return;
         }
         if explicit
@@ -605,23 +590,8 @@ impl<'p> Printer<'p> {
                 return;
             }
             if *c == self.builtins.mk_pair && pair_parts(t, self.builtins.mk_pair).is_some() {
-                self.out.push('(');
-                let (first, mut rest) = pair_parts(t, self.builtins.mk_pair).expect("checked");
-                self.term(first, LOW);
-                loop {
-                    self.out.push_str(", ");
-                    match pair_parts(rest, self.builtins.mk_pair) {
-                        Some((a, b)) => {
-                            self.term(a, LOW);
-                            rest = b;
-                        }
-                        None => {
-                            self.term(rest, LOW);
-                            break;
-                        }
-                    }
-                }
-                self.out.push(')');
+                let mk_pair = self.builtins.mk_pair;
+                self.tuple(t, &|t| pair_parts(t, mk_pair));
                 return;
             }
             if self.record_literal(*c, &args) {
@@ -670,6 +640,30 @@ impl<'p> Printer<'p> {
         }
         self.out.push(')');
         true
+    }
+
+    /// `(a, b, c)`: a chain of pairs (of values or of types, as `parts` splits them)
+    /// printed flat, in a loop.
+    fn tuple<'t>(&mut self, t: &'t Term, parts: &dyn Fn(&'t Term) -> Option<(&'t Term, &'t Term)>) {
+        let Some((first, mut rest)) = parts(t) else {
+            return;
+        };
+        self.out.push('(');
+        self.term(first, LOW);
+        loop {
+            self.out.push_str(", ");
+            match parts(rest) {
+                Some((a, b)) => {
+                    self.term(a, LOW);
+                    rest = b;
+                }
+                None => {
+                    self.term(rest, LOW);
+                    break;
+                }
+            }
+        }
+        self.out.push(')');
     }
 
     /// ` a {b} c`: arguments after a head.

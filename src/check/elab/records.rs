@@ -69,6 +69,15 @@ impl Elab<'_> {
             .collect()
     }
 
+    /// "several records have these fields: `A`, `B`", for a record that cannot be told.
+    pub(in crate::check) fn several_records(&self, found: &[DataId]) -> String {
+        let names: Vec<String> = found
+            .iter()
+            .map(|d| format!("`{}`", self.program.data(*d).name))
+            .collect();
+        format!("several records have these fields: {}", names.join(", "))
+    }
+
     /// Field `i` of `r : d args`: the term that reads it and its type.
     fn project(&self, rec: &RecordType, r: &RcTerm, i: usize, span: Span) -> (RcTerm, RcTerm) {
         let con = ConId {
@@ -250,11 +259,7 @@ impl Elab<'_> {
                         let what = if found.is_empty() {
                             "no record has exactly these fields".to_string()
                         } else {
-                            let names: Vec<String> = found
-                                .iter()
-                                .map(|d| format!("`{}`", self.program.data(*d).name))
-                                .collect();
-                            format!("several records have these fields: {}", names.join(", "))
+                            self.several_records(&found)
                         };
                         let mut d =
                             Diagnostic::error("cannot tell which record this is").at(span, what);
