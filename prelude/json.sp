@@ -2,7 +2,7 @@
 -- JSON are the host's (serde_json, through three primitives that deal only in strings);
 -- the rest is here.
 
-data Json = JNull | JBool Bool | JNum Float | JStr String | JArr (List Json) | JObj (List (Pair String Json)) deriving (Show, Eq)
+data Json = JNull | JBool Bool | JNum Float | JStr String | JArr (List Json) | JObj (List (Pair String Json)) deriving (Show, Eq, Ord)
 
 -- The JSON value of a text, or `Left` with a message naming the line and column of the
 -- first error.
