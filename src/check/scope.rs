@@ -47,8 +47,19 @@ impl UnitScope {
         errors: &mut Vec<Diagnostic>,
     ) {
         if let Some((_, first)) = self.names.get(name) {
+            // An instance's name is made from its head (`instance'Show'Int`).
+            let message = match ["instance'", "derived'"]
+                .iter()
+                .find_map(|p| name.strip_prefix(p))
+            {
+                Some(head) => format!(
+                    "overlapping instances: two for `{}`",
+                    head.replace('\'', " ")
+                ),
+                None => format!("`{name}` is defined twice"),
+            };
             errors.push(
-                Diagnostic::error(format!("`{name}` is defined twice"))
+                Diagnostic::error(message)
                     .at(span, "defined again here")
                     .also(*first, "first defined here"),
             );

@@ -34,7 +34,7 @@ impl<'a> Parser<'a, '_> {
                     }
                     if !self.at(TokenKind::Eof) && !self.tok.kind.starts_declaration() {
                         self.stray_token(
-                            "expected a new declaration (def, data, extern or import)",
+                            "expected a new declaration (def, data, record, interface, instance, extern or import)",
                         );
                         if let Decl::Def { body, .. } = &decl
                             && applies_where(body)
@@ -83,7 +83,9 @@ impl<'a> Parser<'a, '_> {
             TokenKind::Record => self.record_decl(),
             TokenKind::Interface => self.interface_decl(),
             TokenKind::Instance => self.instance_decl(),
-            _ => Err(self.unexpected("a declaration (def, data, extern or import)")),
+            _ => Err(self.unexpected(
+                "a declaration (def, data, record, interface, instance, extern or import)",
+            )),
         }
     }
 

@@ -582,7 +582,7 @@ fn stray_tokens_are_located() {
     let errs = module_errors("main = 1");
     assert_eq!(
         errs[0].2,
-        "expected a declaration (def, data, extern or import), found 'main'"
+        "expected a declaration (def, data, record, interface, instance, extern or import), found 'main'"
     );
 }
 
