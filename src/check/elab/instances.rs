@@ -30,8 +30,9 @@ pub(in crate::check) struct InstanceGoal {
     meta: RcTerm,
     /// Its type (`Show Int`), in the same context.
     ty: RcTerm,
-    /// The context where it was inserted.
+    /// The scope unit where it was inserted.
     unit: usize,
+    /// The local context where it was inserted (a constraint in scope may solve it).
     entries: Vec<CtxEntry>,
     /// Where the argument was needed.
     span: Span,
@@ -42,12 +43,15 @@ pub(in crate::check) struct InstanceGoal {
 /// What an instance is found by: the head of the type it is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Head {
+    /// A data type (`List`, `Maybe`, a record).
     Data(DataId),
+    /// `Int`, `Float` or `String`.
     Prim(PrimType),
 }
 
 /// How one attempt at a goal went.
 enum Attempt {
+    /// Solved.
     Solved,
     /// Its type is not known yet.
     Waiting,

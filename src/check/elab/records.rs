@@ -13,7 +13,9 @@ use crate::core::term::{CaseArm, spine};
 
 /// A record type met in checking: the data type and its arguments.
 pub(in crate::check) struct RecordType {
+    /// The record's data type.
     pub(in crate::check) data: DataId,
+    /// The arguments of its parameters, in the scope where the type was met.
     pub(in crate::check) args: Vec<RcTerm>,
 }
 
