@@ -99,6 +99,12 @@ instance ToJson Json where
 instance ToJson a => ToJson (List a) where
   toJson xs = JArr (map toJson xs)
 
+-- `Nothing` is `null`, `Just x` is `x` (an optional field of a record).
+instance ToJson a => ToJson (Maybe a) where
+  toJson m = match m with
+    | Nothing -> JNull
+    | Just x -> toJson x
+
 instance (ToJson a, ToJson b) => ToJson (Pair a b) where
   toJson p = JArr [toJson (fst p), toJson (snd p)]
 
@@ -134,6 +140,13 @@ instance FromJson a => FromJson (List a) where
   fromJson j = match j with
     | JArr xs -> derive'list 0 xs
     | _ -> Left ("expected an array, found " ++ renderJson j)
+
+instance FromJson a => FromJson (Maybe a) where
+  fromJson j = match j with
+    | JNull -> Right Nothing
+    | _ -> (match fromJson j with
+      | Left e -> Left e
+      | Right x -> Right (Just x))
 
 instance (FromJson a, FromJson b) => FromJson (Pair a b) where
   fromJson j = match j with
@@ -188,10 +201,13 @@ def derive'object {b : Type} (what : String) (j : Json) (k : List (Pair String J
   | JObj kvs -> k kvs
   | _ -> Left ("expected an object for " ++ what ++ ", found " ++ renderJson j)
 
--- Reading one field of a record.
+-- Reading one field of a record; a missing one is read as `null` if its type has a
+-- value for that (an optional field: `Maybe`), else it is an error.
 def derive'field {a : Type} {b : Type} {d : FromJson a} (name : String) (kvs : List (Pair String Json)) (k : a -> Either String b) : Either String b =
   match lookup name kvs with
-  | Nothing -> Left ("missing field `" ++ name ++ "`")
+  | Nothing -> (match fromJson JNull with
+    | Right x -> k x
+    | Left e -> Left ("missing field `" ++ name ++ "`"))
   | Just v -> (match fromJson v with
     | Left e -> Left ("field `" ++ name ++ "`: " ++ e)
     | Right x -> k x)

@@ -8,7 +8,7 @@ data Unit = MkUnit
 
 data Pair (a : Type) (b : Type) = MkPair a b
 
-data Maybe (a : Type) = Nothing | Just a deriving (Show, Eq, Ord, ToJson, FromJson)
+data Maybe (a : Type) = Nothing | Just a deriving (Show, Eq, Ord)
 
 data Either (a : Type) (b : Type) = Left a | Right b deriving (Show, Eq, Ord, ToJson, FromJson)
 

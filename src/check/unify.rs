@@ -265,6 +265,11 @@ impl Elab<'_> {
             };
             levels.push(lvl.filter(|l| !levels.contains(&Some(*l))));
         }
+        // `?f Int = List Int` (an unknown type constructor applied to a type that is
+        // not a variable): first-order, `?f := List`, rather than `\_ -> List Int`.
+        if levels.iter().any(Option::is_none) && self.first_order(cx, f, rhs, span) {
+            return true;
+        }
         let rhs = self.metas.zonk(rhs);
         let allowed = |outer: u32| outer < depth && levels.contains(&Some(depth - 1 - outer));
         let Some(rhs) = self.prune(&rhs, id, &Allowed::Some(&allowed)) else {
@@ -295,6 +300,44 @@ impl Elab<'_> {
             self.metas.solve_with(id, n, renamed);
         }
         ok
+    }
+
+    /// Solves `?f[ctx] a1 .. ak = h b1 .. bm` (k <= m, the last k arguments explicit)
+    /// by `?f[ctx] := h b1 .. b(m-k)` and `ai = b(m-k+i)`, when the unknown is applied to
+    /// its whole context implicitly. False, having solved nothing, if it does not apply.
+    fn first_order(&mut self, cx: &mut Cx<'_>, f: &Flex<'_>, rhs: &RcTerm, span: Span) -> bool {
+        let k = f.args.len();
+        if k == 0 || f.implicit != self.metas.get(f.id).depth {
+            return false;
+        }
+        let rhs = self.metas.zonk(rhs);
+        let (head, rargs) = crate::core::term::spine(&rhs);
+        if flex(head).is_some() || rargs.len() < k {
+            return false;
+        }
+        let m = rargs.len() - k;
+        if rargs[m..].iter().any(|(p, _)| *p != Plicity::Explicit) {
+            return false;
+        }
+        let prefix = rargs[..m].iter().fold(head.clone(), |acc, (p, a)| {
+            Term::App(acc, *p, (*a).clone()).rc()
+        });
+        let bare = Flex {
+            id: f.id,
+            implicit: f.implicit,
+            skip: f.skip,
+            args: Vec::new(),
+        };
+        if !self.solve(cx, &bare, &prefix, span) {
+            return false;
+        }
+        let pairs: Vec<(RcTerm, RcTerm)> = f
+            .args
+            .iter()
+            .zip(&rargs[m..])
+            .map(|(a, (_, b))| ((*a).clone(), (*b).clone()))
+            .collect();
+        pairs.iter().all(|(a, b)| self.unify(cx, a, b, span))
     }
 
     /// Reports a solution `rhs` (in `cx`) of the unknown `id` that lives in a larger
