@@ -46,7 +46,7 @@ instance Show a => Show (List a) where
   show xs = "[" ++ join ", " (map show xs) ++ "]"
 
 instance (Show a, Show b) => Show (Pair a b) where
-  show p = "(" ++ show (fst p) ++ ", " ++ derive'tupleTail (show (snd p)) ++ ")"
+  show p = "(" ++ show (fst p) ++ ", " ++ derive'tupleTail (prim_isPair (snd p)) (show (snd p)) ++ ")"
 
 instance Eq Int
 
@@ -190,10 +190,10 @@ def derive'toJson {a : Type} {d : ToJson a} (x : a) : Json = toJson x
 -- A constructor's argument: in parentheses if it is an application or negative.
 def derive'showArg (s : String) : String = prim_showArg s
 
--- The second component of a pair printed flat when it is a pair itself:
--- `(1, (2, 3))` prints `(1, 2, 3)`.
-def derive'tupleTail (s : String) : String =
-  if startsWith "(" s && endsWith ")" s && s != "()" then substring 1 (strLength s - 2) s else s
+-- The second component of a pair printed flat when it is a pair itself (its text is
+-- then the pair instance's, in parentheses): `(1, (2, 3))` prints `(1, 2, 3)`.
+def derive'tupleTail (pair : Bool) (s : String) : String =
+  if pair then substring 1 (strLength s - 2) s else s
 
 -- Reading a record: `k` on the object's entries.
 def derive'object {b : Type} (what : String) (j : Json) (k : List (Pair String Json) -> Either String b) : Either String b =

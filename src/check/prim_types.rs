@@ -63,6 +63,7 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         }
         Prim::SortInts => arrows(&[list(int())], list(int())),
         Prim::ShowString | Prim::ShowArg => arrows(&[string()], string()),
+        Prim::IsPair => arrows(&[fresh()], bool_()),
         Prim::Reading | Prim::Writing => {
             let a = fresh();
             arrows(&[list(string()), a.clone()], a)

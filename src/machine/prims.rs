@@ -450,6 +450,12 @@ impl<'p> Machine<'p> {
                 out.push('"');
                 self.heap.string(out.into())
             }
+            Prim::IsPair => {
+                let pair = self.prog.builtins.mk_pair;
+                let is =
+                    matches!(args.first(), Some(Val::Con(r)) if self.heap.cons.get(*r).con == pair);
+                self.bool_val(is)
+            }
             Prim::ShowArg => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 if prim::string::needs_parens(&s) {

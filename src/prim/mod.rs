@@ -122,6 +122,10 @@ pub enum Prim {
     /// parentheses if it is an application or a negative number (LANGUAGE.md 9; the
     /// derived `Show` instances).
     ShowArg,
+    /// `{a : Type} -> a -> Bool`: whether a value (evaluated to its constructor) is a
+    /// pair, so that `show` prints `(1, (2, 3))` flat as `(1, 2, 3)`, as `spindle run`
+    /// does.
+    IsPair,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -170,6 +174,7 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::SortInts, "prim_sortInts", 1),
     (Prim::ShowString, "prim_showString", 1),
     (Prim::ShowArg, "prim_showArg", 1),
+    (Prim::IsPair, "prim_isPair", 1),
 ];
 
 impl Prim {

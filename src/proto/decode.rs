@@ -901,5 +901,6 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::SortInts => Prim::SortInts,
         pb::Prim::ShowString => Prim::ShowString,
         pb::Prim::ShowArg => Prim::ShowArg,
+        pb::Prim::IsPair => Prim::IsPair,
     })
 }

@@ -344,5 +344,6 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::SortInts => pb::Prim::SortInts,
         Prim::ShowString => pb::Prim::ShowString,
         Prim::ShowArg => pb::Prim::ShowArg,
+        Prim::IsPair => pb::Prim::IsPair,
     }
 }
