@@ -69,24 +69,7 @@ pub fn type_to_string(program: &Program, locals: &[&str], term: &Term) -> String
 /// shared, so a ten-line program can have a type of a billion nodes); the cost of
 /// printing it is bounded by `max` too, not by the term's size.
 pub fn term_to_string_cut(program: &Program, locals: &[&str], term: &Term, max: usize) -> String {
-    let budget = max.saturating_mul(64).max(4096);
-    let mut p = Printer::with_budget(program, term, budget);
-    p.limit = Some(max);
-    p.tuple_types = true;
-    for l in locals {
-        p.names.push(l.to_string());
-    }
-    p.term(term, LOW);
-    let mut out = p.out;
-    if out.len() > max {
-        let mut cut = max;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
-        out.push('…');
-    }
-    out
+    term_to_string_cut_unknowns(program, locals, term, max, &mut Vec::new())
 }
 
 /// Prints one definition as a `def` declaration.

@@ -109,10 +109,13 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// `def name params : ret = body`
-    pub(super) fn def_decl(&mut self) -> PResult<Decl<'a>> {
-        let start = self.bump().span;
-        let name = self.name("a name after 'def'")?;
+    /// `name params : ret =`, the head of a `def` (with or without the keyword), up to
+    /// and including the `=`.
+    pub(super) fn def_head(
+        &mut self,
+        what: &str,
+    ) -> PResult<(Ident<'a>, Vec<Param<'a>>, Option<&'a Expr<'a>>)> {
+        let name = self.name(what)?;
         let params = self.params()?;
         let ret = self.annotation()?;
         self.expect(
@@ -123,6 +126,13 @@ impl<'a> Parser<'a, '_> {
                 "'=', ':' or a parameter"
             },
         )?;
+        Ok((name, params, ret))
+    }
+
+    /// `def name params : ret = body`
+    pub(super) fn def_decl(&mut self) -> PResult<Decl<'a>> {
+        let start = self.bump().span;
+        let (name, params, ret) = self.def_head("a name after 'def'")?;
         let mut body: &'a Expr<'a> = self.expr()?;
         if self.at_where_clause() {
             body = self.where_clause(body)?;

@@ -51,17 +51,7 @@ pub(super) fn is_bare_definition(file: FileId, text: &str) -> bool {
 impl<'a> Parser<'a, '_> {
     /// `name params : ret = body`, a `def` without its keyword.
     pub(super) fn bare_def(&mut self) -> PResult<Decl<'a>> {
-        let name = self.name("a name")?;
-        let params = self.params()?;
-        let ret = self.annotation()?;
-        self.expect(
-            TokenKind::Equals,
-            if ret.is_some() {
-                "'='"
-            } else {
-                "'=', ':' or a parameter"
-            },
-        )?;
+        let (name, params, ret) = self.def_head("a name")?;
         let body = self.expr()?;
         if !self.at(TokenKind::Eof) {
             return Err(self.stray_token("the definition is complete"));
