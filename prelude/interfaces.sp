@@ -26,10 +26,6 @@ interface ToJson (a : Type) where
 interface FromJson (a : Type) where
   fromJson : Json -> Either String a
 
--- `xs` sorted by `f` of each element, ascending and stable.
-def sortOn {a : Type} {b : Type} {d : Ord b} (f : a -> b) (xs : List a) : List a =
-  sortBy (\x y -> derive'le (f x) (f y)) xs
-
 instance Show Int where
   show = showInt
 
@@ -61,22 +57,16 @@ instance Eq a => Eq (List a)
 instance (Eq a, Eq b) => Eq (Pair a b)
 
 instance Ord Int where
-  compare x y = if x < y then LT else if x == y then EQ else GT
+  compare x y = prim_compare x y
 
 instance Ord Float where
-  compare x y = if x < y then LT else if x == y then EQ else GT
+  compare x y = prim_compare x y
 
 instance Ord String where
-  compare x y = if x < y then LT else if x == y then EQ else GT
+  compare x y = prim_compare x y
 
-instance Ord Unit where
-  compare x y = EQ
-
-instance Ord a => Ord (List a) where
-  compare xs ys = derive'compareList xs ys
-
-instance (Ord a, Ord b) => Ord (Pair a b) where
-  compare p q = derive'then (compare (fst p) (fst q)) (compare (snd p) (snd q))
+-- `Unit`, `List` and `Pair` derive `Ord` (types.sp): lists compare
+-- lexicographically, pairs component by component.
 
 instance ToJson Int where
   toJson n = JNum (intToFloat n)

@@ -166,15 +166,49 @@ def mergeSorted {a : Type} (le : a -> a -> Bool) (l : List a) (r : List a) : Lis
   | (_, []) -> l
   | (Cons x xr, Cons y yr) -> if le x y then Cons x (mergeSorted le xr r) else Cons y (mergeSorted le l yr)
 
--- Integers are sorted by the machine itself (the same order `sortBy (<=)` gives).
-def sort (xs : List Int) : List Int = prim_sortInts xs
+-- `scanl f z [x1, x2, ...]` is `[z, f z x1, f (f z x1) x2, ...]`.
+def scanl {a : Type} {b : Type} (f : b -> a -> b) (z : b) (xs : List a) : List b =
+  Cons z (match xs with
+    | [] -> []
+    | Cons x rest -> scanl f (f z x) rest)
 
-def minimum (xs : List Int) : Maybe Int =
+-- The runs of neighbours that `eq` relates to the first of their run.
+def groupBy {a : Type} (eq : a -> a -> Bool) (xs : List a) : List (List a) =
   match xs with
-  | [] -> Nothing
-  | Cons x rest -> Just (foldl min x rest)
+  | [] -> []
+  | Cons x rest ->
+    let run = span (\y -> eq x y) rest in
+    Cons (Cons x (fst run)) (groupBy eq (snd run))
 
-def maximum (xs : List Int) : Maybe Int =
+-- The runs of equal neighbours.
+def group {a : Type} (xs : List a) : List (List a) = groupBy (\x y -> x == y) xs
+
+-- The longest prefix whose elements satisfy `p`, and the rest.
+def span {a : Type} (p : a -> Bool) (xs : List a) : Pair (List a) (List a) =
   match xs with
-  | [] -> Nothing
-  | Cons x rest -> Just (foldl max x rest)
+  | [] -> ([], [])
+  | Cons x rest ->
+    if p x then (let more = span p rest in (Cons x (fst more), snd more)) else ([], xs)
+
+-- The elements that satisfy `p`, and those that do not.
+def partition {a : Type} (p : a -> Bool) (xs : List a) : Pair (List a) (List a) =
+  (filter p xs, filter (\x -> not (p x)) xs)
+
+-- `(take n xs, drop n xs)`.
+def splitAt {a : Type} (n : Int) (xs : List a) : Pair (List a) (List a) = (take n xs, drop n xs)
+
+-- The list cut into pieces of `n` elements (the last may be shorter); `n` below 1
+-- is taken as 1.
+def chunksOf {a : Type} (n : Int) (xs : List a) : List (List a) =
+  match xs with
+  | [] -> []
+  | _ -> let k = if n < 1 then 1 else n in Cons (take k xs) (chunksOf k (drop k xs))
+
+-- The list repeated forever (the empty list stays empty).
+def cycle {a : Type} (xs : List a) : List a =
+  match xs with
+  | [] -> []
+  | _ -> let ys = append xs ys in ys
+
+-- The sum of a list of `Float`s.
+def sumFloat (xs : List Float) : Float = foldlStrict (\acc x -> acc + x) 0.0 xs

@@ -1,10 +1,11 @@
--- Numbers: Int helpers, Float conversions, Nat.
+-- Numbers: Int helpers, Float conversions, Nat. (`min`, `max` and `abs` are in
+-- order.sp, through `Ord` and `Signed`.)
 
-def abs (n : Int) : Int = if n < 0 then 0 - n else n
+-- `div a b` rounds the quotient down and `mod a b` has the sign of `b`
+-- (`a == b * div a b + mod a b`); `/` and `%` truncate toward zero.
+def div (a : Int) (b : Int) : Int = prim_divFloor a b
 
-def min (a : Int) (b : Int) : Int = if a <= b then a else b
-
-def max (a : Int) (b : Int) : Int = if a >= b then a else b
+def mod (a : Int) (b : Int) : Int = prim_modFloor a b
 
 def intToFloat (n : Int) : Float = prim_intToFloat n
 

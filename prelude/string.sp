@@ -36,3 +36,14 @@ def showFloat (x : Float) : String = prim_showFloat x
 def parseInt (s : String) : Maybe Int = prim_parseInt s
 
 def parseFloat (s : String) : Maybe Float = prim_parseFloat s
+
+-- `x` with `digits` decimals, correctly rounded (`showFixed 2 3.14159` is "3.14").
+def showFixed (digits : Int) (x : Float) : String = prim_showFixed digits x
+
+-- `s` with spaces before it up to `width` characters (unchanged if already as wide).
+def padLeft (width : Int) (s : String) : String =
+  let k = width - strLength s in if k <= 0 then s else concatStrings (replicate k " ") ++ s
+
+-- `s` with spaces after it up to `width` characters.
+def padRight (width : Int) (s : String) : String =
+  let k = width - strLength s in if k <= 0 then s else s ++ concatStrings (replicate k " ")

@@ -172,6 +172,36 @@ fn con_app<'t>(program: &Program, t: &'t RcTerm) -> Option<(ConId, Vec<&'t RcTer
     }
 }
 
+/// The entries of a map's tree term (`Map'Tip`, `Map'Bin size key value left right`)
+/// in ascending order of keys, or `None` where it is not such a tree.
+fn tree_entries<'t>(
+    program: &Program,
+    cols: &crate::core::collections::Collections,
+    t: &'t RcTerm,
+) -> Option<Vec<(&'t RcTerm, &'t RcTerm)>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Vec<&'t RcTerm>> = Vec::new();
+    let mut cur = t;
+    loop {
+        loop {
+            let (c, fields) = con_app(program, cur)?;
+            if c == cols.tip {
+                break;
+            }
+            if c != cols.bin || fields.len() != 5 {
+                return None;
+            }
+            cur = fields[3];
+            stack.push(fields);
+        }
+        let Some(node) = stack.pop() else {
+            return Some(out);
+        };
+        out.push((node[1], node[2]));
+        cur = node[4];
+    }
+}
+
 /// A `JObj` entry, `(key, value)` as a two-component tuple, as a key and a value.
 fn entry(pair: &mut NfTree) -> (String, NfTree) {
     let mut kv = Vec::new();
@@ -196,6 +226,9 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
         Obj,
         /// A record: an object of its fields, by name.
         Record(Vec<String>),
+        /// A map of `n` entries (key, value, key, value, ...): an object where every
+        /// key is a string, else an array of `[key, value]` pairs.
+        Map(usize),
     }
     enum Task<'t> {
         Visit(&'t RcTerm),
@@ -227,6 +260,32 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
                         let fields = take(&mut values, names.len());
                         NfTree::Obj(names.into_iter().zip(fields).collect())
                     }
+                    Make::Map(n) => {
+                        let flat = take(&mut values, 2 * n);
+                        let mut pairs = Vec::with_capacity(n);
+                        let mut it = flat.into_iter();
+                        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                            pairs.push((k, v));
+                        }
+                        if pairs.iter().all(|(k, _)| matches!(k, NfTree::Str(_))) {
+                            NfTree::Obj(
+                                pairs
+                                    .into_iter()
+                                    .map(|(k, v)| match &k {
+                                        NfTree::Str(k) => (k.clone(), v),
+                                        _ => unreachable!(),
+                                    })
+                                    .collect(),
+                            )
+                        } else {
+                            NfTree::List(
+                                pairs
+                                    .into_iter()
+                                    .map(|(k, v)| NfTree::Tuple(vec![k, v]))
+                                    .collect(),
+                            )
+                        }
+                    }
                     Make::Obj => {
                         let mut entries = match values.pop() {
                             Some(mut list @ NfTree::List(_)) => {
@@ -255,7 +314,25 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
             values.push(NfTree::Other(pretty::term_to_string(program, &[], t)));
             continue;
         };
-        if c == b.true_ || c == b.false_ {
+        if let Some(cols) = program.collections()
+            && (c == cols.tip || c == cols.bin || c == cols.set_of || c == cols.array_of)
+            && let Some(entries) = tree_entries(program, cols, if c == cols.set_of || c == cols.array_of { fields[0] } else { t })
+        {
+            // A map as an object (string keys) or an array of pairs; a set or an
+            // array as an array.
+            if c == cols.set_of || c == cols.array_of {
+                let items: Vec<&RcTerm> = entries
+                    .iter()
+                    .map(|(k, v)| if c == cols.set_of { *k } else { *v })
+                    .collect();
+                tasks.push(Task::Make(Make::List(items.len())));
+                visit_all(&mut tasks, &items);
+            } else {
+                tasks.push(Task::Make(Make::Map(entries.len())));
+                let flat: Vec<&RcTerm> = entries.iter().flat_map(|(k, v)| [*k, *v]).collect();
+                visit_all(&mut tasks, &flat);
+            }
+        } else if c == b.true_ || c == b.false_ {
             values.push(NfTree::Bool(c == b.true_));
         } else if c == b.unit_con {
             values.push(NfTree::Null);

@@ -12,5 +12,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("string.sp", include_str!("../prelude/string.sp")),
     ("json.sp", include_str!("../prelude/json.sp")),
     ("interfaces.sp", include_str!("../prelude/interfaces.sp")),
+    ("order.sp", include_str!("../prelude/order.sp")),
+    ("map.sp", include_str!("../prelude/map.sp")),
     ("external.sp", include_str!("../prelude/external.sp")),
 ];

@@ -64,6 +64,32 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         Prim::SortInts => arrows(&[list(int())], list(int())),
         Prim::ShowString | Prim::ShowArg => arrows(&[string()], string()),
         Prim::IsPair => arrows(&[fresh()], bool_()),
+        // The prelude's maps give these their real types (`prelude/map.sp`).
+        Prim::MapLookup => arrows(&[fresh(), fresh()], maybe(maybe(fresh()))),
+        Prim::MapInsert => {
+            let m = fresh();
+            arrows(&[fresh(), fresh(), m.clone()], maybe(m))
+        }
+        Prim::MapDelete => {
+            let m = fresh();
+            arrows(&[fresh(), m.clone()], maybe(m))
+        }
+        // `^` is typed by the elaborator (`Int` or `Float` base); as a name, any base.
+        Prim::Pow => {
+            let a = fresh();
+            arrows(&[a.clone(), int()], a)
+        }
+        Prim::DivFloor | Prim::ModFloor => arrows(&[int(), int()], int()),
+        Prim::ShowFixed => arrows(&[int(), float()], string()),
+        // The prelude's instances give it its type (`a -> a -> Ordering`).
+        Prim::Compare => {
+            let a = fresh();
+            arrows(&[a.clone(), a], fresh())
+        }
+        Prim::SortOrdered | Prim::SortOnFirst => {
+            let a = list(fresh());
+            arrows(&[a.clone()], maybe(a))
+        }
         Prim::Reading | Prim::Writing => {
             let a = fresh();
             arrows(&[list(string()), a.clone()], a)
@@ -84,6 +110,7 @@ pub fn arith_prim(op: BinOp) -> Prim {
         BinOp::Mul => Prim::Mul,
         BinOp::Div => Prim::Div,
         BinOp::Rem => Prim::Rem,
+        BinOp::Pow => Prim::Pow,
         BinOp::Lt => Prim::Lt,
         BinOp::Le => Prim::Le,
         BinOp::Gt => Prim::Gt,

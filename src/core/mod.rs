@@ -1,5 +1,6 @@
 //! Core terms and whole programs, and their printing back to Spindle source.
 
+pub mod collections;
 pub mod doc;
 pub mod equiv;
 pub mod graph;

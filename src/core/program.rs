@@ -137,6 +137,8 @@ pub struct Program {
     /// first machine that runs the program, and kept here because compiled code
     /// refers into them for as long as the program lives.
     pub run_bodies: std::cell::OnceCell<Vec<Option<RcTerm>>>,
+    /// The prelude's collection types ([`super::collections`]), found once.
+    pub collections: std::cell::OnceCell<Option<super::collections::Collections>>,
 }
 
 impl Builtins {
@@ -158,6 +160,13 @@ impl Builtins {
 }
 
 impl Program {
+    /// The prelude's collection types, if the prelude has them.
+    pub fn collections(&self) -> Option<&super::collections::Collections> {
+        self.collections
+            .get_or_init(|| super::collections::Collections::find(self))
+            .as_ref()
+    }
+
     /// The definition with this id.
     pub fn def(&self, id: DefId) -> &DefDecl {
         &self.defs[id.0 as usize]

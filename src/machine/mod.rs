@@ -124,6 +124,7 @@ pub mod arena;
 pub mod case;
 pub mod cheap;
 pub mod code;
+pub mod collections;
 pub mod compile;
 pub mod walk;
 

@@ -450,6 +450,73 @@ impl<'p> Machine<'p> {
                 out.push('"');
                 self.heap.string(out.into())
             }
+            Prim::Pow => match (args.first(), args.get(1)) {
+                (Some(Val::Int(a)), Some(Val::Int(b))) => match prim::arith::pow(*a, *b) {
+                    Ok(n) => Val::Int(n),
+                    Err(m) => {
+                        let kind = if m.contains("overflow") {
+                            ErrorKind::Overflow
+                        } else {
+                            ErrorKind::BadValue
+                        };
+                        return Err(RuntimeError::at(kind, m, span));
+                    }
+                },
+                // As C's `pow` (and Python's `**`) computes it.
+                (Some(Val::Float(a)), Some(Val::Int(b))) => Val::Float(a.powf(*b as f64)),
+                _ => return Err(bad(self)),
+            },
+            Prim::DivFloor | Prim::ModFloor => {
+                let (Some(a), Some(b)) = (int(0), int(1)) else {
+                    return Err(bad(self));
+                };
+                match prim::arith::div_mod_floor(a, b) {
+                    Ok((q, r)) => Val::Int(if p == Prim::DivFloor { q } else { r }),
+                    Err(e) => {
+                        let kind = match e {
+                            prim::arith::ArithError::DivisionByZero => ErrorKind::DivisionByZero,
+                            _ => ErrorKind::Overflow,
+                        };
+                        return Err(RuntimeError::at(kind, e.message(), span));
+                    }
+                }
+            }
+            Prim::ShowFixed => {
+                let (Some(d), Some(x)) = (int(0), float(1)) else {
+                    return Err(bad(self));
+                };
+                let d = d.clamp(0, 100) as usize;
+                self.heap.string(format!("{x:.d$}").into())
+            }
+            Prim::Compare => {
+                let o = match (args.first(), args.get(1)) {
+                    (Some(Val::Int(a)), Some(Val::Int(b))) => a.cmp(b),
+                    // `compare` on `Float` as the prelude defines it: `GT` unless `<`
+                    // or `==` holds (so with a `NaN`).
+                    (Some(Val::Float(a)), Some(Val::Float(b))) => {
+                        if a < b {
+                            std::cmp::Ordering::Less
+                        } else if a == b {
+                            std::cmp::Ordering::Equal
+                        } else {
+                            std::cmp::Ordering::Greater
+                        }
+                    }
+                    (Some(Val::Str(a)), Some(Val::Str(b))) => {
+                        self.heap.text(*a).as_bytes().cmp(self.heap.text(*b).as_bytes())
+                    }
+                    _ => return Err(bad(self)),
+                };
+                match self.prog.collections().and_then(|c| c.ordering) {
+                    Some(cons) => Val::Atom(cons[(o as i8 + 1) as usize]),
+                    None => return Err(bad(self)),
+                }
+            }
+            Prim::MapLookup => self.map_lookup_native(args[0], args[1]),
+            Prim::MapInsert => self.map_insert_native(args[0], args[1], args[2]),
+            Prim::MapDelete => self.map_delete_native(args[0], args[1]),
+            Prim::SortOrdered => self.sort_native(args[0], false),
+            Prim::SortOnFirst => self.sort_native(args[0], true),
             Prim::IsPair => {
                 let pair = self.prog.builtins.mk_pair;
                 let is =
@@ -832,6 +899,27 @@ impl<'p> Machine<'p> {
         let r = match cmp {
             Ok(Cmp::Diff) => Ok(false),
             Ok(Cmp::Same) => Ok(true),
+            Ok(Cmp::Fields(x, y)) if self.is_map_node(x) => {
+                // Two maps are equal when their entries are, whatever their shapes.
+                match (self.map_entries(x), self.map_entries(y)) {
+                    (Some(xs), Some(ys)) if xs.len() != ys.len() => Ok(false),
+                    (Some(xs), Some(ys)) => {
+                        for i in (0..xs.len()).rev() {
+                            for (a, b) in [(xs[i].1, ys[i].1), (xs[i].0, ys[i].0)] {
+                                self.heap.retain(a);
+                                self.heap.retain(b);
+                                self.eq_work.push((a, b));
+                            }
+                        }
+                        Ok(true)
+                    }
+                    _ => Err(RuntimeError::at(
+                        ErrorKind::Internal,
+                        "a map whose tree is not evaluated".to_string(),
+                        span,
+                    )),
+                }
+            }
             Ok(Cmp::Fields(x, y)) => {
                 let parts = |m: &Self, v: Val| -> Vec<Val> {
                     match v {

@@ -7,7 +7,9 @@
 //! - `loops`: counting folds and searches along a range run in place
 //!   ([`super::loops`]);
 //! - `fusion`: strict folds and producers over ranges rewritten into loops before
-//!   compiling ([`super::fuse`]).
+//!   compiling ([`super::fuse`]);
+//! - `native`: searches, updates and sorts of the prelude's maps and lists done by
+//!   the machine where keys compare natively ([`super::collections`]).
 //!
 //! None of them may change a result; the tier matrix test (`tests/machine_tiers.rs`)
 //! runs every example and library program with each off, and all off. The environment
@@ -28,6 +30,8 @@ pub struct Tiers {
     pub loops: bool,
     /// Fusion of folds and producers.
     pub fusion: bool,
+    /// Native map operations and sorts.
+    pub native: bool,
 }
 
 impl Tiers {
@@ -37,6 +41,7 @@ impl Tiers {
         numeric: true,
         loops: true,
         fusion: true,
+        native: true,
     };
 
     /// Every tier off: the plain machine.
@@ -45,10 +50,11 @@ impl Tiers {
         numeric: false,
         loops: false,
         fusion: false,
+        native: false,
     };
 
     /// The tiers' names, as [`TIERS_OFF_ENV`] and [`Tiers::without`] take them.
-    pub const NAMES: [&'static str; 4] = ["at_hand", "numeric", "loops", "fusion"];
+    pub const NAMES: [&'static str; 5] = ["at_hand", "numeric", "loops", "fusion", "native"];
 
     /// These tiers with the one named `name` off; `None` for an unknown name.
     pub fn without(self, name: &str) -> Option<Tiers> {
@@ -58,6 +64,7 @@ impl Tiers {
             "numeric" => t.numeric = false,
             "loops" => t.loops = false,
             "fusion" => t.fusion = false,
+            "native" => t.native = false,
             "all" => t = Tiers::NONE,
             _ => return None,
         }

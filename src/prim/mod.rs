@@ -126,6 +126,31 @@ pub enum Prim {
     /// pair, so that `show` prints `(1, (2, 3))` flat as `(1, 2, 3)`, as `spindle run`
     /// does.
     IsPair,
+    /// `prim_mapLookup key m`: a search of a map done by the machine
+    /// (`crate::machine::collections`): `Just (Just v)`, `Just Nothing`, or `Nothing`
+    /// where it cannot search natively.
+    MapLookup,
+    /// `prim_mapInsert key x m`: `Just` the map with `key` mapped to `x`, or `Nothing`.
+    MapInsert,
+    /// `prim_mapDelete key m`: `Just` the map without `key`, or `Nothing`.
+    MapDelete,
+    /// `prim_sortOrdered xs`: `Just` the list sorted (stable), or `Nothing` where its
+    /// elements cannot be ordered natively.
+    SortOrdered,
+    /// `prim_sortOnFirst ps`: `Just` the pairs sorted by their first components
+    /// (stable), or `Nothing`.
+    SortOnFirst,
+    /// `^`: `Int ^ Int` (checked; a negative exponent is an error) or `Float ^ Int`.
+    Pow,
+    /// `div a b` on `Int`: the quotient rounded down.
+    DivFloor,
+    /// `mod a b` on `Int`: the remainder with the sign of `b` (`a - b * div a b`).
+    ModFloor,
+    /// `showFixed digits x`: `x` with `digits` decimals, correctly rounded.
+    ShowFixed,
+    /// `prim_compare x y` on two `Int`s, `Float`s or `String`s: the prelude's
+    /// `Ordering` (`compare` of the built-in `Ord` instances).
+    Compare,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -175,6 +200,16 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::ShowString, "prim_showString", 1),
     (Prim::ShowArg, "prim_showArg", 1),
     (Prim::IsPair, "prim_isPair", 1),
+    (Prim::MapLookup, "prim_mapLookup", 2),
+    (Prim::MapInsert, "prim_mapInsert", 3),
+    (Prim::MapDelete, "prim_mapDelete", 2),
+    (Prim::SortOrdered, "prim_sortOrdered", 1),
+    (Prim::SortOnFirst, "prim_sortOnFirst", 1),
+    (Prim::Pow, "prim_pow", 2),
+    (Prim::DivFloor, "prim_divFloor", 2),
+    (Prim::ModFloor, "prim_modFloor", 2),
+    (Prim::ShowFixed, "prim_showFixed", 2),
+    (Prim::Compare, "prim_compare", 2),
 ];
 
 impl Prim {

@@ -205,6 +205,7 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
             builtins,
             main,
             run_bodies: Default::default(),
+            collections: Default::default(),
         },
         prelude,
     })
@@ -902,5 +903,15 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::ShowString => Prim::ShowString,
         pb::Prim::ShowArg => Prim::ShowArg,
         pb::Prim::IsPair => Prim::IsPair,
+        pb::Prim::MapLookup => Prim::MapLookup,
+        pb::Prim::MapInsert => Prim::MapInsert,
+        pb::Prim::MapDelete => Prim::MapDelete,
+        pb::Prim::SortOrdered => Prim::SortOrdered,
+        pb::Prim::SortOnFirst => Prim::SortOnFirst,
+        pb::Prim::Pow => Prim::Pow,
+        pb::Prim::DivFloor => Prim::DivFloor,
+        pb::Prim::ModFloor => Prim::ModFloor,
+        pb::Prim::ShowFixed => Prim::ShowFixed,
+        pb::Prim::Compare => Prim::Compare,
     })
 }

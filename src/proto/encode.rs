@@ -345,5 +345,15 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::ShowString => pb::Prim::ShowString,
         Prim::ShowArg => pb::Prim::ShowArg,
         Prim::IsPair => pb::Prim::IsPair,
+        Prim::MapLookup => pb::Prim::MapLookup,
+        Prim::MapInsert => pb::Prim::MapInsert,
+        Prim::MapDelete => pb::Prim::MapDelete,
+        Prim::SortOrdered => pb::Prim::SortOrdered,
+        Prim::SortOnFirst => pb::Prim::SortOnFirst,
+        Prim::Pow => pb::Prim::Pow,
+        Prim::DivFloor => pb::Prim::DivFloor,
+        Prim::ModFloor => pb::Prim::ModFloor,
+        Prim::ShowFixed => pb::Prim::ShowFixed,
+        Prim::Compare => pb::Prim::Compare,
     }
 }

@@ -204,6 +204,8 @@ pub enum BinOp {
     Div,
     /// `%`
     Rem,
+    /// `^`
+    Pow,
 }
 
 impl BinOp {
@@ -225,6 +227,7 @@ impl BinOp {
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Rem => "%",
+            BinOp::Pow => "^",
         }
     }
 }

@@ -101,6 +101,8 @@ pub enum TokenKind<'a> {
     Slash,
     /// `%`
     Percent,
+    /// `^` (power)
+    Caret,
     /// `->`
     Arrow,
     /// `\`
@@ -209,6 +211,7 @@ impl TokenKind<'_> {
             Star => "*",
             Slash => "/",
             Percent => "%",
+            Caret => "^",
             Arrow => "->",
             Backslash => "\\",
             Colon => ":",
@@ -658,6 +661,7 @@ impl<'a, 's> Lexer<'a, 's> {
             b'*' => Star,
             b'/' => Slash,
             b'%' => Percent,
+            b'^' => Caret,
             b'\\' => Backslash,
             b':' => Colon,
             b'=' => Equals,

@@ -237,6 +237,19 @@ impl<'e> Elab<'e> {
                 let result = if ordering { bool_ty } else { ty };
                 (Term::apps(Term::Prim(p, op_span).rc(), [l, r]), result)
             }
+            BinOp::Pow => {
+                // `Int ^ Int : Int` and `Float ^ Int : Float`: the exponent is an `Int`.
+                let int = Term::PrimType(PrimType::Int).rc();
+                let lw = self.whnf(cx, &lt, l_span);
+                let base = if matches!(&*lw, Term::PrimType(PrimType::Float)) {
+                    lw
+                } else {
+                    self.expect(cx, l_span, &lt, &int);
+                    int.clone()
+                };
+                let r = self.operand_against(cx, rhs, &int);
+                (Term::apps(Term::Prim(Prim::Pow, op_span).rc(), [l, r]), base)
+            }
             BinOp::Concat => self.concat(cx, op_span, (l, lt, l_span), rhs),
             BinOp::Cons => {
                 // `x :: xs` is the prelude's `Cons x xs`: `xs` is a list of `x`'s type.

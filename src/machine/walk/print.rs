@@ -638,9 +638,71 @@ impl<'p> Machine<'p> {
         r
     }
 
+    /// Prints a map, set or array (owned) as the call that builds it from its entries
+    /// (`mapFromList [(1, "a")]`, `setFromList [1]`, `arrayFromList [1]`), the
+    /// entries on the task list; `false` (nothing done) for any other value, or for a
+    /// collection whose tree is not evaluated (printed as constructors then).
+    fn print_collection(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) -> bool {
+        let Some(cols) = self.prog.collections() else {
+            return false;
+        };
+        let k = match v {
+            Val::Atom(k) => k,
+            Val::Con(r) => self.heap.cons.get(r).con,
+            _ => return false,
+        };
+        let (name, tree, pairs) = if k == cols.tip || k == cols.bin {
+            ("mapFromList [", v, true)
+        } else if k == cols.set_of || k == cols.array_of {
+            let Val::Con(r) = v else { return false };
+            let inner = self.heap.fields(r)[0];
+            let name = if k == cols.set_of {
+                "setFromList ["
+            } else {
+                "arrayFromList ["
+            };
+            (name, inner, false)
+        } else {
+            return false;
+        };
+        let Some(entries) = self.map_entries(tree) else {
+            return false;
+        };
+        for &(key, x) in &entries {
+            self.heap.retain(if k == cols.set_of { key } else { x });
+            if pairs {
+                self.heap.retain(key);
+            }
+        }
+        self.heap.release(v);
+        if atom {
+            self.emit("(");
+            tasks.push(Task::Text(")"));
+        }
+        self.emit(name);
+        tasks.push(Task::Text("]"));
+        for (i, &(key, x)) in entries.iter().enumerate().rev() {
+            if pairs {
+                tasks.push(Task::Text(")"));
+                tasks.push(Task::PairRest(x));
+                tasks.push(Task::Val(key, false));
+                tasks.push(Task::Text("("));
+            } else {
+                tasks.push(Task::Val(if k == cols.set_of { key } else { x }, false));
+            }
+            if i > 0 {
+                tasks.push(Task::Text(", "));
+            }
+        }
+        true
+    }
+
     /// Prints one weak head normal form (owned); its fields go on the task list.
     fn print_whnf(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) {
         let bi = self.prog.builtins;
+        if matches!(v, Val::Atom(_) | Val::Con(_)) && self.print_collection(v, atom, tasks) {
+            return;
+        }
         match v {
             Val::Int(n) => {
                 let s = if atom && n < 0 {

@@ -31,6 +31,7 @@ pub(super) fn binop(kind: TokenKind<'_>) -> Option<BinOp> {
         T::Star => BinOp::Mul,
         T::Slash => BinOp::Div,
         T::Percent => BinOp::Rem,
+        T::Caret => BinOp::Pow,
         _ => return None,
     })
 }
@@ -44,12 +45,14 @@ pub(super) fn precedence(op: BinOp) -> u8 {
         BinOp::Concat | BinOp::Cons => 4,
         BinOp::Add | BinOp::Sub => 5,
         BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
+        BinOp::Pow => 7,
     }
 }
 
-/// `||`, `&&`, `++` and `::` group to the right (LANGUAGE.md section 3, docs/syntax.md).
+/// `||`, `&&`, `++`, `::` and `^` group to the right (LANGUAGE.md section 3,
+/// docs/syntax.md).
 pub(super) fn is_right_assoc(op: BinOp) -> bool {
-    matches!(op, BinOp::Or | BinOp::And | BinOp::Concat | BinOp::Cons)
+    matches!(op, BinOp::Or | BinOp::And | BinOp::Concat | BinOp::Cons | BinOp::Pow)
 }
 
 /// The comparisons, which do not chain.

@@ -1,0 +1,417 @@
+//! Native operations on the prelude's ordered maps and on sorting
+//! ([`crate::core::collections`]): searching, inserting into and deleting from a
+//! weight-balanced tree (`prim_mapLookup`, `prim_mapInsert`, `prim_mapDelete`), and a
+//! stable sort of evaluated values (`prim_sortOrdered`, `prim_sortOnFirst`).
+//!
+//! They apply only where comparing natively is comparing with `compare`: keys that are
+//! evaluated numbers, strings, or data of structurally ordered types built from them
+//! ([`Machine::native_cmp`]). Each answers `Nothing` where it cannot (a key with an
+//! unevaluated part, a function, a type whose `Ord` is written by hand, a `NaN`), and
+//! the prelude then runs its own definition, which builds the same trees. Natively,
+//! the work of a step is a few comparisons and one new node per level, where the
+//! prelude's definitions take tens of machine steps per level.
+
+use super::Machine;
+use super::value::Val;
+use crate::core::collections::Collections;
+use std::cmp::Ordering;
+
+/// How much larger one subtree may be than its sibling (`delta` of the prelude's
+/// `map'balance`), and the ratio that chooses a single or a double rotation.
+const DELTA: i64 = 3;
+const RATIO: i64 = 2;
+
+impl<'p> Machine<'p> {
+    /// How two evaluated values compare under their `Ord` instances, when that is
+    /// structural: numbers (`Float` as the prelude's `compare` orders it, with no
+    /// `NaN`), strings by code point, constructors of structurally ordered types by
+    /// position and then field by field. `None` where it cannot say.
+    pub(crate) fn native_cmp(&self, cols: &Collections, a: Val, b: Val) -> Option<Ordering> {
+        let mut work = vec![(a, b)];
+        while let Some((x, y)) = work.pop() {
+            let (x, y) = (self.heap.forced(x), self.heap.forced(y));
+            let o = match (x, y) {
+                (Val::Int(m), Val::Int(n)) => m.cmp(&n),
+                (Val::Float(m), Val::Float(n)) => m.partial_cmp(&n)?,
+                (Val::Str(m), Val::Str(n)) => {
+                    if m == n {
+                        Ordering::Equal
+                    } else {
+                        self.heap.text(m).as_bytes().cmp(self.heap.text(n).as_bytes())
+                    }
+                }
+                (Val::Erased, Val::Erased) => Ordering::Equal,
+                (Val::Atom(_) | Val::Con(_), Val::Atom(_) | Val::Con(_)) => {
+                    let kx = self.con_of(x);
+                    let ky = self.con_of(y);
+                    if kx.data != ky.data || !cols.ordered(kx.data) {
+                        return None;
+                    }
+                    match kx.index.cmp(&ky.index) {
+                        Ordering::Equal => {
+                            if let (Val::Con(r), Val::Con(s)) = (x, y) {
+                                let (fx, fy) = (self.heap.fields(r), self.heap.fields(s));
+                                if fx.len() != fy.len() {
+                                    return None;
+                                }
+                                for i in (0..fx.len()).rev() {
+                                    work.push((fx[i], fy[i]));
+                                }
+                            }
+                            continue;
+                        }
+                        o => o,
+                    }
+                }
+                _ => return None,
+            };
+            if o != Ordering::Equal {
+                // The fields still queued belong to parts already decided.
+                return Some(o);
+            }
+        }
+        Some(Ordering::Equal)
+    }
+
+    /// Whether [`Machine::native_cmp`] can order `v` against any value of its type
+    /// built the same way: every part evaluated and structurally ordered, no `NaN`.
+    fn natively_ordered(&self, cols: &Collections, v: Val) -> bool {
+        let mut work = vec![v];
+        while let Some(w) = work.pop() {
+            match self.heap.forced(w) {
+                Val::Int(_) | Val::Str(_) | Val::Erased => {}
+                Val::Float(x) if !x.is_nan() => {}
+                Val::Atom(k) if cols.ordered(k.data) => {}
+                Val::Con(r) if cols.ordered(self.heap.cons.get(r).con.data) => {
+                    work.extend_from_slice(self.heap.fields(r))
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The constructor of an evaluated data value.
+    fn con_of(&self, v: Val) -> crate::core::term::ConId {
+        match v {
+            Val::Atom(k) => k,
+            Val::Con(r) => self.heap.cons.get(r).con,
+            _ => unreachable!("con_of() on {v:?}"),
+        }
+    }
+
+    // ----- the tree ---------------------------------------------------------------
+
+    /// A subtree as a node's fields hold it, evaluated: `None` for a tip, the node's
+    /// fields for a node; `Err` where it is not evaluated (or not a map).
+    fn map_node(&self, cols: &Collections, t: Val) -> Result<Option<[Val; 5]>, ()> {
+        match self.heap.forced(t) {
+            Val::Atom(k) if k == cols.tip => Ok(None),
+            Val::Con(r) if self.heap.cons.get(r).con == cols.bin => {
+                let f = self.heap.fields(r);
+                if f.len() != 5 {
+                    return Err(());
+                }
+                Ok(Some([f[0], f[1], f[2], f[3], f[4]]))
+            }
+            _ => Err(()),
+        }
+    }
+
+    fn map_size(&self, cols: &Collections, t: Val) -> i64 {
+        match self.map_node(cols, t) {
+            Ok(Some([s, ..])) => match self.heap.forced(s) {
+                Val::Int(n) => n,
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// A new node (the four references move in).
+    fn map_bin(&mut self, cols: &Collections, k: Val, x: Val, l: Val, r: Val) -> Val {
+        let n = self.map_size(cols, l) + self.map_size(cols, r) + 1;
+        self.heap.con(cols.bin, &[Val::Int(n), k, x, l, r])
+    }
+
+    /// The fields of an owned node, counted, with the node let go.
+    fn map_open(&mut self, cols: &Collections, t: Val) -> [Val; 4] {
+        let Ok(Some([_, k, x, l, r])) = self.map_node(cols, t) else {
+            unreachable!("map_open() on a tip")
+        };
+        for v in [k, x, l, r] {
+            self.heap.retain(v);
+        }
+        self.heap.release(t);
+        [k, x, l, r]
+    }
+
+    /// A node whose subtrees were balanced before one insertion or deletion (all
+    /// references move in): the prelude's `map'balance`.
+    fn map_balance(&mut self, cols: &Collections, k: Val, x: Val, l: Val, r: Val) -> Val {
+        let (sl, sr) = (self.map_size(cols, l), self.map_size(cols, r));
+        if sl + sr <= 1 {
+            return self.map_bin(cols, k, x, l, r);
+        }
+        if sr > DELTA * sl {
+            let [k2, x2, rl, rr] = self.map_open(cols, r);
+            if self.map_size(cols, rl) < RATIO * self.map_size(cols, rr) {
+                let left = self.map_bin(cols, k, x, l, rl);
+                return self.map_bin(cols, k2, x2, left, rr);
+            }
+            let [k3, x3, rll, rlr] = self.map_open(cols, rl);
+            let left = self.map_bin(cols, k, x, l, rll);
+            let right = self.map_bin(cols, k2, x2, rlr, rr);
+            return self.map_bin(cols, k3, x3, left, right);
+        }
+        if sl > DELTA * sr {
+            let [k2, x2, ll, lr] = self.map_open(cols, l);
+            if self.map_size(cols, lr) < RATIO * self.map_size(cols, ll) {
+                let right = self.map_bin(cols, k, x, lr, r);
+                return self.map_bin(cols, k2, x2, ll, right);
+            }
+            let [k3, x3, lrl, lrr] = self.map_open(cols, lr);
+            let left = self.map_bin(cols, k2, x2, ll, lrl);
+            let right = self.map_bin(cols, k, x, lrr, r);
+            return self.map_bin(cols, k3, x3, left, right);
+        }
+        self.map_bin(cols, k, x, l, r)
+    }
+
+    /// The nodes from the root of `m` down to where `key` is or would be, each with
+    /// the side taken (`Less`: left), and how the search ended: `Some` node fields
+    /// where `key` was found. `None` where the tree or a key cannot be searched
+    /// natively.
+    #[allow(clippy::type_complexity)]
+    fn map_path(
+        &self,
+        cols: &Collections,
+        key: Val,
+        m: Val,
+    ) -> Option<(Vec<([Val; 5], Ordering)>, Option<[Val; 5]>)> {
+        if !self.natively_ordered(cols, key) {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut t = m;
+        loop {
+            match self.map_node(cols, t).ok()? {
+                None => return Some((path, None)),
+                Some(node) => match self.native_cmp(cols, key, node[1])? {
+                    Ordering::Equal => return Some((path, Some(node))),
+                    o => {
+                        t = if o == Ordering::Less { node[3] } else { node[4] };
+                        path.push((node, o));
+                    }
+                },
+            }
+        }
+    }
+
+    /// Rebuilds the path of [`Machine::map_path`] above a new subtree (owned),
+    /// rebalancing each node.
+    fn map_rebuild(&mut self, cols: &Collections, path: &[([Val; 5], Ordering)], mut t: Val) -> Val {
+        for &(node, side) in path.iter().rev() {
+            let [_, k, x, l, r] = node;
+            for v in [k, x] {
+                self.heap.retain(v);
+            }
+            t = if side == Ordering::Less {
+                self.heap.retain(r);
+                self.map_balance(cols, k, x, t, r)
+            } else {
+                self.heap.retain(l);
+                self.map_balance(cols, k, x, l, t)
+            };
+        }
+        t
+    }
+
+    /// `prim_mapLookup key m`: `Just (Just v)`, `Just Nothing`, or `Nothing` where it
+    /// cannot search natively (arguments borrowed).
+    pub(crate) fn map_lookup_native(&mut self, key: Val, m: Val) -> Val {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+            return self.maybe(None);
+        };
+        match self.map_path(cols, key, m) {
+            None => self.maybe(None),
+            Some((_, found)) => {
+                let inner = match found {
+                    Some(node) => {
+                        self.heap.retain(node[2]);
+                        self.maybe(Some(node[2]))
+                    }
+                    None => self.maybe(None),
+                };
+                self.maybe(Some(inner))
+            }
+        }
+    }
+
+    /// `prim_mapInsert key x m`: `Just` the new map, or `Nothing` (arguments borrowed).
+    pub(crate) fn map_insert_native(&mut self, key: Val, x: Val, m: Val) -> Val {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+            return self.maybe(None);
+        };
+        let Some((path, found)) = self.map_path(cols, key, m) else {
+            return self.maybe(None);
+        };
+        self.heap.retain(key);
+        self.heap.retain(x);
+        let t = match found {
+            Some([s, _, _, l, r]) => {
+                self.heap.retain(l);
+                self.heap.retain(r);
+                self.heap.con(cols.bin, &[s, key, x, l, r])
+            }
+            None => self
+                .heap
+                .con(cols.bin, &[Val::Int(1), key, x, Val::Atom(cols.tip), Val::Atom(cols.tip)]),
+        };
+        let t = self.map_rebuild(cols, &path, t);
+        self.maybe(Some(t))
+    }
+
+    /// `prim_mapDelete key m`: `Just` the map without `key`, or `Nothing` (arguments
+    /// borrowed).
+    pub(crate) fn map_delete_native(&mut self, key: Val, m: Val) -> Val {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+            return self.maybe(None);
+        };
+        let Some((path, found)) = self.map_path(cols, key, m) else {
+            return self.maybe(None);
+        };
+        let Some([_, _, _, l, r]) = found else {
+            // Not there: the same map.
+            self.heap.retain(m);
+            return self.maybe(Some(m));
+        };
+        self.heap.retain(l);
+        self.heap.retain(r);
+        let t = self.map_glue(cols, l, r);
+        let t = self.map_rebuild(cols, &path, t);
+        self.maybe(Some(t))
+    }
+
+    /// Two trees (owned), every key of `l` below every key of `r`, as one: the
+    /// prelude's `map'glue`.
+    fn map_glue(&mut self, cols: &Collections, l: Val, r: Val) -> Val {
+        let (sl, sr) = (self.map_size(cols, l), self.map_size(cols, r));
+        if sl == 0 {
+            self.heap.release(l);
+            return r;
+        }
+        if sr == 0 {
+            self.heap.release(r);
+            return l;
+        }
+        if sl > sr {
+            let ([km, xm], rest) = self.map_view(cols, l, false);
+            self.map_balance(cols, km, xm, rest, r)
+        } else {
+            let ([km, xm], rest) = self.map_view(cols, r, true);
+            self.map_balance(cols, km, xm, l, rest)
+        }
+    }
+
+    /// The least (`min`) or greatest entry of a non-empty tree (owned), and the rest.
+    fn map_view(&mut self, cols: &Collections, t: Val, min: bool) -> ([Val; 2], Val) {
+        let [k, x, l, r] = self.map_open(cols, t);
+        let inner = if min { l } else { r };
+        if self.map_size(cols, inner) == 0 {
+            self.heap.release(inner);
+            return ([k, x], if min { r } else { l });
+        }
+        let (entry, rest) = self.map_view(cols, inner, min);
+        let t = if min {
+            self.map_balance(cols, k, x, rest, r)
+        } else {
+            self.map_balance(cols, k, x, l, rest)
+        };
+        (entry, t)
+    }
+
+    /// The entries of an evaluated map in ascending order of keys (not counted), or
+    /// `None` where a subtree is not evaluated.
+    pub(crate) fn map_entries(&self, m: Val) -> Option<Vec<(Val, Val)>> {
+        let cols = self.prog.collections()?;
+        let mut out = Vec::new();
+        let mut stack = Vec::new();
+        let mut t = m;
+        loop {
+            while let Some(node) = self.map_node(cols, t).ok()? {
+                stack.push(node);
+                t = node[3];
+            }
+            let Some(node) = stack.pop() else {
+                return Some(out);
+            };
+            out.push((node[1], node[2]));
+            t = node[4];
+        }
+    }
+
+    /// Whether `v` is a node of a map (`Map'Bin`).
+    pub(crate) fn is_map_node(&self, v: Val) -> bool {
+        matches!((v, self.prog.collections()), (Val::Con(r), Some(cols)) if self.heap.cons.get(r).con == cols.bin)
+    }
+
+    // ----- sorting ----------------------------------------------------------------
+
+    /// The elements of an evaluated list spine (not counted), or `None`.
+    fn spine_of(&self, list: Val) -> Option<Vec<Val>> {
+        let bi = self.prog.builtins;
+        let mut xs = Vec::new();
+        let mut cur = list;
+        loop {
+            match self.heap.forced(cur) {
+                Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
+                    let f = self.heap.fields(r);
+                    xs.push(f[0]);
+                    cur = f[1];
+                }
+                Val::Atom(k) if k == bi.nil => return Some(xs),
+                _ => return None,
+            }
+        }
+    }
+
+    /// `prim_sortOrdered xs` (`first`: false) and `prim_sortOnFirst ps` (`first`:
+    /// pairs, ordered by their first components): `Just` the list sorted, stable, or
+    /// `Nothing` where the elements (keys) cannot be ordered natively (borrowed).
+    pub(crate) fn sort_native(&mut self, list: Val, first: bool) -> Val {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+            return self.maybe(None);
+        };
+        let Some(xs) = self.spine_of(list) else {
+            return self.maybe(None);
+        };
+        let key = |m: &Self, v: Val| -> Option<Val> {
+            if !first {
+                return Some(v);
+            }
+            match m.heap.forced(v) {
+                Val::Con(r) if m.heap.cons.get(r).con == m.prog.builtins.mk_pair => {
+                    Some(m.heap.fields(r)[0])
+                }
+                _ => None,
+            }
+        };
+        let mut keyed = Vec::with_capacity(xs.len());
+        for &x in &xs {
+            match key(self, x) {
+                Some(k) if self.natively_ordered(cols, k) => keyed.push((k, x)),
+                _ => return self.maybe(None),
+            }
+        }
+        // Every key is ordered natively, so the comparison is a total order.
+        keyed.sort_by(|a, b| self.native_cmp(cols, a.0, b.0).unwrap_or(Ordering::Equal));
+        let bi = self.prog.builtins;
+        let mut acc = Val::Atom(bi.nil);
+        for &(_, x) in keyed.iter().rev() {
+            self.heap.retain(x);
+            acc = self.heap.con(bi.cons, &[x, acc]);
+        }
+        self.maybe(Some(acc))
+    }
+}
