@@ -353,3 +353,75 @@ def arrayPush {a : Type} (x : a) (arr : Array a) : Array a =
 def arrayToList {a : Type} (arr : Array a) : List a =
   match arr with
   | Array'Of m -> mapElems m
+
+-- ----- instances ------------------------------------------------------------------
+
+instance (Show k, Show v) => Show (Map k v) where
+  show m = "mapFromList " ++ show (mapToList m)
+
+instance Show k => Show (Set k) where
+  show s = "setFromList " ++ show (setToList s)
+
+instance Show a => Show (Array a) where
+  show arr = "arrayFromList " ++ show (arrayToList arr)
+
+-- `==` compares maps by their entries (the machine knows maps).
+instance (Eq k, Eq v) => Eq (Map k v)
+
+instance Eq k => Eq (Set k)
+
+instance Eq a => Eq (Array a)
+
+-- Maps, sets and arrays compare as the lists of their entries.
+instance (Ord k, Ord v) => Ord (Map k v) where
+  compare a b = compare (mapToList a) (mapToList b)
+
+instance Ord k => Ord (Set k) where
+  compare a b = compare (setToList a) (setToList b)
+
+instance Ord a => Ord (Array a) where
+  compare a b = compare (arrayToList a) (arrayToList b)
+
+-- A map whose keys are strings is an object; any other is an array of `[key, value]`.
+instance (ToJson k, ToJson v) => ToJson (Map k v) where
+  toJson m =
+    let entries = map (\p -> (toJson (fst p), toJson (snd p))) (mapToList m) in
+    if all (\e -> map'isJStr (fst e)) entries
+    then JObj (map (\e -> (map'jstr (fst e), snd e)) entries)
+    else JArr (map (\e -> JArr [fst e, snd e]) entries)
+
+instance ToJson k => ToJson (Set k) where
+  toJson s = toJson (setToList s)
+
+instance ToJson a => ToJson (Array a) where
+  toJson arr = toJson (arrayToList arr)
+
+-- An object (string keys) or an array of `[key, value]` pairs.
+instance (Ord k, FromJson k, FromJson v) => FromJson (Map k v) where
+  fromJson j =
+    let pairs = match j with
+      | JObj kvs -> JArr (map (\e -> JArr [JStr (fst e), snd e]) kvs)
+      | _ -> j in
+    match fromJson pairs with
+    | Left e -> Left e
+    | Right ps -> Right (mapFromList ps)
+
+instance (Ord k, FromJson k) => FromJson (Set k) where
+  fromJson j = match fromJson j with
+    | Left e -> Left e
+    | Right xs -> Right (setFromList xs)
+
+instance FromJson a => FromJson (Array a) where
+  fromJson j = match fromJson j with
+    | Left e -> Left e
+    | Right xs -> Right (arrayFromList xs)
+
+def map'isJStr (j : Json) : Bool =
+  match j with
+  | JStr _ -> True
+  | _ -> False
+
+def map'jstr (j : Json) : String =
+  match j with
+  | JStr s -> s
+  | _ -> ""

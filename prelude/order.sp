@@ -34,11 +34,13 @@ def maximum {a : Type} {d : Ord a} (xs : List a) : Maybe a =
 -- The list in ascending order (stable).
 def sort {a : Type} {d : Ord a} (xs : List a) : List a =
   match xs with
-  | Cons _ (Cons _ _) ->
-    prim_seq (list'whnfAll xs) (match prim_sortOrdered xs with
-      | Just ys -> ys
-      | Nothing -> sortBy (\x y -> derive'le x y) xs)
+  | Cons x (Cons _ _) -> if prim_isPrim x then prim_sortPrims xs sort'general else sort'general xs
   | _ -> xs
+
+def sort'general {a : Type} {d : Ord a} (xs : List a) : List a =
+  prim_seq (list'whnfAll xs) (match prim_sortOrdered xs with
+    | Just ys -> ys
+    | Nothing -> sortBy (\x y -> derive'le x y) xs)
 
 -- `xs` sorted by `f` of each element, ascending and stable (`f` is applied once per
 -- element).

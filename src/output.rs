@@ -316,7 +316,15 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
         };
         if let Some(cols) = program.collections()
             && (c == cols.tip || c == cols.bin || c == cols.set_of || c == cols.array_of)
-            && let Some(entries) = tree_entries(program, cols, if c == cols.set_of || c == cols.array_of { fields[0] } else { t })
+            && let Some(entries) = tree_entries(
+                program,
+                cols,
+                if c == cols.set_of || c == cols.array_of {
+                    fields[0]
+                } else {
+                    t
+                },
+            )
         {
             // A map as an object (string keys) or an array of pairs; a set or an
             // array as an array.

@@ -438,6 +438,7 @@ fn random_program(
     };
     Program {
         run_bodies: Default::default(),
+        collections: Default::default(),
         datas,
         externs: ["run", "delay"]
             .iter()

@@ -86,6 +86,11 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             let a = fresh();
             arrows(&[a.clone(), a], fresh())
         }
+        Prim::IsPrim => arrows(&[fresh()], bool_()),
+        Prim::SortPrims => {
+            let a = list(fresh());
+            arrows(&[a.clone(), arrows(&[a.clone()], a.clone())], a)
+        }
         Prim::SortOrdered | Prim::SortOnFirst => {
             let a = list(fresh());
             arrows(&[a.clone()], maybe(a))

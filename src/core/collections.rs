@@ -60,9 +60,8 @@ impl Collections {
                 }
             }
         }
-        let ordering = data("Ordering").and_then(|d| {
-            Some([con(d, "LT")?, con(d, "EQ")?, con(d, "GT")?])
-        });
+        let ordering =
+            data("Ordering").and_then(|d| Some([con(d, "LT")?, con(d, "EQ")?, con(d, "GT")?]));
         Some(Collections {
             ordering,
             tip: con(map, "Map'Tip")?,

@@ -12,6 +12,7 @@
 //! prelude's definitions take tens of machine steps per level.
 
 use super::Machine;
+use super::frame::{Control, Frame};
 use super::value::Val;
 use crate::core::collections::Collections;
 use std::cmp::Ordering;
@@ -27,6 +28,19 @@ impl<'p> Machine<'p> {
     /// `NaN`), strings by code point, constructors of structurally ordered types by
     /// position and then field by field. `None` where it cannot say.
     pub(crate) fn native_cmp(&self, cols: &Collections, a: Val, b: Val) -> Option<Ordering> {
+        // Numbers and strings without the work list.
+        match (self.heap.forced(a), self.heap.forced(b)) {
+            (Val::Int(m), Val::Int(n)) => return Some(m.cmp(&n)),
+            (Val::Str(m), Val::Str(n)) => {
+                return Some(
+                    self.heap
+                        .text(m)
+                        .as_bytes()
+                        .cmp(self.heap.text(n).as_bytes()),
+                );
+            }
+            _ => {}
+        }
         let mut work = vec![(a, b)];
         while let Some((x, y)) = work.pop() {
             let (x, y) = (self.heap.forced(x), self.heap.forced(y));
@@ -37,7 +51,10 @@ impl<'p> Machine<'p> {
                     if m == n {
                         Ordering::Equal
                     } else {
-                        self.heap.text(m).as_bytes().cmp(self.heap.text(n).as_bytes())
+                        self.heap
+                            .text(m)
+                            .as_bytes()
+                            .cmp(self.heap.text(n).as_bytes())
                     }
                 }
                 (Val::Erased, Val::Erased) => Ordering::Equal,
@@ -76,6 +93,11 @@ impl<'p> Machine<'p> {
     /// Whether [`Machine::native_cmp`] can order `v` against any value of its type
     /// built the same way: every part evaluated and structurally ordered, no `NaN`.
     fn natively_ordered(&self, cols: &Collections, v: Val) -> bool {
+        match self.heap.forced(v) {
+            Val::Int(_) | Val::Str(_) => return true,
+            Val::Float(x) => return !x.is_nan(),
+            _ => {}
+        }
         let mut work = vec![v];
         while let Some(w) = work.pop() {
             match self.heap.forced(w) {
@@ -200,7 +222,11 @@ impl<'p> Machine<'p> {
                 Some(node) => match self.native_cmp(cols, key, node[1])? {
                     Ordering::Equal => return Some((path, Some(node))),
                     o => {
-                        t = if o == Ordering::Less { node[3] } else { node[4] };
+                        t = if o == Ordering::Less {
+                            node[3]
+                        } else {
+                            node[4]
+                        };
                         path.push((node, o));
                     }
                 },
@@ -210,7 +236,12 @@ impl<'p> Machine<'p> {
 
     /// Rebuilds the path of [`Machine::map_path`] above a new subtree (owned),
     /// rebalancing each node.
-    fn map_rebuild(&mut self, cols: &Collections, path: &[([Val; 5], Ordering)], mut t: Val) -> Val {
+    fn map_rebuild(
+        &mut self,
+        cols: &Collections,
+        path: &[([Val; 5], Ordering)],
+        mut t: Val,
+    ) -> Val {
         for &(node, side) in path.iter().rev() {
             let [_, k, x, l, r] = node;
             for v in [k, x] {
@@ -264,9 +295,16 @@ impl<'p> Machine<'p> {
                 self.heap.retain(r);
                 self.heap.con(cols.bin, &[s, key, x, l, r])
             }
-            None => self
-                .heap
-                .con(cols.bin, &[Val::Int(1), key, x, Val::Atom(cols.tip), Val::Atom(cols.tip)]),
+            None => self.heap.con(
+                cols.bin,
+                &[
+                    Val::Int(1),
+                    key,
+                    x,
+                    Val::Atom(cols.tip),
+                    Val::Atom(cols.tip),
+                ],
+            ),
         };
         let t = self.map_rebuild(cols, &path, t);
         self.maybe(Some(t))
@@ -380,12 +418,48 @@ impl<'p> Machine<'p> {
     /// pairs, ordered by their first components): `Just` the list sorted, stable, or
     /// `Nothing` where the elements (keys) cannot be ordered natively (borrowed).
     pub(crate) fn sort_native(&mut self, list: Val, first: bool) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
-            return self.maybe(None);
-        };
-        let Some(xs) = self.spine_of(list) else {
-            return self.maybe(None);
-        };
+        match self.sorted_elements(list, first) {
+            Some(xs) => {
+                let sorted = self.list_of(&xs);
+                self.maybe(Some(sorted))
+            }
+            None => self.maybe(None),
+        }
+    }
+
+    /// `prim_sortPrims xs fallback` (owned, `xs` evaluated whole): the list sorted,
+    /// the input let go before the output is built (the two are never whole at once),
+    /// or, where it cannot be sorted natively, `fallback xs`.
+    pub(crate) fn sort_prims_owned(&mut self, list: Val, fallback: Val) -> Control {
+        match self.sorted_elements(list, false) {
+            Some(xs) => {
+                self.heap.release(list);
+                self.heap.release(fallback);
+                Control::Ret(self.list_of(&xs))
+            }
+            None => {
+                self.push(Frame::Arg(list, false));
+                Control::Ret(fallback)
+            }
+        }
+    }
+
+    /// A new list of these words (their references move in).
+    fn list_of(&mut self, xs: &[Val]) -> Val {
+        let bi = self.prog.builtins;
+        let mut acc = Val::Atom(bi.nil);
+        for &x in xs.iter().rev() {
+            acc = self.heap.con(bi.cons, &[x, acc]);
+        }
+        acc
+    }
+
+    /// The elements of an evaluated list sorted (each counted once more), by
+    /// themselves or (`first`) by the first components of pairs; `None` where they
+    /// cannot be ordered natively (borrowed).
+    fn sorted_elements(&mut self, list: Val, first: bool) -> Option<Vec<Val>> {
+        let cols = self.prog.collections().filter(|_| self.tiers.native)?;
+        let xs = self.spine_of(list)?;
         let key = |m: &Self, v: Val| -> Option<Val> {
             if !first {
                 return Some(v);
@@ -401,17 +475,31 @@ impl<'p> Machine<'p> {
         for &x in &xs {
             match key(self, x) {
                 Some(k) if self.natively_ordered(cols, k) => keyed.push((k, x)),
-                _ => return self.maybe(None),
+                _ => return None,
             }
         }
-        // Every key is ordered natively, so the comparison is a total order.
-        keyed.sort_by(|a, b| self.native_cmp(cols, a.0, b.0).unwrap_or(Ordering::Equal));
-        let bi = self.prog.builtins;
-        let mut acc = Val::Atom(bi.nil);
-        for &(_, x) in keyed.iter().rev() {
-            self.heap.retain(x);
-            acc = self.heap.con(bi.cons, &[x, acc]);
+        // Every key is ordered natively, so the comparison is a total order. Numbers
+        // are sorted by their own keys.
+        let forced: Vec<Val> = keyed.iter().map(|(k, _)| self.heap.forced(*k)).collect();
+        if forced.iter().all(|k| matches!(k, Val::Int(_))) {
+            let mut idx: Vec<(i64, usize)> = forced
+                .iter()
+                .enumerate()
+                .map(|(i, k)| match k {
+                    Val::Int(n) => (*n, i),
+                    _ => unreachable!(),
+                })
+                .collect();
+            // Stable: equal keys keep their positions (the index breaks ties).
+            idx.sort_unstable();
+            keyed = idx.into_iter().map(|(_, i)| keyed[i]).collect();
+        } else {
+            keyed.sort_by(|a, b| self.native_cmp(cols, a.0, b.0).unwrap_or(Ordering::Equal));
         }
-        self.maybe(Some(acc))
+        let out: Vec<Val> = keyed.into_iter().map(|(_, x)| x).collect();
+        for &x in &out {
+            self.heap.retain(x);
+        }
+        Some(out)
     }
 }

@@ -307,7 +307,7 @@ impl<'p> Machine<'p> {
                     op,
                     args,
                     env,
-                    matches!(prim, Prim::Join | Prim::SortInts),
+                    matches!(prim, Prim::Join | Prim::SortInts | Prim::SortPrims),
                 );
             }
             Code::Extern { ext, args } => {

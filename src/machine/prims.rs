@@ -303,6 +303,8 @@ impl<'p> Machine<'p> {
                 xs.sort_unstable();
                 Ok(Control::Ret(self.int_list(&xs)))
             }
+            // Evaluated whole: the native sort cannot meet a part not evaluated.
+            StrictOp::Prim(Prim::SortPrims, _) => Ok(self.sort_prims_owned(args[0], args[1])),
             StrictOp::Prim(p, span) => {
                 let r = self.prim_run(p, span, &args);
                 for a in args {
@@ -502,9 +504,11 @@ impl<'p> Machine<'p> {
                             std::cmp::Ordering::Greater
                         }
                     }
-                    (Some(Val::Str(a)), Some(Val::Str(b))) => {
-                        self.heap.text(*a).as_bytes().cmp(self.heap.text(*b).as_bytes())
-                    }
+                    (Some(Val::Str(a)), Some(Val::Str(b))) => self
+                        .heap
+                        .text(*a)
+                        .as_bytes()
+                        .cmp(self.heap.text(*b).as_bytes()),
                     _ => return Err(bad(self)),
                 };
                 match self.prog.collections().and_then(|c| c.ordering) {
@@ -517,6 +521,11 @@ impl<'p> Machine<'p> {
             Prim::MapDelete => self.map_delete_native(args[0], args[1]),
             Prim::SortOrdered => self.sort_native(args[0], false),
             Prim::SortOnFirst => self.sort_native(args[0], true),
+            Prim::SortPrims => unreachable!("run_op sorts, releasing the input first"),
+            Prim::IsPrim => self.bool_val(matches!(
+                args.first(),
+                Some(Val::Int(_) | Val::Float(_) | Val::Str(_))
+            )),
             Prim::IsPair => {
                 let pair = self.prog.builtins.mk_pair;
                 let is =

@@ -151,6 +151,13 @@ pub enum Prim {
     /// `prim_compare x y` on two `Int`s, `Float`s or `String`s: the prelude's
     /// `Ordering` (`compare` of the built-in `Ord` instances).
     Compare,
+    /// `prim_sortPrims xs fallback`: a list of numbers or strings, evaluated whole (for
+    /// such elements that is evaluating each), sorted; `fallback xs` where it cannot
+    /// (a `NaN`, or elements of another kind).
+    SortPrims,
+    /// `prim_isPrim x`: whether `x` is a number or a string (its elements' type then
+    /// has no parts to leave unevaluated).
+    IsPrim,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -210,6 +217,8 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::ModFloor, "prim_modFloor", 2),
     (Prim::ShowFixed, "prim_showFixed", 2),
     (Prim::Compare, "prim_compare", 2),
+    (Prim::SortPrims, "prim_sortPrims", 2),
+    (Prim::IsPrim, "prim_isPrim", 1),
 ];
 
 impl Prim {

@@ -913,5 +913,7 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::ModFloor => Prim::ModFloor,
         pb::Prim::ShowFixed => Prim::ShowFixed,
         pb::Prim::Compare => Prim::Compare,
+        pb::Prim::SortPrims => Prim::SortPrims,
+        pb::Prim::IsPrim => Prim::IsPrim,
     })
 }

@@ -355,5 +355,7 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::ModFloor => pb::Prim::ModFloor,
         Prim::ShowFixed => pb::Prim::ShowFixed,
         Prim::Compare => pb::Prim::Compare,
+        Prim::SortPrims => pb::Prim::SortPrims,
+        Prim::IsPrim => pb::Prim::IsPrim,
     }
 }

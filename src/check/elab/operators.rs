@@ -248,7 +248,10 @@ impl<'e> Elab<'e> {
                     int.clone()
                 };
                 let r = self.operand_against(cx, rhs, &int);
-                (Term::apps(Term::Prim(Prim::Pow, op_span).rc(), [l, r]), base)
+                (
+                    Term::apps(Term::Prim(Prim::Pow, op_span).rc(), [l, r]),
+                    base,
+                )
             }
             BinOp::Concat => self.concat(cx, op_span, (l, lt, l_span), rhs),
             BinOp::Cons => {

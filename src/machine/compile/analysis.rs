@@ -751,7 +751,7 @@ mod tests {
             ("range", "RS RS"),
             ("take", "-- RS R-"),
             ("append", "-- RS R-"),
-            ("abs", "RS"),
+            ("div", "RS RS"),
             ("strLength", "RS"),
         ];
         let mut wrong = Vec::new();

@@ -457,7 +457,10 @@ mod tests {
 
     /// `def main = {src}` runs as `fused`.
     fn assert_main_runs_as(src: &str, fused: &str) {
-        let (run, _) = bodies(&format!("def main = {src}\n"), "main");
+        let (run, _) = bodies(
+            &format!("def showLen (n : Int) : Int = strLength (showInt n)\ndef main = {src}\n"),
+            "main",
+        );
         assert_eq!(run, fused, "{src}");
     }
 
@@ -475,8 +478,8 @@ mod tests {
                  if x > 3 then acc + 1 else acc) 0 0 10",
             ),
             (
-                "product (map abs (range 0 10))",
-                "foldlRange {Int} (\\(acc : Int) (x : Int) -> acc * abs x) 1 0 10",
+                "product (map showLen (range 0 10))",
+                "foldlRange {Int} (\\(acc : Int) (x : Int) -> acc * showLen x) 1 0 10",
             ),
             (
                 "length (range 0 10)",

@@ -52,7 +52,10 @@ pub(super) fn precedence(op: BinOp) -> u8 {
 /// `||`, `&&`, `++`, `::` and `^` group to the right (LANGUAGE.md section 3,
 /// docs/syntax.md).
 pub(super) fn is_right_assoc(op: BinOp) -> bool {
-    matches!(op, BinOp::Or | BinOp::And | BinOp::Concat | BinOp::Cons | BinOp::Pow)
+    matches!(
+        op,
+        BinOp::Or | BinOp::And | BinOp::Concat | BinOp::Cons | BinOp::Pow
+    )
 }
 
 /// The comparisons, which do not chain.
