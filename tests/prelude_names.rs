@@ -110,7 +110,7 @@ fn lists() {
         ),
         ("sort [3, 1, 2, 1]", "[1, 1, 2, 3]"),
         (
-            "(minimum [3, 1, 2], maximum [3, 1, 2], minimum [])",
+            "(minimum [3, 1, 2], maximum [3, 1, 2], minimum ([] : List Int))",
             "(Just 1, Just 3, Nothing)",
         ),
     ]);

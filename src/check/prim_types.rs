@@ -89,11 +89,12 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         Prim::IsPrim => arrows(&[fresh()], bool_()),
         Prim::SortPrims => {
             let a = list(fresh());
-            arrows(&[a.clone(), arrows(&[a.clone()], a.clone())], a)
+            arrows(&[a.clone(), arrows(std::slice::from_ref(&a), a.clone())], a)
         }
         Prim::SortOrdered | Prim::SortOnFirst => {
             let a = list(fresh());
-            arrows(&[a.clone()], maybe(a))
+            let result = maybe(a.clone());
+            arrows(std::slice::from_ref(&a), result)
         }
         Prim::Reading | Prim::Writing => {
             let a = fresh();

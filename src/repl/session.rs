@@ -878,15 +878,12 @@ pub const PRELUDE_INTERNALS: &[&str] = &[
     "streamLinesPieces",
 ];
 
-/// Whether a prelude name is one of its internals ([`PRELUDE_INTERNALS`]), or an
-/// instance or the helper of `deriving` (`instance'Show'Int`, `derived'Show'Bool`,
-/// `derive'show`: names with a `'` that only the parser makes).
+/// Whether a prelude name is one of its internals ([`PRELUDE_INTERNALS`]), or a name
+/// with a `'`: an instance or the helper of `deriving` (`instance'Show'Int`,
+/// `derived'Show'Bool`, `derive'show`, which only the parser makes), or a part of a
+/// prelude type's implementation (`map'balance`, `Map'Bin`, `sort'general`).
 pub fn is_prelude_internal(name: &str) -> bool {
-    name.starts_with("prim_")
-        || PRELUDE_INTERNALS.contains(&name)
-        || ["derive'", "derived'", "instance'"]
-            .iter()
-            .any(|p| name.starts_with(p))
+    name.starts_with("prim_") || PRELUDE_INTERNALS.contains(&name) || name.contains('\'')
 }
 
 /// The origin of the session's own declarations.
