@@ -451,7 +451,7 @@ mod tests {
         };
         assert_eq!(
             cgroup_dirs(&inner, "/docker/abc"),
-            ["/sys/fs/cgroup"].map(Into::into)
+            [std::path::PathBuf::from("/sys/fs/cgroup")]
         );
     }
 }

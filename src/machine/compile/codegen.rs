@@ -717,7 +717,7 @@ fn cheap_def(
     memo.insert(d, recursive);
     let mut deciding = vec![d];
     while let Some(&top) = deciding.last() {
-        match cheap_body(prog, memo, recursive, lambdas(&prog.def(top).body).1) {
+        match cheap_body(memo, lambdas(&prog.def(top).body).1) {
             Ok(cheap) => {
                 memo.insert(top, cheap);
                 deciding.pop();
@@ -739,7 +739,7 @@ fn cheap_term(
     body: &RcTerm,
 ) -> bool {
     loop {
-        match cheap_body(prog, memo, recursive, body) {
+        match cheap_body(memo, body) {
             Ok(cheap) => return cheap,
             Err(d) => {
                 cheap_def(prog, memo, recursive, d);
@@ -754,15 +754,9 @@ fn cheap_term(
 /// nodes [`crate::machine::cheap`] computes; that evaluator decides, at run time, all the
 /// rest (a node it does not take, a function value that is not cheap). `Err(d)`: the
 /// answer needs definition `d` decided first.
-fn cheap_body(
-    prog: &Program,
-    memo: &rustc_hash::FxHashMap<DefId, bool>,
-    recursive: bool,
-    body: &RcTerm,
-) -> Result<bool, DefId> {
+fn cheap_body(memo: &rustc_hash::FxHashMap<DefId, bool>, body: &RcTerm) -> Result<bool, DefId> {
     let mut budget = CHEAP_NODES;
-    Ok(!matches!(&**unann(body), Term::Var(_))
-        && cheap_core(prog, memo, recursive, body, &mut budget)?)
+    Ok(!matches!(&**unann(body), Term::Var(_)) && cheap_core(memo, body, &mut budget)?)
 }
 
 /// Variables, literals, definitions' values, arithmetic, total primitives,
@@ -770,9 +764,7 @@ fn cheap_body(
 /// cheap definitions; implicit arguments (types) are not looked at. `Err(d)`: a
 /// definition applied here is not decided yet ([`cheap_def`] decides it first).
 fn cheap_core(
-    prog: &Program,
     memo: &rustc_hash::FxHashMap<DefId, bool>,
-    recursive: bool,
     t: &RcTerm,
     budget: &mut u32,
 ) -> Result<bool, DefId> {
@@ -784,23 +776,23 @@ fn cheap_core(
     Ok(match &**t {
         Term::Var(_) | Term::Lit(_) | Term::Def(_) | Term::Con(_) => true,
         Term::Match(m) => {
-            if !cheap_core(prog, memo, recursive, &m.scrut, budget)? {
+            if !cheap_core(memo, &m.scrut, budget)? {
                 return Ok(false);
             }
             for arm in &m.arms {
-                if !cheap_core(prog, memo, recursive, &arm.body, budget)? {
+                if !cheap_core(memo, &arm.body, budget)? {
                     return Ok(false);
                 }
             }
             match &m.default {
-                Some((_, body)) => cheap_core(prog, memo, recursive, body, budget)?,
+                Some((_, body)) => cheap_core(memo, body, budget)?,
                 None => true,
             }
         }
         Term::Let(_, rhs, body) => {
             !crate::core::subst::has_free_var(rhs, 0)
-                && cheap_core(prog, memo, recursive, rhs, budget)?
-                && cheap_core(prog, memo, recursive, body, budget)?
+                && cheap_core(memo, rhs, budget)?
+                && cheap_core(memo, body, budget)?
         }
         Term::App(..) => {
             let (head, args) = crate::core::term::spine(t);
@@ -825,7 +817,7 @@ fn cheap_core(
                 return Ok(false);
             }
             for (pl, a) in &args {
-                if *pl == Plicity::Explicit && !cheap_core(prog, memo, recursive, a, budget)? {
+                if *pl == Plicity::Explicit && !cheap_core(memo, a, budget)? {
                     return Ok(false);
                 }
             }
