@@ -185,3 +185,33 @@ fn big_lambdas_and_applications_check() {
     let out = spindle(dir.path(), &["check", src.to_str().unwrap()]);
     assert!(!out.status.success(), "{}", text(&out));
 }
+
+#[test]
+fn a_string_past_the_address_space_limit_is_a_clean_out_of_memory() {
+    // Under `ulimit -v`, the default `--max-memory` is below it: a string that keeps
+    // doubling ends in `out of memory`, not in an abort (exit 134) when an
+    // allocation fails.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let src = dir.path().join("big.sp");
+    std::fs::write(
+        &src,
+        "def big (n : Int) (s : String) : String = if n == 0 then s else big (n - 1) (s ++ s)\n\
+         def main : Int = strLength (big 40 \"a\")\n",
+    )
+    .unwrap();
+    let out = Command::new("bash")
+        .current_dir(dir.path())
+        .env_remove("SPINDLE_STORE")
+        .arg("-c")
+        .arg("ulimit -v 800000 && exec \"$0\" run --progress none --store store big.sp")
+        .arg(env!("CARGO_BIN_EXE_spindle"))
+        .output()
+        .expect("bash runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        err.contains("error:") && err.contains("out of memory"),
+        "{err}"
+    );
+    assert!(!err.contains("memory allocation"), "{err}");
+}

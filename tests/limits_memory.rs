@@ -1,5 +1,5 @@
 //! `--max-memory` counts external results as they are read (issue 30): a process's
-//! output, a file, a stream's line past the limit end the run with a clean
+//! output, a file, a stream's line, an HTTP body past the limit end the run with a clean
 //! `out of memory` naming the call and a non-zero status, the reading stops at the
 //! limit (peak memory stays far below what the tool wrote), and the tool is stopped.
 //!
@@ -21,6 +21,39 @@ fn children_peak() -> u64 {
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
     // Linux gives kilobytes.
     usage.max_rss() as u64 * 1024
+}
+
+/// A server on a free port of 127.0.0.1 that answers one request with a body of
+/// 300 MiB without a `Content-Length`, written until the client hangs up.
+fn endless_http_server() -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = listener.local_addr().expect("its address").port();
+    std::thread::spawn(move || {
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+            match conn.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+        if conn
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+            .is_err()
+        {
+            return;
+        }
+        let chunk = vec![b'a'; 1 << 16];
+        let mut sent = 0;
+        while sent < OUTPUT && conn.write_all(&chunk).is_ok() {
+            sent += chunk.len() as u64;
+        }
+    });
+    port
 }
 
 /// Asserts a run ended with `out of memory` naming `call`.
@@ -92,6 +125,22 @@ fn external_results_count_against_max_memory() {
         let mut args = mode.to_vec();
         args.extend(["--max-memory", "64M", "lines.sp"]);
         out_of_memory(&wf.run(&args), &format!("head -c {OUTPUT} /dev/zero"));
+
+        // An HTTP body without a length, sent without end: reading stops at the limit.
+        let port = endless_http_server();
+        wf.write(
+            "http.sp",
+            &format!("def main : Int = strLength (httpGet \"http://127.0.0.1:{port}/big\")\n"),
+        );
+        let mut args = mode.to_vec();
+        args.extend(["--max-memory", "64M", "http.sp"]);
+        let out = wf
+            .command(&args)
+            .env("NO_PROXY", "*")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("spindle runs");
+        out_of_memory(&out, &format!("GET http://127.0.0.1:{port}/big"));
 
         // Under the limit all of it is read.
         wf.write(
