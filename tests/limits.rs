@@ -203,7 +203,7 @@ fn a_string_past_the_address_space_limit_is_a_clean_out_of_memory() {
         .current_dir(dir.path())
         .env_remove("SPINDLE_STORE")
         .arg("-c")
-        .arg("ulimit -v 800000 && exec \"$0\" run --progress none --store store big.sp")
+        .arg("ulimit -v 1000000 && exec \"$0\" run --progress none --store store big.sp")
         .arg(env!("CARGO_BIN_EXE_spindle"))
         .output()
         .expect("bash runs");
