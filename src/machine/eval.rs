@@ -190,12 +190,13 @@ impl<'p> Machine<'p> {
             return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
         }
         let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
-        if self.max_memory != 0 {
-            // Readers of external results on other threads stop where this leaves
-            // no room (`crate::external::budget`).
-            crate::external::budget::set_machine_bytes(self.memory_in_use() + host);
+        if self.max_memory == 0 {
+            return Ok(());
         }
-        self.check_memory(host)
+        // Readers of external results on other threads stop where this leaves no
+        // room, and what they hold now counts here too (`crate::external::budget`).
+        crate::external::budget::set_machine_bytes(self.memory_in_use() + host);
+        self.check_memory(host + crate::external::budget::held())
     }
 
     /// The bytes `--max-memory` counts: the heap, the strings and the stacks.
