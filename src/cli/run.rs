@@ -54,8 +54,9 @@ pub struct RunArgs {
     /// When a call fails for good, stop the calls still running too.
     #[arg(long)]
     pub fail_fast: bool,
-    /// The most memory evaluation may use (e.g. 512M, 8G; default: three quarters of
-    /// the machine's memory); past it the run stops with `out of memory`.
+    /// The most memory the run may hold, external results included (e.g. 512M, 8G;
+    /// default: three quarters of the smallest of the machine's memory, `ulimit -v`
+    /// and the cgroup's memory limit); past it the run stops with `out of memory`.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_memory: Option<usize>,
     /// The result store, progress, the trace, retries, timeouts, the executor.
@@ -326,7 +327,11 @@ pub fn main(args: RunArgs) -> ExitCode {
     let policy = policy.shared();
     let mut machine = Machine::new(program);
     machine.lazy_calls = args.calls.plan;
-    machine.max_memory = args.max_memory.unwrap_or_else(default_max_memory);
+    machine.max_memory = args
+        .max_memory
+        .unwrap_or_else(spindle::external::budget::default_limit);
+    // External results count against the same limit as they are read.
+    spindle::external::budget::set_limit(machine.max_memory);
     machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
     if args.sequential {
         spindle::sched::Sequential::install(&mut machine, policy.clone());
@@ -437,18 +442,4 @@ fn parse_size(s: &str) -> Result<usize, String> {
     n.checked_mul(mult)
         .filter(|&b| b > 0)
         .ok_or_else(|| format!("`{s}` is not a usable size"))
-}
-
-/// Three quarters of the machine's memory (`MemTotal` of /proc/meminfo), or no limit
-/// where that cannot be read.
-fn default_max_memory() -> usize {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-        })
-        .map(|kb| kb * 1024 / 4 * 3)
-        .unwrap_or(0)
 }

@@ -9,6 +9,8 @@
 //! - [`request`]: what executors are asked ([`Request`](request::Request)), what they
 //!   answer ([`Reply`](request::Reply)) and how calls fail
 //!   ([`CallError`](request::CallError)).
+//! - [`budget`]: the bytes external results hold while they are read, counted
+//!   against `--max-memory`.
 //! - [`exec`]: the [`Executor`](exec::Executor) a single-threaded scheduler drives
 //!   (processes, file operations, timers, with limits and priorities), and
 //!   [`perform_now`](exec::perform_now) for `--sequential`.
@@ -21,6 +23,7 @@
 //!   `--resume`, `--explain`, `--plan`), retries, the call timeout, [`progress`] and the
 //!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
 
+pub mod budget;
 pub mod calls;
 pub mod exec;
 pub mod fstrace;

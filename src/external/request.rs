@@ -248,6 +248,9 @@ pub enum CallErrorKind {
     Status(u16),
     /// The network failed: no connection, a dropped connection, a malformed reply.
     Network,
+    /// The call's result passed `--max-memory` while it was read
+    /// ([`crate::external::budget`]).
+    OutOfMemory,
 }
 
 /// A failed call: a one-line message naming the call and what went wrong, and the last

@@ -329,6 +329,11 @@ impl Stream {
     /// file. `false`: the consumer closed the stream (the producer stops).
     pub fn push_all(&self, items: &mut Items) -> bool {
         let mut b = self.lock();
+        if items.is_empty() {
+            // A read that completed no line: nothing to hand a waiting consumer (an
+            // empty batch would tell it nothing, not even the end).
+            return !b.closed;
+        }
         loop {
             while !b.closed && self.full(&b) && b.waiter.is_none() {
                 b = self.sleep(b, None);
@@ -493,6 +498,8 @@ pub fn read_file_into(path: &str, stream: &Stream, json: bool) -> Result<u64, Ca
             true
         };
         let mut open = true;
+        // An unfinished line counts against `--max-memory` while it grows.
+        let mut held = super::budget::Reservation::new();
         loop {
             let n = match f.read(&mut buf) {
                 Ok(0) => break,
@@ -501,6 +508,12 @@ pub fn read_file_into(path: &str, stream: &Stream, json: bool) -> Result<u64, Ca
                 Err(e) => return Err(fail(e)),
             };
             let ok = split.feed(&buf[..n], &mut |l| collect(l, &mut batch));
+            if !held.set(split.pending()) {
+                return Err(super::budget::out_of_memory(&format!(
+                    "a line of {}",
+                    super::request::shell_quote(path)
+                )));
+            }
             open = stream.push_all(&mut batch);
             if !ok || !open {
                 break;
@@ -550,6 +563,11 @@ impl LineSplitter {
         }
         self.partial.extend_from_slice(rest);
         true
+    }
+
+    /// The bytes of the unfinished line held (counted against `--max-memory`).
+    pub fn pending(&self) -> usize {
+        self.partial.len()
     }
 
     /// The last line, if the input did not end with a newline.

@@ -190,7 +190,20 @@ impl<'p> Machine<'p> {
             return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
         }
         let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
-        self.check_memory(host)
+        if self.max_memory == 0 {
+            return Ok(());
+        }
+        // Readers of external results on other threads stop where this leaves no
+        // room, and what they hold now counts here too (`crate::external::budget`).
+        crate::external::budget::set_machine_bytes(self.memory_in_use() + host);
+        self.check_memory(host + crate::external::budget::held())
+    }
+
+    /// The bytes `--max-memory` counts: the heap, the strings and the stacks.
+    pub(crate) fn memory_in_use(&self) -> usize {
+        let stacks = self.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity()) * 16;
+        self.heap.bytes_in_use() + stacks
     }
 
     /// `--max-memory`: the heap, the strings and the stacks, plus `more` bytes about
@@ -201,9 +214,7 @@ impl<'p> Machine<'p> {
         if self.max_memory == 0 {
             return Ok(());
         }
-        let stacks = self.frames.capacity() * std::mem::size_of::<Frame>()
-            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity()) * 16;
-        if self.heap.bytes_in_use() + stacks + more > self.max_memory {
+        if self.memory_in_use().saturating_add(more) > self.max_memory {
             return Err(RuntimeError::new(ErrorKind::OutOfMemory, "out of memory"));
         }
         Ok(())

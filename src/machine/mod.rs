@@ -87,7 +87,8 @@
 //! outward, so the only cycles go through a recursive data `let`; a backup cycle
 //! collector ([`cycles`]) takes them, and top-level values no live code can reach are
 //! unpinned. `--max-memory` bounds the heap, strings and stacks, those of parked
-//! fibers included ([`host::Host::held_bytes`]).
+//! fibers included ([`host::Host::held_bytes`]); external results count as they are
+//! read ([`crate::external::budget`]).
 //!
 //! # Rooms
 //!

@@ -554,7 +554,22 @@ impl<'p> CallPolicy<'p> {
                 if let Some(v) = passthrough {
                     m.release(v);
                 }
-                Ok(m.value_of(&p))
+                // The result enters the heap only if it fits `--max-memory`.
+                let bytes = plain_bytes(&p);
+                match m.check_memory(bytes) {
+                    Ok(()) => Ok(m.value_of(&p)),
+                    Err(_) => Err(RuntimeError::at(
+                        ErrorKind::OutOfMemory,
+                        format!(
+                            "out of memory: the result of `{}` ({}) passed the memory limit \
+                             of {} (--max-memory)",
+                            ext.name,
+                            crate::external::budget::show_size(bytes),
+                            crate::external::budget::show_size(m.max_memory)
+                        ),
+                        span,
+                    )),
+                }
             }
             Err(e) => {
                 if let Some(v) = passthrough {
@@ -685,11 +700,34 @@ impl<'p> CallPolicy<'p> {
 
 pub use crate::external::registry::STREAM_NEXT;
 
+/// About how many bytes a result takes once it is a value: its text, and a few
+/// words for every number, constructor and list cell (a loop: no native stack).
+fn plain_bytes(p: &Plain) -> usize {
+    let mut total = 0usize;
+    let mut todo = vec![p];
+    while let Some(p) = todo.pop() {
+        total = total.saturating_add(match p {
+            Plain::Str(s) => 32 + s.len(),
+            Plain::List(items) => {
+                todo.extend(items.iter());
+                32 * items.len()
+            }
+            Plain::Con(_, fields) => {
+                todo.extend(fields.iter());
+                32 + 16 * fields.len()
+            }
+            _ => 16,
+        });
+    }
+    total
+}
+
 /// A failed call as a runtime error at its place: the message, then the end of the
 /// tool's standard error, one line each.
 pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
     let kind = match e.kind {
         CallErrorKind::NotStarted => ErrorKind::NotStarted,
+        CallErrorKind::OutOfMemory => ErrorKind::OutOfMemory,
         _ => ErrorKind::External,
     };
     RuntimeError::at(kind, e.to_string(), span)

@@ -509,7 +509,31 @@ impl<'e> Elab<'e> {
         }
         let (mut f, mut fty) = self.infer(cx, head);
         let mut fun_span = head.span;
+        // The function's type is `pending` with `env` substituted for its innermost
+        // variables (`env[0]` the outermost): a chain of arrows is walked without
+        // substituting into the rest of the chain at each argument, which made a
+        // spine of `n` arguments cost `n` times the size of the type (issue 30). The
+        // substitution is made once the chain is not an arrow of the right kind any
+        // more, or at the end.
+        let mut pending: Option<RcTerm> = None;
+        let mut env: Vec<RcTerm> = Vec::new();
         for (plicity, arg) in args.into_iter().rev() {
+            if let Some(p) = &pending {
+                if let Term::Pi(b, cod) = &**p
+                    && b.plicity == plicity
+                {
+                    let dom = self.spine_domain(cx, &b.ty, &env);
+                    let cod = cod.clone();
+                    let a = self.check(cx, arg, &dom);
+                    env.push(a.clone());
+                    pending = Some(cod);
+                    f = Term::App(f, plicity, a).rc();
+                    fun_span = fun_span.to(arg.span);
+                    continue;
+                }
+                fty = instantiate(p, &env);
+                env.clear();
+            }
             if plicity == Plicity::Explicit {
                 (f, fty) = self.insert_implicits(cx, f, fty, fun_span);
             }
@@ -574,11 +598,56 @@ impl<'e> Elab<'e> {
                 }
             };
             let a = self.check(cx, arg, &dom);
-            fty = subst_top(&cod, &a);
+            env.push(a.clone());
+            pending = Some(cod);
             f = Term::App(f, plicity, a).rc();
             fun_span = fun_span.to(arg.span);
         }
+        if let Some(p) = &pending {
+            fty = instantiate(p, &env);
+        }
         (f, fty)
+    }
+
+    /// The domain `dom` of the next arrow of an application's type, under the
+    /// variables `env` stands for (see [`Elab::infer_app`]), with `env` substituted.
+    ///
+    /// A domain that is an unknown of the whole context, still unsolved (the type of
+    /// an unannotated parameter of a lambda applied at once), is not spelt out over
+    /// the arguments (which would make it as large as the spine so far): its solution
+    /// is an unknown of the context outside those variables. Nothing could solve it
+    /// with them: it is applied to every variable of that context as well, so an
+    /// argument that is a variable repeats one and no pattern solution may use it.
+    fn spine_domain(&mut self, cx: &Cx<'_>, dom: &RcTerm, env: &[RcTerm]) -> RcTerm {
+        let n = env.len() as u32;
+        if n > 0
+            && let Term::Hole(HoleKind::MetaCtx(id, count, 0), span) = &**dom
+            && *count == cx.depth() + n
+            && self.metas.is_unsolved(*id)
+            && self.metas.get(*id).depth == *count
+        {
+            let info = self.metas.get(*id);
+            let (what, defaultable, universe) = (
+                info.what.clone(),
+                info.defaultable,
+                info.ty
+                    .clone()
+                    .filter(|t| matches!(&**t, Term::Universe(_))),
+            );
+            let outer_id = self.metas.fresh_id(cx.depth(), *span, what);
+            if defaultable {
+                self.metas.mark_defaultable_id(outer_id);
+            }
+            let outer = Term::Hole(HoleKind::MetaCtx(outer_id, cx.depth(), 0), *span).rc();
+            if let Some(u) = universe {
+                self.metas.set_type(&outer, u);
+            }
+            // In the unknown's own context: the outer unknown, past the `n` variables.
+            let raised = Term::Hole(HoleKind::MetaCtx(outer_id, cx.depth(), n), *span).rc();
+            self.metas.solve(*id, raised);
+            return outer;
+        }
+        instantiate(dom, env)
     }
 
     /// A name in expression position: a local, else a global, else an error.

@@ -7,7 +7,10 @@ use super::*;
 pub(super) fn retryable(e: &CallError) -> bool {
     !matches!(
         e.kind,
-        CallErrorKind::BadArgument | CallErrorKind::Stopping | CallErrorKind::NotStarted
+        CallErrorKind::BadArgument
+            | CallErrorKind::Stopping
+            | CallErrorKind::NotStarted
+            | CallErrorKind::OutOfMemory
     )
 }
 

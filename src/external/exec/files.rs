@@ -31,8 +31,23 @@ pub fn perform(req: &Request) -> Result<Reply, CallError> {
     }
 }
 
+/// Reads a whole file; its bytes count against `--max-memory` as they are read (a
+/// file past the limit is refused before it is read).
 fn read_file(path: &str) -> Result<Reply, CallError> {
-    let bytes = std::fs::read(path).map_err(|e| io_error("readFile", path, e))?;
+    use crate::external::budget;
+    let f = std::fs::File::open(path).map_err(|e| io_error("readFile", path, e))?;
+    let over = || budget::out_of_memory(&format!("readFile {}", shell_quote(path)));
+    let mut held = budget::Reservation::new();
+    let size = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
+    if !held.grow(size) {
+        return Err(over());
+    }
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(size).map_err(|_| over())?;
+    // A file that grows while it is read is read to its end, still within the limit.
+    if !budget::read_limited_into(&f, &mut bytes, &mut held) {
+        return Err(over());
+    }
     String::from_utf8(bytes)
         .map(Reply::Text)
         .map_err(|e| io_error("readFile", path, format!("not valid UTF-8 ({e})")))

@@ -5,6 +5,7 @@
 //! fills one pipe while we read the other never deadlocks), its exit status read, its
 //! group handed back to the lifetime table.
 
+use crate::external::budget;
 use crate::external::lifetime::{self, Exit, SpawnError};
 use crate::external::request::{
     CallError, CallErrorKind, ExitPolicy, ProcessRequest, Reply, stderr_tail,
@@ -109,13 +110,6 @@ pub fn start(req: &ProcessRequest) -> Result<Child, CallError> {
     }
 }
 
-fn read_all(mut r: impl Read) -> Vec<u8> {
-    let mut buf = Vec::new();
-    // A read error ends the stream; what was read is kept.
-    let _ = r.read_to_end(&mut buf);
-    buf
-}
-
 /// Feeds, drains and waits for a process started by [`start`]; blocks until it has
 /// exited and its output pipes are closed. Its group is then handed back to the
 /// lifetime table (which reaps it).
@@ -125,6 +119,11 @@ pub fn finish(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let input = req.stdin.as_deref().unwrap_or("");
+    // What the output holds counts against `--max-memory` as it is read: past the
+    // limit, reading stops and the process's group is stopped.
+    let mut out_held = budget::Reservation::new();
+    let mut err_held = budget::Reservation::new();
+    let mut over = false;
     let (out, err) = std::thread::scope(|s| {
         if let Some(mut pipe) = stdin {
             let feed = move || {
@@ -138,14 +137,33 @@ pub fn finish(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError
             // Without a thread to feed it, the process sees its input end at once.
             drop(spawned);
         }
+        let err_held = &mut err_held;
         let err_reader = stderr.map(|pipe| {
             std::thread::Builder::new()
                 .stack_size(HELPER_STACK)
-                .spawn_scoped(s, move || read_all(pipe))
+                .spawn_scoped(s, move || match budget::read_limited(pipe, err_held) {
+                    Ok(b) => (b, false),
+                    Err(_) => {
+                        lifetime::stop(pid);
+                        (Vec::new(), true)
+                    }
+                })
         });
-        let out = stdout.map(read_all).unwrap_or_default();
+        let out = match stdout.map(|p| budget::read_limited(p, &mut out_held)) {
+            Some(Ok(b)) => b,
+            Some(Err(_)) => {
+                over = true;
+                lifetime::stop(pid);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
         let err = match err_reader {
-            Some(Ok(h)) => h.join().unwrap_or_default(),
+            Some(Ok(h)) => {
+                let (err, err_over) = h.join().unwrap_or_default();
+                over |= err_over;
+                err
+            }
             // No thread: stop the process rather than risk a full pipe, and report.
             Some(Err(_)) => {
                 lifetime::stop(pid);
@@ -157,6 +175,12 @@ pub fn finish(mut child: Child, req: &ProcessRequest) -> Result<Reply, CallError
     });
     let exit = lifetime::wait_exit(pid);
     lifetime::exited(pid);
+    if over {
+        return Err(budget::out_of_memory(&format!(
+            "the output of `{}`",
+            req.shown()
+        )));
+    }
     if let Some(why) = traced_start_failure(req, exit) {
         return Err(CallError::new(
             CallErrorKind::CannotStart,
@@ -203,14 +227,14 @@ fn outcome(
             };
             Ok(Reply::Exit {
                 code,
-                stdout: String::from_utf8_lossy(&out).into_owned(),
-                stderr: String::from_utf8_lossy(&err).into_owned(),
+                stdout: budget::into_text(out),
+                stderr: budget::into_text(err),
             })
         }
         ExitPolicy::Check => match exit {
             Exit::Code(0) => {
                 pass_through(&err);
-                Ok(Reply::Text(String::from_utf8_lossy(&out).into_owned()))
+                Ok(Reply::Text(budget::into_text(out)))
             }
             Exit::Code(c) => Err(failure(
                 CallErrorKind::Exited(c),
@@ -275,11 +299,23 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
     });
     let mut items: u64 = 0;
     let mut closed = false;
+    // An unfinished line of standard output, and standard error, count against
+    // `--max-memory` as they are read; past it the process's group is stopped.
+    let mut over = false;
+    let mut err_held = budget::Reservation::new();
+    let mut line_held = budget::Reservation::new();
     let err = std::thread::scope(|s| {
+        let err_held = &mut err_held;
         let err_reader = stderr.map(|pipe| {
             std::thread::Builder::new()
                 .stack_size(HELPER_STACK)
-                .spawn_scoped(s, move || read_all(pipe))
+                .spawn_scoped(s, move || match budget::read_limited(pipe, err_held) {
+                    Ok(b) => (b, false),
+                    Err(_) => {
+                        lifetime::stop(pid);
+                        (Vec::new(), true)
+                    }
+                })
         });
         if let Some(mut out) = stdout {
             let mut split = crate::external::stream::LineSplitter::default();
@@ -300,6 +336,11 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
                     Ok(0) => break,
                     Ok(n) => {
                         split.feed(&buf[..n], &mut |l| collect(l, &mut batch));
+                        if !line_held.set(split.pending()) {
+                            over = true;
+                            lifetime::stop(pid);
+                            break;
+                        }
                         if !stream.push_all(&mut batch) {
                             closed = true;
                             break;
@@ -309,7 +350,10 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
                     Err(_) => break,
                 }
             }
-            if !closed && let Some(last) = split.finish() {
+            if !closed
+                && !over
+                && let Some(last) = split.finish()
+            {
                 collect(&last, &mut batch);
                 closed = !stream.push_all(&mut batch);
             }
@@ -320,7 +364,11 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
             }
         }
         match err_reader {
-            Some(Ok(h)) => h.join().unwrap_or_default(),
+            Some(Ok(h)) => {
+                let (err, err_over) = h.join().unwrap_or_default();
+                over |= err_over;
+                err
+            }
             Some(Err(_)) => {
                 lifetime::stop(pid);
                 Vec::new()
@@ -328,6 +376,7 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
             None => Vec::new(),
         }
     });
+    drop(line_held);
     let exit = lifetime::wait_exit(pid);
     lifetime::exited(pid);
     let spool_path = match spool.take() {
@@ -349,6 +398,10 @@ pub fn finish_streamed(mut child: Child, req: &ProcessRequest) -> Result<Reply, 
         return Err(e);
     }
     let result = match traced_start_failure(req, exit) {
+        _ if over => Err(budget::out_of_memory(&format!(
+            "the output of `{}`",
+            req.shown()
+        ))),
         Some(why) => Err(CallError::new(
             CallErrorKind::CannotStart,
             format!("`{}` cannot start: {why}", req.shown()),

@@ -46,13 +46,34 @@ pub async fn perform(client: &reqwest::Client, h: &HttpRequest) -> Result<Reply,
             )
         })
         .collect();
-    let bytes = resp.bytes().await.map_err(|e| {
-        CallError::new(
-            CallErrorKind::Network,
-            format!("`{what}`: {}", super::openai::network_message(&e, &h.url)),
-        )
-    })?;
-    let body = String::from_utf8_lossy(&bytes).into_owned();
+    // The body counts against `--max-memory` as it arrives: past the limit, the
+    // response is dropped (its connection closed) without reading the rest.
+    let mut held = crate::external::budget::Reservation::new();
+    let over = || crate::external::budget::out_of_memory(&format!("the response body of `{what}`"));
+    let mut resp = resp;
+    let mut bytes: Vec<u8> = Vec::new();
+    if let Some(n) = resp.content_length() {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        if !held.grow(n) {
+            return Err(over());
+        }
+        bytes.try_reserve_exact(n).map_err(|_| over())?;
+    }
+    loop {
+        let chunk = resp.chunk().await.map_err(|e| {
+            CallError::new(
+                CallErrorKind::Network,
+                format!("`{what}`: {}", super::openai::network_message(&e, &h.url)),
+            )
+        })?;
+        let Some(chunk) = chunk else { break };
+        let want = bytes.len() + chunk.len();
+        if want > held.bytes() && !held.grow(want - held.bytes()) {
+            return Err(over());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    let body = crate::external::budget::into_text(bytes);
     if h.check_status {
         if !status.is_success() {
             return Err(CallError::new(

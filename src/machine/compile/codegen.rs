@@ -354,8 +354,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap = cheap_body(self.prog, &mut self.store.cheap_defs, false, body);
-        let hand = cheap || cheap_body(self.prog, &mut self.store.hand_defs, true, body);
+        let cheap = cheap_term(self.prog, &mut self.store.cheap_defs, false, body);
+        let hand = cheap || cheap_term(self.prog, &mut self.store.hand_defs, true, body);
         let tier_body = self.facts.is_some() && numeric_code(self.store, code);
         let numeric = tier_body
             && self_slot.is_none()
@@ -697,6 +697,12 @@ const CHEAP_NODES: u32 = 48;
 /// Whether definition `d`'s body (under its lambdas) is cheap ([`cheap_body`]),
 /// remembered in `memo`; with `recursive`, calls of itself are allowed ([`Fun::hand`]
 /// rather than [`Fun::cheap`](crate::machine::code::Fun::cheap)).
+///
+/// A body that calls a definition not decided yet is decided after it: the
+/// definitions waiting for others are an explicit stack, so a chain of calls through
+/// a hundred thousand definitions costs no native stack (issue 30). A body is looked at
+/// again once each callee it waited for is decided (it has at most [`CHEAP_NODES`]
+/// nodes), with the same outcome as deciding the callee in the middle of it.
 fn cheap_def(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
@@ -709,73 +715,116 @@ fn cheap_def(
     // While being decided: a definition that reaches itself is cheap only when
     // `recursive` (and then the machine still checks every callee's flag).
     memo.insert(d, recursive);
-    let cheap = cheap_body(prog, memo, recursive, lambdas(&prog.def(d).body).1);
-    memo.insert(d, cheap);
-    cheap
+    let mut deciding = vec![d];
+    while let Some(&top) = deciding.last() {
+        match cheap_body(memo, lambdas(&prog.def(top).body).1) {
+            Ok(cheap) => {
+                memo.insert(top, cheap);
+                deciding.pop();
+            }
+            Err(callee) => {
+                memo.insert(callee, recursive);
+                deciding.push(callee);
+            }
+        }
+    }
+    memo.get(&d).copied().unwrap_or(false)
+}
+
+/// [`cheap_body`] of a function's body, deciding first the definitions it calls.
+fn cheap_term(
+    prog: &Program,
+    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
+    recursive: bool,
+    body: &RcTerm,
+) -> bool {
+    loop {
+        match cheap_body(memo, body) {
+            Ok(cheap) => return cheap,
+            Err(d) => {
+                cheap_def(prog, memo, recursive, d);
+            }
+        }
+    }
 }
 
 /// Whether a function's body (under its lambdas) is what
 /// [`Fun::cheap`](crate::machine::code::Fun::cheap) asks: at most [`CHEAP_NODES`] nodes of
 /// [`cheap_core`], and not a bare variable (nothing to compute). It compiles to the
 /// nodes [`crate::machine::cheap`] computes; that evaluator decides, at run time, all the
-/// rest (a node it does not take, a function value that is not cheap).
-fn cheap_body(
-    prog: &Program,
-    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
-    recursive: bool,
-    body: &RcTerm,
-) -> bool {
+/// rest (a node it does not take, a function value that is not cheap). `Err(d)`: the
+/// answer needs definition `d` decided first.
+fn cheap_body(memo: &rustc_hash::FxHashMap<DefId, bool>, body: &RcTerm) -> Result<bool, DefId> {
     let mut budget = CHEAP_NODES;
-    !matches!(&**unann(body), Term::Var(_)) && cheap_core(prog, memo, recursive, body, &mut budget)
+    Ok(!matches!(&**unann(body), Term::Var(_)) && cheap_core(memo, body, &mut budget)?)
 }
 
 /// Variables, literals, definitions' values, arithmetic, total primitives,
 /// constructors, matches, non-recursive `let`s, and applications of variables and of
-/// cheap definitions; implicit arguments (types) are not looked at.
+/// cheap definitions; implicit arguments (types) are not looked at. `Err(d)`: a
+/// definition applied here is not decided yet ([`cheap_def`] decides it first).
 fn cheap_core(
-    prog: &Program,
-    memo: &mut rustc_hash::FxHashMap<DefId, bool>,
-    recursive: bool,
+    memo: &rustc_hash::FxHashMap<DefId, bool>,
     t: &RcTerm,
     budget: &mut u32,
-) -> bool {
+) -> Result<bool, DefId> {
     if *budget == 0 {
-        return false;
+        return Ok(false);
     }
     *budget -= 1;
     let t = unann(t);
-    match &**t {
+    Ok(match &**t {
         Term::Var(_) | Term::Lit(_) | Term::Def(_) | Term::Con(_) => true,
         Term::Match(m) => {
-            cheap_core(prog, memo, recursive, &m.scrut, budget)
-                && m.arms
-                    .iter()
-                    .all(|arm| cheap_core(prog, memo, recursive, &arm.body, budget))
-                && m.default
-                    .as_ref()
-                    .is_none_or(|(_, body)| cheap_core(prog, memo, recursive, body, budget))
+            if !cheap_core(memo, &m.scrut, budget)? {
+                return Ok(false);
+            }
+            for arm in &m.arms {
+                if !cheap_core(memo, &arm.body, budget)? {
+                    return Ok(false);
+                }
+            }
+            match &m.default {
+                Some((_, body)) => cheap_core(memo, body, budget)?,
+                None => true,
+            }
         }
         Term::Let(_, rhs, body) => {
             !crate::core::subst::has_free_var(rhs, 0)
-                && cheap_core(prog, memo, recursive, rhs, budget)
-                && cheap_core(prog, memo, recursive, body, budget)
+                && cheap_core(memo, rhs, budget)?
+                && cheap_core(memo, body, budget)?
         }
         Term::App(..) => {
             let (head, args) = crate::core::term::spine(t);
-            let explicit = || args.iter().filter(|(pl, _)| *pl == Plicity::Explicit);
             let head_ok = match &**unann(head) {
                 Term::Prim(p, _) => {
-                    (is_arith(*p) || *p == Prim::Seq) && explicit().count() == 2
+                    (is_arith(*p) || *p == Prim::Seq)
+                        && args
+                            .iter()
+                            .filter(|(pl, _)| *pl == Plicity::Explicit)
+                            .count()
+                            == 2
                         || crate::machine::cheap::cheap_prim(*p)
                 }
                 Term::Con(_) | Term::Var(_) => true,
-                Term::Def(d) => cheap_def(prog, memo, recursive, *d),
+                Term::Def(d) => match memo.get(d) {
+                    Some(&known) => known,
+                    None => return Err(*d),
+                },
                 _ => false,
             };
-            head_ok && explicit().all(|(_, a)| cheap_core(prog, memo, recursive, a, budget))
+            if !head_ok {
+                return Ok(false);
+            }
+            for (pl, a) in &args {
+                if *pl == Plicity::Explicit && !cheap_core(memo, a, budget)? {
+                    return Ok(false);
+                }
+            }
+            true
         }
         _ => false,
-    }
+    })
 }
 
 /// How many nodes [`numeric_code`] looks at.
