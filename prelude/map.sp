@@ -155,14 +155,23 @@ def mapNull {k : Type} {v : Type} (m : Map k v) : Bool = map'size m == 0
 
 -- `m` with `key` mapped to `x` (replacing what `key` mapped to).
 def mapInsert {k : Type} {v : Type} {d : Ord k} (key : k) (x : v) (m : Map k v) : Map k v =
-  prim_seq x (match prim_mapInsert key x m with
-    | Just m2 -> m2
-    | Nothing -> map'insert key x m)
+  prim_seq x (map'insertWith key x m)
+
+-- The machine's answers: `Right` what it computed; `Left (Just part)` where a key's
+-- part is not evaluated yet (evaluated here, the machine is asked again: the
+-- prelude's search would evaluate the same part); `Left Nothing` where the machine
+-- cannot compare the keys (the prelude's definition then does it).
+def map'insertWith {k : Type} {v : Type} {d : Ord k} (key : k) (x : v) (m : Map k v) : Map k v =
+  match (prim_mapInsert key x m : Either (Maybe Unit) (Map k v)) with
+  | Right m2 -> m2
+  | Left (Just part) -> prim_seq part (map'insertWith key x m)
+  | Left Nothing -> map'insert key x m
 
 def mapLookup {k : Type} {v : Type} {d : Ord k} (key : k) (m : Map k v) : Maybe v =
-  match prim_mapLookup key m with
-  | Just found -> found
-  | Nothing -> map'lookup key m
+  match (prim_mapLookup key m : Either (Maybe Unit) (Maybe v)) with
+  | Right found -> found
+  | Left (Just part) -> prim_seq part (mapLookup key m)
+  | Left Nothing -> map'lookup key m
 
 def mapMember {k : Type} {v : Type} {d : Ord k} (key : k) (m : Map k v) : Bool =
   match mapLookup key m with
@@ -188,9 +197,10 @@ def mapAdjust {k : Type} {v : Type} {d : Ord k} (f : v -> v) (key : k) (m : Map 
 
 -- `m` without `key`.
 def mapDelete {k : Type} {v : Type} {d : Ord k} (key : k) (m : Map k v) : Map k v =
-  match prim_mapDelete key m with
-  | Just m2 -> m2
-  | Nothing -> map'delete key m
+  match (prim_mapDelete key m : Either (Maybe Unit) (Map k v)) with
+  | Right m2 -> m2
+  | Left (Just part) -> prim_seq part (mapDelete key m)
+  | Left Nothing -> map'delete key m
 
 -- The map of a list of entries; where a key comes twice, the later entry wins.
 def mapFromList {k : Type} {v : Type} {d : Ord k} (xs : List (Pair k v)) : Map k v =

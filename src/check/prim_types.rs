@@ -65,15 +65,11 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
         Prim::ShowString | Prim::ShowArg => arrows(&[string()], string()),
         Prim::IsPair => arrows(&[fresh()], bool_()),
         // The prelude's maps give these their real types (`prelude/map.sp`).
-        Prim::MapLookup => arrows(&[fresh(), fresh()], maybe(maybe(fresh()))),
-        Prim::MapInsert => {
-            let m = fresh();
-            arrows(&[fresh(), fresh(), m.clone()], maybe(m))
-        }
-        Prim::MapDelete => {
-            let m = fresh();
-            arrows(&[fresh(), m.clone()], maybe(m))
-        }
+        // (`Either (Maybe Unit) r`: the part to evaluate, never inspected, is given
+        // the type `Unit`.)
+        Prim::MapLookup => arrows(&[fresh(), fresh()], fresh()),
+        Prim::MapInsert => arrows(&[fresh(), fresh(), fresh()], fresh()),
+        Prim::MapDelete => arrows(&[fresh(), fresh()], fresh()),
         // `^` is typed by the elaborator (`Int` or `Float` base); as a name, any base.
         Prim::Pow => {
             let a = fresh();

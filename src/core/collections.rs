@@ -25,6 +25,8 @@ pub struct Collections {
     pub set_of: ConId,
     /// `Array'Of map`.
     pub array_of: ConId,
+    /// `Left` and `Right` of the prelude's `Either`: how native operations answer.
+    pub either: [ConId; 2],
     /// `LT`, `EQ` and `GT` of the prelude's `Ordering`, if it has them.
     pub ordering: Option<[ConId; 3]>,
     /// Per data type: whether its `Ord` instance is derived.
@@ -62,7 +64,9 @@ impl Collections {
         }
         let ordering =
             data("Ordering").and_then(|d| Some([con(d, "LT")?, con(d, "EQ")?, con(d, "GT")?]));
+        let either = data("Either")?;
         Some(Collections {
+            either: [con(either, "Left")?, con(either, "Right")?],
             ordering,
             tip: con(map, "Map'Tip")?,
             bin: con(map, "Map'Bin")?,

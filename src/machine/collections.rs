@@ -22,6 +22,18 @@ use std::cmp::Ordering;
 const DELTA: i64 = 3;
 const RATIO: i64 = 2;
 
+/// What a native comparison found.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Decided {
+    /// The order.
+    Order(Ordering),
+    /// A part not evaluated yet that the comparison needs.
+    Need(Val),
+    /// Values it cannot order (a function, a type whose `Ord` is written by hand, a
+    /// `NaN`).
+    No,
+}
+
 impl<'p> Machine<'p> {
     /// How two evaluated values compare under their `Ord` instances, when that is
     /// structural: numbers (`Float` as the prelude's `compare` orders it, with no
@@ -88,6 +100,70 @@ impl<'p> Machine<'p> {
             }
         }
         Some(Ordering::Equal)
+    }
+
+    /// [`Machine::native_cmp`] that says why it cannot decide: a part not evaluated
+    /// yet that the comparison needs (`Need`: the same part `compare` would evaluate
+    /// next), or a value it cannot order at all (`No`).
+    pub(crate) fn native_cmp_lazy(&self, cols: &Collections, a: Val, b: Val) -> Decided {
+        match (self.heap.forced(a), self.heap.forced(b)) {
+            (Val::Int(m), Val::Int(n)) => return Decided::Order(m.cmp(&n)),
+            (Val::Str(m), Val::Str(n)) => {
+                return Decided::Order(
+                    self.heap
+                        .text(m)
+                        .as_bytes()
+                        .cmp(self.heap.text(n).as_bytes()),
+                );
+            }
+            _ => {}
+        }
+        let mut work = vec![(a, b)];
+        while let Some((x, y)) = work.pop() {
+            let (x, y) = (self.heap.forced(x), self.heap.forced(y));
+            let o = match (x, y) {
+                (Val::Thunk(_), _) => return Decided::Need(x),
+                (_, Val::Thunk(_)) => return Decided::Need(y),
+                (Val::Int(m), Val::Int(n)) => m.cmp(&n),
+                (Val::Float(m), Val::Float(n)) => match m.partial_cmp(&n) {
+                    Some(o) => o,
+                    None => return Decided::No,
+                },
+                (Val::Str(m), Val::Str(n)) => self
+                    .heap
+                    .text(m)
+                    .as_bytes()
+                    .cmp(self.heap.text(n).as_bytes()),
+                (Val::Erased, Val::Erased) => Ordering::Equal,
+                (Val::Atom(_) | Val::Con(_), Val::Atom(_) | Val::Con(_)) => {
+                    let kx = self.con_of(x);
+                    let ky = self.con_of(y);
+                    if kx.data != ky.data || !cols.ordered(kx.data) {
+                        return Decided::No;
+                    }
+                    match kx.index.cmp(&ky.index) {
+                        Ordering::Equal => {
+                            if let (Val::Con(r), Val::Con(s)) = (x, y) {
+                                let (fx, fy) = (self.heap.fields(r), self.heap.fields(s));
+                                if fx.len() != fy.len() {
+                                    return Decided::No;
+                                }
+                                for i in (0..fx.len()).rev() {
+                                    work.push((fx[i], fy[i]));
+                                }
+                            }
+                            continue;
+                        }
+                        o => o,
+                    }
+                }
+                _ => return Decided::No,
+            };
+            if o != Ordering::Equal {
+                return Decided::Order(o);
+            }
+        }
+        Decided::Order(Ordering::Equal)
     }
 
     /// Whether [`Machine::native_cmp`] can order `v` against any value of its type
@@ -202,26 +278,24 @@ impl<'p> Machine<'p> {
 
     /// The nodes from the root of `m` down to where `key` is or would be, each with
     /// the side taken (`Less`: left), and how the search ended: `Some` node fields
-    /// where `key` was found. `None` where the tree or a key cannot be searched
-    /// natively.
+    /// where `key` was found. `Err` where a comparison cannot be decided natively: it
+    /// needs a part not evaluated yet (the same part the prelude's search would
+    /// evaluate: the comparisons are the same), or cannot order the keys at all.
     #[allow(clippy::type_complexity)]
     fn map_path(
         &self,
         cols: &Collections,
         key: Val,
         m: Val,
-    ) -> Option<(Vec<([Val; 5], Ordering)>, Option<[Val; 5]>)> {
-        if !self.natively_ordered(cols, key) {
-            return None;
-        }
+    ) -> Result<(Vec<([Val; 5], Ordering)>, Option<[Val; 5]>), Decided> {
         let mut path = Vec::new();
         let mut t = m;
         loop {
-            match self.map_node(cols, t).ok()? {
-                None => return Some((path, None)),
-                Some(node) => match self.native_cmp(cols, key, node[1])? {
-                    Ordering::Equal => return Some((path, Some(node))),
-                    o => {
+            match self.map_node(cols, t).map_err(|_| Decided::No)? {
+                None => return Ok((path, None)),
+                Some(node) => match self.native_cmp_lazy(cols, key, node[1]) {
+                    Decided::Order(Ordering::Equal) => return Ok((path, Some(node))),
+                    Decided::Order(o) => {
                         t = if o == Ordering::Less {
                             node[3]
                         } else {
@@ -229,9 +303,30 @@ impl<'p> Machine<'p> {
                         };
                         path.push((node, o));
                     }
+                    other => return Err(other),
                 },
             }
         }
+    }
+
+    /// What a native map operation answers where it could not decide: `Left (Just
+    /// part)` (evaluate `part`, then ask again) or `Left Nothing` (the prelude's
+    /// definitions must do it); `Right r` where it did.
+    fn undecided(&mut self, d: Decided) -> Val {
+        let cols = self.prog.collections().expect("collections");
+        let inner = match d {
+            Decided::Need(part) => {
+                self.heap.retain(part);
+                self.maybe(Some(part))
+            }
+            _ => self.maybe(None),
+        };
+        self.heap.con(cols.either[0], &[inner])
+    }
+
+    fn decided(&mut self, r: Val) -> Val {
+        let cols = self.prog.collections().expect("collections");
+        self.heap.con(cols.either[1], &[r])
     }
 
     /// Rebuilds the path of [`Machine::map_path`] above a new subtree (owned),
@@ -258,15 +353,15 @@ impl<'p> Machine<'p> {
         t
     }
 
-    /// `prim_mapLookup key m`: `Just (Just v)`, `Just Nothing`, or `Nothing` where it
-    /// cannot search natively (arguments borrowed).
+    /// `prim_mapLookup key m`: `Right` the key's value (`Just v` or `Nothing`), or
+    /// `Left` ([`Machine::undecided`]) (arguments borrowed).
     pub(crate) fn map_lookup_native(&mut self, key: Val, m: Val) -> Val {
         let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
-            return self.maybe(None);
+            return self.undecided(Decided::No);
         };
         match self.map_path(cols, key, m) {
-            None => self.maybe(None),
-            Some((_, found)) => {
+            Err(d) => self.undecided(d),
+            Ok((_, found)) => {
                 let inner = match found {
                     Some(node) => {
                         self.heap.retain(node[2]);
@@ -274,18 +369,19 @@ impl<'p> Machine<'p> {
                     }
                     None => self.maybe(None),
                 };
-                self.maybe(Some(inner))
+                self.decided(inner)
             }
         }
     }
 
-    /// `prim_mapInsert key x m`: `Just` the new map, or `Nothing` (arguments borrowed).
+    /// `prim_mapInsert key x m`: `Right` the new map, or `Left` (arguments borrowed).
     pub(crate) fn map_insert_native(&mut self, key: Val, x: Val, m: Val) -> Val {
         let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
-            return self.maybe(None);
+            return self.undecided(Decided::No);
         };
-        let Some((path, found)) = self.map_path(cols, key, m) else {
-            return self.maybe(None);
+        let (path, found) = match self.map_path(cols, key, m) {
+            Ok(p) => p,
+            Err(d) => return self.undecided(d),
         };
         self.heap.retain(key);
         self.heap.retain(x);
@@ -307,28 +403,29 @@ impl<'p> Machine<'p> {
             ),
         };
         let t = self.map_rebuild(cols, &path, t);
-        self.maybe(Some(t))
+        self.decided(t)
     }
 
-    /// `prim_mapDelete key m`: `Just` the map without `key`, or `Nothing` (arguments
+    /// `prim_mapDelete key m`: `Right` the map without `key`, or `Left` (arguments
     /// borrowed).
     pub(crate) fn map_delete_native(&mut self, key: Val, m: Val) -> Val {
         let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
-            return self.maybe(None);
+            return self.undecided(Decided::No);
         };
-        let Some((path, found)) = self.map_path(cols, key, m) else {
-            return self.maybe(None);
+        let (path, found) = match self.map_path(cols, key, m) {
+            Ok(p) => p,
+            Err(d) => return self.undecided(d),
         };
         let Some([_, _, _, l, r]) = found else {
             // Not there: the same map.
             self.heap.retain(m);
-            return self.maybe(Some(m));
+            return self.decided(m);
         };
         self.heap.retain(l);
         self.heap.retain(r);
         let t = self.map_glue(cols, l, r);
         let t = self.map_rebuild(cols, &path, t);
-        self.maybe(Some(t))
+        self.decided(t)
     }
 
     /// Two trees (owned), every key of `l` below every key of `r`, as one: the
