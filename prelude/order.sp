@@ -38,9 +38,17 @@ def sort {a : Type} {d : Ord a} (xs : List a) : List a =
   | _ -> xs
 
 def sort'general {a : Type} {d : Ord a} (xs : List a) : List a =
-  prim_seq (list'whnfAll xs) (match prim_sortOrdered xs with
-    | Just ys -> ys
-    | Nothing -> sortBy (\x y -> derive'le x y) xs)
+  prim_seq (list'whnfAll xs) (sort'native xs)
+
+-- The machine's answers: `Right` the sorted list; `Left (Just parts)` where comparing
+-- needs parts of elements not evaluated yet (the parts that break ties: evaluated
+-- here, the machine is asked again); `Left Nothing` where it cannot order them
+-- (`sortBy` with `compare` then does).
+def sort'native {a : Type} {d : Ord a} (xs : List a) : List a =
+  match (prim_sortOrdered xs : Either (Maybe (List Unit)) (List a)) with
+  | Right ys -> ys
+  | Left (Just parts) -> prim_seq (list'whnfAll parts) (sort'native xs)
+  | Left Nothing -> sortBy (\x y -> derive'le x y) xs
 
 -- `xs` sorted by `f` of each element, ascending and stable (`f` is applied once per
 -- element).
@@ -48,10 +56,14 @@ def sortOn {a : Type} {b : Type} {d : Ord b} (f : a -> b) (xs : List a) : List a
   match xs with
   | Cons _ (Cons _ _) ->
     let keyed = map (\x -> let k = f x in prim_seq k (k, x)) xs in
-    prim_seq (list'whnfAll keyed) (map snd (match prim_sortOnFirst keyed with
-      | Just ys -> ys
-      | Nothing -> sortBy (\p q -> derive'le (fst p) (fst q)) keyed))
+    prim_seq (list'whnfAll keyed) (map snd (sort'onFirst keyed))
   | _ -> xs
+
+def sort'onFirst {a : Type} {b : Type} {d : Ord b} (keyed : List (Pair b a)) : List (Pair b a) =
+  match (prim_sortOnFirst keyed : Either (Maybe (List Unit)) (List (Pair b a))) with
+  | Right ys -> ys
+  | Left (Just parts) -> prim_seq (list'whnfAll parts) (sort'onFirst keyed)
+  | Left Nothing -> sortBy (\p q -> derive'le (fst p) (fst q)) keyed
 
 -- Numbers with an absolute value.
 interface Signed (a : Type) where

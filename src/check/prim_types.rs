@@ -87,11 +87,8 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             let a = list(fresh());
             arrows(&[a.clone(), arrows(std::slice::from_ref(&a), a.clone())], a)
         }
-        Prim::SortOrdered | Prim::SortOnFirst => {
-            let a = list(fresh());
-            let result = maybe(a.clone());
-            arrows(std::slice::from_ref(&a), result)
-        }
+        // (`Either (Maybe (List Unit)) (List a)`, given by the prelude.)
+        Prim::SortOrdered | Prim::SortOnFirst => arrows(&[list(fresh())], fresh()),
         Prim::Reading | Prim::Writing => {
             let a = fresh();
             arrows(&[list(string()), a.clone()], a)

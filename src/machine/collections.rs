@@ -4,10 +4,12 @@
 //! stable sort of evaluated values (`prim_sortOrdered`, `prim_sortOnFirst`).
 //!
 //! They apply only where comparing natively is comparing with `compare`: keys that are
-//! evaluated numbers, strings, or data of structurally ordered types built from them
-//! ([`Machine::native_cmp`]). Each answers `Nothing` where it cannot (a key with an
-//! unevaluated part, a function, a type whose `Ord` is written by hand, a `NaN`), and
-//! the prelude then runs its own definition, which builds the same trees. Natively,
+//! numbers, strings, or data of structurally ordered types built from them
+//! ([`Machine::native_cmp`]). Each answers `Right` what it computed, `Left (Just
+//! parts)` where a comparison needs parts of keys not evaluated yet (the prelude
+//! evaluates them and asks again), or `Left Nothing` where it cannot order the keys (a
+//! function, a type whose `Ord` is written by hand, a `NaN`): the prelude then runs its
+//! own definition, which builds the same trees.
 //! the work of a step is a few comparisons and one new node per level, where the
 //! prelude's definitions take tens of machine steps per level.
 
@@ -35,77 +37,13 @@ pub(crate) enum Decided {
 }
 
 impl<'p> Machine<'p> {
-    /// How two evaluated values compare under their `Ord` instances, when that is
-    /// structural: numbers (`Float` as the prelude's `compare` orders it, with no
-    /// `NaN`), strings by code point, constructors of structurally ordered types by
-    /// position and then field by field. `None` where it cannot say.
-    pub(crate) fn native_cmp(&self, cols: &Collections, a: Val, b: Val) -> Option<Ordering> {
-        // Numbers and strings without the work list.
-        match (self.heap.forced(a), self.heap.forced(b)) {
-            (Val::Int(m), Val::Int(n)) => return Some(m.cmp(&n)),
-            (Val::Str(m), Val::Str(n)) => {
-                return Some(
-                    self.heap
-                        .text(m)
-                        .as_bytes()
-                        .cmp(self.heap.text(n).as_bytes()),
-                );
-            }
-            _ => {}
-        }
-        let mut work = vec![(a, b)];
-        while let Some((x, y)) = work.pop() {
-            let (x, y) = (self.heap.forced(x), self.heap.forced(y));
-            let o = match (x, y) {
-                (Val::Int(m), Val::Int(n)) => m.cmp(&n),
-                (Val::Float(m), Val::Float(n)) => m.partial_cmp(&n)?,
-                (Val::Str(m), Val::Str(n)) => {
-                    if m == n {
-                        Ordering::Equal
-                    } else {
-                        self.heap
-                            .text(m)
-                            .as_bytes()
-                            .cmp(self.heap.text(n).as_bytes())
-                    }
-                }
-                (Val::Erased, Val::Erased) => Ordering::Equal,
-                (Val::Atom(_) | Val::Con(_), Val::Atom(_) | Val::Con(_)) => {
-                    let kx = self.con_of(x);
-                    let ky = self.con_of(y);
-                    if kx.data != ky.data || !cols.ordered(kx.data) {
-                        return None;
-                    }
-                    match kx.index.cmp(&ky.index) {
-                        Ordering::Equal => {
-                            if let (Val::Con(r), Val::Con(s)) = (x, y) {
-                                let (fx, fy) = (self.heap.fields(r), self.heap.fields(s));
-                                if fx.len() != fy.len() {
-                                    return None;
-                                }
-                                for i in (0..fx.len()).rev() {
-                                    work.push((fx[i], fy[i]));
-                                }
-                            }
-                            continue;
-                        }
-                        o => o,
-                    }
-                }
-                _ => return None,
-            };
-            if o != Ordering::Equal {
-                // The fields still queued belong to parts already decided.
-                return Some(o);
-            }
-        }
-        Some(Ordering::Equal)
-    }
-
-    /// [`Machine::native_cmp`] that says why it cannot decide: a part not evaluated
-    /// yet that the comparison needs (`Need`: the same part `compare` would evaluate
-    /// next), or a value it cannot order at all (`No`).
-    pub(crate) fn native_cmp_lazy(&self, cols: &Collections, a: Val, b: Val) -> Decided {
+    /// How two values compare under their `Ord` instances, where that is structural:
+    /// numbers (`Float` as the prelude's `compare` orders it, with no `NaN`), strings
+    /// by code point, constructors of structurally ordered types by position and then
+    /// field by field. Where it cannot say: the part not evaluated yet that the
+    /// comparison needs (`Need`: the same part `compare` would evaluate next), or
+    /// `No` (a function, a type whose `Ord` is written by hand, a `NaN`).
+    pub(crate) fn native_cmp(&self, cols: &Collections, a: Val, b: Val) -> Decided {
         match (self.heap.forced(a), self.heap.forced(b)) {
             (Val::Int(m), Val::Int(n)) => return Decided::Order(m.cmp(&n)),
             (Val::Str(m), Val::Str(n)) => {
@@ -164,29 +102,6 @@ impl<'p> Machine<'p> {
             }
         }
         Decided::Order(Ordering::Equal)
-    }
-
-    /// Whether [`Machine::native_cmp`] can order `v` against any value of its type
-    /// built the same way: every part evaluated and structurally ordered, no `NaN`.
-    fn natively_ordered(&self, cols: &Collections, v: Val) -> bool {
-        match self.heap.forced(v) {
-            Val::Int(_) | Val::Str(_) => return true,
-            Val::Float(x) => return !x.is_nan(),
-            _ => {}
-        }
-        let mut work = vec![v];
-        while let Some(w) = work.pop() {
-            match self.heap.forced(w) {
-                Val::Int(_) | Val::Str(_) | Val::Erased => {}
-                Val::Float(x) if !x.is_nan() => {}
-                Val::Atom(k) if cols.ordered(k.data) => {}
-                Val::Con(r) if cols.ordered(self.heap.cons.get(r).con.data) => {
-                    work.extend_from_slice(self.heap.fields(r))
-                }
-                _ => return false,
-            }
-        }
-        true
     }
 
     /// The constructor of an evaluated data value.
@@ -293,7 +208,7 @@ impl<'p> Machine<'p> {
         loop {
             match self.map_node(cols, t).map_err(|_| Decided::No)? {
                 None => return Ok((path, None)),
-                Some(node) => match self.native_cmp_lazy(cols, key, node[1]) {
+                Some(node) => match self.native_cmp(cols, key, node[1]) {
                     Decided::Order(Ordering::Equal) => return Ok((path, Some(node))),
                     Decided::Order(o) => {
                         t = if o == Ordering::Less {
@@ -512,15 +427,26 @@ impl<'p> Machine<'p> {
     }
 
     /// `prim_sortOrdered xs` (`first`: false) and `prim_sortOnFirst ps` (`first`:
-    /// pairs, ordered by their first components): `Just` the list sorted, stable, or
-    /// `Nothing` where the elements (keys) cannot be ordered natively (borrowed).
+    /// pairs, ordered by their first components): `Right` the list sorted, stable;
+    /// `Left (Just parts)` where comparing needs parts of the keys not evaluated yet
+    /// (evaluated by the prelude, which then asks again: the parts that break ties);
+    /// `Left Nothing` where the keys cannot be ordered natively (borrowed).
     pub(crate) fn sort_native(&mut self, list: Val, first: bool) -> Val {
         match self.sorted_elements(list, first) {
-            Some(xs) => {
+            Ok(xs) => {
                 let sorted = self.list_of(&xs);
-                self.maybe(Some(sorted))
+                self.decided(sorted)
             }
-            None => self.maybe(None),
+            Err(parts) if !parts.is_empty() => {
+                for &p in &parts {
+                    self.heap.retain(p);
+                }
+                let l = self.list_of(&parts);
+                let cols = self.prog.collections().expect("collections");
+                let j = self.maybe(Some(l));
+                self.heap.con(cols.either[0], &[j])
+            }
+            Err(_) => self.undecided(Decided::No),
         }
     }
 
@@ -529,12 +455,12 @@ impl<'p> Machine<'p> {
     /// or, where it cannot be sorted natively, `fallback xs`.
     pub(crate) fn sort_prims_owned(&mut self, list: Val, fallback: Val) -> Control {
         match self.sorted_elements(list, false) {
-            Some(xs) => {
+            Ok(xs) => {
                 self.heap.release(list);
                 self.heap.release(fallback);
                 Control::Ret(self.list_of(&xs))
             }
-            None => {
+            Err(_) => {
                 self.push(Frame::Arg(list, false));
                 Control::Ret(fallback)
             }
@@ -552,33 +478,34 @@ impl<'p> Machine<'p> {
     }
 
     /// The elements of an evaluated list sorted (each counted once more), by
-    /// themselves or (`first`) by the first components of pairs; `None` where they
-    /// cannot be ordered natively (borrowed).
-    fn sorted_elements(&mut self, list: Val, first: bool) -> Option<Vec<Val>> {
-        let cols = self.prog.collections().filter(|_| self.tiers.native)?;
-        let xs = self.spine_of(list)?;
-        let key = |m: &Self, v: Val| -> Option<Val> {
-            if !first {
-                return Some(v);
-            }
-            match m.heap.forced(v) {
-                Val::Con(r) if m.heap.cons.get(r).con == m.prog.builtins.mk_pair => {
-                    Some(m.heap.fields(r)[0])
-                }
-                _ => None,
-            }
+    /// themselves or (`first`) by the first components of pairs. `Err` with the parts
+    /// of keys not evaluated yet that comparisons met (each met where a comparison
+    /// needed it; the sort went on as if they were equal), or with none where the
+    /// keys cannot be ordered natively (borrowed).
+    fn sorted_elements(&mut self, list: Val, first: bool) -> Result<Vec<Val>, Vec<Val>> {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+            return Err(Vec::new());
+        };
+        let Some(xs) = self.spine_of(list) else {
+            return Err(Vec::new());
         };
         let mut keyed = Vec::with_capacity(xs.len());
         for &x in &xs {
-            match key(self, x) {
-                Some(k) if self.natively_ordered(cols, k) => keyed.push((k, x)),
-                _ => return None,
-            }
+            let k = if first {
+                match self.heap.forced(x) {
+                    Val::Con(r) if self.heap.cons.get(r).con == self.prog.builtins.mk_pair => {
+                        self.heap.fields(r)[0]
+                    }
+                    _ => return Err(Vec::new()),
+                }
+            } else {
+                x
+            };
+            keyed.push((k, x));
         }
-        // Every key is ordered natively, so the comparison is a total order. Numbers
-        // are sorted by their own keys.
         let forced: Vec<Val> = keyed.iter().map(|(k, _)| self.heap.forced(*k)).collect();
         if forced.iter().all(|k| matches!(k, Val::Int(_))) {
+            // Numbers sorted by their own keys; stable (the index breaks ties).
             let mut idx: Vec<(i64, usize)> = forced
                 .iter()
                 .enumerate()
@@ -587,16 +514,98 @@ impl<'p> Machine<'p> {
                     _ => unreachable!(),
                 })
                 .collect();
-            // Stable: equal keys keep their positions (the index breaks ties).
             idx.sort_unstable();
             keyed = idx.into_iter().map(|(_, i)| keyed[i]).collect();
         } else {
-            keyed.sort_by(|a, b| self.native_cmp(cols, a.0, b.0).unwrap_or(Ordering::Equal));
+            let mut parts = Vec::new();
+            let mut cannot = false;
+            let order = merge_sort(keyed.len(), |i, j| {
+                match self.native_cmp(cols, keyed[i].0, keyed[j].0) {
+                    Decided::Order(o) => o,
+                    Decided::Need(p) => {
+                        parts.push(p);
+                        Ordering::Equal
+                    }
+                    Decided::No => {
+                        cannot = true;
+                        Ordering::Equal
+                    }
+                }
+            });
+            if cannot {
+                return Err(Vec::new());
+            }
+            if !parts.is_empty() {
+                return Err(parts);
+            }
+            keyed = order.into_iter().map(|i| keyed[i]).collect();
         }
         let out: Vec<Val> = keyed.into_iter().map(|(_, x)| x).collect();
         for &x in &out {
             self.heap.retain(x);
         }
-        Some(out)
+        Ok(out)
+    }
+}
+
+/// The positions `0..n` in the stable order `cmp` gives (a bottom-up merge sort). It
+/// never panics, whatever `cmp` answers: native comparisons that could not decide
+/// answer `Equal`, which need not be consistent.
+fn merge_sort(n: usize, mut cmp: impl FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut a: Vec<usize> = (0..n).collect();
+    let mut b = vec![0; n];
+    let mut width = 1;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (lo, mid, lo);
+            while i < mid && j < hi {
+                if cmp(a[j], a[i]) == Ordering::Less {
+                    b[k] = a[j];
+                    j += 1;
+                } else {
+                    b[k] = a[i];
+                    i += 1;
+                }
+                k += 1;
+            }
+            b[k..k + (mid - i)].copy_from_slice(&a[i..mid]);
+            k += mid - i;
+            b[k..k + (hi - j)].copy_from_slice(&a[j..hi]);
+            lo = hi;
+        }
+        std::mem::swap(&mut a, &mut b);
+        width *= 2;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_merge_sort_is_stable_and_sorts() {
+        let keys = [5, 3, 5, 1, 3, 9, 0, 5];
+        let order = merge_sort(keys.len(), |i, j| keys[i].cmp(&keys[j]));
+        let sorted: Vec<i32> = order.iter().map(|&i| keys[i]).collect();
+        assert_eq!(sorted, [0, 1, 3, 3, 5, 5, 5, 9]);
+        // Equal keys keep their order.
+        assert_eq!(order, [6, 3, 1, 4, 0, 2, 7, 5]);
+        assert_eq!(merge_sort(0, |_, _| Ordering::Equal), Vec::<usize>::new());
+        // An inconsistent comparison neither panics nor loses an element.
+        let mut flip = false;
+        let mut order = merge_sort(100, |_, _| {
+            flip = !flip;
+            if flip {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        });
+        order.sort_unstable();
+        assert_eq!(order, (0..100).collect::<Vec<_>>());
     }
 }
