@@ -9,9 +9,9 @@
 //! parts)` where a comparison needs parts of keys not evaluated yet (the prelude
 //! evaluates them and asks again), or `Left Nothing` where it cannot order the keys (a
 //! function, a type whose `Ord` is written by hand, a `NaN`): the prelude then runs its
-//! own definition, which builds the same trees.
-//! the work of a step is a few comparisons and one new node per level, where the
-//! prelude's definitions take tens of machine steps per level.
+//! own definition, which builds the same trees. Natively, the work of a step is a few
+//! comparisons and one new node per level, where the prelude's definitions take tens
+//! of machine steps per level.
 
 use super::Machine;
 use super::frame::{Control, Frame};
