@@ -85,13 +85,14 @@ pub fn builtin(name: &str) -> Option<Global> {
         "Int" => Some(Global::PrimType(PrimType::Int)),
         "Float" => Some(Global::PrimType(PrimType::Float)),
         "String" => Some(Global::PrimType(PrimType::String)),
+        "Char" => Some(Global::PrimType(PrimType::Char)),
         _ => Prim::from_name(name).map(Global::Prim),
     }
 }
 
 /// The names users see as built in (the `prim_*` names are left out of suggestions).
 pub fn builtin_names() -> impl Iterator<Item = &'static str> {
-    ["Int", "Float", "String", "error"].into_iter()
+    ["Int", "Float", "String", "Char", "error"].into_iter()
 }
 
 /// The closest of `candidates` to `name`, if close enough to be a likely typo.

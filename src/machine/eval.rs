@@ -242,6 +242,10 @@ impl<'p> Machine<'p> {
                 self.heap.release_rec(env);
                 Control::Ret(Val::Float(x))
             }
+            Code::Char(x) => {
+                self.heap.release_rec(env);
+                Control::Ret(Val::Char(x))
+            }
             Code::Atom(k) => {
                 self.heap.release_rec(env);
                 Control::Ret(Val::Atom(k))
@@ -307,7 +311,7 @@ impl<'p> Machine<'p> {
                     op,
                     args,
                     env,
-                    matches!(prim, Prim::Join | Prim::SortInts),
+                    matches!(prim, Prim::Join | Prim::SortInts | Prim::FromChars),
                 );
             }
             Code::Extern { ext, args } => {

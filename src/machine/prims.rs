@@ -81,6 +81,9 @@ impl<'p> Machine<'p> {
                     self.bool_val(prim::compare::holds(p, Some(o))),
                 ))
             }
+            (Val::Char(a), Val::Char(b)) if prim::compare::is_ordering(p) => Ok(Control::Ret(
+                self.bool_val(prim::compare::holds(p, Some(a.cmp(&b)))),
+            )),
             _ if matches!(p, Prim::Eq | Prim::Ne) => self.eq_start(x, y, p == Prim::Ne, span),
             _ => {
                 let e = self.mismatch(p, span, &[x, y]);
@@ -499,6 +502,19 @@ impl<'p> Machine<'p> {
                 Val::Erased
             }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
+            Prim::Chars
+            | Prim::FromChars
+            | Prim::Ord
+            | Prim::Chr
+            | Prim::CharIsAlpha
+            | Prim::CharIsAlphaNum
+            | Prim::CharIsSpace
+            | Prim::CharIsUpper
+            | Prim::CharIsLower
+            | Prim::CharToUpper
+            | Prim::CharToLower
+            | Prim::CharToString
+            | Prim::ShowChar => return self.char_prim(p, span, args),
         };
         Ok(Control::Ret(v))
     }
@@ -782,6 +798,7 @@ impl<'p> Machine<'p> {
         Ok(match (a, b) {
             (Val::Int(x), Val::Int(y)) => same(x == y),
             (Val::Float(x), Val::Float(y)) => same(x == y),
+            (Val::Char(x), Val::Char(y)) => same(x == y),
             (Val::Str(x), Val::Str(y)) => same(self.heap.text(x) == self.heap.text(y)),
             (Val::Atom(x), Val::Atom(y)) => same(x == y),
             (Val::Con(x), Val::Con(y)) => {

@@ -104,7 +104,7 @@ fn check_prelude(decoded: &Decoded, prelude: Option<&Program>) -> Result<(), Dec
 /// unambiguously in one file (see the module documentation).
 fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError> {
     let mut taken = Taken::default();
-    taken.extend(["Int", "Float", "String"].map(String::from));
+    taken.extend(["Int", "Float", "String", "Char"].map(String::from));
     taken.extend(Prim::names().map(String::from));
     taken.extend(referenced_prelude_names(program, prelude));
     let mut out = program.clone();

@@ -824,7 +824,9 @@ impl Session {
 /// primitive types, `Type`, `error` and the primitive operations.
 fn builtin_info(name: &str) -> Option<String> {
     match name {
-        "Int" | "Float" | "String" => Some(format!("{name} : Type\n  -- a primitive type\n")),
+        "Int" | "Float" | "String" | "Char" => {
+            Some(format!("{name} : Type\n  -- a primitive type\n"))
+        }
         "Type" => Some("Type : Type 1\n  -- the type of types\n".to_string()),
         "error" => Some(
             "error : {a : Type} -> String -> a\n  -- a primitive: stops the program with \

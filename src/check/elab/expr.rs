@@ -380,6 +380,7 @@ impl<'e> Elab<'e> {
                 Term::Lit(Lit::Str(Rc::from(*s))).rc(),
                 prim(PrimType::String),
             ),
+            ExprKind::Char(c) => (Term::Lit(Lit::Char(*c)).rc(), prim(PrimType::Char)),
             ExprKind::Universe(n) if *n < MAX_UNIVERSE_LEVEL => {
                 (Term::Universe(*n).rc(), Term::Universe(n + 1).rc())
             }

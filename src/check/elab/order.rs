@@ -136,8 +136,12 @@ impl<'s> Walk<'s, '_> {
                 self.steps.push(Step::Pat(tail));
                 self.steps.push(Step::Pat(head));
             }
-            PatKind::Var(_) | PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {
-            }
+            PatKind::Var(_)
+            | PatKind::Wild
+            | PatKind::Int(_)
+            | PatKind::Str(_)
+            | PatKind::Char(_)
+            | PatKind::Unit => {}
         }
     }
 
@@ -147,6 +151,7 @@ impl<'s> Walk<'s, '_> {
             ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
+            | ExprKind::Char(_)
             | ExprKind::Universe(_)
             | ExprKind::Hole
             | ExprKind::TypedHole(_)
