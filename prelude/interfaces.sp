@@ -39,6 +39,9 @@ instance Show Float where
 instance Show String where
   show = prim_showString
 
+instance Show Char where
+  show = prim_showChar
+
 instance Show Unit where
   show u = "()"
 
@@ -54,6 +57,8 @@ instance Eq Float
 
 instance Eq String
 
+instance Eq Char
+
 instance Eq Unit
 
 instance Eq a => Eq (List a)
@@ -67,6 +72,9 @@ instance Ord Float where
   compare x y = if x < y then LT else if x == y then EQ else GT
 
 instance Ord String where
+  compare x y = if x < y then LT else if x == y then EQ else GT
+
+instance Ord Char where
   compare x y = if x < y then LT else if x == y then EQ else GT
 
 instance Ord Unit where
@@ -86,6 +94,10 @@ instance ToJson Float where
 
 instance ToJson String where
   toJson s = JStr s
+
+-- A one-character string.
+instance ToJson Char where
+  toJson c = JStr (charToString c)
 
 instance ToJson Bool where
   toJson b = JBool b
@@ -122,6 +134,13 @@ instance FromJson String where
   fromJson j = match j with
     | JStr s -> Right s
     | _ -> Left ("expected a string, found " ++ renderJson j)
+
+instance FromJson Char where
+  fromJson j = match j with
+    | JStr s -> (match chars s with
+      | [c] -> Right c
+      | _ -> Left ("expected a one-character string, found " ++ renderJson j))
+    | _ -> Left ("expected a one-character string, found " ++ renderJson j)
 
 instance FromJson Bool where
   fromJson j = match j with
