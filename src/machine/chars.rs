@@ -67,7 +67,7 @@ impl<'p> Machine<'p> {
                 let c = u32::try_from(*n).ok().and_then(char::from_u32);
                 Val::Char(c.ok_or_else(|| {
                     RuntimeError::at(
-                        ErrorKind::User,
+                        ErrorKind::BadValue,
                         format!(
                             "chr: {n} is not a Unicode scalar value (0 to 1114111, \
                              without 55296 to 57343)"

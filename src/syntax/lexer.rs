@@ -1225,6 +1225,55 @@ mod tests {
     }
 
     #[test]
+    fn characters() {
+        assert_eq!(
+            kinds(r#"'a' '\n' '\'' '"' '\\' '\u{1F600}' 'é' '\0'"#),
+            [
+                Char('a'),
+                Char('\n'),
+                Char('\''),
+                Char('"'),
+                Char('\\'),
+                Char('😀'),
+                Char('é'),
+                Char('\0')
+            ]
+        );
+        // A prime inside a name stays part of the name.
+        assert_eq!(kinds("x' 'y'"), [Ident("x'"), Char('y')]);
+        assert_eq!(kinds(r#""it's \'""#), [Str("it's '")]);
+        assert_eq!(
+            first_error("x = ''"),
+            ("empty character literal".into(), 4, 6)
+        );
+        assert_eq!(
+            first_error("x = 'ab' + 1"),
+            (
+                "a character literal holds exactly one character".into(),
+                4,
+                8
+            )
+        );
+        assert_eq!(
+            first_error("'a\n'b'"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(
+            first_error("'"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(
+            first_error(r"'\"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(first_error(r"'\q'").0, "unknown escape sequence '\\q'");
+        assert_eq!(first_error(r"'\u{D800}'").0, "invalid unicode escape");
+        // After an error the lexer goes on.
+        let (_, errors) = tokenize(&Bump::new(), FileId(0), "'' 'ab' 'c'");
+        assert_eq!(errors.len(), 2);
+    }
+
+    #[test]
     fn errors_do_not_stop_the_lexer() {
         let arena = Bump::new();
         let (tokens, diags) = tokenize(&arena, FileId(0), "a # b \"\\q\" c");
