@@ -99,9 +99,17 @@ impl UnitScope {
     }
 
     /// The global `name` means where a type is expected: the type when a constructor
-    /// shares its name, else what [`UnitScope::get`] gives.
+    /// shares its name, else what [`UnitScope::get`] gives unless it is a constructor
+    /// (a constructor does not hide another unit's type).
     pub fn get_type(&self, name: &str) -> Option<(Global, Span)> {
-        self.types.get(name).or_else(|| self.names.get(name)).copied()
+        self.types
+            .get(name)
+            .or_else(|| {
+                self.names
+                    .get(name)
+                    .filter(|(g, _)| !matches!(g, Global::Con(_)))
+            })
+            .copied()
     }
 
     /// The type that shares its name with a constructor, if `name` is one.

@@ -172,9 +172,10 @@ impl<'e> Elab<'e> {
             }
             _ => {}
         }
-        // A universe expected (an argument of `List`, a field's type): a name shared
-        // by a type and a constructor means the type.
-        if matches!(&**ty, Term::Universe(_)) {
+        // A type of types expected (`Type` for an argument of `List` or a field's
+        // type, `Type -> Type` for an argument of an interface over type
+        // constructors): a name shared by a type and a constructor means the type.
+        if is_kind(ty) {
             self.expect_type_head(e);
         }
         let (t, inferred) = self.infer(cx, e);
@@ -798,4 +799,14 @@ impl<'e> Elab<'e> {
         };
         (Term::Let(binder, value, body).rc(), body_ty)
     }
+}
+
+/// Whether `ty` is written as a type of types: `Type n`, or a function type ending in
+/// one (`Type -> Type`). A constructor's type never is (it ends in its data type).
+fn is_kind(ty: &Term) -> bool {
+    let mut t = ty;
+    while let Term::Pi(_, cod) = t {
+        t = cod;
+    }
+    matches!(t, Term::Universe(_))
 }

@@ -277,7 +277,11 @@ impl Elab<'_> {
         {
             return Some(g);
         }
-        scope::builtin(name)
+        scope::builtin(name).or_else(|| {
+            want_type
+                .then(|| self.resolve_quietly_as(unit, name, false))
+                .flatten()
+        })
     }
 
     /// The declarations `decl` (of `unit`) refers to.

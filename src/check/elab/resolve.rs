@@ -65,6 +65,11 @@ impl<'e> Elab<'e> {
         if let Some(g) = scope::builtin(name) {
             return Some(g);
         }
+        if want_type {
+            // No type of that name: what the name means in an expression (a
+            // constructor in a type's place is then reported as such).
+            return self.global_as(cx, name, span, false);
+        }
         self.unbound(cx, name, span);
         None
     }
