@@ -56,7 +56,7 @@ impl<'p> Machine<'p> {
                 acc
             }
             Prim::FromChars => {
-                let s = self.chars_of(args[0]).ok_or_else(|| bad())?;
+                let s = self.chars_of(args[0]).ok_or_else(bad)?;
                 self.heap.string(s.into())
             }
             Prim::Ord => Val::Int(i64::from(u32::from(ch()?))),

@@ -39,6 +39,10 @@ enum Step<'s> {
     Unbind(usize),
 }
 
+/// What a name means in an expression, and where a type is expected when that differs
+/// (a type that shares its name with a constructor).
+type Meanings = (Option<Global>, Option<Global>);
+
 /// The globals a declaration's text refers to, walking it with the names it binds.
 struct Walk<'s, 'r> {
     /// How many local binders of each name are in scope.
@@ -49,7 +53,7 @@ struct Walk<'s, 'r> {
     steps: Vec<Step<'s>>,
     /// What a name means in an expression, and where a type is expected when that
     /// differs.
-    resolve: &'r dyn Fn(&str) -> (Option<Global>, Option<Global>),
+    resolve: &'r dyn Fn(&str) -> Meanings,
     /// What `++` may elaborate to besides a primitive: the prelude's `append` (on
     /// lists), whose type must be known first.
     concat: Option<Global>,
