@@ -990,6 +990,29 @@ fn info_text(program: &Program, sources: &SourceMap, name: &str) -> Option<Strin
         .iter()
         .any(|x| &*x.name == name && x.span == e.span);
     let mut out = String::new();
+    // A constructor named like a type (issue 30): the type is shown first.
+    let shared = con_of.and_then(|_| {
+        program
+            .datas
+            .iter()
+            .rposition(|d| &*d.name == name && !d.record)
+    });
+    if let Some(i) = shared {
+        let dty = pretty::type_to_string(
+            program,
+            &[],
+            &program.data_type(crate::core::term::DataId(i as u32)),
+        );
+        out.push_str(&format!("data {name} : {dty}\n"));
+        for (j, c) in program.datas[i].ctors.iter().enumerate() {
+            let con = crate::core::term::ConId {
+                data: crate::core::term::DataId(i as u32),
+                index: j as u32,
+            };
+            let cty = pretty::type_to_string(program, &[], &program.con_type(con));
+            out.push_str(&format!("  {} : {cty}\n", c.name));
+        }
+    }
     if let Some(i) = data {
         out.push_str(&format!("data {name} : {ty}\n  -- {place}\n"));
         for (j, c) in program.datas[i].ctors.iter().enumerate() {
