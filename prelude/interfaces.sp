@@ -35,6 +35,9 @@ instance Show Float where
 instance Show String where
   show = prim_showString
 
+instance Show Char where
+  show = prim_showChar
+
 instance Show Unit where
   show u = "()"
 
@@ -49,6 +52,8 @@ instance Eq Int
 instance Eq Float
 
 instance Eq String
+
+instance Eq Char
 
 instance Eq Unit
 
@@ -65,6 +70,9 @@ instance Ord Float where
 instance Ord String where
   compare x y = prim_compare x y
 
+instance Ord Char where
+  compare x y = prim_compare x y
+
 -- `Unit`, `List` and `Pair` derive `Ord` (types.sp): lists compare
 -- lexicographically, pairs component by component.
 
@@ -76,6 +84,10 @@ instance ToJson Float where
 
 instance ToJson String where
   toJson s = JStr s
+
+-- A one-character string.
+instance ToJson Char where
+  toJson c = JStr (charToString c)
 
 instance ToJson Bool where
   toJson b = JBool b
@@ -112,6 +124,13 @@ instance FromJson String where
   fromJson j = match j with
     | JStr s -> Right s
     | _ -> Left ("expected a string, found " ++ renderJson j)
+
+instance FromJson Char where
+  fromJson j = match j with
+    | JStr s -> (match chars s with
+      | [c] -> Right c
+      | _ -> Left ("expected a one-character string, found " ++ renderJson j))
+    | _ -> Left ("expected a one-character string, found " ++ renderJson j)
 
 instance FromJson Bool where
   fromJson j = match j with

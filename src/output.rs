@@ -8,7 +8,7 @@
 //!
 //! - `Int` as a JSON integer; `Float` as [`json::render_number`] writes it (`2.5`,
 //!   `3`, `1e300`, and the strings `"inf"`, `"-inf"`, `"NaN"`); `String` as a JSON
-//!   string; `True`, `False` as `true`, `false`; `()` as `null`;
+//!   string; `Char` as a JSON string of that one character; `True`, `False` as `true`, `false`; `()` as `null`;
 //! - a list as an array; a pair or tuple as an array of its components, flattened as
 //!   the text printer flattens them (`(1, (2, 3))` is `[1, 2, 3]`);
 //! - a value of the prelude's `Json` type as the JSON it holds;
@@ -307,6 +307,7 @@ pub fn nf_tree(program: &Program, term: &RcTerm) -> NfTree {
                 Lit::Int(n) => NfTree::Int(*n),
                 Lit::Float(x) => NfTree::Float(*x),
                 Lit::Str(s) => NfTree::Str(s.to_string()),
+                Lit::Char(c) => NfTree::Str(c.to_string()),
             });
             continue;
         }

@@ -10,6 +10,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("number.sp", include_str!("../prelude/number.sp")),
     ("list.sp", include_str!("../prelude/list.sp")),
     ("string.sp", include_str!("../prelude/string.sp")),
+    ("char.sp", include_str!("../prelude/char.sp")),
     ("json.sp", include_str!("../prelude/json.sp")),
     ("interfaces.sp", include_str!("../prelude/interfaces.sp")),
     ("order.sp", include_str!("../prelude/order.sp")),

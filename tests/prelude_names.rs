@@ -166,6 +166,33 @@ fn strings() {
 }
 
 #[test]
+fn characters() {
+    // Issue 30 (docs/stdlib.md, "Characters"); a top-level `Char` prints as its literal.
+    check(&[
+        ("'a'", "'a'"),
+        (
+            "('\\n', '\\'', '\"', '\\\\')",
+            "('\\n', '\\'', '\"', '\\\\')",
+        ),
+        ("chars \"hé\"", "['h', 'é']"),
+        ("fromChars ['o', 'k']", "ok"),
+        ("(ord 'A', chr 97, charToString 'z')", "(65, 'a', \"z\")"),
+        (
+            "(isDigit '5', isAlpha '5', isAlphaNum 'x', isSpace '\\t', isUpper 'Q', isLower 'Q')",
+            "(True, False, True, True, True, False)",
+        ),
+        ("(toUpper 'é', toLower 'X', toUpper 'ß')", "('É', 'x', 'ß')"),
+        ("('a' < 'b', 'b' >= 'c', 'x' == 'x')", "(True, False, True)"),
+        ("show 'q'", "'q'"),
+    ]);
+    assert!(
+        eval("chr 1114112")
+            .unwrap_err()
+            .contains("1114112 is not a Unicode scalar value")
+    );
+}
+
+#[test]
 fn error_stops_only_when_needed() {
     assert_eq!(eval("fst (1, error \"never\")"), Ok("1".to_string()));
     assert_eq!(

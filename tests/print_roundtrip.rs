@@ -108,3 +108,13 @@ fn printing_then_parsing_the_prelude_is_the_identity() {
         panic!("{why}\n--- printed prelude:\n{}", all.join("\n"));
     }
 }
+
+#[test]
+fn chars_and_names_shared_by_a_type_and_a_constructor_round_trip() {
+    // Issue 30: `Char` literals and patterns, and `data Body = Body ...` (the printed
+    // name means the type where a type is expected, the constructor elsewhere).
+    let dir = tests_dir().join("examples").join("library");
+    for name in ["chars.sp", "shared_names.sp"] {
+        roundtrip(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

@@ -45,6 +45,7 @@ enum G {
     Int(i64),
     Float(u64),
     Str(String),
+    Char(char),
     Univ(u32),
     Infer,
     Goal(Option<&'static str>),
@@ -65,6 +66,7 @@ enum ArmG {
     Con(u32, u32, Vec<(&'static str, G)>),
     Int(i64),
     Str(String),
+    Char(char),
 }
 
 const NAMES: &[&str] = &["_", "x", "y", "f", "x'", "long_name", "é", "x1"];
@@ -85,6 +87,7 @@ fn leaf() -> impl Strategy<Value = G> {
         1 => any::<i64>().prop_map(G::Int),
         1 => any::<u64>().prop_map(G::Float),
         1 => "[a-z\"\\\\\n\u{0}-\u{7f}é😀]{0,6}".prop_map(G::Str),
+        1 => any::<char>().prop_map(G::Char),
         1 => (0u32..4).prop_map(G::Univ),
         1 => Just(G::Infer),
         1 => prop::option::of(Just("goal")).prop_map(G::Goal),
@@ -101,6 +104,7 @@ fn arm(inner: BoxedStrategy<G>) -> impl Strategy<Value = ArmG> {
             .prop_map(|(d, i, fs)| ArmG::Con(d, i, fs)),
         any::<i64>().prop_map(ArmG::Int),
         "[a-z]{0,3}".prop_map(ArmG::Str),
+        any::<char>().prop_map(ArmG::Char),
     ]
 }
 
@@ -186,11 +190,18 @@ fn build(g: &G, depth: u32, s: &Scope) -> RcTerm {
             Term::Prim(ps[i % ps.len()], NO_SPAN)
         }
         G::PrimTy(i) => {
-            Term::PrimType([PrimType::Int, PrimType::Float, PrimType::String][*i as usize % 3])
+            let all = [
+                PrimType::Int,
+                PrimType::Float,
+                PrimType::String,
+                PrimType::Char,
+            ];
+            Term::PrimType(all[*i as usize % all.len()])
         }
         G::Int(n) => Term::Lit(Lit::Int(*n)),
         G::Float(bits) => Term::Lit(Lit::Float(f64::from_bits(*bits))),
         G::Str(st) => Term::Lit(Lit::Str(Rc::from(st.as_str()))),
+        G::Char(c) => Term::Lit(Lit::Char(*c)),
         G::Univ(n) => Term::Universe(*n),
         G::Infer => Term::Hole(HoleKind::Infer, NO_SPAN),
         G::Goal(n) => Term::Hole(HoleKind::Goal(n.map(Rc::from)), NO_SPAN),
@@ -228,6 +239,10 @@ fn build(g: &G, depth: u32, s: &Scope) -> RcTerm {
                     },
                     ArmG::Str(st) => CaseArm {
                         pat: CasePat::Lit(Lit::Str(Rc::from(st.as_str()))),
+                        body: build(body, depth, s),
+                    },
+                    ArmG::Char(c) => CaseArm {
+                        pat: CasePat::Lit(Lit::Char(*c)),
                         body: build(body, depth, s),
                     },
                 })
@@ -302,6 +317,7 @@ fn bump_first_literal(t: &Term) -> Option<RcTerm> {
         Lit::Int(n) => Lit::Int(n.wrapping_add(1)),
         Lit::Float(x) => Lit::Float(f64::from_bits(x.to_bits() ^ 1)),
         Lit::Str(s) => Lit::Str(Rc::from(format!("{s}!"))),
+        Lit::Char(c) => Lit::Char(if *c == 'a' { 'b' } else { 'a' }),
     };
     let pair = |a: &RcTerm, b: &RcTerm, mk: &dyn Fn(RcTerm, RcTerm) -> Term| {
         bump_first_literal(a)
@@ -613,6 +629,42 @@ fn a_long_list_literal_and_a_long_sum_round_trip() {
     let p = l.program.clone().expect("loads");
     let counts = spindle::proto::prelude_counts(&l.sources, &p);
     program_round_trip(&p, counts).unwrap_or_else(|e| panic!("{}", &e[..e.len().min(2000)]));
+}
+
+#[test]
+fn char_literals_and_patterns_round_trip_through_bytes_and_source() {
+    let text = "def c : Char = '\\''\n\
+                def k (x : Char) : Int = match x with\n  | 'a' -> 1\n  | '\\n' -> 2\n  | _ -> 3\n\
+                def main = (c, ['\\\\', '\"', '\\u{1F600}', '\\u{0}'], k 'a', chars \"hé\")\n";
+    let l = driver::load_text("chars.sp", text);
+    let p = l.program.clone().expect("loads");
+    let counts = spindle::proto::prelude_counts(&l.sources, &p);
+    let printed = program_round_trip(&p, counts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(printed.contains("'\\''"), "{printed}");
+    assert!(printed.contains("'\\n' ->"), "{printed}");
+    // The literal itself, through bytes.
+    for c in ['a', '\'', '\n', '\0', '😀', '\u{10FFFF}'] {
+        let t = Term::Lit(Lit::Char(c)).rc();
+        assert!(alpha_eq(&t, &round_trip(&t)), "{c:?}");
+    }
+    let ty = Term::PrimType(PrimType::Char).rc();
+    assert!(alpha_eq(&ty, &round_trip(&ty)));
+}
+
+#[test]
+fn a_char_literal_that_is_no_scalar_value_is_rejected() {
+    let t = Term::Lit(Lit::Char('a')).rc();
+    let mut pb = encode::term(&t);
+    let mut patched = false;
+    for node in &mut pb.nodes {
+        if let Some(spindle::proto::pb::node::Kind::Lit(l)) = &mut node.kind {
+            l.value = Some(spindle::proto::pb::lit::Value::Char(0xD800));
+            patched = true;
+        }
+    }
+    assert!(patched);
+    let err = decode::term_bytes(&pb.encode_to_vec(), &tables()).unwrap_err();
+    assert!(err.to_string().contains("U+D800"), "{err}");
 }
 
 #[test]

@@ -76,6 +76,7 @@ impl Elab<'_> {
                     Lit::Str(t) => crate::core::pretty::quote_into(&mut s, &t),
                     Lit::Int(n) => s = n.to_string(),
                     Lit::Float(x) => s = x.to_string(),
+                    Lit::Char(c) => crate::core::pretty::char_quote_into(&mut s, c),
                 }
                 return s;
             }

@@ -128,6 +128,7 @@ impl std::hash::Hash for Head {
             Head::Lit(Lit::Int(n)) => (1u8, n).hash(h),
             Head::Lit(Lit::Float(x)) => (2u8, x.to_bits()).hash(h),
             Head::Lit(Lit::Str(t)) => (3u8, &**t).hash(h),
+            Head::Lit(Lit::Char(c)) => (4u8, c).hash(h),
         }
     }
 }
@@ -351,7 +352,11 @@ impl Elab<'_> {
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
                 PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
                 PatKind::Cons { head, tail } => work.extend([*tail, *head]),
-                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+                PatKind::Wild
+                | PatKind::Int(_)
+                | PatKind::Str(_)
+                | PatKind::Char(_)
+                | PatKind::Unit => {}
             }
         }
     }
@@ -431,6 +436,7 @@ impl Elab<'_> {
             PatKind::Wild => IPat::Any(None),
             PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
             PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
+            PatKind::Char(c) => IPat::Lit(Lit::Char(*c), p.span),
             PatKind::Unit => IPat::Con(b.unit_con, Rc::from([]), p.span),
             PatKind::Record { fields, rest } => self.lower_record(cx, p, fields, *rest, broken),
             PatKind::Tuple(items) => {
@@ -799,6 +805,7 @@ impl Elab<'_> {
                     Lit::Int(_) => PrimType::Int,
                     Lit::Float(_) => PrimType::Float,
                     Lit::Str(_) => PrimType::String,
+                    Lit::Char(_) => PrimType::Char,
                 })
                 .rc();
                 if !self.unify(cx, &occ_ty, &want, pat_span) {
@@ -977,6 +984,7 @@ impl Elab<'_> {
                 (Some(Head::Con(a)), Head::Con(b)) => a.data == b.data,
                 (Some(Head::Lit(Lit::Int(_))), Head::Lit(Lit::Int(_))) => true,
                 (Some(Head::Lit(Lit::Str(_))), Head::Lit(Lit::Str(_))) => true,
+                (Some(Head::Lit(Lit::Char(_))), Head::Lit(Lit::Char(_))) => true,
                 _ => false,
             };
             if compatible {

@@ -18,6 +18,7 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
     let int = || Term::PrimType(PrimType::Int).rc();
     let float = || Term::PrimType(PrimType::Float).rc();
     let string = || Term::PrimType(PrimType::String).rc();
+    let char_ = || Term::PrimType(PrimType::Char).rc();
     let bool_ = || Term::Data(b.bool_).rc();
     let maybe = |t: RcTerm| Term::App(Term::Data(b.maybe).rc(), Plicity::Explicit, t).rc();
     let list = |t: RcTerm| Term::App(Term::Data(b.list).rc(), Plicity::Explicit, t).rc();
@@ -98,6 +99,17 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             let b = fresh();
             arrows(&[a, b.clone()], b)
         }
+        Prim::Chars => arrows(&[string()], list(char_())),
+        Prim::FromChars => arrows(&[list(char_())], string()),
+        Prim::Ord => arrows(&[char_()], int()),
+        Prim::Chr => arrows(&[int()], char_()),
+        Prim::CharIsAlpha
+        | Prim::CharIsAlphaNum
+        | Prim::CharIsSpace
+        | Prim::CharIsUpper
+        | Prim::CharIsLower => arrows(&[char_()], bool_()),
+        Prim::CharToUpper | Prim::CharToLower => arrows(&[char_()], char_()),
+        Prim::CharToString | Prim::ShowChar => arrows(&[char_()], string()),
     }
 }
 

@@ -31,9 +31,15 @@ pub enum Global {
 }
 
 /// The top-level names one unit declares, each with the place it is declared.
+///
+/// Types and constructors are in separate namespaces (issue 30): a `data` type and a
+/// constructor may share a name (`data Body = Body Float Float`). Then `names` holds
+/// the constructor (what an expression means by the name) and `types` the type (what
+/// a place that expects a type means by it); any other name is declared once.
 #[derive(Debug, Default)]
 pub struct UnitScope {
     names: HashMap<String, (Global, Span)>,
+    types: HashMap<String, (Global, Span)>,
 }
 
 impl UnitScope {
@@ -46,7 +52,25 @@ impl UnitScope {
         span: Span,
         errors: &mut Vec<Diagnostic>,
     ) {
-        if let Some((_, first)) = self.names.get(name) {
+        if let Some(&(old, first)) = self.names.get(name) {
+            match (old, global) {
+                // A constructor named like a type: the type steps aside.
+                (Global::Data(_), Global::Con(_)) if !self.types.contains_key(name) => {
+                    self.types.insert(name.to_string(), (old, first));
+                    self.names.insert(name.to_string(), (global, span));
+                    return;
+                }
+                // A type named like a constructor.
+                (Global::Con(_), Global::Data(_)) if !self.types.contains_key(name) => {
+                    self.types.insert(name.to_string(), (global, span));
+                    return;
+                }
+                _ => {}
+            }
+            let first = match (self.types.get(name), global) {
+                (Some(&(_, t)), Global::Data(_)) => t,
+                _ => first,
+            };
             // An instance's name is made from its head (`instance'Show'Int`).
             let message = match ["instance'", "derived'"]
                 .iter()
@@ -61,16 +85,36 @@ impl UnitScope {
             errors.push(
                 Diagnostic::error(message)
                     .at(span, "defined again here")
-                    .also(*first, "first defined here"),
+                    .also(first, "first defined here"),
             );
             return;
         }
         self.names.insert(name.to_string(), (global, span));
     }
 
-    /// The global `name` means in this unit, if declared here.
+    /// The global `name` means in an expression in this unit, if declared here: the
+    /// constructor when a type shares its name.
     pub fn get(&self, name: &str) -> Option<(Global, Span)> {
         self.names.get(name).copied()
+    }
+
+    /// The global `name` means where a type is expected: the type when a constructor
+    /// shares its name, else what [`UnitScope::get`] gives unless it is a constructor
+    /// (a constructor does not hide another unit's type).
+    pub fn get_type(&self, name: &str) -> Option<(Global, Span)> {
+        self.types
+            .get(name)
+            .or_else(|| {
+                self.names
+                    .get(name)
+                    .filter(|(g, _)| !matches!(g, Global::Con(_)))
+            })
+            .copied()
+    }
+
+    /// The type that shares its name with a constructor, if `name` is one.
+    pub fn shadowed_type(&self, name: &str) -> Option<(Global, Span)> {
+        self.types.get(name).copied()
     }
 
     /// Every name declared here.
@@ -85,13 +129,14 @@ pub fn builtin(name: &str) -> Option<Global> {
         "Int" => Some(Global::PrimType(PrimType::Int)),
         "Float" => Some(Global::PrimType(PrimType::Float)),
         "String" => Some(Global::PrimType(PrimType::String)),
+        "Char" => Some(Global::PrimType(PrimType::Char)),
         _ => Prim::from_name(name).map(Global::Prim),
     }
 }
 
 /// The names users see as built in (the `prim_*` names are left out of suggestions).
 pub fn builtin_names() -> impl Iterator<Item = &'static str> {
-    ["Int", "Float", "String", "error"].into_iter()
+    ["Int", "Float", "String", "Char", "error"].into_iter()
 }
 
 /// The closest of `candidates` to `name`, if close enough to be a likely typo.

@@ -522,6 +522,7 @@ impl<'p> Printer<'p> {
                 self.close(paren);
             }
             Lit::Str(s) => quote_into(&mut self.out, s),
+            Lit::Char(c) => char_quote_into(&mut self.out, *c),
         }
     }
 
@@ -922,21 +923,45 @@ pub fn quote_into(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Appends `c` as a character literal (`'a'`, `'\n'`, `'\''`): escaped like a
+/// string literal's characters, except that `'` is escaped and `"` is not.
+pub fn char_quote_into(out: &mut String, c: char) {
+    out.push('\'');
+    match c {
+        '\'' => out.push_str("\\'"),
+        '"' => out.push('"'),
+        c => escape_char(out, c),
+    }
+    out.push('\'');
+}
+
+/// `c` as `spindle run` prints a `Char`: [`char_quote_into`] in a new string.
+pub fn char_literal(c: char) -> String {
+    let mut s = String::with_capacity(4);
+    char_quote_into(&mut s, c);
+    s
+}
+
 /// The characters of a string as they appear between the quotes of a string literal
 /// (a streamed string inside a printed value is written piece by piece this way).
 pub fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:X}}}", c as u32);
-            }
-            c => out.push(c),
+        escape_char(out, c);
+    }
+}
+
+/// One character as it appears inside a string literal.
+fn escape_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c if c.is_control() => {
+            let _ = write!(out, "\\u{{{:X}}}", c as u32);
         }
+        c => out.push(c),
     }
 }
 

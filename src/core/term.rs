@@ -91,6 +91,8 @@ pub enum PrimType {
     Float,
     /// UTF-8 strings.
     String,
+    /// Unicode scalar values.
+    Char,
 }
 
 impl PrimType {
@@ -100,6 +102,7 @@ impl PrimType {
             PrimType::Int => "Int",
             PrimType::Float => "Float",
             PrimType::String => "String",
+            PrimType::Char => "Char",
         }
     }
 }
@@ -113,6 +116,8 @@ pub enum Lit {
     Float(f64),
     /// A `String`.
     Str(Rc<str>),
+    /// A `Char`.
+    Char(char),
 }
 
 impl PartialEq for Lit {
@@ -123,6 +128,7 @@ impl PartialEq for Lit {
             (Lit::Int(a), Lit::Int(b)) => a == b,
             (Lit::Float(a), Lit::Float(b)) => a.to_bits() == b.to_bits(),
             (Lit::Str(a), Lit::Str(b)) => a == b,
+            (Lit::Char(a), Lit::Char(b)) => a == b,
             _ => false,
         }
     }
@@ -178,7 +184,7 @@ pub enum Term {
     Extern(ExternId, Span),
     /// A primitive operation; the span locates runtime errors it raises.
     Prim(Prim, Span),
-    /// `Int`, `Float` or `String`.
+    /// `Int`, `Float`, `String` or `Char`.
     PrimType(PrimType),
     /// A literal.
     Lit(Lit),

@@ -59,6 +59,13 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
+            Val::Char(c) => {
+                for arm in &mc.arms {
+                    if arm.test == ArmTest::Char(c) {
+                        return Ok(Control::Eval(arm.body, env));
+                    }
+                }
+            }
             Val::Str(r) => {
                 let text = self.heap.text(r).clone();
                 for arm in &mc.arms {

@@ -424,6 +424,7 @@ impl<'p> Machine<'p> {
             Code::Outer { hops, slot } => self.window_word(w, hops, slot),
             Code::Int(n) => return Some(Some(Val::Int(n))),
             Code::Float(x) => return Some(Some(Val::Float(x))),
+            Code::Char(x) => return Some(Some(Val::Char(x))),
             Code::Atom(k) => return Some(Some(Val::Atom(k))),
             _ => return None,
         };
@@ -833,6 +834,7 @@ impl<'p> Machine<'p> {
                 mc.arms.iter().find(|a| a.test == ArmTest::Con(k))
             }
             Val::Int(n) => mc.arms.iter().find(|a| a.test == ArmTest::Int(n)),
+            Val::Char(c) => mc.arms.iter().find(|a| a.test == ArmTest::Char(c)),
             Val::Str(r) => {
                 let text = self.heap.text(r);
                 mc.arms

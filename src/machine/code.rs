@@ -82,6 +82,8 @@ pub enum Code {
     Int(i64),
     /// A `Float` literal.
     Float(f64),
+    /// A `Char` literal.
+    Char(char),
     /// A `String` literal.
     Str(Rc<str>),
     /// A constructor without explicit fields.
@@ -266,6 +268,8 @@ pub enum ArmTest {
     Int(i64),
     /// A `String` literal.
     Str(Rc<str>),
+    /// A `Char` literal.
+    Char(char),
 }
 
 /// One parameter of a [`Fun`].

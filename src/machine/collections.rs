@@ -63,6 +63,7 @@ impl<'p> Machine<'p> {
                 (Val::Thunk(_), _) => return Decided::Need(x),
                 (_, Val::Thunk(_)) => return Decided::Need(y),
                 (Val::Int(m), Val::Int(n)) => m.cmp(&n),
+                (Val::Char(m), Val::Char(n)) => m.cmp(&n),
                 (Val::Float(m), Val::Float(n)) => match m.partial_cmp(&n) {
                     Some(o) => o,
                     None => return Decided::No,

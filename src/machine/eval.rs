@@ -253,6 +253,10 @@ impl<'p> Machine<'p> {
                 self.heap.release_rec(env);
                 Control::Ret(Val::Float(x))
             }
+            Code::Char(x) => {
+                self.heap.release_rec(env);
+                Control::Ret(Val::Char(x))
+            }
             Code::Atom(k) => {
                 self.heap.release_rec(env);
                 Control::Ret(Val::Atom(k))
@@ -318,7 +322,7 @@ impl<'p> Machine<'p> {
                     op,
                     args,
                     env,
-                    matches!(prim, Prim::Join | Prim::SortInts | Prim::SortPrims),
+                    matches!(prim, Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars),
                 );
             }
             Code::Extern { ext, args } => {

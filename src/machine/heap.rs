@@ -329,6 +329,7 @@ impl Heap {
             Val::Stuck(r) => self.stucks.get_mut(r).rc += 1,
             Val::Int(_)
             | Val::Float(_)
+            | Val::Char(_)
             | Val::Atom(_)
             | Val::Erased
             | Val::Universe(_)

@@ -123,6 +123,7 @@
 pub mod apply;
 pub mod arena;
 pub mod case;
+pub mod chars;
 pub mod cheap;
 pub mod code;
 pub mod collections;

@@ -81,6 +81,9 @@ impl<'p> Machine<'p> {
                     self.bool_val(prim::compare::holds(p, Some(o))),
                 ))
             }
+            (Val::Char(a), Val::Char(b)) if prim::compare::is_ordering(p) => Ok(Control::Ret(
+                self.bool_val(prim::compare::holds(p, Some(a.cmp(&b)))),
+            )),
             _ if matches!(p, Prim::Eq | Prim::Ne) => self.eq_start(x, y, p == Prim::Ne, span),
             _ => {
                 let e = self.mismatch(p, span, &[x, y]);
@@ -493,6 +496,7 @@ impl<'p> Machine<'p> {
             Prim::Compare => {
                 let o = match (args.first(), args.get(1)) {
                     (Some(Val::Int(a)), Some(Val::Int(b))) => a.cmp(b),
+                    (Some(Val::Char(a)), Some(Val::Char(b))) => a.cmp(b),
                     // `compare` on `Float` as the prelude defines it: `GT` unless `<`
                     // or `==` holds (so with a `NaN`).
                     (Some(Val::Float(a)), Some(Val::Float(b))) => {
@@ -524,7 +528,7 @@ impl<'p> Machine<'p> {
             Prim::SortPrims => unreachable!("run_op sorts, releasing the input first"),
             Prim::IsPrim => self.bool_val(matches!(
                 args.first(),
-                Some(Val::Int(_) | Val::Float(_) | Val::Str(_))
+                Some(Val::Int(_) | Val::Float(_) | Val::Str(_) | Val::Char(_))
             )),
             Prim::IsPair => {
                 let pair = self.prog.builtins.mk_pair;
@@ -575,6 +579,19 @@ impl<'p> Machine<'p> {
                 Val::Erased
             }
             Prim::Concat | Prim::Seq => unreachable!("handled by their own frames"),
+            Prim::Chars
+            | Prim::FromChars
+            | Prim::Ord
+            | Prim::Chr
+            | Prim::CharIsAlpha
+            | Prim::CharIsAlphaNum
+            | Prim::CharIsSpace
+            | Prim::CharIsUpper
+            | Prim::CharIsLower
+            | Prim::CharToUpper
+            | Prim::CharToLower
+            | Prim::CharToString
+            | Prim::ShowChar => return self.char_prim(p, span, args),
         };
         Ok(Control::Ret(v))
     }
@@ -858,6 +875,7 @@ impl<'p> Machine<'p> {
         Ok(match (a, b) {
             (Val::Int(x), Val::Int(y)) => same(x == y),
             (Val::Float(x), Val::Float(y)) => same(x == y),
+            (Val::Char(x), Val::Char(y)) => same(x == y),
             (Val::Str(x), Val::Str(y)) => same(self.heap.text(x) == self.heap.text(y)),
             (Val::Atom(x), Val::Atom(y)) => same(x == y),
             (Val::Con(x), Val::Con(y)) => {

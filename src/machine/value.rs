@@ -25,6 +25,8 @@ pub enum Val {
     Int(i64),
     /// A `Float`.
     Float(f64),
+    /// A `Char`.
+    Char(char),
     /// A constructor without explicit fields (`True`, `Nil`, `()`): no heap object.
     Atom(ConId),
     /// What an irrelevant argument (a type, a proof nothing inspects) becomes at run
@@ -32,7 +34,7 @@ pub enum Val {
     Erased,
     /// `Type n`.
     Universe(u32),
-    /// `Int`, `Float`, `String` as types.
+    /// `Int`, `Float`, `String`, `Char` as types.
     PrimType(PrimType),
     /// A `String` (a [`super::heap::StrObj`]).
     Str(Ref),
@@ -57,6 +59,7 @@ impl Val {
         match self {
             Val::Int(_) => "an Int",
             Val::Float(_) => "a Float",
+            Val::Char(_) => "a Char",
             Val::Str(_) => "a String",
             Val::Atom(_) | Val::Con(_) => "a data value",
             Val::Fun(_) => "a function",

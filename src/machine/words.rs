@@ -91,6 +91,7 @@ impl<'p> Machine<'p> {
             }
             Code::Int(n) => return Some(Val::Int(n)),
             Code::Float(x) => return Some(Val::Float(x)),
+            Code::Char(x) => return Some(Val::Char(x)),
             Code::Atom(c) => return Some(Val::Atom(c)),
             Code::Bin { prim, a, b, .. } if depth > 0 && is_arith(prim) => {
                 let x = self.imm_in(a, env, depth - 1, lazy)?;
@@ -173,6 +174,7 @@ impl<'p> Machine<'p> {
             }
             Code::Int(n) => Val::Int(n),
             Code::Float(x) => Val::Float(x),
+            Code::Char(x) => Val::Char(x),
             Code::Atom(c) => Val::Atom(c),
             Code::Erased => Val::Erased,
             Code::Universe(n) => Val::Universe(n),

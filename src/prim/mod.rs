@@ -148,16 +148,44 @@ pub enum Prim {
     ModFloor,
     /// `showFixed digits x`: `x` with `digits` decimals, correctly rounded.
     ShowFixed,
-    /// `prim_compare x y` on two `Int`s, `Float`s or `String`s: the prelude's
+    /// `prim_compare x y` on two `Int`s, `Float`s, `String`s or `Char`s: the prelude's
     /// `Ordering` (`compare` of the built-in `Ord` instances).
     Compare,
     /// `prim_sortPrims xs fallback`: a list of numbers or strings, evaluated whole (for
     /// such elements that is evaluating each), sorted; `fallback xs` where it cannot
     /// (a `NaN`, or elements of another kind).
     SortPrims,
-    /// `prim_isPrim x`: whether `x` is a number or a string (its elements' type then
+    /// `prim_isPrim x`: whether `x` is a number, a string or a character (its type then
     /// has no parts to leave unevaluated).
     IsPrim,
+    /// `String -> List Char`: the Unicode scalar values of a string, in order.
+    Chars,
+    /// `List Char -> String`: the string of a list of characters (in normal form).
+    FromChars,
+    /// `Char -> Int`: a character's code point.
+    Ord,
+    /// `Int -> Char`: the character of a code point; an error outside the Unicode
+    /// scalar values (0 to 0x10FFFF without the surrogates 0xD800 to 0xDFFF).
+    Chr,
+    /// `Char -> Bool`: Unicode `Alphabetic`.
+    CharIsAlpha,
+    /// `Char -> Bool`: alphabetic or numeric (Unicode).
+    CharIsAlphaNum,
+    /// `Char -> Bool`: Unicode `White_Space`.
+    CharIsSpace,
+    /// `Char -> Bool`: Unicode `Uppercase`.
+    CharIsUpper,
+    /// `Char -> Bool`: Unicode `Lowercase`.
+    CharIsLower,
+    /// `Char -> Char`: the upper case of a character when Unicode maps it to one
+    /// character, else the character itself.
+    CharToUpper,
+    /// `Char -> Char`: the lower case, likewise.
+    CharToLower,
+    /// `Char -> String`: the one-character string.
+    CharToString,
+    /// `Char -> String`: a character as `spindle run` prints it (`'a'`, `'\n'`).
+    ShowChar,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -219,6 +247,19 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Compare, "prim_compare", 2),
     (Prim::SortPrims, "prim_sortPrims", 2),
     (Prim::IsPrim, "prim_isPrim", 1),
+    (Prim::Chars, "prim_chars", 1),
+    (Prim::FromChars, "prim_fromChars", 1),
+    (Prim::Ord, "prim_ord", 1),
+    (Prim::Chr, "prim_chr", 1),
+    (Prim::CharIsAlpha, "prim_charIsAlpha", 1),
+    (Prim::CharIsAlphaNum, "prim_charIsAlphaNum", 1),
+    (Prim::CharIsSpace, "prim_charIsSpace", 1),
+    (Prim::CharIsUpper, "prim_charIsUpper", 1),
+    (Prim::CharIsLower, "prim_charIsLower", 1),
+    (Prim::CharToUpper, "prim_charToUpper", 1),
+    (Prim::CharToLower, "prim_charToLower", 1),
+    (Prim::CharToString, "prim_charToString", 1),
+    (Prim::ShowChar, "prim_showChar", 1),
 ];
 
 impl Prim {

@@ -691,6 +691,7 @@ fn leaf_or_frame<'m>(
             Ok(pb::PrimType::Int) => PrimType::Int,
             Ok(pb::PrimType::Float) => PrimType::Float,
             Ok(pb::PrimType::String) => PrimType::String,
+            Ok(pb::PrimType::Char) => PrimType::Char,
             Ok(pb::PrimType::Unspecified) | Err(_) => {
                 return Err(DecodeError::new(Problem::UnknownEnum {
                     what: "primitive type",
@@ -844,6 +845,9 @@ fn lit(l: &pb::Lit) -> Result<Lit, DecodeError> {
         Some(pb::lit::Value::Int(n)) => Ok(Lit::Int(*n)),
         Some(pb::lit::Value::FloatBits(bits)) => Ok(Lit::Float(f64::from_bits(*bits))),
         Some(pb::lit::Value::Str(s)) => Ok(Lit::Str(Rc::from(s.as_str()))),
+        Some(pb::lit::Value::Char(code)) => char::from_u32(*code)
+            .map(Lit::Char)
+            .ok_or_else(|| DecodeError::new(Problem::BadChar(*code))),
         None => Err(DecodeError::new(Problem::Missing("the literal's value"))),
     }
 }
@@ -915,5 +919,18 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Compare => Prim::Compare,
         pb::Prim::SortPrims => Prim::SortPrims,
         pb::Prim::IsPrim => Prim::IsPrim,
+        pb::Prim::Chars => Prim::Chars,
+        pb::Prim::FromChars => Prim::FromChars,
+        pb::Prim::Ord => Prim::Ord,
+        pb::Prim::Chr => Prim::Chr,
+        pb::Prim::CharIsAlpha => Prim::CharIsAlpha,
+        pb::Prim::CharIsAlphaNum => Prim::CharIsAlphaNum,
+        pb::Prim::CharIsSpace => Prim::CharIsSpace,
+        pb::Prim::CharIsUpper => Prim::CharIsUpper,
+        pb::Prim::CharIsLower => Prim::CharIsLower,
+        pb::Prim::CharToUpper => Prim::CharToUpper,
+        pb::Prim::CharToLower => Prim::CharToLower,
+        pb::Prim::CharToString => Prim::CharToString,
+        pb::Prim::ShowChar => Prim::ShowChar,
     })
 }

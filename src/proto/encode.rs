@@ -276,6 +276,7 @@ fn lit(l: &Lit) -> pb::Lit {
             Lit::Int(n) => pb::lit::Value::Int(*n),
             Lit::Float(x) => pb::lit::Value::FloatBits(x.to_bits()),
             Lit::Str(s) => pb::lit::Value::Str(s.to_string()),
+            Lit::Char(c) => pb::lit::Value::Char(u32::from(*c)),
         }),
     }
 }
@@ -293,6 +294,7 @@ fn prim_type(p: PrimType) -> pb::PrimType {
         PrimType::Int => pb::PrimType::Int,
         PrimType::Float => pb::PrimType::Float,
         PrimType::String => pb::PrimType::String,
+        PrimType::Char => pb::PrimType::Char,
     }
 }
 
@@ -357,5 +359,18 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Compare => pb::Prim::Compare,
         Prim::SortPrims => pb::Prim::SortPrims,
         Prim::IsPrim => pb::Prim::IsPrim,
+        Prim::Chars => pb::Prim::Chars,
+        Prim::FromChars => pb::Prim::FromChars,
+        Prim::Ord => pb::Prim::Ord,
+        Prim::Chr => pb::Prim::Chr,
+        Prim::CharIsAlpha => pb::Prim::CharIsAlpha,
+        Prim::CharIsAlphaNum => pb::Prim::CharIsAlphaNum,
+        Prim::CharIsSpace => pb::Prim::CharIsSpace,
+        Prim::CharIsUpper => pb::Prim::CharIsUpper,
+        Prim::CharIsLower => pb::Prim::CharIsLower,
+        Prim::CharToUpper => pb::Prim::CharToUpper,
+        Prim::CharToLower => pb::Prim::CharToLower,
+        Prim::CharToString => pb::Prim::CharToString,
+        Prim::ShowChar => pb::Prim::ShowChar,
     }
 }

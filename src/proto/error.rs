@@ -98,6 +98,8 @@ pub enum Problem {
     /// The program cannot be printed as one source file (two externals of the same
     /// name that both must keep it).
     Unprintable(String),
+    /// A `Char` literal whose code is not a Unicode scalar value.
+    BadChar(u32),
 }
 
 impl DecodeError {
@@ -176,6 +178,12 @@ impl fmt::Display for Problem {
             ),
             Problem::Unprintable(why) => {
                 write!(f, "the program cannot be printed as one file: {why}")
+            }
+            Problem::BadChar(code) => {
+                write!(
+                    f,
+                    "a Char literal U+{code:X} that is not a Unicode scalar value"
+                )
             }
         }
     }

@@ -104,7 +104,7 @@ fn check_prelude(decoded: &Decoded, prelude: Option<&Program>) -> Result<(), Dec
 /// unambiguously in one file (see the module documentation).
 fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError> {
     let mut taken = Taken::default();
-    taken.extend(["Int", "Float", "String"].map(String::from));
+    taken.extend(["Int", "Float", "String", "Char"].map(String::from));
     taken.extend(Prim::names().map(String::from));
     taken.extend(referenced_prelude_names(program, prelude));
     let mut out = program.clone();
@@ -123,10 +123,14 @@ fn rename(program: &Program, prelude: DeclCounts) -> Result<Program, DecodeError
             ))));
         }
     }
+    // A type and a constructor may share a name (issue 30: types and constructors
+    // are in separate namespaces), but not with anything else.
+    let base = taken.names.clone();
+    let (mut types, mut cons) = (HashSet::new(), HashSet::new());
     for d in out.datas.iter_mut().skip(prelude.datas) {
-        d.name = claim(&mut taken, &d.name);
+        d.name = claim_beside(&mut taken, &base, &mut types, &cons, &d.name);
         for c in &mut d.ctors {
-            c.name = claim(&mut taken, &c.name);
+            c.name = claim_beside(&mut taken, &base, &mut cons, &types, &c.name);
         }
     }
     for (i, d) in out.defs.iter_mut().enumerate().skip(prelude.defs) {
@@ -155,6 +159,25 @@ impl Taken {
     fn extend(&mut self, names: impl IntoIterator<Item = String>) {
         self.names.extend(names);
     }
+}
+
+/// A name in one of two namespaces (`mine`: the names of types, or of constructors)
+/// that may share names with the other (`other`): `name` itself when only the other
+/// namespace has it (and nothing of `base`), else as [`claim`] gives.
+fn claim_beside(
+    taken: &mut Taken,
+    base: &HashSet<String>,
+    mine: &mut HashSet<String>,
+    other: &HashSet<String>,
+    name: &str,
+) -> Name {
+    let chosen = if other.contains(name) && !mine.contains(name) && !base.contains(name) {
+        Rc::from(name)
+    } else {
+        claim(taken, name)
+    };
+    mine.insert(chosen.to_string());
+    chosen
 }
 
 /// `name` if free, else the first free `name_2`, `name_3`, ...; marks it taken.

@@ -824,7 +824,9 @@ impl Session {
 /// primitive types, `Type`, `error` and the primitive operations.
 fn builtin_info(name: &str) -> Option<String> {
     match name {
-        "Int" | "Float" | "String" => Some(format!("{name} : Type\n  -- a primitive type\n")),
+        "Int" | "Float" | "String" | "Char" => {
+            Some(format!("{name} : Type\n  -- a primitive type\n"))
+        }
         "Type" => Some("Type : Type 1\n  -- the type of types\n".to_string()),
         "error" => Some(
             "error : {a : Type} -> String -> a\n  -- a primitive: stops the program with \
@@ -985,6 +987,29 @@ fn info_text(program: &Program, sources: &SourceMap, name: &str) -> Option<Strin
         .iter()
         .any(|x| &*x.name == name && x.span == e.span);
     let mut out = String::new();
+    // A constructor named like a type (issue 30): the type is shown first.
+    let shared = con_of.and_then(|_| {
+        program
+            .datas
+            .iter()
+            .rposition(|d| &*d.name == name && !d.record)
+    });
+    if let Some(i) = shared {
+        let dty = pretty::type_to_string(
+            program,
+            &[],
+            &program.data_type(crate::core::term::DataId(i as u32)),
+        );
+        out.push_str(&format!("data {name} : {dty}\n"));
+        for (j, c) in program.datas[i].ctors.iter().enumerate() {
+            let con = crate::core::term::ConId {
+                data: crate::core::term::DataId(i as u32),
+                index: j as u32,
+            };
+            let cty = pretty::type_to_string(program, &[], &program.con_type(con));
+            out.push_str(&format!("  {} : {cty}\n", c.name));
+        }
+    }
     if let Some(i) = data {
         out.push_str(&format!("data {name} : {ty}\n  -- {place}\n"));
         for (j, c) in program.datas[i].ctors.iter().enumerate() {

@@ -825,7 +825,12 @@ impl<'p> Scheduler<'p> {
             return b;
         }
         let b = match m.code.nodes[c as usize] {
-            Code::Int(_) | Code::Float(_) | Code::Str(_) | Code::Atom(_) | Code::Erased => false,
+            Code::Int(_)
+            | Code::Float(_)
+            | Code::Char(_)
+            | Code::Str(_)
+            | Code::Atom(_)
+            | Code::Erased => false,
             _ => crate::machine::analysis::may_call(m.facts(), m.code.meta[c as usize].core),
         };
         self.may_call.insert(c, b);

@@ -243,6 +243,8 @@ pub enum ExprKind<'a> {
     Float(f64),
     /// A string literal, escapes interpreted.
     Str(&'a str),
+    /// A character literal (`'a'`), escapes interpreted.
+    Char(char),
     /// `Type` (level 0) or `Type n`.
     Universe(u32),
     /// `_`: a term for the type checker to infer.
@@ -406,7 +408,11 @@ impl<'a> Pat<'a> {
                 PatKind::Record { fields, .. } => work.extend(fields.iter().rev().map(|f| &f.1)),
                 PatKind::Tuple(items) | PatKind::List(items) => work.extend(items.iter().rev()),
                 PatKind::Cons { head, tail } => work.extend([*tail, *head]),
-                PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {}
+                PatKind::Wild
+                | PatKind::Int(_)
+                | PatKind::Str(_)
+                | PatKind::Char(_)
+                | PatKind::Unit => {}
             }
         }
         out
@@ -424,6 +430,8 @@ pub enum PatKind<'a> {
     Int(i64),
     /// A string literal.
     Str(&'a str),
+    /// A character literal.
+    Char(char),
     /// An uppercase constructor applied to sub-patterns (maybe none).
     Con {
         /// The constructor.

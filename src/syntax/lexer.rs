@@ -45,6 +45,8 @@ pub enum TokenKind<'a> {
     Float(f64),
     /// A string literal with its escapes interpreted.
     Str(&'a str),
+    /// A character literal (`'a'`, `'\n'`) with its escape interpreted.
+    Char(char),
     /// A typed hole `?name`, or `?` (then `None`).
     Hole(Option<&'a str>),
     /// `_`
@@ -160,6 +162,7 @@ impl TokenKind<'_> {
                 | Int(_)
                 | Float(_)
                 | Str(_)
+                | Char(_)
                 | Hole(_)
                 | Underscore
                 | Type
@@ -183,7 +186,7 @@ impl TokenKind<'_> {
     pub fn symbol(&self) -> Option<&'static str> {
         use TokenKind::*;
         Some(match self {
-            Ident(_) | Int(_) | Float(_) | Str(_) | Hole(_) | Eof => return None,
+            Ident(_) | Int(_) | Float(_) | Str(_) | Char(_) | Hole(_) | Eof => return None,
             Underscore => "_",
             Let => "let",
             In => "in",
@@ -243,6 +246,7 @@ impl TokenKind<'_> {
             TokenKind::Int(n) => format!("'{n}'"),
             TokenKind::Float(x) => format!("'{x:?}'"),
             TokenKind::Str(_) => "a string literal".to_string(),
+            TokenKind::Char(_) => "a character literal".to_string(),
             TokenKind::Hole(Some(name)) => format!("'?{}'", shorten(name)),
             TokenKind::Hole(None) => "'?'".to_string(),
             TokenKind::Eof => "end of input".to_string(),
@@ -461,6 +465,7 @@ impl<'a, 's> Lexer<'a, 's> {
         }
         match c {
             '"' => Some(self.string(start)),
+            '\'' => Some(self.char_literal(start)),
             '?' => Some(self.hole(start)),
             '-' if !self.prev_ends_operand
                 && self.byte_at(start + 1).is_some_and(|b| b.is_ascii_digit()) =>
@@ -597,7 +602,7 @@ impl<'a, 's> Lexer<'a, 's> {
             !(c.is_whitespace()
                 || is_ident_start(c)
                 || c.is_ascii_digit()
-                || "\"?-(){}[]\\:=|,+*/%<>&!".contains(c))
+                || "\"'?-(){}[]\\:=|,+*/%<>&!".contains(c))
         };
         // The first character is bad by definition (`&` or `!` alone, say).
         if let Some(c) = self.peek() {
@@ -826,6 +831,74 @@ impl<'a, 's> Lexer<'a, 's> {
         TokenKind::Str(self.arena.alloc_str(&value))
     }
 
+    /// A character literal starting at the opening quote: one character or escape,
+    /// then the closing quote. `''`, `'ab'` and an unclosed `'a` are errors (the token
+    /// is then `'\0'`, so that parsing goes on).
+    fn char_literal(&mut self, start: usize) -> TokenKind<'a> {
+        self.pos += 1;
+        let value = match self.peek() {
+            Some('\'') => {
+                self.pos += 1;
+                let span = self.span(start, self.pos);
+                self.error(
+                    Diagnostic::error("empty character literal")
+                        .at(span, "a character literal holds exactly one character")
+                        .note("write '\\'' for a quote, or \"\" for the empty string"),
+                );
+                return TokenKind::Char('\0');
+            }
+            Some('\n' | '\r') | None => return self.unclosed_char(start),
+            Some('\\') => {
+                self.pos += 1;
+                if self.peek().is_none() {
+                    return self.unclosed_char(start);
+                }
+                self.escape(self.pos - 1)
+            }
+            Some(c) => {
+                self.pos += c.len_utf8();
+                Some(c)
+            }
+        };
+        if self.peek() == Some('\'') {
+            self.pos += 1;
+            return TokenKind::Char(value.unwrap_or('\0'));
+        }
+        // More than one character: up to a closing quote on the same line, if any.
+        let rest = &self.text[self.pos..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        match line.find('\'') {
+            Some(close) => {
+                let end = self.pos + close + 1;
+                let text = self.slice(start, end);
+                let span = self.span(start, end);
+                let inner = &text[1..text.len() - 1];
+                self.error(
+                    Diagnostic::error("a character literal holds exactly one character")
+                        .at(span, "more than one character between the quotes")
+                        .note(format!(
+                            "for a string, write \"{}\"",
+                            shorten(inner).escape_debug()
+                        )),
+                );
+                self.pos = end;
+                TokenKind::Char('\0')
+            }
+            None => self.unclosed_char(start),
+        }
+    }
+
+    /// The error for a character literal not closed on its line.
+    fn unclosed_char(&mut self, start: usize) -> TokenKind<'a> {
+        let span = self.span(start, start + 1);
+        self.error(
+            Diagnostic::error("unterminated character literal")
+                .at(span, "this character literal is never closed")
+                .note("a character literal is one character between quotes: 'a', '\\n'"),
+        );
+        TokenKind::Char('\0')
+    }
+
     /// The escape whose backslash is at `backslash` (the backslash is consumed).
     /// Reports a bad escape and returns `None`; leaves the end of input to the caller.
     fn escape(&mut self, backslash: usize) -> Option<char> {
@@ -837,6 +910,7 @@ impl<'a, 's> Lexer<'a, 's> {
             'r' => '\r',
             '\\' => '\\',
             '"' => '"',
+            '\'' => '\'',
             '0' => '\0',
             'u' => return self.unicode_escape(backslash),
             _ => {
@@ -844,7 +918,7 @@ impl<'a, 's> Lexer<'a, 's> {
                 self.error(
                     Diagnostic::error(format!("unknown escape sequence '\\{}'", c.escape_debug()))
                         .at(span, "not a valid escape")
-                        .note("valid escapes: \\n \\t \\r \\\\ \\\" \\0 \\u{HEX}"),
+                        .note("valid escapes: \\n \\t \\r \\\\ \\\" \\' \\0 \\u{HEX}"),
                 );
                 return None;
             }
@@ -1152,6 +1226,55 @@ mod tests {
             first_error(r#""\u{41""#),
             ("invalid unicode escape".into(), 1, 6)
         );
+    }
+
+    #[test]
+    fn characters() {
+        assert_eq!(
+            kinds(r#"'a' '\n' '\'' '"' '\\' '\u{1F600}' 'é' '\0'"#),
+            [
+                Char('a'),
+                Char('\n'),
+                Char('\''),
+                Char('"'),
+                Char('\\'),
+                Char('😀'),
+                Char('é'),
+                Char('\0')
+            ]
+        );
+        // A prime inside a name stays part of the name.
+        assert_eq!(kinds("x' 'y'"), [Ident("x'"), Char('y')]);
+        assert_eq!(kinds(r#""it's \'""#), [Str("it's '")]);
+        assert_eq!(
+            first_error("x = ''"),
+            ("empty character literal".into(), 4, 6)
+        );
+        assert_eq!(
+            first_error("x = 'ab' + 1"),
+            (
+                "a character literal holds exactly one character".into(),
+                4,
+                8
+            )
+        );
+        assert_eq!(
+            first_error("'a\n'b'"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(
+            first_error("'"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(
+            first_error(r"'\"),
+            ("unterminated character literal".into(), 0, 1)
+        );
+        assert_eq!(first_error(r"'\q'").0, "unknown escape sequence '\\q'");
+        assert_eq!(first_error(r"'\u{D800}'").0, "invalid unicode escape");
+        // After an error the lexer goes on.
+        let (_, errors) = tokenize(&Bump::new(), FileId(0), "'' 'ab' 'c'");
+        assert_eq!(errors.len(), 2);
     }
 
     #[test]

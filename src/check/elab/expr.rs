@@ -77,12 +77,27 @@ impl<'e> Elab<'e> {
         );
     }
 
+    /// Notes that `e` stands where a type is expected: if its head is a name that is
+    /// both a type and a constructor, it means the type (docs/syntax.md, section 7).
+    pub(in crate::check) fn expect_type_head(&mut self, e: &Expr<'_>) {
+        let mut h = e;
+        while let ExprKind::App { fun, .. } = &h.kind {
+            h = fun;
+        }
+        if let ExprKind::Var(name) = &h.kind
+            && self.scopes.iter().any(|s| s.shadowed_type(name).is_some())
+        {
+            self.type_heads.insert(h.span);
+        }
+    }
+
     /// Checks that `e` is a type; returns it and its universe level.
     pub(in crate::check) fn check_type<'s>(
         &mut self,
         cx: &mut Cx<'s>,
         e: &'s Expr<'s>,
     ) -> (RcTerm, u32) {
+        self.expect_type_head(e);
         match &e.kind {
             // In a type's place `Type n` needs no type of its own (the largest,
             // `Type 1000`, has none that could be written).
@@ -156,6 +171,12 @@ impl<'e> Elab<'e> {
                 }
             }
             _ => {}
+        }
+        // A type of types expected (`Type` for an argument of `List` or a field's
+        // type, `Type -> Type` for an argument of an interface over type
+        // constructors): a name shared by a type and a constructor means the type.
+        if is_kind(ty) {
+            self.expect_type_head(e);
         }
         let (t, inferred) = self.infer(cx, e);
         let want = self.whnf(cx, ty, e.span);
@@ -380,6 +401,7 @@ impl<'e> Elab<'e> {
                 Term::Lit(Lit::Str(Rc::from(*s))).rc(),
                 prim(PrimType::String),
             ),
+            ExprKind::Char(c) => (Term::Lit(Lit::Char(*c)).rc(), prim(PrimType::Char)),
             ExprKind::Universe(n) if *n < MAX_UNIVERSE_LEVEL => {
                 (Term::Universe(*n).rc(), Term::Universe(n + 1).rc())
             }
@@ -657,10 +679,11 @@ impl<'e> Elab<'e> {
         name: &str,
         span: Span,
     ) -> (RcTerm, RcTerm) {
+        let want_type = self.type_heads.remove(&span);
         if let Some(lvl) = cx.lookup(name) {
             return (cx.var(lvl), cx.type_of(lvl));
         }
-        match self.global(cx, name, span) {
+        match self.global_as(cx, name, span, want_type) {
             Some(g) => self.global_typed(cx, g, span),
             None => {
                 // Reported once, as unbound: its value and type are no further errors.
@@ -845,4 +868,14 @@ impl<'e> Elab<'e> {
         };
         (Term::Let(binder, value, body).rc(), body_ty)
     }
+}
+
+/// Whether `ty` is written as a type of types: `Type n`, or a function type ending in
+/// one (`Type -> Type`). A constructor's type never is (it ends in its data type).
+fn is_kind(ty: &Term) -> bool {
+    let mut t = ty;
+    while let Term::Pi(_, cod) = t {
+        t = cod;
+    }
+    matches!(t, Term::Universe(_))
 }

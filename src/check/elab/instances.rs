@@ -45,7 +45,7 @@ pub(in crate::check) struct InstanceGoal {
 enum Head {
     /// A data type (`List`, `Maybe`, a record).
     Data(DataId),
-    /// `Int`, `Float` or `String`.
+    /// `Int`, `Float`, `String` or `Char`.
     Prim(PrimType),
 }
 

@@ -186,6 +186,9 @@ pub(in crate::check) struct Elab<'e> {
     /// The records (not interfaces) that have a field of each name, for finding a
     /// record by its fields in time independent of how many records there are.
     pub(in crate::check) records_by_field: std::collections::HashMap<Name, Vec<DataId>>,
+    /// Where a name heads an expression in a place that expects a type: a name that is
+    /// both a type and a constructor (`data Body = Body ...`) means the type there.
+    pub(super) type_heads: std::collections::HashSet<Span>,
 }
 
 /// The core term for a global reference.

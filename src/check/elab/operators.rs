@@ -23,7 +23,7 @@ pub(in crate::check) struct Deferred {
 pub(in crate::check) enum Allowed {
     /// `Int` or `Float`: arithmetic.
     Numbers,
-    /// `Int`, `Float` or `String`: ordering.
+    /// `Int`, `Float`, `String` or `Char`: ordering.
     Ordered,
     /// `String` or any `List`: `++`.
     Concatenable,
@@ -35,6 +35,7 @@ impl Allowed {
         match (self, t) {
             (_, Term::PrimType(PrimType::Int | PrimType::Float)) => self != Allowed::Concatenable,
             (Allowed::Ordered | Allowed::Concatenable, Term::PrimType(PrimType::String)) => true,
+            (Allowed::Ordered, Term::PrimType(PrimType::Char)) => true,
             (Allowed::Concatenable, t) => data_args(t, list).is_some(),
             _ => false,
         }
@@ -45,7 +46,7 @@ impl Allowed {
         match self {
             Allowed::Numbers => "two Ints or two Floats",
             Allowed::Ordered => {
-                "two Ints, two Floats, two Strings or two values of a type with an `Ord` instance"
+                "two Ints, two Floats, two Strings, two Chars or two values of a type with an `Ord` instance"
             }
             Allowed::Concatenable => "two Strings or two Lists",
         }

@@ -39,6 +39,10 @@ enum Step<'s> {
     Unbind(usize),
 }
 
+/// What a name means in an expression, and where a type is expected when that differs
+/// (a type that shares its name with a constructor).
+type Meanings = (Option<Global>, Option<Global>);
+
 /// The globals a declaration's text refers to, walking it with the names it binds.
 struct Walk<'s, 'r> {
     /// How many local binders of each name are in scope.
@@ -47,7 +51,9 @@ struct Walk<'s, 'r> {
     /// global.
     bound: Vec<Option<&'s str>>,
     steps: Vec<Step<'s>>,
-    resolve: &'r dyn Fn(&str) -> Option<Global>,
+    /// What a name means in an expression, and where a type is expected when that
+    /// differs.
+    resolve: &'r dyn Fn(&str) -> Meanings,
     /// What `++` may elaborate to besides a primitive: the prelude's `append` (on
     /// lists), whose type must be known first.
     concat: Option<Global>,
@@ -61,9 +67,9 @@ impl<'s> Walk<'s, '_> {
         if self.locals.contains_key(name) {
             return;
         }
-        if let Some(g) = (self.resolve)(name) {
-            self.out.push(g);
-        }
+        let (value, ty) = (self.resolve)(name);
+        self.out.extend(value);
+        self.out.extend(ty);
     }
 
     /// Queues `params` (each annotation in the scope of the earlier ones), then `then`
@@ -88,7 +94,7 @@ impl<'s> Walk<'s, '_> {
                 Step::Bind(name) => {
                     // Only a local that hides a global matters (most do not: they are
                     // not tracked, so a hundred thousand parameters cost no table).
-                    if (self.resolve)(name).is_some() {
+                    if (self.resolve)(name).0.is_some() {
                         *self.locals.entry(name).or_default() += 1;
                         self.bound.push(Some(name));
                     } else {
@@ -136,8 +142,12 @@ impl<'s> Walk<'s, '_> {
                 self.steps.push(Step::Pat(tail));
                 self.steps.push(Step::Pat(head));
             }
-            PatKind::Var(_) | PatKind::Wild | PatKind::Int(_) | PatKind::Str(_) | PatKind::Unit => {
-            }
+            PatKind::Var(_)
+            | PatKind::Wild
+            | PatKind::Int(_)
+            | PatKind::Str(_)
+            | PatKind::Char(_)
+            | PatKind::Unit => {}
         }
     }
 
@@ -147,6 +157,7 @@ impl<'s> Walk<'s, '_> {
             ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
+            | ExprKind::Char(_)
             | ExprKind::Universe(_)
             | ExprKind::Hole
             | ExprKind::TypedHole(_)
@@ -238,26 +249,53 @@ impl Elab<'_> {
     /// The global a name means in `unit`, without reporting anything (an unbound or
     /// ambiguous name is reported when the declaration is checked).
     pub(in crate::check) fn resolve_quietly(&self, unit: usize, name: &str) -> Option<Global> {
-        if let Some((g, _)) = self.scopes[unit].get(name) {
+        self.resolve_quietly_as(unit, name, false)
+    }
+
+    /// [`Elab::resolve_quietly`] where a type is expected (`want_type`): a type rather
+    /// than a constructor of the same name.
+    pub(in crate::check) fn resolve_quietly_as(
+        &self,
+        unit: usize,
+        name: &str,
+        want_type: bool,
+    ) -> Option<Global> {
+        let get = |s: &scope::UnitScope| {
+            if want_type {
+                s.get_type(name)
+            } else {
+                s.get(name)
+            }
+        };
+        if let Some((g, _)) = get(&self.scopes[unit]) {
             return Some(g);
         }
         if let Some((g, _)) = self.imports[unit]
             .iter()
-            .find_map(|(u, _)| self.scopes[*u].get(name))
+            .find_map(|(u, _)| get(&self.scopes[*u]))
         {
             return Some(g);
         }
         if unit != PRELUDE_UNIT
-            && let Some((g, _)) = self.scopes[PRELUDE_UNIT].get(name)
+            && let Some((g, _)) = get(&self.scopes[PRELUDE_UNIT])
         {
             return Some(g);
         }
-        scope::builtin(name)
+        scope::builtin(name).or_else(|| {
+            want_type
+                .then(|| self.resolve_quietly_as(unit, name, false))
+                .flatten()
+        })
     }
 
     /// The declarations `decl` (of `unit`) refers to.
     pub(in crate::check) fn references(&self, unit: usize, decl: &Decl<'_>) -> Vec<Node> {
-        let resolve = |name: &str| self.resolve_quietly(unit, name);
+        // A name shared by a type and a constructor refers to both declarations.
+        let resolve = |name: &str| {
+            let value = self.resolve_quietly(unit, name);
+            let ty = self.resolve_quietly_as(unit, name, true);
+            (value, ty.filter(|t| Some(*t) != value))
+        };
         let mut walk = Walk {
             locals: HashMap::new(),
             bound: Vec::new(),

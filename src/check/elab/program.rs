@@ -177,6 +177,7 @@ impl<'e> Elab<'e> {
             goal_depth: 0,
             instance_defs: Vec::new(),
             records_by_field: Default::default(),
+            type_heads: Default::default(),
         };
         for (i, d) in e.program.datas.iter().enumerate() {
             if d.record && !d.interface {
@@ -199,7 +200,7 @@ impl<'e> Elab<'e> {
     pub(in crate::check) fn find_builtins(&mut self) -> Builtins {
         let scope = &self.scopes[PRELUDE_UNIT];
         let mut missing = Vec::new();
-        let mut data = |name: &str| match scope.get(name) {
+        let mut data = |name: &str| match scope.get_type(name) {
             Some((Global::Data(id), _)) => id,
             _ => {
                 missing.push(name.to_string());

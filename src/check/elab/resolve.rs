@@ -4,19 +4,40 @@
 use super::*;
 
 impl<'e> Elab<'e> {
-    /// The global a name means in `cx`'s unit; reports an unbound or ambiguous name.
+    /// The global a name means in an expression in `cx`'s unit (a constructor rather
+    /// than a type of the same name); reports an unbound or ambiguous name.
     pub(in crate::check) fn global(
         &mut self,
         cx: &Cx<'_>,
         name: &str,
         span: Span,
     ) -> Option<Global> {
-        if let Some((g, _)) = self.scopes[cx.unit].get(name) {
+        self.global_as(cx, name, span, false)
+    }
+
+    /// The global a name means in `cx`'s unit: where a type is expected (`want_type`)
+    /// a type rather than a constructor of the same name, else the reverse. Reports an
+    /// unbound or ambiguous name.
+    pub(in crate::check) fn global_as(
+        &mut self,
+        cx: &Cx<'_>,
+        name: &str,
+        span: Span,
+        want_type: bool,
+    ) -> Option<Global> {
+        let get = |s: &scope::UnitScope| {
+            if want_type {
+                s.get_type(name)
+            } else {
+                s.get(name)
+            }
+        };
+        if let Some((g, _)) = get(&self.scopes[cx.unit]) {
             return Some(g);
         }
         let found: Vec<(Global, Span)> = self.imports[cx.unit]
             .iter()
-            .filter_map(|(u, _)| self.scopes[*u].get(name))
+            .filter_map(|(u, _)| get(&self.scopes[*u]))
             .fold(Vec::new(), |mut acc, hit| {
                 if !acc.iter().any(|(g, _)| *g == hit.0) {
                     acc.push(hit);
@@ -37,12 +58,17 @@ impl<'e> Elab<'e> {
             [] => {}
         }
         if cx.unit != PRELUDE_UNIT
-            && let Some((g, _)) = self.scopes[PRELUDE_UNIT].get(name)
+            && let Some((g, _)) = get(&self.scopes[PRELUDE_UNIT])
         {
             return Some(g);
         }
         if let Some(g) = scope::builtin(name) {
             return Some(g);
+        }
+        if want_type {
+            // No type of that name: what the name means in an expression (a
+            // constructor in a type's place is then reported as such).
+            return self.global_as(cx, name, span, false);
         }
         self.unbound(cx, name, span);
         None

@@ -252,6 +252,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             Term::Lit(Lit::Int(n)) => self.emit(Code::Int(*n), t),
             Term::Lit(Lit::Float(x)) => self.emit(Code::Float(*x), t),
             Term::Lit(Lit::Str(s)) => self.emit(Code::Str(s.clone()), t),
+            Term::Lit(Lit::Char(c)) => self.emit(Code::Char(*c), t),
             Term::Universe(n) => self.emit(Code::Universe(*n), t),
             Term::Hole(..) => self.emit(Code::Hole, t),
             Term::Ann(e, _) => self.term(e),
@@ -440,6 +441,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 CasePat::Con(c, bs) => (ArmTest::Con(*c), bs.as_slice()),
                 CasePat::Lit(Lit::Int(n)) => (ArmTest::Int(*n), &[]),
                 CasePat::Lit(Lit::Str(s)) => (ArmTest::Str(s.clone()), &[]),
+                CasePat::Lit(Lit::Char(c)) => (ArmTest::Char(*c), &[]),
                 // Float patterns do not exist in the language; such an arm never
                 // matches.
                 CasePat::Lit(Lit::Float(_)) => (ArmTest::Int(i64::MIN), &[]),
@@ -843,7 +845,7 @@ fn numeric_code(store: &CodeStore<'_>, root: CodeId) -> bool {
             return false;
         }
         match store.nodes[c as usize] {
-            Code::Local(_) | Code::Int(_) | Code::Float(_) | Code::Atom(_) => {}
+            Code::Local(_) | Code::Int(_) | Code::Float(_) | Code::Char(_) | Code::Atom(_) => {}
             Code::Bin { prim, a, b, .. } if is_arith(prim) => work.extend([a, b]),
             Code::Match(m) => {
                 let mc = &store.matches[m as usize];

@@ -726,6 +726,7 @@ impl<'p> Machine<'p> {
                 crate::core::pretty::quote_into(&mut s, self.heap.text(r));
                 self.emit(&s);
             }
+            Val::Char(c) => self.emit(&crate::core::pretty::char_literal(c)),
             Val::Atom(k) => {
                 if k == bi.unit_con {
                     self.emit("()");
@@ -831,6 +832,7 @@ impl<'p> Machine<'p> {
                 PrimType::Int => "Int",
                 PrimType::Float => "Float",
                 PrimType::String => "String",
+                PrimType::Char => "Char",
             }),
             Val::Erased | Val::Stuck(_) | Val::Thunk(_) => self.emit("_"),
         }

@@ -279,6 +279,7 @@ impl<'m, 'p> Reader<'m, 'p> {
         let build = match v {
             Val::Int(n) => Build::Ready(Term::Lit(Lit::Int(n)).rc()),
             Val::Float(x) => Build::Ready(Term::Lit(Lit::Float(x)).rc()),
+            Val::Char(c) => Build::Ready(Term::Lit(Lit::Char(c)).rc()),
             Val::Str(r) => Build::Ready(Term::Lit(Lit::Str(heap.text(r).clone())).rc()),
             Val::Atom(c) => Build::Ready(Term::Con(c).rc()),
             Val::Universe(n) => Build::Ready(Term::Universe(n).rc()),

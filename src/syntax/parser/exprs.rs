@@ -72,6 +72,7 @@ pub(super) fn starts_atom(kind: TokenKind<'_>) -> bool {
             | T::Int(_)
             | T::Float(_)
             | T::Str(_)
+            | T::Char(_)
             | T::Underscore
             | T::Hole(_)
             | T::Type
@@ -289,6 +290,7 @@ impl<'a> Parser<'a, '_> {
             TokenKind::Int(n) => ExprKind::Int(n),
             TokenKind::Float(x) => ExprKind::Float(x),
             TokenKind::Str(s) => ExprKind::Str(s),
+            TokenKind::Char(c) => ExprKind::Char(c),
             TokenKind::Underscore => ExprKind::Hole,
             TokenKind::Hole(name) => ExprKind::TypedHole(name),
             TokenKind::Type => return self.universe(),

@@ -13,6 +13,7 @@ pub(super) fn starts_pattern_atom(kind: TokenKind<'_>) -> bool {
             | T::Int(_)
             | T::Float(_)
             | T::Str(_)
+            | T::Char(_)
             | T::Underscore
             | T::LParen
             | T::LBracket
@@ -81,6 +82,7 @@ impl<'a> Parser<'a, '_> {
             TokenKind::Underscore => PatKind::Wild,
             TokenKind::Int(n) => PatKind::Int(n),
             TokenKind::Str(s) => PatKind::Str(s),
+            TokenKind::Char(c) => PatKind::Char(c),
             TokenKind::LParen => return self.paren_pattern(),
             TokenKind::LBracket => return self.list_pattern(),
             TokenKind::LBrace => return self.record_pattern(),

@@ -10,6 +10,7 @@ fn sexp(e: &Expr<'_>) -> String {
         ExprKind::Int(n) => n.to_string(),
         ExprKind::Float(x) => format!("{x:?}"),
         ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::Char(c) => format!("{c:?}"),
         ExprKind::Universe(0) => "Type".to_string(),
         ExprKind::Universe(n) => format!("Type{n}"),
         ExprKind::Hole => "_".to_string(),
@@ -107,6 +108,7 @@ fn pat(p: &Pat<'_>) -> String {
         PatKind::Wild => "_".to_string(),
         PatKind::Int(n) => n.to_string(),
         PatKind::Str(s) => format!("{s:?}"),
+        PatKind::Char(c) => format!("{c:?}"),
         PatKind::Con { name, args: [] } => name.name.to_string(),
         PatKind::Con { name, args } => {
             format!(
