@@ -52,12 +52,11 @@ impl<'p> Machine<'p> {
         };
         let strict = if self
             .code
-            .cond_defs
+            .cond_args
             .get(def.0 as usize)
-            .copied()
-            .unwrap_or(false)
+            .is_some_and(|c| !c.is_empty())
         {
-            strict | self.cond_strict(c, env, next, rec)
+            strict | self.cond_strict(c, def, env, next, rec)
         } else {
             strict
         };
@@ -115,21 +114,40 @@ impl<'p> Machine<'p> {
     /// as [`Code::CallDef`] holds them. An argument already in `rec` (owned by the
     /// caller) is read there, one not yet there from its code when that is at hand (a
     /// variable, a lambda, a definition); anything else satisfies nothing.
-    fn cond_strict(&mut self, c: CodeId, env: Ref, next: u32, rec: Ref) -> u64 {
-        let Some(conds) = self.code.cond_args.get(&c) else {
-            return 0;
+    fn cond_strict(
+        &mut self,
+        c: CodeId,
+        def: crate::core::term::DefId,
+        env: Ref,
+        next: u32,
+        rec: Ref,
+    ) -> u64 {
+        // One lookup; the conditions copied out (a call has few).
+        let mut buf = [CondArg {
+            arg: u32::MAX,
+            fun: 0,
+            pos: 0,
+            nargs: 0,
+        }; 4];
+        let n = match self.code.cond_args.get(def.0 as usize) {
+            Some(conds) => {
+                let n = conds.len().min(buf.len());
+                buf[..n].copy_from_slice(&conds[..n]);
+                n
+            }
+            None => return 0,
         };
         let Code::CallDef { args, .. } = self.code.nodes[c as usize] else {
             return 0;
         };
         let mut mask = 0u64;
-        for k in 0..conds.len() {
-            let CondArg {
-                arg,
-                fun,
-                pos,
-                nargs,
-            } = self.code.cond_args[&c][k];
+        for &CondArg {
+            arg,
+            fun,
+            pos,
+            nargs,
+        } in &buf[..n]
+        {
             if arg < next || arg >= 64 {
                 continue;
             }

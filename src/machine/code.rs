@@ -446,12 +446,10 @@ pub struct CodeStore<'p> {
     pub cheap_defs: rustc_hash::FxHashMap<DefId, bool>,
     /// The same for [`Fun::hand`] (`true` while being decided).
     pub hand_defs: rustc_hash::FxHashMap<DefId, bool>,
-    /// Known calls ([`Code::CallDef`]) with arguments strict under a condition on the
-    /// function another argument passes ([`CondArg`]), by node.
-    pub cond_args: rustc_hash::FxHashMap<CodeId, Box<[CondArg]>>,
-    /// Per definition (by index): whether some call of it is in `cond_args` (the
-    /// machine looks there only for those).
-    pub cond_defs: Vec<bool>,
+    /// Per definition (by index): the arguments of its known calls ([`Code::CallDef`])
+    /// that are strict under a condition on the function another argument passes
+    /// ([`CondArg`]); empty for most.
+    pub cond_args: Vec<Box<[CondArg]>>,
 }
 
 /// An argument of a known call that is strict when the function value at another

@@ -625,12 +625,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     t,
                 );
                 if !conds.is_empty() {
-                    self.store.cond_args.insert(call, conds.into_boxed_slice());
+                    // The same for every call of `d` (its parameters' slots are).
                     let i = d.0 as usize;
-                    if self.store.cond_defs.len() <= i {
-                        self.store.cond_defs.resize(i + 1, false);
+                    if self.store.cond_args.len() <= i {
+                        self.store.cond_args.resize(i + 1, Box::default());
                     }
-                    self.store.cond_defs[i] = true;
+                    self.store.cond_args[i] = conds.into_boxed_slice();
                 }
                 // Read from the callee's core: it may not be compiled yet.
                 if cheap_def(self.prog, &mut self.store.cheap_defs, false, *d) {
