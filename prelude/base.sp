@@ -39,6 +39,10 @@ def either {a : Type} {b : Type} {c : Type} (f : a -> c) (g : b -> c) (e : Eithe
 -- and `hash` always see the empty list.
 def args : List String = []
 
+-- `seq a b` evaluates `a` to weak head normal form (its outermost constructor, number
+-- or string), then is `b` (docs/strictness.md).
+def seq {a : Type} {b : Type} (x : a) (y : b) : b = prim_seq x y
+
 -- Workflow combinators (LANGUAGE.md 7.2).
 
 -- `try x` evaluates `x` to normal form; a runtime error inside it (a failing external,

@@ -3,7 +3,7 @@
 //! heads that take explicit arguments only (constructors, primitives, externals).
 
 use super::Machine;
-use super::code::{Code, CodeId, FunId};
+use super::code::{Code, CodeId, CondArg, FunId};
 use super::error::{ErrorKind, Result, RuntimeError};
 use super::eval::IMM_DEPTH;
 use super::frame::{Control, Frame, StrictOp};
@@ -49,6 +49,16 @@ impl<'p> Machine<'p> {
     ) -> Result<Control> {
         let Code::CallDef { def, args, strict } = self.code.nodes[c as usize] else {
             unreachable!("call_args on a node that is not a call")
+        };
+        let strict = if self
+            .code
+            .cond_args
+            .get(def.0 as usize)
+            .is_some_and(|c| !c.is_empty())
+        {
+            strict | self.cond_strict(c, def, env, next, rec)
+        } else {
+            strict
         };
         for i in next..args.len {
             let a = self.code.args[(args.start + i) as usize];
@@ -96,6 +106,90 @@ impl<'p> Machine<'p> {
         match skip {
             Some(sk) if self.tiers.loops => self.skip_loop(sk, body, rec),
             _ => Ok(Control::Eval(body, rec)),
+        }
+    }
+
+    /// The arguments of known call `c` from `next` on that are strict because the
+    /// function another argument passes satisfies their condition ([`CondArg`]): bits,
+    /// as [`Code::CallDef`] holds them. An argument already in `rec` (owned by the
+    /// caller) is read there, one not yet there from its code when that is at hand (a
+    /// variable, a lambda, a definition); anything else satisfies nothing.
+    fn cond_strict(
+        &mut self,
+        c: CodeId,
+        def: crate::core::term::DefId,
+        env: Ref,
+        next: u32,
+        rec: Ref,
+    ) -> u64 {
+        // One lookup; the conditions copied out (a call has few).
+        let mut buf = [CondArg {
+            arg: u32::MAX,
+            fun: 0,
+            pos: 0,
+            nargs: 0,
+        }; 4];
+        let n = match self.code.cond_args.get(def.0 as usize) {
+            Some(conds) => {
+                let n = conds.len().min(buf.len());
+                buf[..n].copy_from_slice(&conds[..n]);
+                n
+            }
+            None => return 0,
+        };
+        let Code::CallDef { args, .. } = self.code.nodes[c as usize] else {
+            return 0;
+        };
+        let mut mask = 0u64;
+        for &CondArg {
+            arg,
+            fun,
+            pos,
+            nargs,
+        } in &buf[..n]
+        {
+            if arg < next || arg >= 64 {
+                continue;
+            }
+            let fid = if fun < next {
+                self.fun_id_of(self.heap.slot(rec, fun))
+            } else {
+                let code = self.code.args[(args.start + fun) as usize];
+                match self.code.nodes[code as usize] {
+                    Code::Lam(f) => Some(f),
+                    Code::Global(d) if super::compile::analysis::is_function(self.prog, d) => {
+                        Some(self.fun_of(d))
+                    }
+                    _ => match self.var_word(code, env) {
+                        Some(w) => self.fun_id_of(w),
+                        None => None,
+                    },
+                }
+            };
+            if let Some(fid) = fid {
+                let f = &self.code.funs[fid as usize];
+                let n = f.params.len() as u32;
+                if pos < n && n <= nargs && pos < 64 && f.strict_mask & (1 << pos) != 0 {
+                    mask |= 1 << arg;
+                }
+            }
+        }
+        mask
+    }
+
+    /// The code of a function value (an evaluated thunk's value too); `None` for
+    /// anything else (a partial application, a thunk not yet evaluated).
+    fn fun_id_of(&self, w: Val) -> Option<FunId> {
+        let w = match w {
+            Val::Thunk(t) => match self.heap.thunks.get(t).state {
+                super::heap::ThunkState::Done(v) => v,
+                _ => return None,
+            },
+            w => w,
+        };
+        match w {
+            Val::Fun(r) => Some(self.heap.funs.get(r).fun),
+            _ => None,
         }
     }
 

@@ -318,6 +318,10 @@ pub struct Fun<'p> {
     pub tier_body: bool,
     /// Whether the body refers to no enclosing record (the closure needs none).
     pub closed: bool,
+    /// Bit `k`: a call with all the parameters certainly evaluates parameter `k`
+    /// (strictness analysis; for a lambda as for a definition). Read where a known
+    /// call's argument is strict under a condition on this function ([`CondArg`]).
+    pub strict_mask: u64,
     /// The outermost `Lam` of the group, for readback.
     pub core: &'p RcTerm,
     /// The scope the group is written in (without its own binders).
@@ -446,6 +450,26 @@ pub struct CodeStore<'p> {
     pub cheap_defs: rustc_hash::FxHashMap<DefId, bool>,
     /// The same for [`Fun::hand`] (`true` while being decided).
     pub hand_defs: rustc_hash::FxHashMap<DefId, bool>,
+    /// Per definition (by index): the arguments of its known calls ([`Code::CallDef`])
+    /// that are strict under a condition on the function another argument passes
+    /// ([`CondArg`]); empty for most.
+    pub cond_args: Vec<Box<[CondArg]>>,
+}
+
+/// An argument of a known call that is strict when the function value at another
+/// argument certainly evaluates its argument at `pos` when applied to `nargs`
+/// arguments (strictness analysis, [`crate::machine::compile::analysis::CondStrict`]):
+/// `foldl`'s accumulator, given a step that needs its accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CondArg {
+    /// The argument (an index into the call's arguments).
+    pub arg: u32,
+    /// The argument holding the function.
+    pub fun: u32,
+    /// Which of the function's parameters must be strict.
+    pub pos: u32,
+    /// How many arguments the callee applies the function to.
+    pub nargs: u32,
 }
 
 /// The end of a scope list.

@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::code::{Code, CodeId, Fast, FunId};
-use super::eval::{FloatResult, IMM_DEPTH, IntResult, int_op, is_arith};
+use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith, is_compare};
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
 
@@ -107,6 +107,10 @@ impl<'p> Machine<'p> {
             Code::Apply { fun, args } if depth > 0 => {
                 return self.cheap_apply(fun, args, env, depth - 1, lazy);
             }
+            // `if a < b then x else y` on two numbers at hand: the comparison cannot
+            // fail, and the arm taken is computed the same way (its code runs in the
+            // same record: the arms bind nothing).
+            Code::Match(m) if depth > 0 => return self.imm_if(m, env, depth - 1, lazy),
             Code::CallDef { def, args, strict }
                 if depth > 0
                     && match self.code.fast[c as usize] {
@@ -124,6 +128,39 @@ impl<'p> Machine<'p> {
         }
         self.heap.retain(v);
         Some(v)
+    }
+
+    /// [`Machine::imm_in`] of an `if` on a comparison: the arm taken, when both
+    /// operands are numbers at hand (kept out of the hot path).
+    #[inline(never)]
+    fn imm_if(&mut self, m: u32, env: Ref, depth: u32, lazy: bool) -> Option<Val> {
+        let mc = &self.code.matches[m as usize];
+        let (yes, no) = mc.bool_arms?;
+        let Code::Bin { prim, a, b, .. } = self.code.nodes[mc.scrut as usize] else {
+            return None;
+        };
+        if !is_compare(prim) {
+            return None;
+        }
+        let x = self.imm_in(a, env, depth, lazy)?;
+        let Some(y) = self.imm_in(b, env, depth, lazy) else {
+            self.heap.release(x);
+            return None;
+        };
+        let r = match (x, y) {
+            (Val::Int(x), Val::Int(y)) => match int_op(prim, x, y) {
+                Some(IntResult::Bool(r)) => Some(r),
+                _ => None,
+            },
+            (Val::Float(x), Val::Float(y)) => match float_op(prim, x, y) {
+                Some(FloatResult::Bool(r)) => Some(r),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.heap.release(x);
+        self.heap.release(y);
+        self.imm_in(if r? { yes } else { no }, env, depth, lazy)
     }
 
     #[inline(always)]

@@ -17,6 +17,16 @@
 //!   every parameter is strict until the body shows it need not be. The machine
 //!   evaluates strict arguments before a call, and the scheduler forks them (they are
 //!   certainly needed).
+//! - **Strictness under a condition.** Applying a function parameter `f` needs what
+//!   its arguments need *if* `f` needs them: a parameter may be strict provided the
+//!   function passed at another parameter needs its argument at some position
+//!   ([`CondStrict`]: `foldl`'s accumulator, given a step that needs it; the same for
+//!   a user's own fold). Conditions do not nest (one per parameter, on a parameter of
+//!   the same definition), and they weaken like strictness does: strict, then strict
+//!   under one condition, then lazy. Every lambda's own strictness is recorded too
+//!   ([`Facts::lam_strict`]), so that the machine can check a condition on the
+//!   function value a call passes (`super::super::apply`, `cond_strict`). See
+//!   docs/strictness.md.
 //!
 //! Both passes walk the core with [`stacker`] for deep terms.
 
@@ -34,9 +44,25 @@ pub struct ParamFacts {
     pub relevant: bool,
     /// Whether the body certainly evaluates it.
     pub strict: bool,
+    /// When not `strict`: the body certainly evaluates it provided the function
+    /// passed at another parameter is strict in one of its arguments
+    /// ([`CondStrict`]; `foldl`'s accumulator, when its step needs the accumulator).
+    pub cond: Option<CondStrict>,
 }
 
-/// The facts of a whole program.
+/// A condition under which a parameter is strict: the function given at parameter
+/// `fun` (an index among the definition's parameters), applied to at least `pos + 1`
+/// and at most `nargs` arguments, certainly evaluates its argument at `pos` (counting
+/// implicit arguments). Checked at run time on the function value a call passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CondStrict {
+    /// The function's parameter.
+    pub fun: u32,
+    /// Which of its arguments.
+    pub pos: u32,
+    /// How many arguments it is applied to where it needs that one.
+    pub nargs: u32,
+}
 #[derive(Debug, Default)]
 pub struct Facts {
     /// Per definition: the parameters of its leading lambdas (empty for a definition
@@ -47,6 +73,11 @@ pub struct Facts {
     /// `let`s (by address of the `Term::Let` node) whose body certainly needs the
     /// binding (and whose right-hand side does not refer to itself).
     pub strict_lets: HashSet<usize>,
+    /// Per lambda group that is not a definition's parameters (by address of its
+    /// outermost `Term::Lam`): bit `k` when its body certainly evaluates its `k`-th
+    /// parameter (for the first 64); read where a conditionally strict parameter
+    /// ([`CondStrict`]) is passed a lambda.
+    pub lam_strict: std::collections::HashMap<usize, u64>,
     /// Per definition: whether evaluating it may reach an external (directly, through
     /// another definition, or through a function not known at compile time).
     pub may_call: Vec<bool>,
@@ -109,6 +140,7 @@ pub fn analyse(prog: &Program) -> Facts {
                             implicit: b.plicity == Plicity::Implicit,
                             relevant: false,
                             strict: true,
+                            cond: None,
                         }
                     })
                     .collect()
@@ -465,33 +497,48 @@ fn relevance(prog: &Program, facts: &mut Facts) {
 
 // ----- strictness -----------------------------------------------------------------
 
-/// A set of binder ids certainly evaluated, or "the term diverges" (needs
-/// everything).
+/// A need under a condition: binder `id` is evaluated provided the function bound at
+/// binder `fun`, applied to `nargs` arguments, evaluates its argument at `pos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Cond {
+    id: usize,
+    fun: usize,
+    pos: u32,
+    nargs: u32,
+}
+
+/// A set of binder ids certainly evaluated (and some evaluated under a [`Cond`]), or
+/// "the term diverges" (needs everything).
 #[derive(Clone, Debug, PartialEq)]
 enum Needs {
     Bottom,
-    Set(Vec<usize>),
+    Set(Vec<usize>, Vec<Cond>),
 }
 
 impl Needs {
     fn none() -> Needs {
-        Needs::Set(Vec::new())
+        Needs::Set(Vec::new(), Vec::new())
     }
 
     fn one(id: usize) -> Needs {
-        Needs::Set(vec![id])
+        Needs::Set(vec![id], Vec::new())
     }
 
     fn union(self, other: Needs) -> Needs {
         match (self, other) {
             (Needs::Bottom, _) | (_, Needs::Bottom) => Needs::Bottom,
-            (Needs::Set(mut a), Needs::Set(b)) => {
+            (Needs::Set(mut a, mut ca), Needs::Set(b, cb)) => {
                 for x in b {
                     if let Err(i) = a.binary_search(&x) {
                         a.insert(i, x);
                     }
                 }
-                Needs::Set(a)
+                for c in cb {
+                    if let Err(i) = ca.binary_search(&c) {
+                        ca.insert(i, c);
+                    }
+                }
+                Needs::Set(a, ca)
             }
         }
     }
@@ -499,18 +546,67 @@ impl Needs {
     fn intersect(self, other: Needs) -> Needs {
         match (self, other) {
             (Needs::Bottom, x) | (x, Needs::Bottom) => x,
-            (Needs::Set(a), Needs::Set(b)) => Needs::Set(
-                a.into_iter()
-                    .filter(|x| b.binary_search(x).is_ok())
-                    .collect(),
-            ),
+            (Needs::Set(a, ca), Needs::Set(b, cb)) => {
+                // A condition survives where the other side needs the binder outright
+                // or under the same condition.
+                let mut conds: Vec<Cond> = ca
+                    .iter()
+                    .filter(|c| b.binary_search(&c.id).is_ok() || cb.binary_search(c).is_ok())
+                    .chain(cb.iter().filter(|c| a.binary_search(&c.id).is_ok()))
+                    .copied()
+                    .collect();
+                conds.sort();
+                conds.dedup();
+                Needs::Set(
+                    a.into_iter()
+                        .filter(|x| b.binary_search(x).is_ok())
+                        .collect(),
+                    conds,
+                )
+            }
         }
     }
 
     fn contains(&self, id: usize) -> bool {
         match self {
             Needs::Bottom => true,
-            Needs::Set(a) => a.binary_search(&id).is_ok(),
+            Needs::Set(a, _) => a.binary_search(&id).is_ok(),
+        }
+    }
+
+    /// The conditions under which `id` is needed.
+    fn conds_of(&self, id: usize) -> Vec<Cond> {
+        match self {
+            Needs::Bottom => Vec::new(),
+            Needs::Set(_, c) => c.iter().filter(|c| c.id == id).copied().collect(),
+        }
+    }
+
+    /// What is needed outright, needed only if the function at binder `fun`, applied
+    /// to `nargs` arguments, evaluates its argument at `pos` (conditions do not nest:
+    /// those already there are dropped but for the same condition, and so is
+    /// divergence).
+    fn under(self, fun: usize, pos: u32, nargs: u32) -> Needs {
+        match self {
+            Needs::Bottom => Needs::none(),
+            Needs::Set(a, c) => {
+                let mut conds: Vec<Cond> = a
+                    .into_iter()
+                    .map(|id| Cond {
+                        id,
+                        fun,
+                        pos,
+                        nargs,
+                    })
+                    .chain(
+                        c.into_iter()
+                            .filter(|c| c.fun == fun && c.pos == pos && c.nargs == nargs),
+                    )
+                    .collect();
+                conds.sort();
+                conds.dedup();
+                Needs::Set(Vec::new(), conds)
+            }
         }
     }
 
@@ -518,7 +614,12 @@ impl Needs {
     fn below(self, from: usize) -> Needs {
         match self {
             Needs::Bottom => Needs::Bottom,
-            Needs::Set(a) => Needs::Set(a.into_iter().filter(|&x| x < from).collect()),
+            Needs::Set(a, c) => Needs::Set(
+                a.into_iter().filter(|&x| x < from).collect(),
+                c.into_iter()
+                    .filter(|c| c.id < from && c.fun < from)
+                    .collect(),
+            ),
         }
     }
 }
@@ -627,13 +728,53 @@ impl Strict<'_> {
                 }
                 let mut n = Needs::none();
                 for (p, (pl, a)) in params.iter().zip(&args) {
-                    if p.strict && p.implicit == (*pl == Plicity::Implicit) {
+                    if p.implicit != (*pl == Plicity::Implicit) {
+                        continue;
+                    }
+                    if p.strict {
                         n = n.union(self.term(a));
+                    } else if let Some(c) = p.cond
+                        && let Some((_, f)) = args.get(c.fun as usize)
+                    {
+                        // Strict when the function passed satisfies the condition: a
+                        // variable passes the condition on to the caller, a known
+                        // definition is looked up now.
+                        match &**unann(f) {
+                            Term::Var(ix) => {
+                                if let Some(g) = self.var(ix.0) {
+                                    let needs = self.term(a);
+                                    n = n.union(needs.under(g, c.pos, c.nargs));
+                                }
+                            }
+                            Term::Def(e) => {
+                                let ps = &self.defs[e.0 as usize];
+                                if (c.pos as usize) < ps.len()
+                                    && ps.len() <= c.nargs as usize
+                                    && ps[c.pos as usize].strict
+                                {
+                                    n = n.union(self.term(a));
+                                }
+                            }
+                            _ => {}
+                        }
                     }
                 }
                 n
             }
-            Term::Var(_) | Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head),
+            Term::Var(ix) => {
+                // An unknown function needs itself; what it needs of its arguments
+                // depends on the function: conditions on it.
+                let mut n = self.term(head);
+                if let Some(g) = self.var(ix.0) {
+                    let k = args.len() as u32;
+                    for (i, (_, a)) in args.iter().enumerate() {
+                        let needs = self.term(a);
+                        n = n.union(needs.under(g, i as u32, k));
+                    }
+                }
+                n
+            }
+            Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head),
             _ => Needs::none(),
         }
     }
@@ -655,8 +796,29 @@ fn strictness(prog: &Program, facts: &mut Facts) {
             };
             let needs = s.term(body);
             for k in 0..n {
-                if facts.defs[d][k].strict && !needs.contains(k) {
+                let p = facts.defs[d][k];
+                if needs.contains(k) || !(p.strict || p.cond.is_some()) {
+                    continue;
+                }
+                // Weaker only: strict, then strict under one condition, then lazy.
+                let conds: Vec<CondStrict> = needs
+                    .conds_of(k)
+                    .into_iter()
+                    .filter(|c| c.fun < n && c.fun != k && facts.defs[d][c.fun].relevant)
+                    .map(|c| CondStrict {
+                        fun: c.fun as u32,
+                        pos: c.pos,
+                        nargs: c.nargs,
+                    })
+                    .collect();
+                let next = match p.cond {
+                    None if p.strict => conds.first().copied(),
+                    Some(c) if conds.contains(&c) => Some(c),
+                    _ => None,
+                };
+                if p.strict || p.cond != next {
                     facts.defs[d][k].strict = false;
+                    facts.defs[d][k].cond = next;
                     changed = true;
                 }
             }
@@ -669,6 +831,9 @@ fn strictness(prog: &Program, facts: &mut Facts) {
     for ps in &mut facts.defs {
         for p in ps.iter_mut() {
             p.strict &= p.relevant;
+            if !p.relevant {
+                p.cond = None;
+            }
         }
     }
     // The strict `let`s, under the final facts.
@@ -683,6 +848,63 @@ fn strictness(prog: &Program, facts: &mut Facts) {
         s.term(body);
     }
     facts.strict_lets = lets;
+    let mut lams = std::collections::HashMap::new();
+    for decl in &prog.defs {
+        let (outer, body) = lambdas(&decl.body);
+        lambda_strictness(&facts.defs, body, outer.len(), &mut lams);
+    }
+    facts.lam_strict = lams;
+}
+
+/// [`Facts::lam_strict`] for every lambda group in `t` (under `depth` binders).
+fn lambda_strictness(
+    defs: &[Vec<ParamFacts>],
+    t: &RcTerm,
+    depth: usize,
+    out: &mut std::collections::HashMap<usize, u64>,
+) {
+    let mut work: Vec<(&RcTerm, usize)> = vec![(t, depth)];
+    while let Some((t, depth)) = work.pop() {
+        match &**t {
+            Term::Lam(..) => {
+                let (lams, body) = lambdas(t);
+                let n = lams.len();
+                let mut s = Strict {
+                    defs,
+                    depth: depth + n,
+                    strict_lets: None,
+                };
+                let needs = s.term(body);
+                let mut mask = 0u64;
+                for k in 0..n.min(64) {
+                    if needs.contains(depth + k) {
+                        mask |= 1 << k;
+                    }
+                }
+                out.insert(addr(t), mask);
+                work.push((body, depth + n));
+            }
+            Term::Ann(e, _) => work.push((e, depth)),
+            Term::App(f, _, a) => {
+                work.push((f, depth));
+                work.push((a, depth));
+            }
+            Term::Let(_, r, b) => {
+                work.push((r, depth + 1));
+                work.push((b, depth + 1));
+            }
+            Term::Match(m) => {
+                work.push((&m.scrut, depth));
+                for arm in &m.arms {
+                    work.push((&arm.body, depth + arm.pat.arity()));
+                }
+                if let Some((_, b)) = &m.default {
+                    work.push((b, depth + 1));
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The facts of one definition, by name, for tests and `--explain`-style output:
@@ -723,7 +945,13 @@ mod tests {
                 format!(
                     "{}{}",
                     if x.relevant { 'R' } else { '-' },
-                    if x.strict { 'S' } else { '-' }
+                    if x.strict {
+                        'S'
+                    } else if x.cond.is_some() {
+                        'C'
+                    } else {
+                        '-'
+                    }
                 )
             })
             .collect::<Vec<_>>()
@@ -742,9 +970,9 @@ mod tests {
             ("fromMaybe", "-- R- RS"),
             ("map", "-- -- R- RS"),
             ("filter", "-- R- RS"),
-            ("foldl", "-- -- R- R- RS"),
-            ("foldr", "-- -- R- R- RS"),
-            ("foldlStrict", "-- -- R- R- RS"),
+            ("foldl", "-- -- R- RC RS"),
+            ("foldr", "-- -- R- RC RS"),
+            ("foldlStrict", "-- -- R- RC RS"),
             ("sum", "RS"),
             ("product", "RS"),
             ("length", "-- RS"),

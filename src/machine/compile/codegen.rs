@@ -344,6 +344,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             numeric: false,
             tier_body: false,
             closed: false,
+            strict_mask: 0,
             core: lams[0],
             scope: saved_scope,
             depth: depth - 1,
@@ -371,6 +372,16 @@ impl<'s, 'p> Compiler<'s, 'p> {
         f.hand = hand;
         f.numeric = numeric;
         f.tier_body = tier_body;
+        f.strict_mask = match (params, self.facts) {
+            (Some(p), _) => p
+                .iter()
+                .take(64)
+                .enumerate()
+                .filter(|(_, p)| p.strict)
+                .fold(0u64, |m, (k, _)| m | 1 << k),
+            (None, Some(facts)) => facts.lam_strict.get(&addr(lams[0])).copied().unwrap_or(0),
+            (None, None) => 0,
+        };
         if self_slot.is_none()
             && let Some(d) = def
         {
@@ -555,6 +566,18 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 let args = self.args_run(&codes);
                 self.emit(Code::Extern { ext: *e, args }, t)
             }
+            // A definition that only passes its two arguments on to `prim_seq` (the
+            // prelude's `seq`): the primitive itself, so that its second argument stays
+            // in tail position (a loop through `seq` runs in constant stack).
+            Term::Def(d)
+                if explicit.len() == 2
+                    && args.len() == lambdas(&self.prog.def(*d).body).0.len()
+                    && seq_alias(self.prog, *d) =>
+            {
+                let a = self.term(explicit[0]);
+                let b = self.term(explicit[1]);
+                self.emit(Code::Seq { a, b }, t)
+            }
             Term::Def(d) if self.known_call(*d, &args) => {
                 let arity = self.signature_len(*d);
                 let params: Vec<Option<u32>> = self.param_slots(*d);
@@ -564,14 +587,36 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 };
                 let mut codes = Vec::new();
                 let mut strict = 0u64;
+                // Parameter index to argument index (parameters without a slot take
+                // no argument).
+                let mut arg_of = vec![None; arity];
                 for (k, (_, a)) in args[..arity].iter().enumerate() {
                     if params[k].is_some() {
                         if stricts[k] && codes.len() < 64 {
                             strict |= 1 << codes.len();
                         }
+                        arg_of[k] = Some(codes.len() as u32);
                         codes.push(self.term(a));
                     }
                 }
+                let conds: Vec<CondArg> = match self.facts {
+                    Some(f) => f.defs[d.0 as usize]
+                        .iter()
+                        .enumerate()
+                        .take(arity)
+                        .filter_map(|(k, p)| {
+                            let c = p.cond?;
+                            Some(CondArg {
+                                arg: arg_of[k]?,
+                                fun: (*arg_of.get(c.fun as usize)?)?,
+                                pos: c.pos,
+                                nargs: c.nargs,
+                            })
+                        })
+                        .filter(|c| c.arg < 64)
+                        .collect(),
+                    None => Vec::new(),
+                };
                 let run = self.args_run(&codes);
                 let call = self.emit(
                     Code::CallDef {
@@ -581,6 +626,14 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     },
                     t,
                 );
+                if !conds.is_empty() {
+                    // The same for every call of `d` (its parameters' slots are).
+                    let i = d.0 as usize;
+                    if self.store.cond_args.len() <= i {
+                        self.store.cond_args.resize(i + 1, Box::default());
+                    }
+                    self.store.cond_args[i] = conds.into_boxed_slice();
+                }
                 // Read from the callee's core: it may not be compiled yet.
                 if cheap_def(self.prog, &mut self.store.cheap_defs, false, *d) {
                     self.store.fast[call as usize] = Fast::CheapCall;
@@ -928,4 +981,37 @@ fn skip_loop_shape(store: &CodeStore, d: DefId, slots: u32, body: CodeId) -> Opt
         test: m2,
         take,
     })
+}
+
+/// Whether definition `d` is `\{..} x y -> prim_seq x y`: its last two parameters
+/// explicit, the others implicit, and its body `prim_seq` of those two in order.
+fn seq_alias(prog: &Program, d: DefId) -> bool {
+    let (lams, body) = lambdas(&prog.def(d).body);
+    let n = lams.len();
+    if n < 2 {
+        return false;
+    }
+    let plicity = |l: &RcTerm| match &**l {
+        Term::Lam(b, _) => b.plicity,
+        _ => Plicity::Implicit,
+    };
+    if lams[..n - 2]
+        .iter()
+        .any(|l| plicity(l) != Plicity::Implicit)
+        || lams[n - 2..]
+            .iter()
+            .any(|l| plicity(l) != Plicity::Explicit)
+    {
+        return false;
+    }
+    let (head, args) = crate::core::term::spine(body);
+    let explicit: Vec<&RcTerm> = args
+        .iter()
+        .filter(|(pl, _)| *pl == Plicity::Explicit)
+        .map(|(_, a)| *a)
+        .collect();
+    matches!(&**unann(head), Term::Prim(Prim::Seq, _))
+        && explicit.len() == 2
+        && matches!(&**unann(explicit[0]), Term::Var(ix) if ix.0 == 1)
+        && matches!(&**unann(explicit[1]), Term::Var(ix) if ix.0 == 0)
 }
