@@ -550,7 +550,10 @@ impl<'p> Machine<'p> {
             PapHead::Prim(p, span) => self.strict_vals(
                 StrictOp::Prim(p, span),
                 args,
-                matches!(p, Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars),
+                matches!(
+                    p,
+                    Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars
+                ),
             ),
             PapHead::Extern(e, site) => self.strict_vals(StrictOp::Extern(e, site), args, true),
             _ => unreachable!(),

@@ -322,7 +322,10 @@ impl<'p> Machine<'p> {
                     op,
                     args,
                     env,
-                    matches!(prim, Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars),
+                    matches!(
+                        prim,
+                        Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars
+                    ),
                 );
             }
             Code::Extern { ext, args } => {
