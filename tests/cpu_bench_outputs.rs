@@ -1,25 +1,22 @@
 //! The untuned CPU benchmarks of `benches/cpu/` (issue 30) keep type-checking: every
-//! program that runs on today's prelude passes `spindle check`, so the set cannot rot.
-//! Their outputs and speed are compared with their Python twins by
-//! `benches/cpu/run.sh`, not here.
-//!
-//! The programs that use the standard library planned in issue 30 (maps, sets, arrays,
-//! `Char`, number formatting) are listed in `benches/cpu/README.md`; each joins
-//! `RUNNABLE_TODAY` once the functions it uses are in the prelude.
+//! program passes `spindle check`, so the set cannot rot. Their outputs and speed are
+//! compared with their Python twins by `benches/cpu/run.sh`, not here.
 
 mod common;
 
 use common::run_in;
 use std::path::Path;
 
-/// The benchmarks that check and run on today's prelude (each `NAME.sp` with a
-/// `NAME.py` twin).
+/// The benchmarks (each `NAME.sp` with a `NAME.py` twin).
 const RUNNABLE_TODAY: &[&str] = &[
+    "anagrams",
     "bintrees",
+    "csvreport",
     "csvsales",
     "editdist",
     "exprcalc",
     "fannkuch",
+    "gridbfs",
     "heapsched",
     "jsonusers",
     "mandelbrot",
@@ -28,6 +25,7 @@ const RUNNABLE_TODAY: &[&str] = &[
     "sortrecords",
     "stats",
     "validate",
+    "wordfreq",
 ];
 
 #[test]
