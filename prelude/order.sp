@@ -65,15 +65,15 @@ def sort'onFirst {a : Type} {b : Type} {d : Ord b} (keyed : List (Pair b a)) : L
   | Left (Just parts) -> prim_seq (list'whnfAll parts) (sort'onFirst keyed)
   | Left Nothing -> sortBy (\p q -> derive'le (fst p) (fst q)) keyed
 
--- Numbers with an absolute value.
-interface Signed (a : Type) where
-  abs : a -> a
+-- Numbers with an absolute value: `Int` and `Float`.
+interface Signed (a : Type)
 
-instance Signed Int where
-  abs n = if n < 0 then 0 - n else n
+instance Signed Int
 
-instance Signed Float where
-  abs x = if x <= 0.0 then 0.0 - x else x
+instance Signed Float
+
+-- The absolute value (of the least `Int`, an overflow error).
+def abs {a : Type} {d : Signed a} (x : a) : a = prim_abs x
 
 -- Types whose values can go on with a function of what they hold, or stop:
 -- `andThen (Just 1) f` is `f 1`, `andThen Nothing f` is `Nothing`, and likewise

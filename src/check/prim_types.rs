@@ -84,6 +84,11 @@ pub fn prim_type(p: Prim, b: &Builtins, fresh: &mut dyn FnMut() -> RcTerm) -> Rc
             arrows(&[a.clone(), a], fresh())
         }
         Prim::IsPrim => arrows(&[fresh()], bool_()),
+        // `Int` or `Float`: the prelude's `abs` asks for `Signed a`.
+        Prim::Abs => {
+            let a = fresh();
+            arrows(std::slice::from_ref(&a), a.clone())
+        }
         Prim::SortPrims => {
             let a = list(fresh());
             arrows(&[a.clone(), arrows(std::slice::from_ref(&a), a.clone())], a)

@@ -132,6 +132,10 @@ pub(crate) fn cheap_prim(p: Prim) -> bool {
             | Prim::EndsWith
             | Prim::Contains
             | Prim::Trim
+            | Prim::Abs
+            | Prim::Compare
+            | Prim::DivFloor
+            | Prim::ModFloor
     )
 }
 

@@ -490,6 +490,21 @@ impl<'p> Machine<'p> {
         let Some(xs) = self.spine_of(list) else {
             return Err(Vec::new());
         };
+        if !first {
+            // Numbers alone: equal ones cannot be told apart, so any order of them is
+            // the stable one.
+            let ints: Option<Vec<i64>> = xs
+                .iter()
+                .map(|&x| match self.heap.forced(x) {
+                    Val::Int(n) => Some(n),
+                    _ => None,
+                })
+                .collect();
+            if let Some(mut ints) = ints {
+                ints.sort_unstable();
+                return Ok(ints.into_iter().map(Val::Int).collect());
+            }
+        }
         let mut keyed = Vec::with_capacity(xs.len());
         for &x in &xs {
             let k = if first {

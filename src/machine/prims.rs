@@ -520,6 +520,20 @@ impl<'p> Machine<'p> {
                     None => return Err(bad(self)),
                 }
             }
+            Prim::Abs => match args.first() {
+                Some(Val::Int(n)) => match n.checked_abs() {
+                    Some(m) => Val::Int(m),
+                    None => {
+                        return Err(RuntimeError::at(
+                            ErrorKind::Overflow,
+                            "integer overflow",
+                            span,
+                        ));
+                    }
+                },
+                Some(Val::Float(x)) => Val::Float(x.abs()),
+                _ => return Err(bad(self)),
+            },
             Prim::MapLookup => self.map_lookup_native(args[0], args[1]),
             Prim::MapInsert => self.map_insert_native(args[0], args[1], args[2]),
             Prim::MapDelete => self.map_delete_native(args[0], args[1]),

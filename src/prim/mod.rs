@@ -186,6 +186,9 @@ pub enum Prim {
     CharToString,
     /// `Char -> String`: a character as `spindle run` prints it (`'a'`, `'\n'`).
     ShowChar,
+    /// `prim_abs x`: the absolute value of an `Int` (checked: the least `Int` has
+    /// none) or a `Float` (the prelude's `abs`).
+    Abs,
 }
 
 /// Every primitive with the name the source uses for it and its arity.
@@ -247,6 +250,7 @@ const TABLE: &[(Prim, &str, usize)] = &[
     (Prim::Compare, "prim_compare", 2),
     (Prim::SortPrims, "prim_sortPrims", 2),
     (Prim::IsPrim, "prim_isPrim", 1),
+    (Prim::Abs, "prim_abs", 1),
     (Prim::Chars, "prim_chars", 1),
     (Prim::FromChars, "prim_fromChars", 1),
     (Prim::Ord, "prim_ord", 1),

@@ -919,6 +919,7 @@ pub(super) fn prim(p: i32) -> Result<Prim, DecodeError> {
         pb::Prim::Compare => Prim::Compare,
         pb::Prim::SortPrims => Prim::SortPrims,
         pb::Prim::IsPrim => Prim::IsPrim,
+        pb::Prim::Abs => Prim::Abs,
         pb::Prim::Chars => Prim::Chars,
         pb::Prim::FromChars => Prim::FromChars,
         pb::Prim::Ord => Prim::Ord,

@@ -359,6 +359,7 @@ pub(super) fn prim(p: Prim) -> pb::Prim {
         Prim::Compare => pb::Prim::Compare,
         Prim::SortPrims => pb::Prim::SortPrims,
         Prim::IsPrim => pb::Prim::IsPrim,
+        Prim::Abs => pb::Prim::Abs,
         Prim::Chars => pb::Prim::Chars,
         Prim::FromChars => pb::Prim::FromChars,
         Prim::Ord => pb::Prim::Ord,
