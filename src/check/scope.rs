@@ -112,6 +112,16 @@ impl UnitScope {
             .copied()
     }
 
+    /// [`UnitScope::get_type`] where a type is expected (`want_type`), else
+    /// [`UnitScope::get`].
+    pub fn get_as(&self, name: &str, want_type: bool) -> Option<(Global, Span)> {
+        if want_type {
+            self.get_type(name)
+        } else {
+            self.get(name)
+        }
+    }
+
     /// The type that shares its name with a constructor, if `name` is one.
     pub fn shadowed_type(&self, name: &str) -> Option<(Global, Span)> {
         self.types.get(name).copied()

@@ -25,18 +25,7 @@ fn single(mut mapped: impl Iterator<Item = char>, c: char) -> char {
 impl<'p> Machine<'p> {
     /// A `Char` primitive on its evaluated arguments (borrowed).
     pub(crate) fn char_prim(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
-        let bad = || {
-            let kinds: Vec<&str> = args.iter().map(|v| v.kind()).collect();
-            RuntimeError::at(
-                ErrorKind::Stuck,
-                format!(
-                    "`{}` cannot be applied to {}",
-                    p.name(),
-                    kinds.join(" and ")
-                ),
-                span,
-            )
-        };
+        let bad = || super::prims::mismatch_error(p, span, args);
         let ch = || match args.first() {
             Some(Val::Char(c)) => Ok(*c),
             _ => Err(bad()),

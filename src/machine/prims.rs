@@ -96,16 +96,7 @@ impl<'p> Machine<'p> {
 
     /// The error for a primitive applied to values of the wrong kinds.
     fn mismatch(&self, p: Prim, span: Span, vals: &[Val]) -> RuntimeError {
-        let kinds: Vec<&str> = vals.iter().map(|v| v.kind()).collect();
-        RuntimeError::at(
-            ErrorKind::Stuck,
-            format!(
-                "`{}` cannot be applied to {}",
-                p.name(),
-                kinds.join(" and ")
-            ),
-            span,
-        )
+        mismatch_error(p, span, vals)
     }
 
     // ----- strict arguments -------------------------------------------------------
@@ -1017,4 +1008,18 @@ impl<'p> Machine<'p> {
         }
         Ok(Control::Ret(self.bool_val(equal != negate)))
     }
+}
+
+/// The error for a primitive applied to values of the wrong kinds.
+pub(crate) fn mismatch_error(p: Prim, span: Span, vals: &[Val]) -> RuntimeError {
+    let kinds: Vec<&str> = vals.iter().map(|v| v.kind()).collect();
+    RuntimeError::at(
+        ErrorKind::Stuck,
+        format!(
+            "`{}` cannot be applied to {}",
+            p.name(),
+            kinds.join(" and ")
+        ),
+        span,
+    )
 }

@@ -260,13 +260,7 @@ impl Elab<'_> {
         name: &str,
         want_type: bool,
     ) -> Option<Global> {
-        let get = |s: &scope::UnitScope| {
-            if want_type {
-                s.get_type(name)
-            } else {
-                s.get(name)
-            }
-        };
+        let get = |s: &scope::UnitScope| s.get_as(name, want_type);
         if let Some((g, _)) = get(&self.scopes[unit]) {
             return Some(g);
         }
