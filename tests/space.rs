@@ -109,13 +109,16 @@ fn iterate_and_nth_over_a_record_of_floats() {
 fn a_dynamic_programme_row_by_row() {
     // Edit distance: each row from the previous one by `foldl`; a cell's `if` on two
     // numbers at hand is computed, not suspended, so no row keeps the one before.
+    // (`minI` on `Int`: the prelude's `min` goes through `Ord` since issue 30 and is not
+    // computed at hand yet, a known gap of issue 30.)
     fits(
-        "def rowFrom (x : Int) (left : Int) (prev : List Int) (b : List Int) (acc : List Int) : List Int =\n  \
+        "def minI (a : Int) (b : Int) : Int = if a <= b then a else b\n\
+         def rowFrom (x : Int) (left : Int) (prev : List Int) (b : List Int) (acc : List Int) : List Int =\n  \
            match prev with\n  \
            | Cons diag (Cons up rest) ->\n    \
              (match b with\n    \
              | Cons y ys ->\n      \
-               let c = min (min (up + 1) (left + 1)) (diag + (if x == y then 0 else 1)) in\n      \
+               let c = minI (minI (up + 1) (left + 1)) (diag + (if x == y then 0 else 1)) in\n      \
                rowFrom x c (Cons up rest) ys (Cons c acc)\n    \
              | Nil -> reverse acc)\n  \
            | _ -> reverse acc\n\
