@@ -94,22 +94,13 @@ impl<'p> Machine<'p> {
 
     /// The characters of a list of `Char`s in normal form (borrowed), as a string, or
     /// `None` when it is not one.
-    fn chars_of(&self, mut v: Val) -> Option<String> {
-        let bi = self.prog.builtins;
-        let mut out = String::new();
-        loop {
-            match self.heap.forced(v) {
-                Val::Atom(k) if k == bi.nil => return Some(out),
-                Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                    let f = self.heap.fields(r);
-                    match self.heap.forced(f[0]) {
-                        Val::Char(c) => out.push(c),
-                        _ => return None,
-                    }
-                    v = f[1];
-                }
-                _ => return None,
-            }
-        }
+    fn chars_of(&self, v: Val) -> Option<String> {
+        self.spine_of(v)?
+            .into_iter()
+            .map(|x| match self.heap.forced(x) {
+                Val::Char(c) => Some(c),
+                _ => None,
+            })
+            .collect()
     }
 }

@@ -410,7 +410,7 @@ impl<'p> Machine<'p> {
     // ----- sorting ----------------------------------------------------------------
 
     /// The elements of an evaluated list spine (not counted), or `None`.
-    fn spine_of(&self, list: Val) -> Option<Vec<Val>> {
+    pub(crate) fn spine_of(&self, list: Val) -> Option<Vec<Val>> {
         let bi = self.prog.builtins;
         let mut xs = Vec::new();
         let mut cur = list;

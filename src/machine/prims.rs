@@ -622,23 +622,14 @@ impl<'p> Machine<'p> {
     }
 
     /// The strings of a list of strings in normal form (borrowed), or `None`.
-    pub(crate) fn strings_of(&self, mut v: Val) -> Option<Vec<String>> {
-        let bi = self.prog.builtins;
-        let mut out = Vec::new();
-        loop {
-            match self.heap.forced(v) {
-                Val::Atom(k) if k == bi.nil => return Some(out),
-                Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                    let f = self.heap.fields(r);
-                    match self.heap.forced(f[0]) {
-                        Val::Str(s) => out.push(self.heap.text(s).to_string()),
-                        _ => return None,
-                    }
-                    v = f[1];
-                }
-                _ => return None,
-            }
-        }
+    pub(crate) fn strings_of(&self, v: Val) -> Option<Vec<String>> {
+        self.spine_of(v)?
+            .into_iter()
+            .map(|x| match self.heap.forced(x) {
+                Val::Str(s) => Some(self.heap.text(s).to_string()),
+                _ => None,
+            })
+            .collect()
     }
 
     // ----- `++` -------------------------------------------------------------------
