@@ -64,8 +64,8 @@ fn every_definition_of_every_example_compiles_and_reads_back() {
                 // Its value before any evaluation: the function, or the CAF's code.
                 let v = m.def_value_pinned(DefId(i as u32));
                 let back = m.read_back(v);
-                // The body run: after fusion, where that changed it.
-                let run = spindle::machine::compile::run_body(program, DefId(i as u32));
+                // The body run: after inlining and fusion, where they changed it.
+                let run = spindle::machine::compile::run_body(program, DefId(i as u32), true);
                 let body = spindle::machine::analysis::unann(run);
                 assert!(
                     alpha_eq(body, &back),

@@ -454,6 +454,7 @@ fn random_program(
     };
     Program {
         run_bodies: Default::default(),
+        inlined_bodies: Default::default(),
         collections: Default::default(),
         datas,
         externs: ["run", "delay"]

@@ -81,7 +81,6 @@ const EXHAUSTIVE_UP_TO: u64 = 4000;
 #[test]
 fn small_examples_resume_from_every_step() {
     let mut tried = 0;
-    let mut known = 0;
     for file in example_programs() {
         if calls_externals(&file) {
             continue;
@@ -93,11 +92,6 @@ fn small_examples_resume_from_every_step() {
         }
         for n in 1..=total {
             let got = stopped_at(&p, n);
-            if got != want && is_known_bug(&file, &got) {
-                known += 1;
-                tried += 1;
-                continue;
-            }
             assert_eq!(
                 got,
                 want,
@@ -109,21 +103,6 @@ fn small_examples_resume_from_every_step() {
     }
     // Every stop of every small example: several hundred.
     assert!(tried > 500, "only {tried} stops were tried");
-    // KNOWN BUG (issue 30, open): a state stopped inside a call through an interface
-    // dictionary (`max` through `Ord` in syntax_tour.sp) resumes with "cannot apply a
-    // data value to an argument". Listed here so that CI shows it is still there; when
-    // it is fixed this count is 0 and the test says to remove the exception.
-    assert!(
-        known > 0,
-        "the known snapshot bug of interface dictionaries is fixed: remove is_known_bug"
-    );
-}
-
-/// The one known wrong resumption (see the end of
-/// `small_examples_resume_from_every_step`).
-fn is_known_bug(file: &Path, got: &Result<String, String>) -> bool {
-    file.ends_with("syntax_tour.sp")
-        && matches!(got, Err(e) if e == "cannot apply a data value to an argument")
 }
 
 /// Random stops in one example, `cases` of them (fewer for the benchmarks that run for
@@ -246,6 +225,10 @@ fn every_kind_of_frame_reads_back() {
         // Externals: `run`'s argument list walk, `shell`, `delay`.
         "def main = (run \"echo\" [\"a\", showInt (1 + 2), \"b c\"], shell (\"echo \" ++ \"hi\"), delay 0 (3 + 4))",
         "def main = length (words (run \"echo\" (map showInt (range 0 5))))",
+        // Calls through interface dictionaries: a method of a known instance, and a
+        // function constrained by an interface.
+        "def main = (max 3 4, min \"b\" \"a\", compare (1, 2) (1, 3))",
+        "def main = (maximum [3, 1, 2], sort [\"b\", \"a\"], show (Just 2))",
     ];
     for (k, text) in programs.iter().enumerate() {
         let p = load_text(&format!("frames{k}.sp"), &format!("{text}\n"));

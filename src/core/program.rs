@@ -136,7 +136,12 @@ pub struct Program {
     /// differ (fusion of strict folds, `crate::machine::fuse`): computed once, by the
     /// first machine that runs the program, and kept here because compiled code
     /// refers into them for as long as the program lives.
-    pub run_bodies: std::cell::OnceCell<Vec<Option<RcTerm>>>,
+    pub run_bodies: [std::cell::OnceCell<Vec<Option<RcTerm>>>; 2],
+    /// The bodies after inlining through known dictionaries
+    /// (`crate::machine::compile::inline`), per definition, where it changed them:
+    /// the analyses, fusion and code generation start from these when inlining is on
+    /// (`run_bodies[1]` is fused from them, `run_bodies[0]` from the bodies written).
+    pub inlined_bodies: std::cell::OnceCell<Vec<Option<RcTerm>>>,
     /// The prelude's collection types ([`super::collections`]), found once.
     pub collections: std::cell::OnceCell<Option<super::collections::Collections>>,
 }

@@ -24,6 +24,12 @@
 //! fails or prints anything its lazy run would not: it only does some of that run's
 //! work earlier, and a bounded amount of work that run would not do.
 //!
+//! - **An expression in a lazy place** that is not a call (a field projection, a
+//!   `match`, a `let`, arithmetic on a projected field: `{ s | count = s.count + 1 }`)
+//!   is computed the same way, in the record it would be suspended in
+//!   ([`Machine::lazy_expr`]), with the same bound; an expression that keeps failing
+//!   here (its inputs are not evaluated when it is built) is no longer tried.
+//!
 //! What the lazy place is for: a lazy accumulator. `foldl (\acc x -> acc + x)` or a
 //! step that builds a pair of counts from the previous pair stays a value at every
 //! step, instead of a chain of thunks as long as the list (each keeping its part of
@@ -94,6 +100,9 @@ pub(crate) struct Windows {
     /// Per function (by [`FunId`]) computed where its value is needed: how often that
     /// succeeded and how often it failed (the machine then did the work again).
     tried: Vec<(u32, u32)>,
+    /// Per code node (by [`CodeId`]) computed in a lazy place by
+    /// [`Machine::lazy_expr`]: how often that succeeded and failed (saturating).
+    exprs: Vec<(u16, u16)>,
 }
 
 /// A cheap function of two explicit parameters, as a fold's step
@@ -110,6 +119,32 @@ pub(crate) struct CheapStep {
     len: u32,
     /// Whether its body is in the numeric tier's subset.
     tier: bool,
+}
+
+/// A comparison of two words that hold no references: constructors without fields
+/// (equal when they are the same constructor: `compare x y != GT`) and characters.
+fn atom_compare(prim: Prim, x: Val, y: Val) -> Option<bool> {
+    let ord = match (x, y) {
+        (Val::Atom(a), Val::Atom(b)) => {
+            let same = a == b;
+            return match prim {
+                Prim::Eq => Some(same),
+                Prim::Ne => Some(!same),
+                _ => None,
+            };
+        }
+        (Val::Char(a), Val::Char(b)) => a.cmp(&b),
+        _ => return None,
+    };
+    Some(match prim {
+        Prim::Lt => ord.is_lt(),
+        Prim::Le => ord.is_le(),
+        Prim::Gt => ord.is_gt(),
+        Prim::Ge => ord.is_ge(),
+        Prim::Eq => ord.is_eq(),
+        Prim::Ne => ord.is_ne(),
+        _ => return None,
+    })
 }
 
 /// Primitives a cheap computation may run: total on values of their types, with a
@@ -318,6 +353,66 @@ impl<'p> Machine<'p> {
         v
     }
 
+    /// The word code `c` becomes in a lazy place in record `env` (borrowed): its value
+    /// when it can be computed at hand now (bounded and invisible, like a cheap call
+    /// in a lazy place), else a thunk of it. A new reference.
+    pub(crate) fn lazy_expr(&mut self, c: CodeId, env: Ref) -> Val {
+        if let Some(v) = self.try_lazy_expr(c, env) {
+            return v;
+        }
+        self.suspend(c, env)
+    }
+
+    fn try_lazy_expr(&mut self, c: CodeId, env: Ref) -> Option<Val> {
+        if !self.tiers.at_hand || self.cheap.active > 0 {
+            return None;
+        }
+        let i = c as usize;
+        if let Some(&(done, failed)) = self.cheap.exprs.get(i)
+            && failed >= GIVE_UP as u16
+            && failed > done
+        {
+            return None;
+        }
+        self.cheap.fuel = LAZY_FUEL;
+        self.cheap.active = 1;
+        // A window with the record's own slots (new references) under its parent: the
+        // code reads them exactly as it would from the record.
+        let base = self.cheap.slots.len();
+        let parent = if env == NIL {
+            NIL
+        } else {
+            let o = self.heap.recs.get(env);
+            self.cheap
+                .slots
+                .extend_from_slice(o.slots.get(&self.heap.words));
+            o.parent
+        };
+        for k in base..self.cheap.slots.len() {
+            self.heap.retain(self.cheap.slots[k]);
+        }
+        self.cheap.wins.push(Window {
+            base: base as u32,
+            parent: Up::Rec(parent),
+        });
+        let w = (self.cheap.wins.len() - 1) as u32;
+        let v = self.cheap_value(c, w, true);
+        self.pop_windows_to(w as usize);
+        self.cheap.active = 0;
+        if self.cheap.exprs.len() <= i {
+            self.cheap
+                .exprs
+                .resize(self.code.nodes.len().max(i + 1), (0, 0));
+        }
+        let e = &mut self.cheap.exprs[i];
+        if v.is_some() {
+            e.0 = e.0.saturating_add(1);
+        } else {
+            e.1 = e.1.saturating_add(1);
+        }
+        v
+    }
+
     /// Opens a window holding `vals` (owned) under `parent`.
     fn push_window(&mut self, vals: &[Val], parent: Up) -> u32 {
         let base = self.cheap.slots.len() as u32;
@@ -490,6 +585,9 @@ impl<'p> Machine<'p> {
                 };
             }
             _ => {
+                if let Some(r) = atom_compare(prim, x, y) {
+                    return Some(r);
+                }
                 self.heap.release(x);
                 self.heap.release(y);
                 return None;
@@ -881,11 +979,14 @@ impl<'p> Machine<'p> {
         match (x, y) {
             (Val::Int(x), Val::Int(y)) => int_op(prim, x, y).map(|r| self.int_result(r)),
             (Val::Float(x), Val::Float(y)) => float_op(prim, x, y).map(|r| self.float_result(r)),
-            _ => {
-                self.heap.release(x);
-                self.heap.release(y);
-                None
-            }
+            _ => match atom_compare(prim, x, y) {
+                Some(r) => Some(self.bool_val(r)),
+                None => {
+                    self.heap.release(x);
+                    self.heap.release(y);
+                    None
+                }
+            },
         }
     }
 

@@ -130,7 +130,7 @@ pub mod collections;
 pub mod compile;
 pub mod walk;
 
-pub use compile::{analysis, fuse};
+pub use compile::{analysis, fuse, inline};
 pub use walk::{print, readback, state, stats, typeval, unwind, view};
 pub mod cycles;
 pub mod error;
@@ -258,7 +258,11 @@ impl<'p> Machine<'p> {
 
     /// [`Machine::new`] with these tiers.
     pub fn with_tiers(prog: &'p Program, tiers: tiers::Tiers) -> Machine<'p> {
-        let mut m = Machine::build(prog, Some(analysis::analyse(prog)), tiers.fusion);
+        if tiers.inline {
+            prog.inlined_bodies.get_or_init(|| inline::program(prog));
+        }
+        let facts = analysis::analyse(prog, tiers.inline);
+        let mut m = Machine::build(prog, Some(facts), tiers.fusion);
         m.tiers = tiers;
         m
     }
@@ -277,7 +281,7 @@ impl<'p> Machine<'p> {
         if let Some(f) = &facts
             && fused
         {
-            prog.run_bodies.get_or_init(|| fuse::program(prog, f));
+            prog.run_bodies[f.inline as usize].get_or_init(|| fuse::program(prog, f));
         }
         Machine {
             prog,
@@ -325,6 +329,11 @@ impl<'p> Machine<'p> {
     /// The facts the machine compiles with (none at type level).
     pub fn facts(&self) -> Option<&Facts> {
         self.facts.as_ref()
+    }
+
+    /// Whether this machine runs the bodies inlining made ([`inline`]).
+    pub(crate) fn inlines(&self) -> bool {
+        self.facts.as_ref().is_some_and(|f| f.inline)
     }
 
     /// What definition `d` compiles to (compiling it on first use).

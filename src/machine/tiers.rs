@@ -9,7 +9,9 @@
 //! - `fusion`: strict folds and producers over ranges rewritten into loops before
 //!   compiling ([`super::fuse`]);
 //! - `native`: searches, updates and sorts of the prelude's maps and lists done by
-//!   the machine where keys compare natively ([`super::collections`]).
+//!   the machine where keys compare natively ([`super::collections`]);
+//! - `inline`: calls through known interface dictionaries resolved before compiling
+//!   ([`super::inline`]).
 //!
 //! None of them may change a result; the tier matrix test (`tests/machine_tiers.rs`)
 //! runs every example and library program with each off, and all off. The environment
@@ -32,6 +34,8 @@ pub struct Tiers {
     pub fusion: bool,
     /// Native map operations and sorts.
     pub native: bool,
+    /// Inlining through known dictionaries.
+    pub inline: bool,
 }
 
 impl Tiers {
@@ -42,6 +46,7 @@ impl Tiers {
         loops: true,
         fusion: true,
         native: true,
+        inline: true,
     };
 
     /// Every tier off: the plain machine.
@@ -51,10 +56,12 @@ impl Tiers {
         loops: false,
         fusion: false,
         native: false,
+        inline: false,
     };
 
     /// The tiers' names, as [`TIERS_OFF_ENV`] and [`Tiers::without`] take them.
-    pub const NAMES: [&'static str; 5] = ["at_hand", "numeric", "loops", "fusion", "native"];
+    pub const NAMES: [&'static str; 6] =
+        ["at_hand", "numeric", "loops", "fusion", "native", "inline"];
 
     /// These tiers with the one named `name` off; `None` for an unknown name.
     pub fn without(self, name: &str) -> Option<Tiers> {
@@ -65,6 +72,7 @@ impl Tiers {
             "loops" => t.loops = false,
             "fusion" => t.fusion = false,
             "native" => t.native = false,
+            "inline" => t.inline = false,
             "all" => t = Tiers::NONE,
             _ => return None,
         }

@@ -220,10 +220,18 @@ impl<'p> Machine<'p> {
             Code::Lam(f) => self.closure(f, env),
             // Arithmetic and cheap calls ([`Machine::cheap_call`]) with their operands
             // at hand are computed now.
-            Code::Bin { .. } | Code::Apply { .. } => match self.imm_in(c, env, IMM_DEPTH, true) {
+            Code::Apply { .. } => match self.imm_in(c, env, IMM_DEPTH, true) {
                 Some(v) => v,
                 None => self.suspend(c, env),
             },
+            // Other expressions the cheap evaluator may compute (a projection, a
+            // `match`, a `let`, an operator on such): tried there
+            // ([`Machine::lazy_expr`]).
+            Code::Bin { .. } => match self.imm_in(c, env, IMM_DEPTH, true) {
+                Some(v) => v,
+                None => self.lazy_expr(c, env),
+            },
+            Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.lazy_expr(c, env),
             Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
                 match self.imm_in(c, env, IMM_DEPTH, true) {
                     Some(v) => v,

@@ -205,6 +205,7 @@ pub fn program(msg: &pb::Program) -> Result<Decoded, DecodeError> {
             builtins,
             main,
             run_bodies: Default::default(),
+            inlined_bodies: Default::default(),
             collections: Default::default(),
         },
         prelude,

@@ -636,7 +636,7 @@ impl<'p> CallPolicy<'p> {
                 .or_else(|| {
                     // A node fusion made: its place in the body run, apart from the
                     // places of the body written.
-                    let body = crate::machine::compile::run_body(prog, def);
+                    let body = crate::machine::compile::run_body(prog, def, m.inlines());
                     crate::proto::defhash::position_in(body, core).map(|p| p | 1 << 31)
                 })
                 .unwrap_or(0);

@@ -139,6 +139,7 @@ pub fn base() -> Program {
     };
     Program {
         run_bodies: Default::default(),
+        inlined_bodies: Default::default(),
         collections: Default::default(),
         defs: vec![],
         datas,

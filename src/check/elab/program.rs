@@ -137,6 +137,7 @@ impl<'e> Elab<'e> {
             builtins: placeholder_builtins(),
             main: None,
             run_bodies: Default::default(),
+            inlined_bodies: Default::default(),
             collections: Default::default(),
         };
         let mut errors = Vec::new();

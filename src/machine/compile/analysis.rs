@@ -30,6 +30,7 @@
 //!
 //! Both passes walk the core with [`stacker`] for deep terms.
 
+use super::codegen::source_body;
 use crate::core::program::Program;
 use crate::core::term::{CasePat, DefId, Plicity, RcTerm, Term};
 use crate::prim::Prim;
@@ -84,6 +85,9 @@ pub struct Facts {
     /// Per definition: whether it may reach an external other than through the
     /// functions it is given (`map` calls only what its function does).
     pub calls_itself: Vec<bool>,
+    /// Whether the facts are of the bodies inlining made ([`super::inline`]; the
+    /// code compiled must be of the same bodies: facts are keyed by node).
+    pub inline: bool,
     /// The external that reads a stream's rest (`prim_streamNext`): not a call for
     /// these facts (waiting on a producer that is already running; a fiber forked to
     /// read a stream ahead would only hold it in memory).
@@ -95,6 +99,11 @@ pub struct Facts {
     /// spine the call certainly walks when its value is needed (`.0`), and when its own
     /// spine is (`.1`) ([`super::spine`]).
     pub spine: Vec<(u64, u64)>,
+}
+
+/// Every definition's body as the analyses see it ([`source_body`]), in order.
+pub fn bodies(prog: &Program, inline: bool) -> impl Iterator<Item = &RcTerm> {
+    (0..prog.defs.len()).map(move |d| source_body(prog, DefId(d as u32), inline))
 }
 
 /// The address of a term node, its identity for the side tables.
@@ -123,13 +132,12 @@ pub fn lambdas(body: &RcTerm) -> (Vec<&RcTerm>, &RcTerm) {
 }
 
 /// Runs both analyses.
-pub fn analyse(prog: &Program) -> Facts {
+pub fn analyse(prog: &Program, inline: bool) -> Facts {
     let mut facts = Facts {
-        defs: prog
-            .defs
-            .iter()
+        inline,
+        defs: (0..prog.defs.len())
             .map(|d| {
-                lambdas(&d.body)
+                lambdas(source_body(prog, DefId(d as u32), inline))
                     .0
                     .iter()
                     .map(|l| {
@@ -162,7 +170,7 @@ fn spine_masks(prog: &Program, facts: &Facts) -> Vec<(u64, u64)> {
     // A program whose `main` can reach no external has no call to start early: its
     // lists are never walked ahead of their consumer.
     if let Some(main) = prog.main
-        && !reaches_extern(prog, main)
+        && !reaches_extern(prog, main, facts.inline)
     {
         return vec![(0, 0); facts.defs.len()];
     }
@@ -195,12 +203,12 @@ fn spine_masks(prog: &Program, facts: &Facts) -> Vec<(u64, u64)> {
 
 /// Whether an external is mentioned in `root` or in a definition it refers to,
 /// however indirectly (every function value a run can apply comes from those).
-fn reaches_extern(prog: &Program, root: DefId) -> bool {
+fn reaches_extern(prog: &Program, root: DefId, inline: bool) -> bool {
     let mut seen = vec![false; prog.defs.len()];
     let mut defs = vec![root];
     seen[root.0 as usize] = true;
     while let Some(d) = defs.pop() {
-        let mut work = vec![&prog.defs[d.0 as usize].body];
+        let mut work = vec![source_body(prog, d, inline)];
         while let Some(t) = work.pop() {
             match &**t {
                 Term::Extern(..) => return true,
@@ -301,12 +309,13 @@ fn externals(prog: &Program, facts: &mut Facts) {
         .position(|e| &*e.name == crate::external::registry::STREAM_NEXT)
         .map(|i| crate::core::term::ExternId(i as u32));
     facts.quiet_extern = quiet;
+    let inline = facts.inline;
     let fixpoint = |unknown: bool| {
         let mut may = vec![false; prog.defs.len()];
         loop {
             let mut changed = false;
-            for (i, d) in prog.defs.iter().enumerate() {
-                if !may[i] && term_may_call(&d.body, Some(&may), quiet, unknown) {
+            for (i, body) in bodies(prog, inline).enumerate() {
+                if !may[i] && term_may_call(body, Some(&may), quiet, unknown) {
                     may[i] = true;
                     changed = true;
                 }
@@ -467,9 +476,9 @@ fn relevance(prog: &Program, facts: &mut Facts) {
         };
         // The binder ids of each definition's leading lambdas.
         let mut def_ids: Vec<Vec<usize>> = Vec::with_capacity(prog.defs.len());
-        for d in &prog.defs {
+        for body in bodies(prog, facts.inline) {
             let start = uses.used.len();
-            uses.term(&d.body);
+            uses.term(body);
             let n = facts.defs[def_ids.len()].len();
             // The leading lambdas are the first binders bound in the body's walk.
             def_ids.push((start..start + n).collect());
@@ -783,12 +792,12 @@ impl Strict<'_> {
 fn strictness(prog: &Program, facts: &mut Facts) {
     loop {
         let mut changed = false;
-        for (d, decl) in prog.defs.iter().enumerate() {
+        for (d, written) in bodies(prog, facts.inline).enumerate() {
             let n = facts.defs[d].len();
             if n == 0 {
                 continue;
             }
-            let (_, body) = lambdas(&decl.body);
+            let (_, body) = lambdas(written);
             let mut s = Strict {
                 defs: &facts.defs,
                 depth: n,
@@ -838,8 +847,8 @@ fn strictness(prog: &Program, facts: &mut Facts) {
     }
     // The strict `let`s, under the final facts.
     let mut lets = HashSet::new();
-    for decl in &prog.defs {
-        let (lams, body) = lambdas(&decl.body);
+    for written in bodies(prog, facts.inline) {
+        let (lams, body) = lambdas(written);
         let mut s = Strict {
             defs: &facts.defs,
             depth: lams.len(),
@@ -849,8 +858,8 @@ fn strictness(prog: &Program, facts: &mut Facts) {
     }
     facts.strict_lets = lets;
     let mut lams = std::collections::HashMap::new();
-    for decl in &prog.defs {
-        let (outer, body) = lambdas(&decl.body);
+    for written in bodies(prog, facts.inline) {
+        let (outer, body) = lambdas(written);
         lambda_strictness(&facts.defs, body, outer.len(), &mut lams);
     }
     facts.lam_strict = lams;
@@ -932,7 +941,7 @@ mod tests {
         let loaded = crate::driver::load_text("facts.sp", src);
         assert!(!loaded.has_errors(), "{}", loaded.render_diagnostics());
         let p = loaded.program.expect("a program");
-        let f = analyse(&p);
+        let f = analyse(&p, false);
         (p, f)
     }
 

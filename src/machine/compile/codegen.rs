@@ -68,9 +68,11 @@ pub fn compile_def<'p>(
         def: d.0,
     };
     let body = match facts {
-        // At run time, the body after fusion ([`super::fuse`]), if it is on.
-        Some(_) if fused => run_body(prog, d),
-        _ => &prog.def(d).body,
+        // At run time, the body after inlining and fusion ([`super::inline`],
+        // [`super::fuse`]), as far as they are on: the analyses saw the same.
+        Some(f) if fused => run_body(prog, d, f.inline),
+        Some(f) => source_body(prog, d, f.inline),
+        None => &prog.def(d).body,
     };
     let (lams, inner) = lambdas(body);
     if lams.is_empty() {
@@ -82,13 +84,24 @@ pub fn compile_def<'p>(
 }
 
 /// The body the machine runs for a definition: the fused one ([`super::fuse`]) when
-/// fusion changed it, else the one written.
-pub fn run_body(prog: &Program, d: DefId) -> &RcTerm {
-    prog.run_bodies
+/// fusion changed it, else [`source_body`].
+pub fn run_body(prog: &Program, d: DefId, inline: bool) -> &RcTerm {
+    prog.run_bodies[inline as usize]
         .get()
         .and_then(|bodies| bodies.get(d.0 as usize))
         .and_then(Option::as_ref)
-        .unwrap_or(&prog.def(d).body)
+        .unwrap_or_else(|| source_body(prog, d, inline))
+}
+
+/// The body the analyses and fusion start from: the one inlining made
+/// ([`super::inline`]) when `inline` and it changed the body, else the one written.
+pub fn source_body(prog: &Program, d: DefId, inline: bool) -> &RcTerm {
+    let inlined = inline
+        .then(|| prog.inlined_bodies.get())
+        .flatten()
+        .and_then(|bodies| bodies.get(d.0 as usize))
+        .and_then(Option::as_ref);
+    inlined.unwrap_or(&prog.def(d).body)
 }
 
 /// Compiles a term in a context of one record whose slots are the binders given
@@ -356,8 +369,9 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.scope = saved_scope;
         let closed = self.min_ref > self.depth;
         self.min_ref = self.min_ref.min(saved_min);
-        let cheap = cheap_term(self.prog, &mut self.store.cheap_defs, false, body);
-        let hand = cheap || cheap_term(self.prog, &mut self.store.hand_defs, true, body);
+        let inline = self.facts.is_some_and(|f| f.inline);
+        let cheap = cheap_term(self.prog, &mut self.store.cheap_defs, false, inline, body);
+        let hand = cheap || cheap_term(self.prog, &mut self.store.hand_defs, true, inline, body);
         let tier_body = self.facts.is_some() && numeric_code(self.store, code);
         let numeric = tier_body
             && self_slot.is_none()
@@ -618,13 +632,22 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     None => Vec::new(),
                 };
                 let run = self.args_run(&codes);
+                // The node's core is the application of its own `arity` arguments: the
+                // rest are applied by the `Apply` node around it (readback of a paused
+                // call must not see them twice).
+                let mut own: &'p RcTerm = t;
+                for _ in arity..args.len() {
+                    if let Term::App(g, _, _) = &**own {
+                        own = g;
+                    }
+                }
                 let call = self.emit(
                     Code::CallDef {
                         def: *d,
                         args: run,
                         strict,
                     },
-                    t,
+                    own,
                 );
                 if !conds.is_empty() {
                     // The same for every call of `d` (its parameters' slots are).
@@ -635,11 +658,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
                     self.store.cond_args[i] = conds.into_boxed_slice();
                 }
                 // Read from the callee's core: it may not be compiled yet.
-                if cheap_def(self.prog, &mut self.store.cheap_defs, false, *d) {
+                let inline = self.facts.is_some_and(|f| f.inline);
+                if cheap_def(self.prog, &mut self.store.cheap_defs, false, inline, *d) {
                     self.store.fast[call as usize] = Fast::CheapCall;
                 } else if codes.len() == 4 && self.facts.and_then(|f| f.fold_range) == Some(*d) {
                     self.store.fast[call as usize] = Fast::FoldRange;
-                } else if cheap_def(self.prog, &mut self.store.hand_defs, true, *d) {
+                } else if cheap_def(self.prog, &mut self.store.hand_defs, true, inline, *d) {
                     self.store.fast[call as usize] = Fast::HandCall;
                 }
                 if args.len() == arity {
@@ -762,6 +786,7 @@ fn cheap_def(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
     recursive: bool,
+    inline: bool,
     d: DefId,
 ) -> bool {
     if let Some(&known) = memo.get(&d) {
@@ -772,7 +797,7 @@ fn cheap_def(
     memo.insert(d, recursive);
     let mut deciding = vec![d];
     while let Some(&top) = deciding.last() {
-        match cheap_body(memo, lambdas(&prog.def(top).body).1) {
+        match cheap_body(memo, lambdas(source_body(prog, top, inline)).1) {
             Ok(cheap) => {
                 memo.insert(top, cheap);
                 deciding.pop();
@@ -791,13 +816,14 @@ fn cheap_term(
     prog: &Program,
     memo: &mut rustc_hash::FxHashMap<DefId, bool>,
     recursive: bool,
+    inline: bool,
     body: &RcTerm,
 ) -> bool {
     loop {
         match cheap_body(memo, body) {
             Ok(cheap) => return cheap,
             Err(d) => {
-                cheap_def(prog, memo, recursive, d);
+                cheap_def(prog, memo, recursive, inline, d);
             }
         }
     }

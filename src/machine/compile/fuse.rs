@@ -114,10 +114,9 @@ pub fn program(prog: &Program, facts: &Facts) -> Vec<Option<RcTerm>> {
         return vec![None; prog.defs.len()];
     };
     let fuser = Fuser { prog, facts, known };
-    prog.defs
-        .iter()
-        .map(|d| {
-            let mut body = d.body.clone();
+    super::analysis::bodies(prog, facts.inline)
+        .map(|written| {
+            let mut body = written.clone();
             let mut changed = false;
             for _ in 0..PASSES {
                 let mut fired = false;
@@ -396,14 +395,14 @@ fn beta(fun: RcTerm, args: Vec<RcTerm>) -> RcTerm {
 }
 
 /// How a body uses the variable its binder binds (index 0).
-enum Uses {
+pub(super) enum Uses {
     None,
     /// Once, and not under a lambda of the body.
     Once,
     Many,
 }
 
-fn uses(body: &RcTerm) -> Uses {
+pub(super) fn uses(body: &RcTerm) -> Uses {
     let mut count = 0;
     let mut under_lam = false;
     let mut work = vec![(body, 0u32, false)];
@@ -450,7 +449,7 @@ mod tests {
             .expect("def");
         let d = crate::core::term::DefId(i as u32);
         (
-            term_to_string(program, &[], run_body(program, d)),
+            term_to_string(program, &[], run_body(program, d, true)),
             term_to_string(program, &[], &program.def(d).body),
         )
     }

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod codegen;
 pub mod fuse;
+pub mod inline;
 pub mod spine;
 
 pub use codegen::*;

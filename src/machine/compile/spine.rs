@@ -294,12 +294,12 @@ pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
     // demands left are then dropped to what the strictness analysis says).
     for _round in 0..32 {
         let mut changed = false;
-        for (d, decl) in prog.defs.iter().enumerate() {
+        for (d, written) in super::analysis::bodies(prog, facts.inline).enumerate() {
             let n = sigs[d].len();
             if n == 0 {
                 continue;
             }
-            let (_, body) = lambdas(&decl.body);
+            let (_, body) = lambdas(written);
             for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
                 let needs = Walk {
                     sigs: &sigs,
@@ -335,7 +335,7 @@ mod tests {
     fn sig_of(src: &str, name: &str) -> Vec<(u8, u8)> {
         let loaded = driver::load_text("t.sp", src);
         let prog = loaded.program.expect("the program checks");
-        let facts = super::super::analysis::analyse(&prog);
+        let facts = super::super::analysis::analyse(&prog, false);
         let sigs = signatures(&prog, &facts);
         let i = prog
             .defs
