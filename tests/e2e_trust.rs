@@ -651,4 +651,15 @@ fn steps_appending_to_one_log_do_not_make_each_other_run_again() {
         "{}",
         stderr(&after)
     );
+    assert_eq!(wf.read("log").lines().count(), 4);
+    // One at a time: the first step makes the log again before the second is looked
+    // at, and the second still runs (what it wrote went with the deleted file).
+    std::fs::remove_file(wf.file("log")).unwrap();
+    let (seq, t) = wf.traced(
+        "sequential",
+        &["--sequential", "--resume", "--explain", "wf.sp"],
+    );
+    ok(&seq);
+    assert_eq!(with_status(&t, "reused").len(), 0, "{}", stderr(&seq));
+    assert_eq!(wf.read("log").lines().count(), 4);
 }

@@ -107,18 +107,16 @@ fn iterate_and_nth_over_a_record_of_floats() {
 
 #[test]
 fn a_dynamic_programme_row_by_row() {
-    // Edit distance: each row from the previous one by `foldl`; a cell's `if` on two
-    // numbers at hand is computed, not suspended, so no row keeps the one before.
-    // (`minI` on `Int`: the prelude's `min` goes through `Ord` since issue 30 and is not
-    // computed at hand yet, a known gap of issue 30.)
+    // Edit distance: each row from the previous one by `foldl`; a cell's `min` (the
+    // prelude's, through `Ord`, inlined where the instance is known) and `if` on
+    // numbers at hand are computed, not suspended, so no row keeps the one before.
     fits(
-        "def minI (a : Int) (b : Int) : Int = if a <= b then a else b\n\
-         def rowFrom (x : Int) (left : Int) (prev : List Int) (b : List Int) (acc : List Int) : List Int =\n  \
+        "def rowFrom (x : Int) (left : Int) (prev : List Int) (b : List Int) (acc : List Int) : List Int =\n  \
            match prev with\n  \
            | Cons diag (Cons up rest) ->\n    \
              (match b with\n    \
              | Cons y ys ->\n      \
-               let c = minI (minI (up + 1) (left + 1)) (diag + (if x == y then 0 else 1)) in\n      \
+               let c = min (min (up + 1) (left + 1)) (diag + (if x == y then 0 else 1)) in\n      \
                rowFrom x c (Cons up rest) ys (Cons c acc)\n    \
              | Nil -> reverse acc)\n  \
            | _ -> reverse acc\n\
@@ -235,4 +233,29 @@ fn an_effect_in_an_unneeded_accumulator_never_starts() {
             "{mode:?}: the call ran"
         );
     }
+}
+
+#[test]
+fn a_state_threaded_through_a_loop_keeps_no_old_states() {
+    // Each step makes a new map (strict) and updates two fields lazily; the lazy
+    // `first` stays a thunk per step. Its thunk holds the old `first` and `x` only
+    // (a field's thunk captures what it uses), not the old state with its map: with
+    // the old states kept, the 100,000 maps' paths take several times the limit.
+    fits(
+        "record St = { table : List Int, seen : Map Int Int, steps : Int, best : Int, first : List Int }\n\
+         def step (s : St) : St =\n  \
+           match s.table with\n  \
+           | [] -> s\n  \
+           | x :: rest ->\n    \
+             { s | table = rest, seen = mapInsert (x * 7919 % 5000) x s.seen, steps = s.steps + 1\n        \
+                 , best = max s.best (x % 1000), first = if length s.first < 5 then s.first ++ [x] else s.first }\n\
+         def run (s : St) : St =\n  \
+           match s.table with\n  \
+           | [] -> s\n  \
+           | _ -> run (step s)\n\
+         def main : String =\n  \
+           let r = run { table = range 0 100000, seen = mapEmpty, steps = 0, best = 0, first = [] } in\n  \
+           showInt r.steps ++ \" \" ++ showInt r.best ++ \" \" ++ showInt (mapSize r.seen) ++ \" \" ++ show r.first\n",
+        "100000 999 5000 [0, 1, 2, 3, 4]",
+    );
 }

@@ -363,19 +363,10 @@ impl<'p> Machine<'p> {
         self.suspend(c, env)
     }
 
-    fn try_lazy_expr(&mut self, c: CodeId, env: Ref) -> Option<Val> {
-        if !self.tiers.at_hand || self.cheap.active > 0 {
+    pub(crate) fn try_lazy_expr(&mut self, c: CodeId, env: Ref) -> Option<Val> {
+        if !self.lazy_allowed(c) {
             return None;
         }
-        let i = c as usize;
-        if let Some(&(done, failed)) = self.cheap.exprs.get(i)
-            && failed >= GIVE_UP as u16
-            && failed > done
-        {
-            return None;
-        }
-        self.cheap.fuel = LAZY_FUEL;
-        self.cheap.active = 1;
         // A window with the record's own slots (new references) under its parent: the
         // code reads them exactly as it would from the record.
         let base = self.cheap.slots.len();
@@ -391,6 +382,44 @@ impl<'p> Machine<'p> {
         for k in base..self.cheap.slots.len() {
             self.heap.retain(self.cheap.slots[k]);
         }
+        self.lazy_in_window(c, base, parent)
+    }
+
+    /// [`Machine::try_lazy_expr`] of a [`Code::Trim`]'s body, its captures read in
+    /// `env` (borrowed) straight into a window: no record is made unless the body
+    /// must be suspended after all.
+    pub(crate) fn try_lazy_captures(&mut self, body: CodeId, caps: Args, env: Ref) -> Option<Val> {
+        if !self.lazy_allowed(body) {
+            return None;
+        }
+        let base = self.cheap.slots.len();
+        for i in 0..caps.len {
+            let a = self.code.args[(caps.start + i) as usize];
+            let w = self.var_word(a, env).unwrap_or(Val::Erased);
+            self.heap.retain(w);
+            self.cheap.slots.push(w);
+        }
+        self.lazy_in_window(body, base, NIL)
+    }
+
+    /// Whether code `c` may be tried in a lazy place now: the tier is on, no other
+    /// computation at hand is under way, and `c` has not kept failing.
+    #[inline(always)]
+    fn lazy_allowed(&self, c: CodeId) -> bool {
+        if !self.tiers.at_hand || self.cheap.active > 0 {
+            return false;
+        }
+        match self.cheap.exprs.get(c as usize) {
+            Some(&(done, failed)) => failed < GIVE_UP as u16 || failed <= done,
+            None => true,
+        }
+    }
+
+    /// Runs code `c` speculatively in a window of the slots from `base` on (owned)
+    /// under record `parent` (borrowed), and counts how it went.
+    fn lazy_in_window(&mut self, c: CodeId, base: usize, parent: Ref) -> Option<Val> {
+        self.cheap.fuel = LAZY_FUEL;
+        self.cheap.active = 1;
         self.cheap.wins.push(Window {
             base: base as u32,
             parent: Up::Rec(parent),
@@ -399,6 +428,7 @@ impl<'p> Machine<'p> {
         let v = self.cheap_value(c, w, true);
         self.pop_windows_to(w as usize);
         self.cheap.active = 0;
+        let i = c as usize;
         if self.cheap.exprs.len() <= i {
             self.cheap
                 .exprs
@@ -657,6 +687,26 @@ impl<'p> Machine<'p> {
                         self.cheap_word(rhs, w)?
                     };
                     w = self.push_window(&[v], Up::Win(w));
+                    c = body;
+                }
+                Code::Trim { caps, body, .. } => {
+                    // The captures, read in window `w`, as a window of their own.
+                    let base = self.cheap.slots.len() as u32;
+                    for i in 0..caps.len {
+                        let a = self.code.args[(caps.start + i) as usize];
+                        let v = match self.code.nodes[a as usize] {
+                            Code::Local(s) => self.window_word(w, 0, s),
+                            Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+                            _ => Val::Erased,
+                        };
+                        self.heap.retain(v);
+                        self.cheap.slots.push(v);
+                    }
+                    self.cheap.wins.push(Window {
+                        base,
+                        parent: Up::Rec(NIL),
+                    });
+                    w = (self.cheap.wins.len() - 1) as u32;
                     c = body;
                 }
                 Code::Seq { a, b } => {

@@ -184,6 +184,18 @@ pub enum Code {
     },
     /// A dependent function type (type-level evaluation).
     Pi,
+    /// A term in a lazy place compiled to hold only what it uses: `body` runs in a
+    /// record of its own (no parent) whose slots are the values of `caps` (variable
+    /// reads in the current record), so a thunk of it keeps those values alive and
+    /// not the whole chain of records around it (the compiler's `lazy_term`).
+    Trim {
+        /// The record's layout ([`LayoutKind::Captures`]).
+        layout: LayoutId,
+        /// The captured variables, read here.
+        caps: Args,
+        /// The term, compiled in the record of the captures.
+        body: CodeId,
+    },
 }
 
 /// What the machine's `imm` can compute of a node without evaluation, decided
@@ -375,6 +387,8 @@ pub enum LayoutKind {
     Default,
     /// The type checker's context (type-level evaluation).
     Context,
+    /// The variables a term in a lazy place captures ([`Code::Trim`]).
+    Captures,
 }
 
 /// How a de Bruijn variable of a node's core term is found at run time: one entry

@@ -351,6 +351,7 @@ impl<'p> Machine<'p> {
                     self.facts.as_ref(),
                     d,
                     self.fused,
+                    self.tiers.trim,
                 );
                 self.defs[d.0 as usize] = c;
                 c

@@ -11,7 +11,9 @@
 //! - `native`: searches, updates and sorts of the prelude's maps and lists done by
 //!   the machine where keys compare natively ([`super::collections`]);
 //! - `inline`: calls through known interface dictionaries resolved before compiling
-//!   ([`super::inline`]).
+//!   ([`super::inline`]);
+//! - `trim`: terms in lazy places compiled to capture only the variables they use
+//!   ([`super::code::Code::Trim`]), so a thunk keeps no more alive than it needs.
 //!
 //! None of them may change a result; the tier matrix test (`tests/machine_tiers.rs`)
 //! runs every example and library program with each off, and all off. The environment
@@ -36,6 +38,8 @@ pub struct Tiers {
     pub native: bool,
     /// Inlining through known dictionaries.
     pub inline: bool,
+    /// Thunks that capture only what they use.
+    pub trim: bool,
 }
 
 impl Tiers {
@@ -47,6 +51,7 @@ impl Tiers {
         fusion: true,
         native: true,
         inline: true,
+        trim: true,
     };
 
     /// Every tier off: the plain machine.
@@ -57,11 +62,13 @@ impl Tiers {
         fusion: false,
         native: false,
         inline: false,
+        trim: false,
     };
 
     /// The tiers' names, as [`TIERS_OFF_ENV`] and [`Tiers::without`] take them.
-    pub const NAMES: [&'static str; 6] =
-        ["at_hand", "numeric", "loops", "fusion", "native", "inline"];
+    pub const NAMES: [&'static str; 7] = [
+        "at_hand", "numeric", "loops", "fusion", "native", "inline", "trim",
+    ];
 
     /// These tiers with the one named `name` off; `None` for an unknown name.
     pub fn without(self, name: &str) -> Option<Tiers> {
@@ -73,6 +80,7 @@ impl Tiers {
             "fusion" => t.fusion = false,
             "native" => t.native = false,
             "inline" => t.inline = false,
+            "trim" => t.trim = false,
             "all" => t = Tiers::NONE,
             _ => return None,
         }

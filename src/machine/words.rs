@@ -3,7 +3,7 @@
 //! an argument becomes (`mkarg`: its value, or a thunk of its code).
 
 use super::Machine;
-use super::code::{Code, CodeId, Fast, FunId};
+use super::code::{Args, Code, CodeId, Fast, FunId, LayoutId};
 use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith, is_compare};
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
@@ -232,6 +232,7 @@ impl<'p> Machine<'p> {
                 None => self.lazy_expr(c, env),
             },
             Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.lazy_expr(c, env),
+            Code::Trim { layout, caps, body } => self.trimmed_arg(layout, caps, body, env),
             Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
                 match self.imm_in(c, env, IMM_DEPTH, true) {
                     Some(v) => v,
@@ -277,6 +278,31 @@ impl<'p> Machine<'p> {
             env
         };
         Val::Thunk(self.heap.thunk(c, env))
+    }
+
+    /// The record of a [`Code::Trim`]: the captured variables' words, read in `env`
+    /// (borrowed), in a record without a parent. A new reference.
+    pub(crate) fn captures_record(&mut self, layout: LayoutId, caps: Args, env: Ref) -> Ref {
+        let rec = self.heap.record(NIL, layout, caps.len);
+        for i in 0..caps.len {
+            let a = self.code.args[(caps.start + i) as usize];
+            let w = self.var_word(a, env).unwrap_or(Val::Erased);
+            self.heap.retain(w);
+            self.heap.set_slot(rec, i, w);
+        }
+        rec
+    }
+
+    /// The word a [`Code::Trim`] in a lazy place becomes: its body's value when the
+    /// cheap evaluator computes it from the captures at once, else a thunk of the body
+    /// in the record of the captures. A new reference.
+    fn trimmed_arg(&mut self, layout: LayoutId, caps: Args, body: CodeId, env: Ref) -> Val {
+        if let Some(v) = self.try_lazy_captures(body, caps, env) {
+            return v;
+        }
+        let rec = self.captures_record(layout, caps, env);
+        // The record's reference moves into the thunk.
+        Val::Thunk(self.heap.thunk(body, rec))
     }
 
     /// A function value of `f` closed over `env` (borrowed).

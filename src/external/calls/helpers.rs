@@ -299,6 +299,15 @@ pub(super) fn lookup(shared: &Shared, pre: &Hash, rerun: bool) -> Decision {
             }
             Err(why) => {
                 first_why.get_or_insert(why);
+                // It runs again and may make its outputs that are gone now again:
+                // another record's output that only has to exist there (a file it
+                // appended to) would then seem to be there, though what it wrote is
+                // not.
+                for o in &rec.outputs {
+                    if std::fs::symlink_metadata(&o.path).is_err() {
+                        shared.sets_held.note_rewritten(&o.path);
+                    }
+                }
             }
         }
     }

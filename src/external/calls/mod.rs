@@ -1115,6 +1115,9 @@ impl Calls {
                     return;
                 }
                 if let Some((pre, made)) = record {
+                    for o in made.record.outputs.iter().filter(|o| o.created) {
+                        self.shared.sets_held.note_rewritten(&o.path);
+                    }
                     self.stats.recorded += 1;
                     self.batch.sets.extend(made.sets);
                     self.batch.records.push((made.key, pre, made.record));

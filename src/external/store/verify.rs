@@ -19,17 +19,37 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Shared input sets found to hold in this run, with the epoch they were checked in.
+/// Shared input sets found to hold in this run, with the epoch they were checked in;
+/// and the outputs calls of this run write again.
 #[derive(Debug, Default)]
 pub struct SetCache {
     held: Mutex<HashMap<Hash, u64>>,
     epoch: AtomicU64,
+    /// Paths that were gone when this run began and that a call of this run makes
+    /// again (a stale record's output that is missing, a file a new call creates): a
+    /// record whose output there only has to exist (a file it appended to) does not
+    /// hold, since what it wrote went with the file, whichever call is looked at first.
+    rewritten: Mutex<rustc_hash::FxHashSet<String>>,
 }
 
 impl SetCache {
     /// A call ran: what was checked before may no longer hold.
     pub fn invalidate(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A call of this run makes `path`, which was not there.
+    pub fn note_rewritten(&self, path: &str) {
+        if let Ok(mut s) = self.rewritten.lock() {
+            s.insert(path.to_string());
+        }
+    }
+
+    fn rewritten(&self, path: &str) -> bool {
+        self.rewritten
+            .lock()
+            .map(|s| s.contains(path))
+            .unwrap_or(true)
     }
 
     fn holds(&self, key: &Hash) -> bool {
@@ -119,6 +139,10 @@ impl Checker<'_> {
 
     fn outputs(&self, entries: &[FileEntry]) -> Result<(), Why> {
         for o in entries {
+            if EntryKind::try_from(o.kind) == Ok(EntryKind::Exists) && self.cache.rewritten(&o.path)
+            {
+                return Err(Why::OutputMissing(shown(&o.path)));
+            }
             output(o)?;
         }
         Ok(())

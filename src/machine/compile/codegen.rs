@@ -47,6 +47,9 @@ pub struct Compiler<'s, 'p> {
     def_span: Span,
     /// The definition being compiled (`u32::MAX`: none).
     def: u32,
+    /// Whether terms in lazy places are compiled to capture only what they use
+    /// ([`Code::Trim`]).
+    trim: bool,
 }
 
 /// Compiles definition `d`.
@@ -56,6 +59,7 @@ pub fn compile_def<'p>(
     facts: Option<&Facts>,
     d: DefId,
     fused: bool,
+    trim: bool,
 ) -> DefCode {
     let mut c = Compiler {
         prog,
@@ -66,6 +70,7 @@ pub fn compile_def<'p>(
         min_ref: u32::MAX,
         def_span: prog.def(d).span,
         def: d.0,
+        trim: trim && facts.is_some(),
     };
     let body = match facts {
         // At run time, the body after inlining and fusion ([`super::inline`],
@@ -128,6 +133,7 @@ pub fn compile_in_context<'p>(
         min_ref: u32::MAX,
         def_span: Span::new(crate::syntax::span::FileId(0), 0, 0),
         def: u32::MAX,
+        trim: false,
     };
     for i in 0..visible {
         c.push(Loc::Slot {
@@ -284,6 +290,79 @@ impl<'s, 'p> Compiler<'s, 'p> {
             Term::Match(m) => self.match_(t, m),
             Term::App(..) => self.app(t),
         }
+    }
+
+    /// A term in a lazy place (a constructor's field, a lazy argument of a known call,
+    /// a lazy `let`'s right-hand side), which may become a thunk: compiled as a
+    /// [`Code::Trim`] when that thunk would otherwise keep records alive that hold
+    /// more than the term uses (safe for space: a thunk holds its free variables, not
+    /// its whole context), else as usual.
+    fn lazy_term(&mut self, t: &'p RcTerm) -> CodeId {
+        match self.trimmed(t) {
+            Some(c) => c,
+            None => self.term(t),
+        }
+    }
+
+    fn trimmed(&mut self, t: &'p RcTerm) -> Option<CodeId> {
+        if !self.trim || !matches!(&**unann(t), Term::App(..) | Term::Match(..) | Term::Let(..)) {
+            return None;
+        }
+        let mut vars = Vec::new();
+        let mut budget = TRIM_NODES;
+        if !free_vars_within(t, 0, &mut vars, &mut budget) {
+            return None;
+        }
+        let mut caps: Vec<u32> = vars
+            .into_iter()
+            .filter(|&ix| matches!(self.store.lookup(self.scope, ix), Some(Loc::Slot { .. })))
+            .collect();
+        if caps.is_empty() || caps.len() > TRIM_CAPS {
+            return None;
+        }
+        caps.sort_unstable();
+        let max_ix = *caps.last()?;
+        if max_ix >= TRIM_SCOPE {
+            return None;
+        }
+        // Worth it only where the records in reach hold more than the captures.
+        let mut slots = 0;
+        let mut s = self.scope;
+        for _ in 0..TRIM_SCOPE {
+            if s == NO_SCOPE {
+                break;
+            }
+            if matches!(self.store.scopes[s as usize].loc, Loc::Slot { .. }) {
+                slots += 1;
+            }
+            s = self.store.scopes[s as usize].next;
+        }
+        if slots <= caps.len() && s == NO_SCOPE {
+            return None;
+        }
+        // The captured variables, read here.
+        let reads: Vec<CodeId> = caps.iter().map(|&ix| self.var(ix, t)).collect();
+        // The term, in a record of its own: the captures are its slots, every other
+        // variable in scope is out of reach (the term does not use it).
+        let (scope, depth) = (self.scope, self.depth);
+        let saved_min = self.min_ref;
+        self.scope = NO_SCOPE;
+        self.depth += 1;
+        for ix in (0..=max_ix).rev() {
+            let loc = match caps.iter().position(|&c| c == ix) {
+                Some(k) => Loc::Slot {
+                    depth: self.depth,
+                    slot: k as u32,
+                },
+                None => Loc::Erased,
+            };
+            self.push(loc);
+        }
+        let body = self.term(t);
+        (self.scope, self.depth, self.min_ref) = (scope, depth, saved_min);
+        let layout = self.layout(vec![None; caps.len()], LayoutKind::Captures);
+        let caps = self.args_run(&reads);
+        Some(self.emit(Code::Trim { layout, caps, body }, t))
     }
 
     /// Records the variables a term mentions as references (a `Pi` kept for
@@ -536,7 +615,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             .collect();
         match &**unann(head) {
             Term::Con(c) if explicit.len() == self.prog.con(*c).fields.len() => {
-                let codes: Vec<CodeId> = explicit.iter().map(|a| self.term(a)).collect();
+                let codes: Vec<CodeId> = explicit.iter().map(|a| self.lazy_term(a)).collect();
                 if codes.is_empty() {
                     return self.emit(Code::Atom(*c), t);
                 }
@@ -767,6 +846,34 @@ fn free_vars(t: &RcTerm, under: u32, out: &mut Vec<u32>) {
         }
         t.for_each_child(|c, k| free_vars(c, under + k, out));
     })
+}
+
+/// The most variables a [`Code::Trim`] captures.
+const TRIM_CAPS: usize = 6;
+
+/// The most core nodes looked at to find a lazy term's free variables.
+const TRIM_NODES: u32 = 256;
+
+/// The most binders in scope a [`Code::Trim`] reaches past (its captures' indices).
+const TRIM_SCOPE: u32 = 256;
+
+/// [`free_vars`] of a term of at most `budget` nodes (`false`: more).
+fn free_vars_within(t: &RcTerm, under: u32, out: &mut Vec<u32>, budget: &mut u32) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    if let Term::Var(ix) = &**t {
+        if ix.0 >= under && !out.contains(&(ix.0 - under)) {
+            out.push(ix.0 - under);
+        }
+        return true;
+    }
+    let mut ok = true;
+    t.for_each_child(|c, k| {
+        ok = ok && free_vars_within(c, under + k, out, budget);
+    });
+    ok
 }
 
 /// How many core nodes a cheap function's body has at most (the bodies of the

@@ -21,6 +21,9 @@
 //!   dictionary, is replaced by its body with the arguments substituted: the methods
 //!   inside it then become known too (`max` → `derive'le` → `compare` → `prim_compare`).
 //!
+//! Then matches on a value an enclosing arm has matched already are resolved
+//! ([`super::known`]).
+//!
 //! Nothing else is keyed to a name or a shape: any interface, instance and function
 //! written this way is treated alike, the prelude's and the user's.
 //!
@@ -79,11 +82,22 @@ pub fn program(prog: &Program) -> Vec<Option<RcTerm>> {
     let roles: Vec<Role> = (0..prog.defs.len())
         .map(|i| role(prog, DefId(i as u32)))
         .collect();
-    if !roles.iter().any(|r| matches!(r, Role::Instance { .. })) {
-        return vec![None; prog.defs.len()];
-    }
+    let dictionaries = roles.iter().any(|r| matches!(r, Role::Instance { .. }));
     let inliner = Inliner { prog, roles };
-    prog.defs.iter().map(|d| inliner.body(&d.body)).collect()
+    prog.defs
+        .iter()
+        .map(|d| {
+            let inlined = if dictionaries {
+                inliner.body(&d.body)
+            } else {
+                None
+            };
+            // Then matches on values already matched (which inlining exposes too).
+            let resolved = super::known::rewrite(inlined.as_ref().unwrap_or(&d.body));
+            let out = resolved.or(inlined)?;
+            same_lambdas(&d.body, &out).then_some(out)
+        })
+        .collect()
 }
 
 /// The role of definition `d` (see [`Role`]).

@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod codegen;
 pub mod fuse;
 pub mod inline;
+pub mod known;
 pub mod spine;
 
 pub use codegen::*;
