@@ -259,3 +259,17 @@ fn a_state_threaded_through_a_loop_keeps_no_old_states() {
         "100000 999 5000 [0, 1, 2, 3, 4]",
     );
 }
+
+#[test]
+fn a_list_bound_by_let_and_summed_by_a_strict_let_is_not_kept() {
+    // `total` is needed by the body, so its right-hand side is evaluated first; the
+    // frame that waits for it keeps what the body uses (`total`'s record), not the
+    // `let` of `counts`, so the list is freed as `sum` walks it.
+    fits(
+        "def main : Int =\n  \
+           let counts = map (\\i -> i * 2) (range 0 2000000) in\n  \
+           let total = sum counts in\n  \
+           total + 1\n",
+        "3999998000001",
+    );
+}

@@ -40,10 +40,10 @@ impl<'p> Machine<'p> {
                             self.heap.release(v);
                             return Ok(Control::Eval(body, env));
                         };
-                        let fields = self.heap.cons.get(r).fields;
-                        let rec = self.heap.record(env, layout, fields.len());
-                        for i in 0..fields.len() {
-                            let w = self.heap.forced(fields.at(&self.heap.words, i));
+                        let n = self.heap.cons.get(r).fields.len();
+                        let rec = self.heap.record(env, layout, n);
+                        for i in 0..n {
+                            let w = self.heap.con_field(r, i);
                             self.heap.retain(w);
                             self.heap.set_slot(rec, i, w);
                         }

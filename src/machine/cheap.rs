@@ -443,6 +443,27 @@ impl<'p> Machine<'p> {
         v
     }
 
+    /// A window of the captures `caps` (variable reads in window `w`) without a
+    /// parent: the record a [`Code::Trim`] or a trimmed `let` would make.
+    fn captures_window(&mut self, caps: Args, w: u32) -> u32 {
+        let base = self.cheap.slots.len() as u32;
+        for i in 0..caps.len {
+            let a = self.code.args[(caps.start + i) as usize];
+            let v = match self.code.nodes[a as usize] {
+                Code::Local(s) => self.window_word(w, 0, s),
+                Code::Outer { hops, slot } => self.window_word(w, hops, slot),
+                _ => Val::Erased,
+            };
+            self.heap.retain(v);
+            self.cheap.slots.push(v);
+        }
+        self.cheap.wins.push(Window {
+            base,
+            parent: Up::Rec(NIL),
+        });
+        (self.cheap.wins.len() - 1) as u32
+    }
+
     /// Opens a window holding `vals` (owned) under `parent`.
     fn push_window(&mut self, vals: &[Val], parent: Up) -> u32 {
         let base = self.cheap.slots.len() as u32;
@@ -679,6 +700,7 @@ impl<'p> Machine<'p> {
                     body,
                     recursive: false,
                     strict,
+                    caps,
                     ..
                 } => {
                     let v = if strict {
@@ -686,27 +708,15 @@ impl<'p> Machine<'p> {
                     } else {
                         self.cheap_word(rhs, w)?
                     };
-                    w = self.push_window(&[v], Up::Win(w));
+                    let parent = match self.code.let_caps.get(caps as usize).copied() {
+                        Some((_, caps)) => Up::Win(self.captures_window(caps, w)),
+                        None => Up::Win(w),
+                    };
+                    w = self.push_window(&[v], parent);
                     c = body;
                 }
                 Code::Trim { caps, body, .. } => {
-                    // The captures, read in window `w`, as a window of their own.
-                    let base = self.cheap.slots.len() as u32;
-                    for i in 0..caps.len {
-                        let a = self.code.args[(caps.start + i) as usize];
-                        let v = match self.code.nodes[a as usize] {
-                            Code::Local(s) => self.window_word(w, 0, s),
-                            Code::Outer { hops, slot } => self.window_word(w, hops, slot),
-                            _ => Val::Erased,
-                        };
-                        self.heap.retain(v);
-                        self.cheap.slots.push(v);
-                    }
-                    self.cheap.wins.push(Window {
-                        base,
-                        parent: Up::Rec(NIL),
-                    });
-                    w = (self.cheap.wins.len() - 1) as u32;
+                    w = self.captures_window(caps, w);
                     c = body;
                 }
                 Code::Seq { a, b } => {

@@ -26,6 +26,9 @@ use crate::prim::Prim;
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
+/// [`Code::Let`]'s `caps` when the `let` keeps its record.
+pub const NO_CAPS: u32 = u32::MAX;
+
 /// Index of a code node in the [`CodeStore`].
 pub type CodeId = u32;
 /// Index of a record layout in the [`CodeStore`].
@@ -165,6 +168,14 @@ pub enum Code {
         /// Whether `body` certainly needs the binding (then `rhs` is evaluated
         /// first, without a thunk).
         strict: bool,
+        /// For a strict `let` whose right-hand side uses a lazy binding that the body
+        /// does not (`let total = sum rows in show total`): the variables the body
+        /// uses, read here into a record of their own ([`LayoutKind::Captures`]), which
+        /// is the new record's parent instead of the current one. So the frame that
+        /// waits for the right-hand side keeps only what the body needs, and the
+        /// binding the right-hand side walks (a long list) is not kept whole. An index
+        /// into [`CodeStore::let_caps`], or [`NO_CAPS`].
+        caps: u32,
     },
     /// A `match`.
     Match(u32),
@@ -445,6 +456,9 @@ pub struct CodeStore<'p> {
     pub args: Vec<CodeId>,
     /// Argument runs of [`Code::Apply`].
     pub apply_args: Vec<ApplyArg>,
+    /// The captures of trimmed strict `let`s ([`Code::Let`]'s `caps`): their
+    /// record's layout and the variable reads.
+    pub let_caps: Vec<(LayoutId, Args)>,
     /// Matches.
     pub matches: Vec<MatchCode<'p>>,
     /// Functions.

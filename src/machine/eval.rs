@@ -352,15 +352,35 @@ impl<'p> Machine<'p> {
                 body,
                 recursive,
                 strict,
+                caps,
             } => {
                 if strict {
                     if let Some(v) = self.imm(rhs, env, IMM_DEPTH) {
-                        let rec = self.heap.record(env, layout, 1);
+                        let parent = match self.code.let_caps.get(caps as usize).copied() {
+                            Some((cl, ca)) => {
+                                let r = self.captures_record(cl, ca, env);
+                                self.heap.release_rec(env);
+                                r
+                            }
+                            None => env,
+                        };
+                        let rec = self.heap.record(parent, layout, 1);
                         self.heap.set_slot(rec, 0, v);
                         return Ok(Control::Eval(body, rec));
                     }
-                    self.heap.retain_rec(env);
-                    self.push(Frame::LetStrict { layout, body, env });
+                    // The frame keeps what the body needs: the captures, or the record.
+                    let kept = match self.code.let_caps.get(caps as usize).copied() {
+                        Some((cl, ca)) => self.captures_record(cl, ca, env),
+                        None => {
+                            self.heap.retain_rec(env);
+                            env
+                        }
+                    };
+                    self.push(Frame::LetStrict {
+                        layout,
+                        body,
+                        env: kept,
+                    });
                     return Ok(Control::Eval(rhs, env));
                 }
                 // The outer record's reference moves into the new record.

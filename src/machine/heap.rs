@@ -305,6 +305,30 @@ impl Heap {
     /// What a thunk holds if it is evaluated (not counted).
     #[inline(always)]
     pub fn forced(&self, v: Val) -> Val {
+        self.forced_inner(v)
+    }
+
+    /// Field `i` of constructor `r` (borrowed), read through an evaluated thunk; the
+    /// field then holds the value itself and the thunk (an indirection now) is
+    /// released, as a record's slot is ([`crate::machine::Machine::slot_word`]): a
+    /// structure that lives long (a list kept for a second pass) does not keep a
+    /// thunk per element once they are evaluated.
+    #[inline]
+    pub fn con_field(&mut self, r: Ref, i: u32) -> Val {
+        let raw = self.cons.get(r).fields.at(&self.words, i);
+        if let Val::Thunk(t) = raw
+            && let ThunkState::Done(x) = self.thunks.get(t).state
+        {
+            self.retain(x);
+            self.cons.get_mut(r).fields.set(&mut self.words, i, x);
+            self.release(raw);
+            return x;
+        }
+        raw
+    }
+
+    #[inline(always)]
+    fn forced_inner(&self, v: Val) -> Val {
         match v {
             Val::Thunk(t) => match self.thunks.get(t).state {
                 ThunkState::Done(x) => x,

@@ -50,6 +50,8 @@ pub struct Compiler<'s, 'p> {
     /// Whether terms in lazy places are compiled to capture only what they use
     /// ([`Code::Trim`]).
     trim: bool,
+    /// The record depths of the `let`s in scope (their variables are lazy bindings).
+    let_depths: Vec<u32>,
 }
 
 /// Compiles definition `d`.
@@ -71,6 +73,7 @@ pub fn compile_def<'p>(
         def_span: prog.def(d).span,
         def: d.0,
         trim: trim && facts.is_some(),
+        let_depths: Vec::new(),
     };
     let body = match facts {
         // At run time, the body after inlining and fusion ([`super::inline`],
@@ -134,6 +137,7 @@ pub fn compile_in_context<'p>(
         def_span: Span::new(crate::syntax::span::FileId(0), 0, 0),
         def: u32::MAX,
         trim: false,
+        let_depths: Vec::new(),
     };
     for i in 0..visible {
         c.push(Loc::Slot {
@@ -512,17 +516,66 @@ impl<'s, 'p> Compiler<'s, 'p> {
         } else {
             // The binding is not in the right-hand side's scope at run time.
             self.push(Loc::Erased);
-            let c = self.term(rhs);
+            let c = if strict {
+                self.term(rhs)
+            } else {
+                self.lazy_term(rhs)
+            };
             self.pop(1);
             c
         };
         let recursive_data = recursive && !matches!(self.store.node(rhs_code), Code::Lam(_));
+        if strict && let Some(caps) = self.continuation_caps(rhs, body) {
+            // The body in a record of the captures (then the binding's record).
+            let reads: Vec<CodeId> = caps.iter().map(|&ix| self.var(ix, t)).collect();
+            let (scope, depth) = (self.scope, self.depth);
+            let saved_min = self.min_ref;
+            self.scope = NO_SCOPE;
+            self.depth += 1;
+            let max_ix = caps.last().copied().unwrap_or(0);
+            for ix in (0..=max_ix).rev() {
+                let loc = match caps.iter().position(|&c| c == ix) {
+                    Some(k) => Loc::Slot {
+                        depth: self.depth,
+                        slot: k as u32,
+                    },
+                    None => Loc::Erased,
+                };
+                self.push(loc);
+            }
+            self.depth += 1;
+            self.push(Loc::Slot {
+                depth: self.depth,
+                slot: 0,
+            });
+            self.let_depths.push(self.depth);
+            let body_code = self.term(body);
+            self.let_depths.pop();
+            (self.scope, self.depth, self.min_ref) = (scope, depth, saved_min);
+            let caps_layout = self.layout(vec![None; caps.len()], LayoutKind::Captures);
+            let caps_args = self.args_run(&reads);
+            self.store.let_caps.push((caps_layout, caps_args));
+            let caps = (self.store.let_caps.len() - 1) as u32;
+            return self.emit(
+                Code::Let {
+                    layout,
+                    rhs: rhs_code,
+                    body: body_code,
+                    recursive: false,
+                    strict,
+                    caps,
+                },
+                t,
+            );
+        }
         self.depth += 1;
         self.push(Loc::Slot {
             depth: self.depth,
             slot: 0,
         });
+        self.let_depths.push(self.depth);
         let body_code = self.term(body);
+        self.let_depths.pop();
         self.pop(1);
         self.depth -= 1;
         self.emit(
@@ -532,9 +585,46 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 body: body_code,
                 recursive: recursive_data,
                 strict,
+                caps: NO_CAPS,
             },
             t,
         )
+    }
+
+    /// The variables a strict `let`'s body uses (indices outside the binder), when
+    /// its right-hand side uses a lazy binding (another `let`'s) that the body does
+    /// not: then the frame waiting for the right-hand side should not keep that
+    /// binding's record ([`Code::Let`]'s `caps`).
+    fn continuation_caps(&self, rhs: &RcTerm, body: &RcTerm) -> Option<Vec<u32>> {
+        if !self.trim || self.let_depths.is_empty() {
+            return None;
+        }
+        let (mut in_body, mut in_rhs) = (Vec::new(), Vec::new());
+        let (mut b1, mut b2) = (TRIM_NODES * 8, TRIM_NODES * 8);
+        if !free_vars_within(body, 1, &mut in_body, &mut b1)
+            || !free_vars_within(rhs, 1, &mut in_rhs, &mut b2)
+        {
+            return None;
+        }
+        let let_bound = |ix: u32| {
+            matches!(self.store.lookup(self.scope, ix),
+                Some(Loc::Slot { depth, .. }) if self.let_depths.contains(&depth))
+        };
+        if !in_rhs
+            .iter()
+            .any(|&ix| !in_body.contains(&ix) && let_bound(ix))
+        {
+            return None;
+        }
+        let mut caps: Vec<u32> = in_body
+            .into_iter()
+            .filter(|&ix| matches!(self.store.lookup(self.scope, ix), Some(Loc::Slot { .. })))
+            .collect();
+        caps.sort_unstable();
+        if caps.len() > 4 * TRIM_CAPS || caps.last().is_some_and(|&m| m >= TRIM_SCOPE) {
+            return None;
+        }
+        Some(caps)
     }
 
     fn match_(&mut self, t: &'p RcTerm, m: &'p crate::core::term::Match) -> CodeId {
