@@ -350,18 +350,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         // variable in scope is out of reach (the term does not use it).
         let (scope, depth) = (self.scope, self.depth);
         let saved_min = self.min_ref;
-        self.scope = NO_SCOPE;
-        self.depth += 1;
-        for ix in (0..=max_ix).rev() {
-            let loc = match caps.iter().position(|&c| c == ix) {
-                Some(k) => Loc::Slot {
-                    depth: self.depth,
-                    slot: k as u32,
-                },
-                None => Loc::Erased,
-            };
-            self.push(loc);
-        }
+        self.enter_captures(&caps);
         let body = self.term(t);
         (self.scope, self.depth, self.min_ref) = (scope, depth, saved_min);
         let layout = self.layout(vec![None; caps.len()], LayoutKind::Captures);
@@ -530,19 +519,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             let reads: Vec<CodeId> = caps.iter().map(|&ix| self.var(ix, t)).collect();
             let (scope, depth) = (self.scope, self.depth);
             let saved_min = self.min_ref;
-            self.scope = NO_SCOPE;
-            self.depth += 1;
-            let max_ix = caps.last().copied().unwrap_or(0);
-            for ix in (0..=max_ix).rev() {
-                let loc = match caps.iter().position(|&c| c == ix) {
-                    Some(k) => Loc::Slot {
-                        depth: self.depth,
-                        slot: k as u32,
-                    },
-                    None => Loc::Erased,
-                };
-                self.push(loc);
-            }
+            self.enter_captures(&caps);
             self.depth += 1;
             self.push(Loc::Slot {
                 depth: self.depth,
@@ -589,6 +566,26 @@ impl<'s, 'p> Compiler<'s, 'p> {
             },
             t,
         )
+    }
+
+    /// Enters the scope of a record of captures (its slots are the variables with
+    /// indices `caps`, sorted, in that order; every other variable is out of reach),
+    /// one record deeper, with no record outside it. The caller restores the scope,
+    /// the depth and `min_ref`.
+    fn enter_captures(&mut self, caps: &[u32]) {
+        self.scope = NO_SCOPE;
+        self.depth += 1;
+        let max_ix = caps.last().copied().unwrap_or(0);
+        for ix in (0..=max_ix).rev() {
+            let loc = match caps.iter().position(|&c| c == ix) {
+                Some(k) => Loc::Slot {
+                    depth: self.depth,
+                    slot: k as u32,
+                },
+                None => Loc::Erased,
+            };
+            self.push(loc);
+        }
     }
 
     /// The variables a strict `let`'s body uses (indices outside the binder), when

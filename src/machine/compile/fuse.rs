@@ -115,27 +115,40 @@ pub fn program(prog: &Program, facts: &Facts) -> Vec<Option<RcTerm>> {
     };
     let fuser = Fuser { prog, facts, known };
     super::analysis::bodies(prog, facts.inline)
-        .map(|written| {
-            let mut body = written.clone();
-            let mut changed = false;
-            for _ in 0..PASSES {
-                let mut fired = false;
-                body = rewrite_spines(&body, &mut |node, _, is_fun| {
-                    if is_fun {
-                        return None;
-                    }
-                    let r = fuser.rule(node);
-                    fired |= r.is_some();
-                    r
-                });
-                if !fired {
-                    break;
-                }
-                changed = true;
-            }
-            changed.then_some(body)
-        })
+        .map(|written| rewrite_passes(written, PASSES, |n| fuser.rule(n), |_| false))
         .collect()
+}
+
+/// Rewrites each application spine of `body` by `rule`, pass after pass (each pass
+/// rewrites what the previous one exposed) until a pass changes nothing, `passes`
+/// have run, or `too_big` says the body has grown enough: the body, if it changed.
+pub(super) fn rewrite_passes(
+    body: &RcTerm,
+    passes: usize,
+    rule: impl Fn(&RcTerm) -> Option<RcTerm>,
+    too_big: impl Fn(&RcTerm) -> bool,
+) -> Option<RcTerm> {
+    let mut body = body.clone();
+    let mut changed = false;
+    for _ in 0..passes {
+        let mut fired = false;
+        body = rewrite_spines(&body, &mut |node, _, is_fun| {
+            if is_fun {
+                return None;
+            }
+            let r = rule(node);
+            fired |= r.is_some();
+            r
+        });
+        if !fired {
+            break;
+        }
+        changed = true;
+        if too_big(&body) {
+            break;
+        }
+    }
+    changed.then_some(body)
 }
 
 struct Fuser<'a> {

@@ -38,7 +38,7 @@
 use super::analysis::{lambdas, unann};
 use super::fuse::{Uses, uses};
 use crate::core::program::Program;
-use crate::core::subst::{rewrite_spines, shift, subst_top};
+use crate::core::subst::{shift, subst_top};
 use crate::core::term::{CasePat, ConId, DefId, Ix, Plicity, RcTerm, Term, spine};
 
 /// The most nodes a constrained function's body may have to be inlined.
@@ -197,30 +197,13 @@ impl Inliner<'_> {
     /// The rewritten body, if anything changed.
     fn body(&self, written: &RcTerm) -> Option<RcTerm> {
         let budget = size(written, usize::MAX / GROWTH - SLACK) * GROWTH + SLACK;
-        let mut body = written.clone();
-        let mut changed = false;
-        for _ in 0..PASSES {
-            let mut fired = false;
-            body = rewrite_spines(&body, &mut |node, _, is_fun| {
-                if is_fun {
-                    return None;
-                }
-                let r = self.rule(node);
-                fired |= r.is_some();
-                r
-            });
-            if !fired {
-                break;
-            }
-            changed = true;
-            if size(&body, budget + 1) > budget {
-                break;
-            }
-        }
-        if !changed || !same_lambdas(written, &body) {
-            return None;
-        }
-        Some(body)
+        let body = super::fuse::rewrite_passes(
+            written,
+            PASSES,
+            |n| self.rule(n),
+            |b| size(b, budget + 1) > budget,
+        )?;
+        same_lambdas(written, &body).then_some(body)
     }
 
     /// The rewrite of an application spine, if it is a call through a known
