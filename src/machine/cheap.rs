@@ -385,23 +385,6 @@ impl<'p> Machine<'p> {
         self.lazy_in_window(c, base, parent)
     }
 
-    /// [`Machine::try_lazy_expr`] of a [`Code::Trim`]'s body, its captures read in
-    /// `env` (borrowed) straight into a window: no record is made unless the body
-    /// must be suspended after all.
-    pub(crate) fn try_lazy_captures(&mut self, body: CodeId, caps: Args, env: Ref) -> Option<Val> {
-        if !self.lazy_allowed(body) {
-            return None;
-        }
-        let base = self.cheap.slots.len();
-        for i in 0..caps.len {
-            let a = self.code.args[(caps.start + i) as usize];
-            let w = self.var_word(a, env).unwrap_or(Val::Erased);
-            self.heap.retain(w);
-            self.cheap.slots.push(w);
-        }
-        self.lazy_in_window(body, base, NIL)
-    }
-
     /// Whether code `c` may be tried in a lazy place now: the tier is on, no other
     /// computation at hand is under way, and `c` has not kept failing.
     #[inline(always)]
@@ -715,10 +698,7 @@ impl<'p> Machine<'p> {
                     w = self.push_window(&[v], parent);
                     c = body;
                 }
-                Code::Trim { caps, body, .. } => {
-                    w = self.captures_window(caps, w);
-                    c = body;
-                }
+                Code::Trim { orig, .. } => c = orig,
                 Code::Seq { a, b } => {
                     let x = self.cheap_value(a, w, lazy)?;
                     self.heap.release(x);

@@ -195,10 +195,12 @@ pub enum Code {
     },
     /// A dependent function type (type-level evaluation).
     Pi,
-    /// A term in a lazy place compiled to hold only what it uses: `body` runs in a
-    /// record of its own (no parent) whose slots are the values of `caps` (variable
-    /// reads in the current record), so a thunk of it keeps those values alive and
-    /// not the whole chain of records around it (the compiler's `lazy_term`).
+    /// A term in a lazy place compiled twice: as usual (`orig`, what is computed at
+    /// hand or suspended), and as `body`, which runs in a record of its own (no
+    /// parent) whose slots are the values of `caps` (variable reads in the current
+    /// record). A thunk of `orig` that lives long is switched to `body` and such a
+    /// record (`Machine::trim_thunks`), so it keeps those values alive and not the
+    /// whole chain of records around it (the compiler's `lazy_term`).
     Trim {
         /// The record's layout ([`LayoutKind::Captures`]).
         layout: LayoutId,
@@ -206,6 +208,9 @@ pub enum Code {
         caps: Args,
         /// The term, compiled in the record of the captures.
         body: CodeId,
+        /// The same term compiled in the current record: what is computed at hand
+        /// (and what a strict place evaluates), as if it were not trimmed.
+        orig: CodeId,
     },
 }
 
@@ -456,6 +461,10 @@ pub struct CodeStore<'p> {
     pub args: Vec<CodeId>,
     /// Argument runs of [`Code::Apply`].
     pub apply_args: Vec<ApplyArg>,
+    /// Per term compiled both ways ([`Code::Trim`]): its `orig` node to the `Trim`
+    /// node, so that a thunk of `orig` that lives long can be trimmed later
+    /// (`Machine::trim_thunks`).
+    pub trim_twins: rustc_hash::FxHashMap<CodeId, CodeId>,
     /// The captures of trimmed strict `let`s ([`Code::Let`]'s `caps`): their
     /// record's layout and the variable reads.
     pub let_caps: Vec<(LayoutId, Args)>,

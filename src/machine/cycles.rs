@@ -23,6 +23,10 @@ use super::unwind::{Obj, children, count, live_objects};
 use super::value::Val;
 use std::collections::HashMap;
 
+/// How many objects are allocated before long-lived thunks are first trimmed, and at
+/// least between two trims (which happen after the heap allocates twice what is live).
+pub const TRIM_THRESHOLD: u64 = 1 << 16;
+
 /// The live-object count below which the collector never runs.
 pub const MIN_THRESHOLD: usize = 1 << 18;
 
@@ -31,6 +35,11 @@ impl<'p> Machine<'p> {
     #[inline]
     pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Control) {
         let allocated = self.heap.allocated_objects();
+        if self.tiers.trim && allocated >= self.trim_threshold {
+            self.trim_thunks();
+            let live = self.heap.live_objects() as u64;
+            self.trim_threshold = allocated + (2 * live).max(TRIM_THRESHOLD);
+        }
         if allocated < self.gc_threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
             return;
         }

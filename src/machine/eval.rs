@@ -331,11 +331,8 @@ impl<'p> Machine<'p> {
             Code::Extern { ext, args } => {
                 return self.strict_code(StrictOp::Extern(ext, Site(c)), args, env, true);
             }
-            Code::Trim { layout, caps, body } => {
-                let rec = self.captures_record(layout, caps, env);
-                self.heap.release_rec(env);
-                Control::Eval(body, rec)
-            }
+            // Needed now: no thunk to trim.
+            Code::Trim { orig, .. } => Control::Eval(orig, env),
             Code::Seq { a, b } => {
                 // `a` already evaluated (a strict `let`'s variable, a number): on to `b`.
                 if let Some(v) = self.imm(a, env, IMM_DEPTH) {

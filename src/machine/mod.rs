@@ -214,6 +214,9 @@ pub struct Machine<'p> {
     pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
     /// Live objects past which the cycle collector runs ([`cycles`]).
     pub(crate) gc_threshold: usize,
+    /// Allocated objects at which long-lived thunks are trimmed next
+    /// ([`Machine::trim_thunks`]).
+    pub(crate) trim_threshold: u64,
     /// Recursive data `let`s made when the cycle collector last ran.
     pub(crate) gc_cyclic_seen: u64,
     /// Objects the cycle collector freed.
@@ -312,6 +315,7 @@ impl<'p> Machine<'p> {
             printing: Vec::new(),
             host: None,
             gc_threshold: cycles::MIN_THRESHOLD,
+            trim_threshold: cycles::TRIM_THRESHOLD,
             gc_cyclic_seen: 0,
             cycles_collected: 0,
             audit_every: 0,

@@ -232,7 +232,12 @@ impl<'p> Machine<'p> {
                 None => self.lazy_expr(c, env),
             },
             Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.lazy_expr(c, env),
-            Code::Trim { layout, caps, body } => self.trimmed_arg(layout, caps, body, env),
+            Code::Trim {
+                layout,
+                caps,
+                body,
+                orig,
+            } => self.trimmed_arg(layout, caps, body, orig, env),
             Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
                 match self.imm_in(c, env, IMM_DEPTH, true) {
                     Some(v) => v,
@@ -293,16 +298,72 @@ impl<'p> Machine<'p> {
         rec
     }
 
-    /// The word a [`Code::Trim`] in a lazy place becomes: its body's value when the
-    /// cheap evaluator computes it from the captures at once, else a thunk of the body
-    /// in the record of the captures. A new reference.
-    fn trimmed_arg(&mut self, layout: LayoutId, caps: Args, body: CodeId, env: Ref) -> Val {
-        if let Some(v) = self.try_lazy_captures(body, caps, env) {
+    /// The word a [`Code::Trim`] in a lazy place becomes: its value when it is at
+    /// hand (computed from `orig` exactly as an untrimmed term would be), else a thunk
+    /// of the body in the record of the captures. A new reference.
+    fn trimmed_arg(
+        &mut self,
+        layout: LayoutId,
+        caps: Args,
+        body: CodeId,
+        orig: CodeId,
+        env: Ref,
+    ) -> Val {
+        let at_hand = match self.code.nodes[orig as usize] {
+            Code::Apply { .. } => self.imm_in(orig, env, IMM_DEPTH, true),
+            Code::CallDef { .. } if self.code.fast[orig as usize] == Fast::CheapCall => {
+                self.imm_in(orig, env, IMM_DEPTH, true)
+            }
+            Code::Bin { .. } => match self.imm_in(orig, env, IMM_DEPTH, true) {
+                Some(v) => Some(v),
+                None => self.try_lazy_expr(orig, env),
+            },
+            Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.try_lazy_expr(orig, env),
+            _ => None,
+        };
+        if let Some(v) = at_hand {
             return v;
         }
-        let rec = self.captures_record(layout, caps, env);
-        // The record's reference moves into the thunk.
-        Val::Thunk(self.heap.thunk(body, rec))
+        // A thunk of the term as usual: most are forced soon, and making a record of
+        // the captures for each costs more than it saves. One that lives until the
+        // next collection point is trimmed then ([`Machine::trim_thunks`]).
+        let _ = (layout, caps, body);
+        self.suspend(orig, env)
+    }
+
+    /// Trims every suspended thunk of a term compiled both ways ([`Code::Trim`]): its
+    /// code becomes the trimmed body, its record one of the captures alone, so it no
+    /// longer keeps alive the records around it. Run where the cycle collector may
+    /// run (the heap has grown by a factor since the last time), so the cost is
+    /// amortized over the allocation and only thunks that live that long pay it.
+    pub(crate) fn trim_thunks(&mut self) {
+        if self.code.trim_twins.is_empty() {
+            return;
+        }
+        let handles: Vec<Ref> = self.heap.thunks.live_handles().collect();
+        for t in handles {
+            let ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state else {
+                continue;
+            };
+            if env == NIL {
+                continue;
+            }
+            let Some(&trim) = self.code.trim_twins.get(&code) else {
+                continue;
+            };
+            let Code::Trim {
+                layout, caps, body, ..
+            } = self.code.nodes[trim as usize]
+            else {
+                continue;
+            };
+            let rec = self.captures_record(layout, caps, env);
+            self.heap.thunks.get_mut(t).state = ThunkState::Suspended {
+                code: body,
+                env: rec,
+            };
+            self.heap.release_rec(env);
+        }
     }
 
     /// A function value of `f` closed over `env` (borrowed).

@@ -344,6 +344,8 @@ impl<'s, 'p> Compiler<'s, 'p> {
         if slots <= caps.len() && s == NO_SCOPE {
             return None;
         }
+        // The term as usual (computed at hand, or evaluated where it is needed).
+        let orig = self.term(t);
         // The captured variables, read here.
         let reads: Vec<CodeId> = caps.iter().map(|&ix| self.var(ix, t)).collect();
         // The term, in a record of its own: the captures are its slots, every other
@@ -355,7 +357,17 @@ impl<'s, 'p> Compiler<'s, 'p> {
         (self.scope, self.depth, self.min_ref) = (scope, depth, saved_min);
         let layout = self.layout(vec![None; caps.len()], LayoutKind::Captures);
         let caps = self.args_run(&reads);
-        Some(self.emit(Code::Trim { layout, caps, body }, t))
+        let trim = self.emit(
+            Code::Trim {
+                layout,
+                caps,
+                body,
+                orig,
+            },
+            t,
+        );
+        self.store.trim_twins.insert(orig, trim);
+        Some(trim)
     }
 
     /// Records the variables a term mentions as references (a `Pi` kept for
