@@ -232,12 +232,9 @@ impl<'p> Machine<'p> {
                 None => self.lazy_expr(c, env),
             },
             Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.lazy_expr(c, env),
-            Code::Trim {
-                layout,
-                caps,
-                body,
-                orig,
-            } => self.trimmed_arg(layout, caps, body, orig, env),
+            // Made as the untrimmed term is; trimmed later if it lives long
+            // ([`Machine::trim_thunks`]).
+            Code::Trim { orig, .. } => self.mkarg_within(orig, env, depth),
             Code::CallDef { .. } if self.code.fast[c as usize] == Fast::CheapCall => {
                 match self.imm_in(c, env, IMM_DEPTH, true) {
                     Some(v) => v,
@@ -296,39 +293,6 @@ impl<'p> Machine<'p> {
             self.heap.set_slot(rec, i, w);
         }
         rec
-    }
-
-    /// The word a [`Code::Trim`] in a lazy place becomes: its value when it is at
-    /// hand (computed from `orig` exactly as an untrimmed term would be), else a thunk
-    /// of the body in the record of the captures. A new reference.
-    fn trimmed_arg(
-        &mut self,
-        layout: LayoutId,
-        caps: Args,
-        body: CodeId,
-        orig: CodeId,
-        env: Ref,
-    ) -> Val {
-        let at_hand = match self.code.nodes[orig as usize] {
-            Code::Apply { .. } => self.imm_in(orig, env, IMM_DEPTH, true),
-            Code::CallDef { .. } if self.code.fast[orig as usize] == Fast::CheapCall => {
-                self.imm_in(orig, env, IMM_DEPTH, true)
-            }
-            Code::Bin { .. } => match self.imm_in(orig, env, IMM_DEPTH, true) {
-                Some(v) => Some(v),
-                None => self.try_lazy_expr(orig, env),
-            },
-            Code::Match(_) | Code::Let { .. } | Code::Prim { .. } => self.try_lazy_expr(orig, env),
-            _ => None,
-        };
-        if let Some(v) = at_hand {
-            return v;
-        }
-        // A thunk of the term as usual: most are forced soon, and making a record of
-        // the captures for each costs more than it saves. One that lives until the
-        // next collection point is trimmed then ([`Machine::trim_thunks`]).
-        let _ = (layout, caps, body);
-        self.suspend(orig, env)
     }
 
     /// Trims every suspended thunk of a term compiled both ways ([`Code::Trim`]): its

@@ -526,37 +526,24 @@ impl<'s, 'p> Compiler<'s, 'p> {
             c
         };
         let recursive_data = recursive && !matches!(self.store.node(rhs_code), Code::Lam(_));
-        if strict && let Some(caps) = self.continuation_caps(rhs, body) {
+        let trimmed = if strict {
+            self.continuation_caps(rhs, body)
+        } else {
+            None
+        };
+        let (scope, depth) = (self.scope, self.depth);
+        let mut caps = NO_CAPS;
+        if let Some(vars) = &trimmed {
             // The body in a record of the captures (then the binding's record).
-            let reads: Vec<CodeId> = caps.iter().map(|&ix| self.var(ix, t)).collect();
-            let (scope, depth) = (self.scope, self.depth);
-            let saved_min = self.min_ref;
-            self.enter_captures(&caps);
-            self.depth += 1;
-            self.push(Loc::Slot {
-                depth: self.depth,
-                slot: 0,
-            });
-            self.let_depths.push(self.depth);
-            let body_code = self.term(body);
-            self.let_depths.pop();
-            (self.scope, self.depth, self.min_ref) = (scope, depth, saved_min);
-            let caps_layout = self.layout(vec![None; caps.len()], LayoutKind::Captures);
+            let reads: Vec<CodeId> = vars.iter().map(|&ix| self.var(ix, t)).collect();
+            let caps_layout = self.layout(vec![None; vars.len()], LayoutKind::Captures);
             let caps_args = self.args_run(&reads);
             self.store.let_caps.push((caps_layout, caps_args));
-            let caps = (self.store.let_caps.len() - 1) as u32;
-            return self.emit(
-                Code::Let {
-                    layout,
-                    rhs: rhs_code,
-                    body: body_code,
-                    recursive: false,
-                    strict,
-                    caps,
-                },
-                t,
-            );
+            caps = (self.store.let_caps.len() - 1) as u32;
+            self.enter_captures(vars);
         }
+        // What the reads of the captures (if any) refer to, not the body.
+        let saved_min = self.min_ref;
         self.depth += 1;
         self.push(Loc::Slot {
             depth: self.depth,
@@ -565,8 +552,11 @@ impl<'s, 'p> Compiler<'s, 'p> {
         self.let_depths.push(self.depth);
         let body_code = self.term(body);
         self.let_depths.pop();
-        self.pop(1);
-        self.depth -= 1;
+        (self.scope, self.depth) = (scope, depth);
+        if trimmed.is_some() {
+            // The body refers only to its own records.
+            self.min_ref = saved_min;
+        }
         self.emit(
             Code::Let {
                 layout,
@@ -574,7 +564,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 body: body_code,
                 recursive: recursive_data,
                 strict,
-                caps: NO_CAPS,
+                caps,
             },
             t,
         )

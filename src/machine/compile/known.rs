@@ -12,7 +12,7 @@
 //! another) otherwise keeps every old state alive through the counters' thunks.
 
 use crate::core::subst::instantiate;
-use crate::core::term::{Binder, CaseArm, CasePat, ConId, Ix, Match, RcTerm, Term};
+use crate::core::term::{CaseArm, CasePat, ConId, Ix, Match, RcTerm, Term};
 
 /// What an enclosing arm tells: the variable at de Bruijn *level* `var` is the
 /// constructor `con`, whose fields are bound at levels `fields..fields + n`.
@@ -159,13 +159,9 @@ fn walk_inner(t: &RcTerm, depth: u32, known: &mut Vec<Known>) -> Option<RcTerm> 
 
 fn clone_pat(p: &CasePat) -> CasePat {
     match p {
-        CasePat::Con(c, fs) => CasePat::Con(*c, fs.iter().map(clone_binder).collect()),
+        CasePat::Con(c, fs) => CasePat::Con(*c, fs.clone()),
         CasePat::Lit(l) => CasePat::Lit(l.clone()),
     }
-}
-
-fn clone_binder(b: &Binder) -> Binder {
-    b.clone()
 }
 
 #[cfg(test)]
