@@ -402,6 +402,27 @@ fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_
             "def main : Int = length (map (\\x -> x + 1) (concatMap (\\x -> if job x > 0 then [x] else []) (range 0 4) ++ concatMap (\\x -> if job x > 5 then [x] else []) (range 4 8)))\n",
             8,
         ),
+        // A test on a call's result decides whether an element is kept, but the
+        // rest is needed either way (both arms need it): every test starts at once,
+        // under a consumer of the whole list and under the printer.
+        (
+            "def main : Int = sum (filter (\\x -> job x % 2 == 0) (range 0 8))\n",
+            8,
+        ),
+        (
+            "def main : List Int = filter (\\x -> job x > 1) (range 0 6)\n",
+            6,
+        ),
+        (
+            "def main : List Int = foldr (\\x acc -> if job x > 1 then Cons (x + job (x + 10)) acc else acc) [] (range 0 5)\n",
+            5,
+        ),
+        // The other operand of `+` in a fiber that was speculative when it first
+        // parked, and is certain now.
+        (
+            "def main : Int = let n = job 1 + (job 2 + job 3) in foldr (\\x acc -> (n + x) + acc) 0 (take 1 (sortBy (\\a b -> a <= b) (map job [4, 5])))\n",
+            3,
+        ),
     ] {
         let mut starts = Vec::new();
         for mode in MODES {
@@ -427,6 +448,23 @@ fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_
         // the sequential order, as the keys are inspected (an effect call never
         // starts before it is certainly needed).
         assert!(par.1 >= at_once, "{main}: {} at once", par.1);
+    }
+}
+
+/// A value every arm of a `match` needs is started while the test waits; but an arm
+/// that fails (`error`) needs nothing, so a run that fails at the first test starts
+/// no call the sequential run does not (counted from the tools' own log).
+#[test]
+fn an_arm_that_fails_makes_nothing_certain() {
+    let prog = "def job (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start $0 >> log; sleep 0.2; echo $0\", showInt i])\n\
+                def main : List Int = foldr (\\x acc -> if job x > 1 then error \"boom\" else Cons x acc) [] (range 0 6)\n";
+    for mode in MODES {
+        let wf = Wf::new();
+        wf.write("wf.sp", prog);
+        let out = wf.run_mode(mode, &["wf.sp"]);
+        assert!(!out.status.success(), "{mode:?}");
+        assert!(stderr(&out).contains("boom"), "{mode:?}: {}", stderr(&out));
+        assert_eq!(wf.read("log"), "start 0\n", "{mode:?}");
     }
 }
 

@@ -288,6 +288,88 @@ impl<'p> Machine<'p> {
         !matches!(self.spine_context_of(frames), SpineContext::None)
     }
 
+    /// How much of the value the frames above `frames` compute certain work needs:
+    /// [`spine::NF`] under a walk to normal form (the printer's), [`spine::SPINE`]
+    /// where [`Self::spine_needed_below`] says so (or a walk to normal form reached
+    /// through a call that walks its argument's spine), else [`spine::WHNF`].
+    ///
+    /// [`spine::NF`]: crate::machine::compile::spine::NF
+    /// [`spine::SPINE`]: crate::machine::compile::spine::SPINE
+    /// [`spine::WHNF`]: crate::machine::compile::spine::WHNF
+    pub fn demand_below(&self, frames: &[Frame]) -> u8 {
+        use crate::machine::compile::spine::{NF, SPINE, WHNF};
+        let host = self.host.as_ref();
+        let mut through_call = false;
+        for f in frames.iter().rev() {
+            match f {
+                Frame::Update(t) => {
+                    if host.is_some_and(|h| h.spine_needed(*t)) {
+                        return SPINE;
+                    }
+                }
+                Frame::Stream | Frame::Deep { spine: false, .. } => {
+                    return if through_call { SPINE } else { NF };
+                }
+                Frame::Deep { spine: true, .. } => return SPINE,
+                Frame::CallArgs { code, next, .. } => match self.arg_spine_demand(*code, *next) {
+                    Some(true) => return SPINE,
+                    Some(false) => through_call = true,
+                    None => return WHNF,
+                },
+                _ => return WHNF,
+            }
+        }
+        WHNF
+    }
+
+    /// Whether the `next`-th argument of the known call `code` is walked to its end
+    /// when the call's value is needed (`Some(true)`), only when the call's own spine
+    /// is (`Some(false)`), or neither (`None`).
+    fn arg_spine_demand(&self, code: CodeId, next: u32) -> Option<bool> {
+        let Code::CallDef { def, .. } = self.code.nodes[code as usize] else {
+            return None;
+        };
+        let (on_whnf, on_spine) = self
+            .facts
+            .as_ref()
+            .and_then(|f| f.spine.get(def.0 as usize))
+            .copied()
+            .unwrap_or((0, 0));
+        let bit = if next < 64 { 1u64 << next } else { 0 };
+        if on_whnf & bit != 0 {
+            Some(true)
+        } else if on_spine & bit != 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// What the `match` `mi` certainly needs whichever arm it takes, when its value is
+    /// needed to `d` ([`Self::demand_below`]): (parent hops, slot, demand) of the
+    /// variables of its record chain
+    /// ([`crate::machine::compile::spine::arm_needs`]).
+    pub fn case_needs(&self, mi: u32, d: u8) -> Vec<(u32, u32, u8)> {
+        use crate::machine::compile::spine;
+        let Some(facts) = self.facts.as_ref() else {
+            return Vec::new();
+        };
+        if facts.spine_sigs.is_empty() {
+            return Vec::new();
+        }
+        let mc = &self.code.matches[mi as usize];
+        let meta = &self.code.meta[mc.node as usize];
+        spine::arm_needs(self.prog, &facts.spine_sigs, mc.core, d)
+            .into_iter()
+            .filter_map(|(ix, d)| match self.code.lookup(meta.scope, ix) {
+                Some(super::code::Loc::Slot { depth, slot }) if depth <= meta.depth => {
+                    Some((meta.depth - depth, slot, d))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     fn spine_context_of(&self, frames: &[Frame]) -> SpineContext {
         let host = self.host.as_ref();
         for f in frames.iter().rev() {
@@ -304,25 +386,12 @@ impl<'p> Machine<'p> {
                         SpineContext::None
                     };
                 }
-                Frame::CallArgs { code, next, .. } => {
-                    let Code::CallDef { def, .. } = self.code.nodes[*code as usize] else {
-                        return SpineContext::None;
-                    };
-                    let (on_whnf, on_spine) = self
-                        .facts
-                        .as_ref()
-                        .and_then(|f| f.spine.get(def.0 as usize))
-                        .copied()
-                        .unwrap_or((0, 0));
-                    let bit = if *next < 64 { 1u64 << next } else { 0 };
-                    if on_whnf & bit != 0 {
-                        return SpineContext::Argument;
-                    }
-                    if on_spine & bit == 0 {
-                        return SpineContext::None;
-                    }
+                Frame::CallArgs { code, next, .. } => match self.arg_spine_demand(*code, *next) {
+                    Some(true) => return SpineContext::Argument,
                     // Walked if the call's own value is: the frames below say.
-                }
+                    Some(false) => {}
+                    None => return SpineContext::None,
+                },
                 _ => return SpineContext::None,
             }
         }

@@ -58,6 +58,7 @@ use crate::machine::value::{NIL, Ref, Val};
 use policy::{CallKey, NOT_STARTED, PLANNED, Prepared, ReadyCall};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// How many built constructor objects [`Scheduler::push_frontier`] looks into for
@@ -263,7 +264,17 @@ pub struct Scheduler<'p> {
     /// Parked fibers that became certain since the scheduler last chose a fiber:
     /// their frames are looked at again.
     promoted: Vec<u32>,
+    /// Per `match` and demand on its value: what it needs
+    /// whichever arm it takes ([`Machine::case_needs`], memo).
+    case_needs: HashMap<(u32, u8), ArmNeeds>,
+    /// Whether a certain fiber whose `match` waits forks what every arm needs (not
+    /// when `SPINDLE_ARMS_OFF` is set, for comparisons).
+    arms_on: bool,
 }
+
+/// What a `match` needs whichever arm it takes: (parent hops, slot, demand) of the
+/// variables of its record chain ([`Machine::case_needs`]).
+type ArmNeeds = Rc<[(u32, u32, u8)]>;
 
 impl<'p> Scheduler<'p> {
     /// A scheduler making its calls through this policy (whose call layer holds the
@@ -300,6 +311,8 @@ impl<'p> Scheduler<'p> {
             futures_on: std::env::var_os("SPINDLE_FUTURES_OFF").is_none(),
             spines_on: std::env::var_os("SPINDLE_SPINES_OFF").is_none(),
             promoted: Vec::new(),
+            case_needs: HashMap::default(),
+            arms_on: std::env::var_os("SPINDLE_ARMS_OFF").is_none(),
         }
     }
 
@@ -996,11 +1009,20 @@ impl<'p> Scheduler<'p> {
                         m.heap.release(t);
                     }
                 }
+                Frame::Case { m: mi, env } if certain && self.arms_on => {
+                    self.fork_arm_needs(m, id, i, mi, env);
+                    self.push_record(m, env);
+                }
                 Frame::BinL { env, .. }
                 | Frame::Case { env, .. }
                 | Frame::LetStrict { env, .. }
                 | Frame::SeqB { env, .. }
                 | Frame::CallArgs { env, .. } => self.push_record(m, env),
+                // The other operand of a strict primitive, and the other side of a
+                // comparison, are needed too: a fiber made certain since it turned
+                // the operand into a thunk (put on the frontier while it was
+                // speculative) forks it now.
+                Frame::BinLv { b: v, .. } | Frame::EqLeft(v) if certain => self.need(m, v, false),
                 // Both operands of `++` are needed (LANGUAGE.md 7.1).
                 Frame::ConcatL { b: v, .. } if certain => {
                     m.heap.retain(v);
@@ -1052,6 +1074,57 @@ impl<'p> Scheduler<'p> {
                     }
                 }
             }
+        }
+    }
+
+    /// For the `match` `mi` at frame `i` of certain fiber `id`, waiting for its
+    /// scrutinee in record `env`: the values every arm needs are certainly needed
+    /// whatever the test gives, so they get certain fibers (walks of their spines
+    /// where the arms need those), and the calls they reach start while the test
+    /// waits. `filter`'s test on a call's result, and a `foldr` whose step tests one,
+    /// then run every test at once.
+    fn fork_arm_needs(&mut self, m: &mut Machine<'p>, id: u32, i: usize, mi: u32, env: Ref) {
+        use crate::machine::compile::spine::{NF, SPINE};
+        let demand = m.demand_below(&self.fibers[id as usize].frames[..i]);
+        let needs = match self.case_needs.get(&(mi, demand)) {
+            Some(n) => n.clone(),
+            None => {
+                let n: ArmNeeds = m.case_needs(mi, demand).into();
+                self.case_needs.insert((mi, demand), n.clone());
+                n
+            }
+        };
+        for &(hops, slot, d) in needs.iter() {
+            let v = m.heap.slot(m.heap.up(env, hops), slot);
+            if d == SPINE && self.spines_on && self.worth_forking(m, v) {
+                m.heap.retain(v);
+                Host::fork_spine(self, m, v);
+            } else {
+                self.need(m, v, d == NF);
+            }
+        }
+    }
+
+    /// `v` (borrowed) is certainly needed to weak head normal form, or (`deep`) to
+    /// normal form: a certain fiber for it if it may reach a call; and a speculative
+    /// fiber started on this very thunk is made certain (its calls start). One that
+    /// reached the thunk inside other work is left alone: what it goes on with after
+    /// the thunk is not known to be needed.
+    fn need(&mut self, m: &mut Machine<'p>, v: Val, deep: bool) {
+        if let Val::Thunk(t) = v
+            && let ThunkState::Blackholed { fiber, .. } = m.heap.thunks.get(t).state
+        {
+            let root = self
+                .fibers
+                .get(fiber as usize)
+                .filter(|f| !f.certain)
+                .and_then(|f| f.frames.first().copied());
+            if root == Some(Frame::Update(t)) {
+                self.promote(m, fiber);
+            }
+        } else if self.worth_forking(m, v) {
+            m.heap.retain(v);
+            self.fork(m, v, deep);
         }
     }
 

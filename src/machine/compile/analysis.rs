@@ -99,6 +99,10 @@ pub struct Facts {
     /// spine the call certainly walks when its value is needed (`.0`), and when its own
     /// spine is (`.1`) ([`super::spine`]).
     pub spine: Vec<(u64, u64)>,
+    /// The spine signatures themselves ([`super::spine::signatures`]), for what a
+    /// `match` needs whichever arm it takes ([`super::spine::arm_needs`]); empty when
+    /// `main` reaches no external (nothing is ever forked then).
+    pub spine_sigs: super::spine::Signatures,
 }
 
 /// Every definition's body as the analyses see it ([`source_body`]), in order.
@@ -160,22 +164,24 @@ pub fn analyse(prog: &Program, inline: bool) -> Facts {
     strictness(prog, &mut facts);
     externals(prog, &mut facts);
     facts.fold_range = super::fuse::fold_range_def(prog);
-    facts.spine = spine_masks(prog, &facts);
+    let (masks, sigs) = spine_masks(prog, &facts);
+    facts.spine = masks;
+    facts.spine_sigs = sigs;
     facts
 }
 
 /// [`Facts::spine`] from the spine signatures: a known call's arguments are its
 /// relevant parameters, in order.
-fn spine_masks(prog: &Program, facts: &Facts) -> Vec<(u64, u64)> {
+fn spine_masks(prog: &Program, facts: &Facts) -> (Vec<(u64, u64)>, super::spine::Signatures) {
     // A program whose `main` can reach no external has no call to start early: its
     // lists are never walked ahead of their consumer.
     if let Some(main) = prog.main
         && !reaches_extern(prog, main, facts.inline)
     {
-        return vec![(0, 0); facts.defs.len()];
+        return (vec![(0, 0); facts.defs.len()], Vec::new());
     }
     let sigs = super::spine::signatures(prog, facts);
-    facts
+    let masks = facts
         .defs
         .iter()
         .zip(&sigs)
@@ -198,7 +204,8 @@ fn spine_masks(prog: &Program, facts: &Facts) -> Vec<(u64, u64)> {
             }
             (on_whnf, on_spine)
         })
-        .collect()
+        .collect();
+    (masks, sigs)
 }
 
 /// Whether an external is mentioned in `root` or in a definition it refers to,

@@ -28,7 +28,9 @@
 //!   needs its tail to SPINE (a `Nil` arm needs nothing more);
 //! - a known call passes its signature's demands to its arguments; an unknown
 //!   function's result demands nothing of its arguments;
-//! - `error` needs everything (it never returns), as in the strictness analysis.
+//! - `error` needs nothing. (The strictness analysis says it needs everything, as it
+//!   never returns; but a walk this analysis asks for starts `effect` calls, and a
+//!   sequential run that meets the `error` first never starts them.)
 //!
 //! Signatures are a greatest fixed point (every parameter is SPINE until a body shows
 //! less), as the strictness analysis is: a definition that loops forever needs
@@ -46,6 +48,10 @@ pub const NONE: u8 = 0;
 pub const WHNF: u8 = 1;
 /// The whole spine.
 pub const SPINE: u8 = 2;
+/// Normal form: the spine and every element, every field of every constructor (only
+/// for what a `match` needs whichever arm it takes, [`arm_needs`]: the signatures
+/// stop at [`SPINE`], and a call under `NF` makes the demands it makes under `SPINE`).
+pub const NF: u8 = 3;
 
 /// Per definition, per parameter of its leading lambdas: the demand of a call on it
 /// when the call's value is needed to WHNF (`.0`) and to SPINE (`.1`).
@@ -122,6 +128,7 @@ impl Needs {
 }
 
 struct Walk<'a> {
+    prog: &'a Program,
     sigs: &'a Signatures,
     /// The prelude's `Cons`.
     cons: ConId,
@@ -168,6 +175,23 @@ impl Walk<'_> {
     }
 
     fn matching(&mut self, m: &crate::core::term::Match, d: u8) -> Needs {
+        let (arms, saw_cons, tails_spine) = self.arms(m, d);
+        let scrut = self.term(&m.scrut, WHNF);
+        let mut n = scrut.join(arms);
+        if saw_cons
+            && tails_spine
+            && let Term::Var(ix) = &**unann(&m.scrut)
+            && let Some(x) = self.var(ix.0)
+        {
+            n = n.join(Needs::one(x, SPINE));
+        }
+        n
+    }
+
+    /// What every arm of `m` needs of the variables outside it (the meet of the
+    /// arms), whether one arm is `Cons`, and whether every `Cons` arm needs its tail
+    /// to SPINE.
+    fn arms(&mut self, m: &crate::core::term::Match, d: u8) -> (Needs, bool, bool) {
         let mut arms = Needs::Bottom;
         let mut tails_spine = true;
         let mut saw_cons = false;
@@ -181,7 +205,7 @@ impl Walk<'_> {
             {
                 saw_cons = true;
                 // The tail is the last field bound.
-                tails_spine &= !fields.is_empty() && a.get(base + k - 1) == SPINE;
+                tails_spine &= !fields.is_empty() && a.get(base + k - 1) >= SPINE;
             }
             self.depth = base;
             arms = arms.meet(a.below(base));
@@ -195,16 +219,7 @@ impl Walk<'_> {
             // A default arm that may stand for `Cons` walks nothing we can see.
             tails_spine &= saw_cons;
         }
-        let scrut = self.term(&m.scrut, WHNF);
-        let mut n = scrut.join(arms);
-        if saw_cons
-            && tails_spine
-            && let Term::Var(ix) = &**unann(&m.scrut)
-            && let Some(x) = self.var(ix.0)
-        {
-            n = n.join(Needs::one(x, SPINE));
-        }
-        n
+        (arms, saw_cons, tails_spine)
     }
 
     fn app(&mut self, t: &RcTerm, d: u8) -> Needs {
@@ -216,11 +231,11 @@ impl Walk<'_> {
             .collect();
         match &**unann(head) {
             Term::Prim(p, _) if explicit.len() >= p.arity() => match p {
-                Prim::Error => Needs::Bottom,
+                Prim::Error => Needs::none(),
                 Prim::Concat => {
                     let a = self.term(explicit[0], d);
-                    if d == SPINE {
-                        a.join(self.term(explicit[1], SPINE))
+                    if d >= SPINE {
+                        a.join(self.term(explicit[1], d))
                     } else {
                         a
                     }
@@ -248,6 +263,13 @@ impl Walk<'_> {
                 }
                 n
             }
+            Term::Con(c) if d == NF && explicit.len() == self.prog.con(*c).fields.len() => {
+                let mut n = Needs::none();
+                for a in &explicit {
+                    n = n.join(self.term(a, NF));
+                }
+                n
+            }
             Term::Con(c) if *c == self.cons && d == SPINE => match explicit.last() {
                 Some(tail) if explicit.len() == 2 => self.term(tail, SPINE),
                 _ => Needs::none(),
@@ -259,7 +281,7 @@ impl Walk<'_> {
                 }
                 let mut n = Needs::none();
                 for (&(on_whnf, on_spine), (_, a)) in sig.iter().zip(&args) {
-                    let want = if d == SPINE { on_spine } else { on_whnf };
+                    let want = if d >= SPINE { on_spine } else { on_whnf };
                     n = n.join(self.term(a, want));
                 }
                 n
@@ -267,6 +289,36 @@ impl Walk<'_> {
             Term::Var(_) | Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head, WHNF),
             _ => Needs::none(),
         }
+    }
+}
+
+/// What a `match` certainly needs of the variables in scope where it stands, whichever
+/// arm it takes, when its value is needed to `d` (WHNF, SPINE or NF): pairs of a de Bruijn
+/// index (at the `match`) and a demand. The scheduler forks these for a certain fiber
+/// whose scrutinee waits on a call (`let more = filter p rest in if p x then Cons x
+/// more else more` needs `more` either way), so the calls they reach need not wait
+/// for the test.
+pub fn arm_needs(
+    prog: &Program,
+    sigs: &Signatures,
+    m: &crate::core::term::Match,
+    d: u8,
+) -> Vec<(u32, u8)> {
+    // Any depth above the indices in scope: a variable's level is `DEPTH - 1 - ix`.
+    const DEPTH: usize = 1 << 24;
+    let mut w = Walk {
+        prog,
+        sigs,
+        cons: prog.builtins.cons,
+        depth: DEPTH,
+    };
+    match w.arms(m, d).0 {
+        Needs::Bottom => Vec::new(),
+        Needs::Map(v) => v
+            .into_iter()
+            .filter(|&(x, d)| x < DEPTH && d > NONE)
+            .map(|(x, d)| ((DEPTH - 1 - x) as u32, d))
+            .collect(),
     }
 }
 
@@ -302,6 +354,7 @@ pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
             let (_, body) = lambdas(written);
             for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
                 let needs = Walk {
+                    prog,
                     sigs: &sigs,
                     cons,
                     depth: n,
@@ -375,6 +428,46 @@ mod tests {
         assert_eq!(s[n - 1], (NONE, SPINE));
         // `map` under WHNF: only the list's first cell.
         assert_eq!(sig_of(MAIN, "map").last().unwrap().0, WHNF);
+    }
+
+    /// What the `match` that is `name`'s body needs whichever arm it takes, under `d`.
+    fn arms_of(src: &str, name: &str, d: u8) -> Vec<(u32, u8)> {
+        let loaded = driver::load_text("t.sp", src);
+        let prog = loaded.program.expect("the program checks");
+        let facts = super::super::analysis::analyse(&prog, false);
+        let sigs = signatures(&prog, &facts);
+        let i = prog
+            .defs
+            .iter()
+            .rposition(|d| &*d.name == name)
+            .expect(name);
+        let (_, body) = lambdas(super::super::codegen::source_body(
+            &prog,
+            crate::core::term::DefId(i as u32),
+            false,
+        ));
+        let Term::Match(m) = &**unann(body) else {
+            panic!("{name}'s body is not a match")
+        };
+        arm_needs(&prog, &sigs, m, d)
+    }
+
+    #[test]
+    fn what_every_arm_needs() {
+        // `ys` is index 1 under `c`; `xs` index 2.
+        let src = "def keep (xs : List Int) (ys : List Int) (c : Bool) : List Int = if c then Cons 1 ys else ys\n\
+                   def fails (xs : List Int) (ys : List Int) (c : Bool) : List Int = if c then error \"no\" else ys\n\
+                   def both (xs : List Int) (ys : List Int) (c : Bool) : Int = if c then length xs else length (xs ++ ys)\n\
+                   def main : Int = 0\n";
+        // Under WHNF the `Cons` arm needs nothing of `ys`; under SPINE its spine,
+        // and under NF all of it.
+        assert_eq!(arms_of(src, "keep", WHNF), vec![]);
+        assert_eq!(arms_of(src, "keep", SPINE), vec![(1, SPINE)]);
+        assert_eq!(arms_of(src, "keep", NF), vec![(1, NF)]);
+        // An arm that fails makes nothing certain.
+        assert_eq!(arms_of(src, "fails", SPINE), vec![]);
+        // Both arms walk `xs`; only one walks `ys`.
+        assert_eq!(arms_of(src, "both", WHNF), vec![(2, SPINE)]);
     }
 
     #[test]
