@@ -11,6 +11,9 @@ use super::heap::PapHead;
 use super::value::{NIL, Ref, Val};
 use crate::prim::Prim;
 
+/// How many frames [`Machine::demand_below`] looks at.
+const DEMAND_LOOK: usize = 256;
+
 impl<'p> Machine<'p> {
     /// A known call: one record for the parameters, strict arguments evaluated into
     /// it first, then the body.
@@ -300,7 +303,9 @@ impl<'p> Machine<'p> {
         use crate::machine::compile::spine::{NF, SPINE, WHNF};
         let host = self.host.as_ref();
         let mut through_call = false;
-        for f in frames.iter().rev() {
+        // A bounded look (a long chain of thunks forcing each other is looked at for
+        // each `match` a fiber parks under): past it, only the head is known needed.
+        for f in frames.iter().rev().take(DEMAND_LOOK) {
             match f {
                 Frame::Update(t) => {
                     if host.is_some_and(|h| h.spine_needed(*t)) {

@@ -742,6 +742,14 @@ impl<'p> Machine<'p> {
             let fields = cell.fields;
             if cell.con == self.prog.builtins.cons && fields.len() == 2 {
                 let w = fields.at(&self.heap.words, 1);
+                // A tail another walk holds is walked by that one from here on:
+                // this walk ends (several walks forked along one list would each
+                // walk the rest, the square of its length).
+                if let Val::Thunk(t) = w
+                    && self.host.as_ref().is_some_and(|h| h.spine_needed(t))
+                {
+                    return;
+                }
                 self.heap.retain(w);
                 self.deep.push(w);
                 if let Val::Thunk(t) = w
