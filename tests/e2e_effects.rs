@@ -417,6 +417,18 @@ fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_
             "def main : List Int = foldr (\\x acc -> if job x > 1 then Cons (x + job (x + 10)) acc else acc) [] (range 0 5)\n",
             5,
         ),
+        // `foldr` walks its list to its end when its function needs the
+        // accumulator (checked on the function the call passes), so the tests of
+        // the filtered list start at once; one that does not need it walks no
+        // further than the sequential run.
+        (
+            "def main : Int = foldr (\\x acc -> x + acc) 0 (filter (\\x -> job x > 1) (range 0 6))\n",
+            6,
+        ),
+        (
+            "def main : Int = foldr (\\x acc -> if x > 100 then acc else x) 0 (filter (\\x -> job x > 1) (range 0 6))\n",
+            1,
+        ),
         // The other operand of `+` in a fiber that was speculative when it first
         // parked, and is certain now.
         (

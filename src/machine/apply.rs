@@ -169,15 +169,39 @@ impl<'p> Machine<'p> {
                     },
                 }
             };
-            if let Some(fid) = fid {
-                let f = &self.code.funs[fid as usize];
-                let n = f.params.len() as u32;
-                if pos < n && n <= nargs && pos < 64 && f.strict_mask & (1 << pos) != 0 {
-                    mask |= 1 << arg;
-                }
+            if fid.is_some_and(|fid| self.fun_needs(fid, pos, nargs)) {
+                mask |= 1 << arg;
             }
         }
         mask
+    }
+
+    /// Whether function `fid`, applied to at least `pos + 1` and at most `nargs`
+    /// arguments, certainly evaluates its argument `pos`.
+    fn fun_needs(&self, fid: FunId, pos: u32, nargs: u32) -> bool {
+        let f = &self.code.funs[fid as usize];
+        let n = f.params.len() as u32;
+        pos < n && n <= nargs && pos < 64 && f.strict_mask & (1 << pos) != 0
+    }
+
+    /// [`crate::machine::compile::analysis::Facts::spine`] for a known call of `def`
+    /// whose first `filled` arguments are in its record `rec`: and, when the function
+    /// one of those passes meets the definition's condition, its conditional masks.
+    fn spine_masks_of(&self, def: crate::core::term::DefId, rec: Ref, filled: u32) -> (u64, u64) {
+        let Some(facts) = self.facts.as_ref() else {
+            return (0, 0);
+        };
+        let (mut on_whnf, mut on_spine) =
+            facts.spine.get(def.0 as usize).copied().unwrap_or((0, 0));
+        if let Some(Some(c)) = facts.spine_cond.get(def.0 as usize)
+            && c.fun_arg < filled
+            && let Some(fid) = self.fun_id_of(self.heap.slot(rec, c.fun_arg))
+            && self.fun_needs(fid, c.pos, c.nargs)
+        {
+            on_whnf |= c.on_whnf;
+            on_spine |= c.on_spine;
+        }
+        (on_whnf, on_spine)
     }
 
     /// The code of a function value (an evaluated thunk's value too); `None` for
@@ -209,13 +233,7 @@ impl<'p> Machine<'p> {
         rec: Ref,
         n: u32,
     ) -> u64 {
-        let Some(&(on_whnf, on_spine)) = self
-            .facts
-            .as_ref()
-            .and_then(|f| f.spine.get(def.0 as usize))
-        else {
-            return 0;
-        };
+        let (on_whnf, on_spine) = self.spine_masks_of(def, rec, n);
         let candidates = on_whnf | on_spine;
         if candidates == 0 || self.host.is_none() {
             return 0;
@@ -316,7 +334,9 @@ impl<'p> Machine<'p> {
                     return if through_call { SPINE } else { NF };
                 }
                 Frame::Deep { spine: true, .. } => return SPINE,
-                Frame::CallArgs { code, next, .. } => match self.arg_spine_demand(*code, *next) {
+                Frame::CallArgs {
+                    code, next, rec, ..
+                } => match self.arg_spine_demand(*code, *next, *rec) {
                     Some(true) => return SPINE,
                     Some(false) => through_call = true,
                     None => return WHNF,
@@ -327,19 +347,15 @@ impl<'p> Machine<'p> {
         WHNF
     }
 
-    /// Whether the `next`-th argument of the known call `code` is walked to its end
+    /// Whether the `next`-th argument of the known call `code` (its record `rec`
+    /// holding the arguments before it) is walked to its end
     /// when the call's value is needed (`Some(true)`), only when the call's own spine
     /// is (`Some(false)`), or neither (`None`).
-    fn arg_spine_demand(&self, code: CodeId, next: u32) -> Option<bool> {
+    fn arg_spine_demand(&self, code: CodeId, next: u32, rec: Ref) -> Option<bool> {
         let Code::CallDef { def, .. } = self.code.nodes[code as usize] else {
             return None;
         };
-        let (on_whnf, on_spine) = self
-            .facts
-            .as_ref()
-            .and_then(|f| f.spine.get(def.0 as usize))
-            .copied()
-            .unwrap_or((0, 0));
+        let (on_whnf, on_spine) = self.spine_masks_of(def, rec, next);
         let bit = if next < 64 { 1u64 << next } else { 0 };
         if on_whnf & bit != 0 {
             Some(true)
@@ -391,7 +407,9 @@ impl<'p> Machine<'p> {
                         SpineContext::None
                     };
                 }
-                Frame::CallArgs { code, next, .. } => match self.arg_spine_demand(*code, *next) {
+                Frame::CallArgs {
+                    code, next, rec, ..
+                } => match self.arg_spine_demand(*code, *next, *rec) {
                     Some(true) => return SpineContext::Argument,
                     // Walked if the call's own value is: the frames below say.
                     Some(false) => {}

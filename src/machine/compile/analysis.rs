@@ -103,6 +103,27 @@ pub struct Facts {
     /// `match` needs whichever arm it takes ([`super::spine::arm_needs`]); empty when
     /// `main` reaches no external (nothing is ever forked then).
     pub spine_sigs: super::spine::Signatures,
+    /// Per definition: the arguments of a known call whose whole spine it walks when
+    /// the function it is passed meets a condition ([`super::spine::cond_signatures`];
+    /// empty when `main` reaches no external).
+    pub spine_cond: Vec<Option<SpineCond>>,
+}
+
+/// [`Facts::spine`] under a condition on the function a call passes: the function
+/// at argument `fun_arg`, applied to at least `pos + 1` and at most `nargs`
+/// arguments, needs its argument `pos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpineCond {
+    /// The argument holding the function (an index into the call's arguments).
+    pub fun_arg: u32,
+    /// Which of its arguments it must need.
+    pub pos: u32,
+    /// At most how many arguments the callee applies it to.
+    pub nargs: u32,
+    /// As [`Facts::spine`]`.0`, when the condition holds.
+    pub on_whnf: u64,
+    /// As [`Facts::spine`]`.1`, when the condition holds.
+    pub on_spine: u64,
 }
 
 /// Every definition's body as the analyses see it ([`source_body`]), in order.
@@ -167,6 +188,7 @@ pub fn analyse(prog: &Program, inline: bool) -> Facts {
     let (masks, sigs) = spine_masks(prog, &facts);
     facts.spine = masks;
     facts.spine_sigs = sigs;
+    facts.spine_cond = spine_conds(prog, &facts);
     facts
 }
 
@@ -185,27 +207,58 @@ fn spine_masks(prog: &Program, facts: &Facts) -> (Vec<(u64, u64)>, super::spine:
         .defs
         .iter()
         .zip(&sigs)
-        .map(|(ps, sig)| {
-            let (mut on_whnf, mut on_spine) = (0u64, 0u64);
-            let mut i = 0;
-            for (p, &(w, s)) in ps.iter().zip(sig) {
-                if !p.relevant {
-                    continue;
-                }
-                if i < 64 {
-                    if w == super::spine::SPINE {
-                        on_whnf |= 1 << i;
-                    }
-                    if s == super::spine::SPINE {
-                        on_spine |= 1 << i;
-                    }
-                }
-                i += 1;
-            }
-            (on_whnf, on_spine)
-        })
+        .map(|(ps, sig)| sig_masks(ps, sig))
         .collect();
     (masks, sigs)
+}
+
+/// A signature as bits of a known call's arguments (its relevant parameters, in
+/// order): walked to their end when the call's value is needed, and when its spine is.
+fn sig_masks(ps: &[ParamFacts], sig: &[(u8, u8)]) -> (u64, u64) {
+    let (mut on_whnf, mut on_spine) = (0u64, 0u64);
+    let mut i = 0;
+    for (p, &(w, s)) in ps.iter().zip(sig) {
+        if !p.relevant {
+            continue;
+        }
+        if i < 64 {
+            if w == super::spine::SPINE {
+                on_whnf |= 1 << i;
+            }
+            if s == super::spine::SPINE {
+                on_spine |= 1 << i;
+            }
+        }
+        i += 1;
+    }
+    (on_whnf, on_spine)
+}
+
+/// [`Facts::spine_cond`] from the conditional spine signatures: the condition's
+/// function as an argument index of a known call.
+fn spine_conds(prog: &Program, facts: &Facts) -> Vec<Option<SpineCond>> {
+    if facts.spine_sigs.is_empty() {
+        return Vec::new();
+    }
+    super::spine::cond_signatures(prog, facts, &facts.spine_sigs)
+        .into_iter()
+        .zip(&facts.defs)
+        .map(|(c, ps)| {
+            let c = c?;
+            if !ps.get(c.fun)?.relevant {
+                return None;
+            }
+            let fun_arg = ps[..c.fun].iter().filter(|p| p.relevant).count() as u32;
+            let (on_whnf, on_spine) = sig_masks(ps, &c.sig);
+            Some(SpineCond {
+                fun_arg,
+                pos: c.pos,
+                nargs: c.nargs,
+                on_whnf,
+                on_spine,
+            })
+        })
+        .collect()
 }
 
 /// Whether an external is mentioned in `root` or in a definition it refers to,

@@ -32,6 +32,11 @@
 //!   never returns; but a walk this analysis asks for starts `effect` calls, and a
 //!   sequential run that meets the `error` first never starts them.)
 //!
+//! A function given a function (`foldr f z xs`) walks its list only if the function
+//! it is given needs the rest: a *conditional* signature ([`cond_signatures`]) says
+//! what the definition needs when the function at one of its parameters needs one of
+//! its arguments, and the machine checks that on the function a call passes.
+//!
 //! Signatures are a greatest fixed point (every parameter is SPINE until a body shows
 //! less), as the strictness analysis is: a definition that loops forever needs
 //! everything. `length`, `sum`, `foldl`, `reverse` and `sortBy` get SPINE on their list
@@ -133,6 +138,28 @@ struct Walk<'a> {
     /// The prelude's `Cons`.
     cons: ConId,
     depth: usize,
+    /// While a definition's conditional signature is computed: the condition assumed,
+    /// and the signature so far (for its calls of itself that pass its function on).
+    assume: Option<Assume<'a>>,
+    /// Applications of a variable to arguments (binder level, how many), when
+    /// recorded ([`cond_signatures`]'s candidates).
+    apps: Option<Vec<(usize, u32)>>,
+}
+
+/// A condition assumed while a definition is analysed ([`cond_signatures`]).
+struct Assume<'a> {
+    /// The definition.
+    def: usize,
+    /// The binder level of its parameter holding the function.
+    fun: usize,
+    /// Which argument of the function is needed.
+    pos: u32,
+    /// At most how many arguments the function is applied to where it needs it.
+    nargs: u32,
+    /// The definition's parameter holding the function.
+    fun_param: usize,
+    /// The conditional signature so far.
+    sig: &'a [(u8, u8)],
 }
 
 impl Walk<'_> {
@@ -275,7 +302,17 @@ impl Walk<'_> {
                 _ => Needs::none(),
             },
             Term::Def(def) => {
-                let sig = &self.sigs[def.0 as usize];
+                let mut sig = &self.sigs[def.0 as usize][..];
+                // A call of the definition under analysis that passes its function on
+                // unchanged: the condition holds there too.
+                if let Some(a) = &self.assume
+                    && a.def == def.0 as usize
+                    && let Some((_, f)) = args.get(a.fun_param)
+                    && let Term::Var(ix) = &**unann(f)
+                    && self.var(ix.0) == Some(a.fun)
+                {
+                    sig = a.sig;
+                }
                 if sig.is_empty() || args.len() < sig.len() {
                     return Needs::none();
                 }
@@ -286,7 +323,27 @@ impl Walk<'_> {
                 }
                 n
             }
-            Term::Var(_) | Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head, WHNF),
+            // The function assumed to need an argument, applied to it.
+            Term::Var(ix)
+                if self.assume.as_ref().is_some_and(|a| {
+                    self.var(ix.0) == Some(a.fun)
+                        && (a.pos as usize) < args.len()
+                        && args.len() <= a.nargs as usize
+                }) =>
+            {
+                let pos = self.assume.as_ref().map_or(0, |a| a.pos as usize);
+                self.term(head, WHNF).join(self.term(args[pos].1, WHNF))
+            }
+            Term::Var(ix) => {
+                if let (Some(apps), Some(x)) = (
+                    self.apps.as_mut(),
+                    self.depth.checked_sub(1 + ix.0 as usize),
+                ) {
+                    apps.push((x, args.len() as u32));
+                }
+                self.term(head, WHNF)
+            }
+            Term::Let(..) | Term::Match(..) | Term::App(..) => self.term(head, WHNF),
             _ => Needs::none(),
         }
     }
@@ -311,6 +368,8 @@ pub fn arm_needs(
         sigs,
         cons: prog.builtins.cons,
         depth: DEPTH,
+        assume: None,
+        apps: None,
     };
     match w.arms(m, d).0 {
         Needs::Bottom => Vec::new(),
@@ -320,6 +379,139 @@ pub fn arm_needs(
             .map(|(x, d)| ((DEPTH - 1 - x) as u32, d))
             .collect(),
     }
+}
+
+/// A definition's signature under a condition on the function one of its parameters
+/// holds: `foldr f z xs` walks `xs` to its end when `f` needs its second argument
+/// (`foldr (\x acc -> g x + acc) 0 xs`), which only the function a call passes can
+/// say. Checked at run time on that function, as the strictness analysis's
+/// conditions are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CondSig {
+    /// The parameter holding the function (an index among the definition's
+    /// parameters).
+    pub fun: usize,
+    /// Which of the function's arguments (implicit ones counted) it must need.
+    pub pos: u32,
+    /// At most how many arguments the definition applies it to.
+    pub nargs: u32,
+    /// The signature when it does.
+    pub sig: Vec<(u8, u8)>,
+}
+
+/// Per definition, a conditional signature that needs more than its plain one
+/// ([`CondSig`]), if one is found: the condition tried are "the function at
+/// parameter `g` needs its argument at `pos`" for each parameter the body applies
+/// (to at most [`COND_ARGS`] arguments), and the first that makes some list walked to
+/// its end is kept. Only calls of the definition itself are assumed to meet the
+/// condition again (when they pass the same function on).
+pub fn cond_signatures(prog: &Program, facts: &Facts, sigs: &Signatures) -> Vec<Option<CondSig>> {
+    let cons = prog.builtins.cons;
+    let mut out = vec![None; sigs.len()];
+    for (d, written) in super::analysis::bodies(prog, facts.inline).enumerate() {
+        let n = sigs[d].len();
+        if n == 0 {
+            continue;
+        }
+        let (_, body) = lambdas(written);
+        // The candidates: parameters the body applies, as the plain analysis sees.
+        let mut apps = Vec::new();
+        for ctx in [WHNF, SPINE] {
+            let mut w = Walk {
+                prog,
+                sigs,
+                cons,
+                depth: n,
+                assume: None,
+                apps: Some(Vec::new()),
+            };
+            w.term(body, ctx);
+            apps.extend(w.apps.unwrap_or_default());
+        }
+        apps.retain(|&(g, k)| g < n && k as usize <= COND_ARGS && facts.defs[d][g].relevant);
+        apps.sort_unstable();
+        apps.dedup();
+        'found: for &(g, k) in &apps {
+            for pos in 0..k {
+                if let Some(sig) = cond_fixpoint(prog, facts, sigs, d, body, g, pos, k)
+                    && sig.iter().zip(&sigs[d]).any(|(c, p)| {
+                        (c.0 == SPINE && p.0 < SPINE) || (c.1 == SPINE && p.1 < SPINE)
+                    })
+                {
+                    out[d] = Some(CondSig {
+                        fun: g,
+                        pos,
+                        nargs: k,
+                        sig,
+                    });
+                    break 'found;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// At most how many arguments a function parameter is applied to for
+/// [`cond_signatures`] to try conditions on it.
+const COND_ARGS: usize = 4;
+
+/// Definition `d`'s signature assuming the function at parameter `g` needs its
+/// argument `pos` when applied to at most `nargs` (a greatest fixed point, as
+/// [`signatures`]); `None` if it does not settle.
+#[allow(clippy::too_many_arguments)]
+fn cond_fixpoint(
+    prog: &Program,
+    facts: &Facts,
+    sigs: &Signatures,
+    d: usize,
+    body: &RcTerm,
+    g: usize,
+    pos: u32,
+    nargs: u32,
+) -> Option<Vec<(u8, u8)>> {
+    let n = sigs[d].len();
+    let mut sig: Vec<(u8, u8)> = facts.defs[d]
+        .iter()
+        .map(|p| {
+            if p.relevant {
+                (SPINE, SPINE)
+            } else {
+                (NONE, NONE)
+            }
+        })
+        .collect();
+    for _round in 0..32 {
+        let mut next = sig.clone();
+        for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
+            let needs = Walk {
+                prog,
+                sigs,
+                cons: prog.builtins.cons,
+                depth: n,
+                assume: Some(Assume {
+                    def: d,
+                    fun: g,
+                    pos,
+                    nargs,
+                    fun_param: g,
+                    sig: &sig,
+                }),
+                apps: None,
+            }
+            .term(body, ctx);
+            for (k, s) in next.iter_mut().enumerate() {
+                let now = needs.get(k);
+                let slot = if pick == 0 { &mut s.0 } else { &mut s.1 };
+                *slot = (*slot).min(now);
+            }
+        }
+        if next == sig {
+            return Some(sig);
+        }
+        sig = next;
+    }
+    None
 }
 
 /// The signatures of every definition of `prog` (see the module documentation), given
@@ -358,6 +550,8 @@ pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
                     sigs: &sigs,
                     cons,
                     depth: n,
+                    assume: None,
+                    apps: None,
                 }
                 .term(body, ctx);
                 for (k, sig) in sigs[d].iter_mut().enumerate() {
@@ -468,6 +662,25 @@ mod tests {
         assert_eq!(arms_of(src, "fails", SPINE), vec![]);
         // Both arms walk `xs`; only one walks `ys`.
         assert_eq!(arms_of(src, "both", WHNF), vec![(2, SPINE)]);
+    }
+
+    #[test]
+    fn a_fold_walks_its_list_when_its_function_needs_the_rest() {
+        let loaded = driver::load_text("t.sp", MAIN);
+        let prog = loaded.program.expect("the program checks");
+        let facts = super::super::analysis::analyse(&prog, false);
+        let sigs = signatures(&prog, &facts);
+        let conds = cond_signatures(&prog, &facts, &sigs);
+        let at = |name: &str| prog.defs.iter().rposition(|d| &*d.name == name).unwrap();
+        let f = at("foldr");
+        // Plainly, `foldr` needs its list's first cell only.
+        assert!(sigs[f].last().unwrap().0 < SPINE, "{:?}", sigs[f]);
+        // If `f` needs its second argument (of two), the whole spine.
+        let c = conds[f].as_ref().expect("a condition for foldr");
+        assert_eq!((c.pos, c.nargs), (1, 2), "{c:?}");
+        assert_eq!(c.sig.last().unwrap().0, SPINE, "{c:?}");
+        // `map` has no such condition: its list is walked as far as its own spine.
+        assert_eq!(conds[at("map")], None);
     }
 
     #[test]
