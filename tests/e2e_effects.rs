@@ -468,15 +468,29 @@ fn effect_calls_behind_strict_evaluation_start_at_once_and_match_the_sequential_
 /// no call the sequential run does not (counted from the tools' own log).
 #[test]
 fn an_arm_that_fails_makes_nothing_certain() {
-    let prog = "def job (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start $0 >> log; sleep 0.2; echo $0\", showInt i])\n\
-                def main : List Int = foldr (\\x acc -> if job x > 1 then error \"boom\" else Cons x acc) [] (range 0 6)\n";
-    for mode in MODES {
-        let wf = Wf::new();
-        wf.write("wf.sp", prog);
-        let out = wf.run_mode(mode, &["wf.sp"]);
-        assert!(!out.status.success(), "{mode:?}");
-        assert!(stderr(&out).contains("boom"), "{mode:?}: {}", stderr(&out));
-        assert_eq!(wf.read("log"), "start 0\n", "{mode:?}");
+    let job = "def job (i : Int) : Int = strLength (run \"sh\" [\"-c\", \"echo start $0 >> log; sleep 0.2; echo $0\", showInt i])\n";
+    for (main, started) in [
+        (
+            "def main : List Int = foldr (\\x acc -> if job x > 1 then error \"boom\" else Cons x acc) [] (range 0 6)\n",
+            "start 0\n",
+        ),
+        // A step that may fail is no reason to walk the list `foldr` folds.
+        (
+            "def main : Int = foldr (\\x acc -> if x > 2 then error \"boom\" else x + acc) 0 (filter (\\x -> job x > 1) (range 0 6))\n",
+            "start 0\nstart 1\nstart 2\nstart 3\n",
+        ),
+    ] {
+        let prog = format!("{job}{main}");
+        for mode in MODES {
+            let wf = Wf::new();
+            wf.write("wf.sp", &prog);
+            let out = wf.run_mode(mode, &["wf.sp"]);
+            assert!(!out.status.success(), "{mode:?}");
+            assert!(stderr(&out).contains("boom"), "{mode:?}: {}", stderr(&out));
+            let mut log: Vec<String> = wf.read("log").lines().map(str::to_string).collect();
+            log.sort();
+            assert_eq!(log.join("\n") + "\n", started, "{mode:?} {main}");
+        }
     }
 }
 

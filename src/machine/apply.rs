@@ -197,6 +197,7 @@ impl<'p> Machine<'p> {
             && c.fun_arg < filled
             && let Some(fid) = self.fun_id_of(self.heap.slot(rec, c.fun_arg))
             && self.fun_needs(fid, c.pos, c.nargs)
+            && !self.code.funs[fid as usize].may_fail
         {
             on_whnf |= c.on_whnf;
             on_spine |= c.on_spine;

@@ -350,6 +350,11 @@ pub struct Fun<'p> {
     /// (strictness analysis; for a lambda as for a definition). Read where a known
     /// call's argument is strict under a condition on this function ([`CondArg`]).
     pub strict_mask: u64,
+    /// Whether its body names `error`: the strictness analysis counts an arm that
+    /// fails as needing everything, which makes `strict_mask` no reason to start an
+    /// effect the sequential run may never reach (a spine walk's condition,
+    /// [`crate::machine::compile::analysis::SpineCond`], is then not met).
+    pub may_fail: bool,
     /// The outermost `Lam` of the group, for readback.
     pub core: &'p RcTerm,
     /// The scope the group is written in (without its own binders).
