@@ -579,17 +579,26 @@ mod tests {
     use super::*;
     use crate::driver;
 
-    fn sig_of(src: &str, name: &str) -> Vec<(u8, u8)> {
+    /// A program checked and analysed: it, its facts and its spine signatures.
+    fn analysed(src: &str) -> (Program, Facts, Signatures) {
         let loaded = driver::load_text("t.sp", src);
         let prog = loaded.program.expect("the program checks");
         let facts = super::super::analysis::analyse(&prog, false);
         let sigs = signatures(&prog, &facts);
-        let i = prog
-            .defs
+        (prog, facts, sigs)
+    }
+
+    /// The index of the last definition called `name`.
+    fn def_at(prog: &Program, name: &str) -> usize {
+        prog.defs
             .iter()
             .rposition(|d| &*d.name == name)
-            .expect(name);
-        sigs[i].clone()
+            .expect(name)
+    }
+
+    fn sig_of(src: &str, name: &str) -> Vec<(u8, u8)> {
+        let (prog, _, sigs) = analysed(src);
+        sigs[def_at(&prog, name)].clone()
     }
 
     const MAIN: &str = "def main : Int = 0\n";
@@ -626,15 +635,8 @@ mod tests {
 
     /// What the `match` that is `name`'s body needs whichever arm it takes, under `d`.
     fn arms_of(src: &str, name: &str, d: u8) -> Vec<(u32, u8)> {
-        let loaded = driver::load_text("t.sp", src);
-        let prog = loaded.program.expect("the program checks");
-        let facts = super::super::analysis::analyse(&prog, false);
-        let sigs = signatures(&prog, &facts);
-        let i = prog
-            .defs
-            .iter()
-            .rposition(|d| &*d.name == name)
-            .expect(name);
+        let (prog, _, sigs) = analysed(src);
+        let i = def_at(&prog, name);
         let (_, body) = lambdas(super::super::codegen::source_body(
             &prog,
             crate::core::term::DefId(i as u32),
@@ -666,13 +668,9 @@ mod tests {
 
     #[test]
     fn a_fold_walks_its_list_when_its_function_needs_the_rest() {
-        let loaded = driver::load_text("t.sp", MAIN);
-        let prog = loaded.program.expect("the program checks");
-        let facts = super::super::analysis::analyse(&prog, false);
-        let sigs = signatures(&prog, &facts);
+        let (prog, facts, sigs) = analysed(MAIN);
         let conds = cond_signatures(&prog, &facts, &sigs);
-        let at = |name: &str| prog.defs.iter().rposition(|d| &*d.name == name).unwrap();
-        let f = at("foldr");
+        let f = def_at(&prog, "foldr");
         // Plainly, `foldr` needs its list's first cell only.
         assert!(sigs[f].last().unwrap().0 < SPINE, "{:?}", sigs[f]);
         // If `f` needs its second argument (of two), the whole spine.
@@ -680,7 +678,7 @@ mod tests {
         assert_eq!((c.pos, c.nargs), (1, 2), "{c:?}");
         assert_eq!(c.sig.last().unwrap().0, SPINE, "{c:?}");
         // `map` has no such condition: its list is walked as far as its own spine.
-        assert_eq!(conds[at("map")], None);
+        assert_eq!(conds[def_at(&prog, "map")], None);
     }
 
     #[test]
