@@ -267,7 +267,7 @@ impl<'p> Machine<'p> {
         // In a tail of a walked spine the value is certainly needed, whichever fiber
         // computes it (a speculative one may have reached the thunk first).
         let (walked, certain_ctx) = match self.spine_context() {
-            SpineContext::None => (false, false),
+            SpineContext::None | SpineContext::Whole { .. } => (false, false),
             SpineContext::Walked => (true, true),
             SpineContext::Argument => (true, false),
         };
@@ -300,14 +300,17 @@ impl<'p> Machine<'p> {
     /// that walks it when its own value's spine is needed (then the frames below the
     /// call say).
     fn spine_context(&self) -> SpineContext {
-        self.spine_context_of(&self.frames)
+        self.spine_context_of(&self.frames, usize::MAX)
     }
 
     /// Whether the value the frames above `frames` compute is needed to its whole
     /// spine by certain work: a future the scheduler cuts there walks its value's
     /// spine ([`crate::sched`]'s futures).
     pub fn spine_needed_below(&self, frames: &[Frame]) -> bool {
-        !matches!(self.spine_context_of(frames), SpineContext::None)
+        matches!(
+            self.spine_context_of(frames, usize::MAX),
+            SpineContext::Walked | SpineContext::Argument
+        )
     }
 
     /// How much of the value the frames above `frames` compute certain work needs:
@@ -320,32 +323,19 @@ impl<'p> Machine<'p> {
     /// [`spine::WHNF`]: crate::machine::compile::spine::WHNF
     pub fn demand_below(&self, frames: &[Frame]) -> u8 {
         use crate::machine::compile::spine::{NF, SPINE, WHNF};
-        let host = self.host.as_ref();
-        let mut through_call = false;
         // A bounded look (a long chain of thunks forcing each other is looked at for
         // each `match` a fiber parks under): past it, only the head is known needed.
-        for f in frames.iter().rev().take(DEMAND_LOOK) {
-            match f {
-                Frame::Update(t) => {
-                    if host.is_some_and(|h| h.spine_needed(*t)) {
-                        return SPINE;
-                    }
+        match self.spine_context_of(frames, DEMAND_LOOK) {
+            SpineContext::None => WHNF,
+            SpineContext::Walked | SpineContext::Argument => SPINE,
+            SpineContext::Whole { through_call } => {
+                if through_call {
+                    SPINE
+                } else {
+                    NF
                 }
-                Frame::Stream | Frame::Deep { spine: false, .. } => {
-                    return if through_call { SPINE } else { NF };
-                }
-                Frame::Deep { spine: true, .. } => return SPINE,
-                Frame::CallArgs {
-                    code, next, rec, ..
-                } => match self.arg_spine_demand(*code, *next, *rec) {
-                    Some(true) => return SPINE,
-                    Some(false) => through_call = true,
-                    None => return WHNF,
-                },
-                _ => return WHNF,
             }
         }
-        WHNF
     }
 
     /// Whether the `next`-th argument of the known call `code` (its record `rec`
@@ -392,28 +382,28 @@ impl<'p> Machine<'p> {
             .collect()
     }
 
-    fn spine_context_of(&self, frames: &[Frame]) -> SpineContext {
+    /// What the frames above `frames` (at most `limit` of them looked at) say of the
+    /// value computed there.
+    fn spine_context_of(&self, frames: &[Frame], limit: usize) -> SpineContext {
         let host = self.host.as_ref();
-        for f in frames.iter().rev() {
+        let mut through_call = false;
+        for f in frames.iter().rev().take(limit) {
             match f {
                 Frame::Update(t) => {
                     if host.is_some_and(|h| h.spine_needed(*t)) {
                         return SpineContext::Walked;
                     }
                 }
-                Frame::Deep { spine, .. } => {
-                    return if *spine {
-                        SpineContext::Walked
-                    } else {
-                        SpineContext::None
-                    };
+                Frame::Deep { spine: true, .. } => return SpineContext::Walked,
+                Frame::Deep { spine: false, .. } | Frame::Stream => {
+                    return SpineContext::Whole { through_call };
                 }
                 Frame::CallArgs {
                     code, next, rec, ..
                 } => match self.arg_spine_demand(*code, *next, *rec) {
                     Some(true) => return SpineContext::Argument,
                     // Walked if the call's own value is: the frames below say.
-                    Some(false) => {}
+                    Some(false) => through_call = true,
                     None => return SpineContext::None,
                 },
                 _ => return SpineContext::None,
@@ -662,4 +652,12 @@ enum SpineContext {
     Walked,
     /// It is an argument a known call walks: needed if this fiber's work is.
     Argument,
+    /// A walk to normal form (the printer's) needs it whole, or (`through_call`)
+    /// needs the value of a call that walks it as far as its own spine: no spine
+    /// walk is started for it, but what every arm of a waiting `match` needs is
+    /// forked to that depth ([`Machine::demand_below`]).
+    Whole {
+        /// Whether a known call's argument lies between.
+        through_call: bool,
+    },
 }

@@ -335,6 +335,19 @@ fn term_may_call(
     false
 }
 
+/// Whether evaluating `t` may reach the primitive `error` written in it (a lambda's
+/// body included; types are not looked at).
+pub fn names_error(t: &RcTerm) -> bool {
+    let mut work = vec![t];
+    while let Some(t) = work.pop() {
+        match &**t {
+            Term::Prim(Prim::Error, _) => return true,
+            _ => push_children(t, &mut work),
+        }
+    }
+    false
+}
+
 /// Pushes the parts of a term that run when it is evaluated (an application's head
 /// and argument, an annotated term, a lambda's body, a `let`'s two sides, a match's
 /// scrutinee and arms; a type, `Pi`, runs nothing), for the walks above.

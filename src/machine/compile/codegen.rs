@@ -101,27 +101,6 @@ pub fn run_body(prog: &Program, d: DefId, inline: bool) -> &RcTerm {
         .unwrap_or_else(|| source_body(prog, d, inline))
 }
 
-/// Whether `t` names the primitive `error` anywhere (a lambda inside it included).
-fn names_error(t: &RcTerm) -> bool {
-    let mut work = vec![t];
-    while let Some(t) = work.pop() {
-        match &**t {
-            Term::Prim(Prim::Error, _) => return true,
-            Term::Pi(_, b) | Term::Lam(_, b) => work.push(b),
-            Term::App(f, _, a) => work.extend([f, a]),
-            Term::Let(_, r, b) => work.extend([r, b]),
-            Term::Ann(e, _) => work.push(e),
-            Term::Match(m) => {
-                work.push(&m.scrut);
-                work.extend(m.arms.iter().map(|a| &a.body));
-                work.extend(m.default.iter().map(|(_, b)| b));
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
 /// The body the analyses and fusion start from: the one inlining made
 /// ([`super::inline`]) when `inline` and it changed the body, else the one written.
 pub fn source_body(prog: &Program, d: DefId, inline: bool) -> &RcTerm {
@@ -463,7 +442,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
             tier_body: false,
             closed: false,
             strict_mask: 0,
-            may_fail: names_error(body),
+            may_fail: super::analysis::names_error(body),
             core: lams[0],
             scope: saved_scope,
             depth: depth - 1,

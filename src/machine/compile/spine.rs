@@ -154,15 +154,26 @@ struct Assume<'a> {
     fun: usize,
     /// Which argument of the function is needed.
     pos: u32,
-    /// At most how many arguments the function is applied to where it needs it.
+    /// At most how many arguments the function is applied to where it needs it
+    /// (the parameter's index among the definition's is its level).
     nargs: u32,
-    /// The definition's parameter holding the function.
-    fun_param: usize,
     /// The conditional signature so far.
     sig: &'a [(u8, u8)],
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    /// A walk of a term under `depth` binders, with no condition assumed.
+    fn new(prog: &'a Program, sigs: &'a Signatures, depth: usize) -> Walk<'a> {
+        Walk {
+            prog,
+            sigs,
+            cons: prog.builtins.cons,
+            depth,
+            assume: None,
+            apps: None,
+        }
+    }
+
     fn term(&mut self, t: &RcTerm, d: u8) -> Needs {
         if d == NONE {
             return Needs::none();
@@ -307,7 +318,7 @@ impl Walk<'_> {
                 // unchanged: the condition holds there too.
                 if let Some(a) = &self.assume
                     && a.def == def.0 as usize
-                    && let Some((_, f)) = args.get(a.fun_param)
+                    && let Some((_, f)) = args.get(a.fun)
                     && let Term::Var(ix) = &**unann(f)
                     && self.var(ix.0) == Some(a.fun)
                 {
@@ -363,15 +374,7 @@ pub fn arm_needs(
 ) -> Vec<(u32, u8)> {
     // Any depth above the indices in scope: a variable's level is `DEPTH - 1 - ix`.
     const DEPTH: usize = 1 << 24;
-    let mut w = Walk {
-        prog,
-        sigs,
-        cons: prog.builtins.cons,
-        depth: DEPTH,
-        assume: None,
-        apps: None,
-    };
-    match w.arms(m, d).0 {
+    match Walk::new(prog, sigs, DEPTH).arms(m, d).0 {
         Needs::Bottom => Vec::new(),
         Needs::Map(v) => v
             .into_iter()
@@ -406,7 +409,6 @@ pub struct CondSig {
 /// its end is kept. Only calls of the definition itself are assumed to meet the
 /// condition again (when they pass the same function on).
 pub fn cond_signatures(prog: &Program, facts: &Facts, sigs: &Signatures) -> Vec<Option<CondSig>> {
-    let cons = prog.builtins.cons;
     let mut out = vec![None; sigs.len()];
     for (d, written) in super::analysis::bodies(prog, facts.inline).enumerate() {
         let n = sigs[d].len();
@@ -417,14 +419,8 @@ pub fn cond_signatures(prog: &Program, facts: &Facts, sigs: &Signatures) -> Vec<
         // The candidates: parameters the body applies, as the plain analysis sees.
         let mut apps = Vec::new();
         for ctx in [WHNF, SPINE] {
-            let mut w = Walk {
-                prog,
-                sigs,
-                cons,
-                depth: n,
-                assume: None,
-                apps: Some(Vec::new()),
-            };
+            let mut w = Walk::new(prog, sigs, n);
+            w.apps = Some(Vec::new());
             w.term(body, ctx);
             apps.extend(w.apps.unwrap_or_default());
         }
@@ -471,7 +467,32 @@ fn cond_fixpoint(
     nargs: u32,
 ) -> Option<Vec<(u8, u8)>> {
     let n = sigs[d].len();
-    let mut sig: Vec<(u8, u8)> = facts.defs[d]
+    let mut sig = initial_sig(&facts.defs[d]);
+    for _round in 0..32 {
+        let mut next = sig.clone();
+        let mut changed = false;
+        for ctx in [WHNF, SPINE] {
+            let mut w = Walk::new(prog, sigs, n);
+            w.assume = Some(Assume {
+                def: d,
+                fun: g,
+                pos,
+                nargs,
+                sig: &sig,
+            });
+            changed |= lower(&mut next, ctx, &w.term(body, ctx));
+        }
+        if !changed {
+            return Some(sig);
+        }
+        sig = next;
+    }
+    None
+}
+
+/// Every relevant parameter needed to SPINE: where a greatest fixed point starts.
+fn initial_sig(params: &[super::analysis::ParamFacts]) -> Vec<(u8, u8)> {
+    params
         .iter()
         .map(|p| {
             if p.relevant {
@@ -480,59 +501,28 @@ fn cond_fixpoint(
                 (NONE, NONE)
             }
         })
-        .collect();
-    for _round in 0..32 {
-        let mut next = sig.clone();
-        for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
-            let needs = Walk {
-                prog,
-                sigs,
-                cons: prog.builtins.cons,
-                depth: n,
-                assume: Some(Assume {
-                    def: d,
-                    fun: g,
-                    pos,
-                    nargs,
-                    fun_param: g,
-                    sig: &sig,
-                }),
-                apps: None,
-            }
-            .term(body, ctx);
-            for (k, s) in next.iter_mut().enumerate() {
-                let now = needs.get(k);
-                let slot = if pick == 0 { &mut s.0 } else { &mut s.1 };
-                *slot = (*slot).min(now);
-            }
+        .collect()
+}
+
+/// Lowers a signature's demands under context `ctx` (WHNF: `.0`, SPINE: `.1`) to
+/// what a walk of the body found; whether any changed.
+fn lower(sig: &mut [(u8, u8)], ctx: u8, needs: &Needs) -> bool {
+    let mut changed = false;
+    for (k, s) in sig.iter_mut().enumerate() {
+        let now = needs.get(k);
+        let slot = if ctx == WHNF { &mut s.0 } else { &mut s.1 };
+        if now < *slot {
+            *slot = now;
+            changed = true;
         }
-        if next == sig {
-            return Some(sig);
-        }
-        sig = next;
     }
-    None
+    changed
 }
 
 /// The signatures of every definition of `prog` (see the module documentation), given
 /// the strictness analysis's facts (erased parameters demand nothing).
 pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
-    let mut sigs: Signatures = facts
-        .defs
-        .iter()
-        .map(|ps| {
-            ps.iter()
-                .map(|p| {
-                    if p.relevant {
-                        (SPINE, SPINE)
-                    } else {
-                        (NONE, NONE)
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let cons = prog.builtins.cons;
+    let mut sigs: Signatures = facts.defs.iter().map(|ps| initial_sig(ps)).collect();
     // Each round can only lower a demand; a few rounds settle real programs, and the
     // bound keeps a pathological one cheap (stopping early would be unsound, so the
     // demands left are then dropped to what the strictness analysis says).
@@ -544,24 +534,9 @@ pub fn signatures(prog: &Program, facts: &Facts) -> Signatures {
                 continue;
             }
             let (_, body) = lambdas(written);
-            for (ctx, pick) in [(WHNF, 0usize), (SPINE, 1)] {
-                let needs = Walk {
-                    prog,
-                    sigs: &sigs,
-                    cons,
-                    depth: n,
-                    assume: None,
-                    apps: None,
-                }
-                .term(body, ctx);
-                for (k, sig) in sigs[d].iter_mut().enumerate() {
-                    let now = needs.get(k);
-                    let slot = if pick == 0 { &mut sig.0 } else { &mut sig.1 };
-                    if now < *slot {
-                        *slot = now;
-                        changed = true;
-                    }
-                }
+            for ctx in [WHNF, SPINE] {
+                let needs = Walk::new(prog, &sigs, n).term(body, ctx);
+                changed |= lower(&mut sigs[d], ctx, &needs);
             }
         }
         if !changed {
