@@ -29,7 +29,7 @@ fn audited(src: &str, expected: &str) {
     });
     let deep_id = spindle::core::term::DefId((program.defs.len() - 1) as u32);
     let mut m = Machine::new(&program);
-    m.audit_every = 1;
+    m.run.audit_every = 1;
     let v = m.whnf_def(deep_id).expect("runs");
     assert_eq!(v, spindle::machine::value::Val::Atom(p.builtins.true_));
     m.collect_cycles();
@@ -38,7 +38,7 @@ fn audited(src: &str, expected: &str) {
     assert!(m.stats().steps > 20, "{} steps", m.stats().steps);
     eprintln!("{} audited steps", m.stats().steps);
     // Printing holds references of its own: audit again once it is done.
-    m.audit_every = 0;
+    m.run.audit_every = 0;
     let v = m.whnf_def(main).expect("runs");
     let out = m.print_value(v, false).expect("prints");
     assert_eq!(out, expected);

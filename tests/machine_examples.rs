@@ -248,14 +248,14 @@ fn assert_long_run_sees_interrupts_and_limits(src: &str) {
     let p = loaded.program.expect("loads");
     let mut m = spindle::machine::Machine::new(&p);
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    m.interrupt = Some(flag);
+    m.run.interrupt = Some(flag);
     let e = m.whnf_def(p.main.unwrap()).unwrap_err();
     assert!(e.message.contains("interrupted"), "{}", e.message);
     let mut m = spindle::machine::Machine::new(&p);
-    m.step_limit = 50_000;
+    m.run.step_limit = 50_000;
     let e = m.whnf_def(p.main.unwrap()).unwrap_err();
     assert!(e.message.contains("limit of 50000 steps"), "{}", e.message);
-    assert!(m.steps < 60_000, "steps {}", m.steps);
+    assert!(m.run.steps < 60_000, "steps {}", m.run.steps);
 }
 
 /// (machine::loops, `skip_loop`): a search along a range skips the elements its
@@ -343,7 +343,7 @@ fn the_tiers_leave_a_sound_heap() {
 /// the end.
 fn print_main_audited(p: &spindle::core::program::Program, every: u64) -> String {
     let mut m = spindle::machine::Machine::new(p);
-    m.audit_every = every;
+    m.run.audit_every = every;
     let v = m.whnf_def(p.main.unwrap()).unwrap();
     let printed = m.print_value(v, false).unwrap();
     m.audit(None, true).unwrap();
@@ -366,8 +366,8 @@ fn computing_at_hand_changes_no_result() {
         let Some(main) = p.main else { continue };
         let outcome = |at_hand: bool| {
             let mut m = spindle::machine::Machine::new(p);
-            m.tiers.at_hand = at_hand;
-            m.externals_allowed = false;
+            m.tiers.on.at_hand = at_hand;
+            m.options.externals_allowed = false;
             let printed = m
                 .whnf_def(main)
                 .and_then(|v| m.print_value(v, false))

@@ -28,8 +28,8 @@ fn configurations() -> Vec<(String, Tiers)> {
 fn outcome(p: &Program, tiers: Tiers, what: &str) -> Result<String, String> {
     let main = p.main.expect("a main");
     let mut m = Machine::with_tiers(p, tiers);
-    m.externals_allowed = false;
-    m.step_limit = 50_000_000;
+    m.options.externals_allowed = false;
+    m.run.step_limit = 50_000_000;
     let printed = m
         .whnf_def(main)
         .and_then(|v| m.print_value(v, false))

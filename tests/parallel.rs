@@ -48,7 +48,7 @@ fn run_held(
         None => spindle::sched::Sequential::install_plain(&mut m),
     };
     if audit {
-        m.audit_every = 1;
+        m.run.audit_every = 1;
     }
     let main = program.main.expect("a main");
     let r = driver::evaluate_def(&mut m, main, false);

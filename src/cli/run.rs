@@ -326,13 +326,13 @@ pub fn main(args: RunArgs) -> ExitCode {
     }));
     let policy = policy.shared();
     let mut machine = Machine::new(program);
-    machine.lazy_calls = args.calls.plan;
-    machine.max_memory = args
+    machine.options.lazy_calls = args.calls.plan;
+    machine.run.max_memory = args
         .max_memory
         .unwrap_or_else(spindle::external::budget::default_limit);
     // External results count against the same limit as they are read.
-    spindle::external::budget::set_limit(machine.max_memory);
-    machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
+    spindle::external::budget::set_limit(machine.run.max_memory);
+    machine.options.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
     if args.sequential {
         spindle::sched::Sequential::install(&mut machine, policy.clone());
     } else {

@@ -19,7 +19,7 @@ impl<'p> Machine<'p> {
     /// it first, then the body.
     #[inline]
     pub(crate) fn call_def(&mut self, c: CodeId, env: Ref) -> Result<Control> {
-        if self.tiers.loops
+        if self.tiers.on.loops
             && self.is_fold_range(c)
             && let Some(ctl) = self.fold_range(c, env)
         {
@@ -29,7 +29,7 @@ impl<'p> Machine<'p> {
             unreachable!("call_def on a node that is not a call")
         };
         let f = self.fun_of(def);
-        if self.tiers.numeric
+        if self.tiers.on.numeric
             && self.code.funs[f as usize].numeric
             && let Some(ctl) = self.numeric_call(c, f, env)
         {
@@ -65,7 +65,7 @@ impl<'p> Machine<'p> {
         };
         for i in next..args.len {
             let a = self.code.args[(args.start + i) as usize];
-            let v = if i < 64 && strict & (1 << i) != 0 && !self.lazy_calls {
+            let v = if i < 64 && strict & (1 << i) != 0 && !self.options.lazy_calls {
                 match self.imm(a, env, IMM_DEPTH) {
                     Some(v) => v,
                     None => {
@@ -84,7 +84,7 @@ impl<'p> Machine<'p> {
             };
             self.heap.set_slot(rec, i, v);
         }
-        let spines = if self.spine_walks {
+        let spines = if self.defs.spine_walks {
             self.spine_fork_mask(c, def, rec, args.len)
         } else {
             0
@@ -107,7 +107,7 @@ impl<'p> Machine<'p> {
         };
         self.heap.release_rec(env);
         match skip {
-            Some(sk) if self.tiers.loops => self.skip_loop(sk, body, rec),
+            Some(sk) if self.tiers.on.loops => self.skip_loop(sk, body, rec),
             _ => Ok(Control::Eval(body, rec)),
         }
     }
@@ -188,7 +188,7 @@ impl<'p> Machine<'p> {
     /// whose first `filled` arguments are in its record `rec`: and, when the function
     /// one of those passes meets the definition's condition, its conditional masks.
     fn spine_masks_of(&self, def: crate::core::term::DefId, rec: Ref, filled: u32) -> (u64, u64) {
-        let Some(facts) = self.facts.as_ref() else {
+        let Some(facts) = self.defs.facts.as_ref() else {
             return (0, 0);
         };
         let (mut on_whnf, mut on_spine) =
@@ -300,7 +300,7 @@ impl<'p> Machine<'p> {
     /// that walks it when its own value's spine is needed (then the frames below the
     /// call say).
     fn spine_context(&self) -> SpineContext {
-        self.spine_context_of(&self.frames, usize::MAX)
+        self.spine_context_of(&self.stacks.frames, usize::MAX)
     }
 
     /// Whether the value the frames above `frames` compute is needed to its whole
@@ -363,7 +363,7 @@ impl<'p> Machine<'p> {
     /// ([`crate::machine::compile::spine::arm_needs`]).
     pub fn case_needs(&self, mi: u32, d: u8) -> Vec<(u32, u32, u8)> {
         use crate::machine::compile::spine;
-        let Some(facts) = self.facts.as_ref() else {
+        let Some(facts) = self.defs.facts.as_ref() else {
             return Vec::new();
         };
         if facts.spine_sigs.is_empty() {
@@ -522,14 +522,14 @@ impl<'p> Machine<'p> {
             }
             Val::Erased | Val::Stuck(_) => {
                 // An unknown (type-level evaluation): it absorbs its arguments.
-                while let Some(Frame::Arg(a, _)) = self.frames.last().copied() {
-                    self.frames.pop();
+                while let Some(Frame::Arg(a, _)) = self.stacks.frames.last().copied() {
+                    self.stacks.frames.pop();
                     self.heap.release(a);
                 }
                 Ok(Control::Ret(v))
             }
             other => {
-                let Some(Frame::Arg(a, implicit)) = self.frames.pop() else {
+                let Some(Frame::Arg(a, implicit)) = self.stacks.frames.pop() else {
                     unreachable!("apply() without an argument frame")
                 };
                 self.heap.release(a);
@@ -554,12 +554,12 @@ impl<'p> Machine<'p> {
         let n = self.code.funs[f as usize].params.len() as u32;
         let mut i = from;
         while i < n {
-            let Some(Frame::Arg(a, implicit)) = self.frames.last().copied() else {
+            let Some(Frame::Arg(a, implicit)) = self.stacks.frames.last().copied() else {
                 break;
             };
             let p = self.code.funs[f as usize].params[i as usize];
             if p.implicit == implicit {
-                self.frames.pop();
+                self.stacks.frames.pop();
                 match p.slot {
                     Some(s) => self.heap.set_slot(rec, s, a),
                     None => self.heap.release(a),
@@ -567,7 +567,7 @@ impl<'p> Machine<'p> {
                 i += 1;
             } else if implicit {
                 // An implicit argument meeting an explicit parameter: erased.
-                self.frames.pop();
+                self.stacks.frames.pop();
                 self.heap.release(a);
             } else {
                 // An explicit argument meeting an implicit parameter: the implicit one
@@ -610,10 +610,10 @@ impl<'p> Machine<'p> {
         };
         let neutral = matches!(head, PapHead::Data(_) | PapHead::Open(_) | PapHead::Hole(_));
         while args.len() < arity {
-            let Some(Frame::Arg(a, implicit)) = self.frames.last().copied() else {
+            let Some(Frame::Arg(a, implicit)) = self.stacks.frames.last().copied() else {
                 break;
             };
-            self.frames.pop();
+            self.stacks.frames.pop();
             if implicit && !neutral {
                 self.heap.release(a);
             } else {

@@ -79,7 +79,7 @@ impl<'p> Machine<'p> {
                 }
             }
             Val::Pap(p)
-                if self.neutral_matches
+                if self.options.neutral_matches
                     && matches!(
                         self.heap.paps.get(p).head,
                         PapHead::Open(_) | PapHead::Hole(_)
@@ -87,7 +87,9 @@ impl<'p> Machine<'p> {
             {
                 return Ok(self.stuck(v, m, env));
             }
-            Val::Erased | Val::Stuck(_) if self.neutral_matches => return Ok(self.stuck(v, m, env)),
+            Val::Erased | Val::Stuck(_) if self.options.neutral_matches => {
+                return Ok(self.stuck(v, m, env));
+            }
             _ => {}
         }
         let mc = &self.code.matches[m as usize];
@@ -146,9 +148,10 @@ impl<'p> Machine<'p> {
     /// place in the user's program that led to it (LANGUAGE.md 7.4: never a line of
     /// the prelude), when the machine knows which files are the user's.
     pub(crate) fn place_error(&self, mut e: RuntimeError) -> RuntimeError {
-        let user = |s: &Span| self.user_file.as_ref().is_none_or(|f| f(s.file));
+        let user = |s: &Span| self.options.user_file.as_ref().is_none_or(|f| f(s.file));
         if e.span.is_none_or(|s| !user(&s)) {
             let found = self
+                .stacks
                 .frames
                 .iter()
                 .rev()
@@ -157,7 +160,12 @@ impl<'p> Machine<'p> {
             if let Some(s) = found {
                 e.span = Some(s);
             } else if e.span.is_none() {
-                e.span = self.frames.iter().rev().find_map(|f| self.frame_span(f));
+                e.span = self
+                    .stacks
+                    .frames
+                    .iter()
+                    .rev()
+                    .find_map(|f| self.frame_span(f));
             }
         }
         e

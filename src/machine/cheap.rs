@@ -257,7 +257,7 @@ impl<'p> Machine<'p> {
     /// `hand` one where its value is needed, unless it has failed here more often
     /// than not. Functions in the numeric tier are left to it.
     fn may_try(&self, f: FunId, lazy: bool) -> bool {
-        if !self.tiers.at_hand {
+        if !self.tiers.on.at_hand {
             return false;
         }
         let fun = &self.code.funs[f as usize];
@@ -267,7 +267,7 @@ impl<'p> Machine<'p> {
         if lazy || !fun.hand || fun.numeric {
             return false;
         }
-        match self.cheap.tried.get(f as usize) {
+        match self.tiers.cheap.tried.get(f as usize) {
             Some(&(done, failed)) => failed < GIVE_UP || failed <= done,
             None => true,
         }
@@ -278,10 +278,10 @@ impl<'p> Machine<'p> {
         if lazy || self.code.funs[f as usize].cheap {
             return;
         }
-        if self.cheap.tried.len() <= f as usize {
-            self.cheap.tried.resize(f as usize + 1, (0, 0));
+        if self.tiers.cheap.tried.len() <= f as usize {
+            self.tiers.cheap.tried.resize(f as usize + 1, (0, 0));
         }
-        let e = &mut self.cheap.tried[f as usize];
+        let e = &mut self.tiers.cheap.tried[f as usize];
         if done {
             e.0 = e.0.saturating_add(1);
         } else {
@@ -295,7 +295,7 @@ impl<'p> Machine<'p> {
         let Val::Fun(fr) = f else {
             return None;
         };
-        if !self.tiers.at_hand {
+        if !self.tiers.on.at_hand {
             return None;
         }
         let o = self.heap.funs.get(fr);
@@ -342,14 +342,14 @@ impl<'p> Machine<'p> {
     /// The value of a body for its record's slots (owned, released here) in the
     /// context `env` (borrowed), or `None`.
     fn cheap_run(&mut self, body: CodeId, slots: &[Val], env: Ref, lazy: bool) -> Option<Val> {
-        if self.cheap.active == 0 {
-            self.cheap.fuel = if lazy { LAZY_FUEL } else { STRICT_FUEL };
+        if self.tiers.cheap.active == 0 {
+            self.tiers.cheap.fuel = if lazy { LAZY_FUEL } else { STRICT_FUEL };
         }
-        self.cheap.active += 1;
+        self.tiers.cheap.active += 1;
         let w = self.push_window(slots, Up::Rec(env));
         let v = self.cheap_value(body, w, lazy);
         self.pop_windows_to(w as usize);
-        self.cheap.active -= 1;
+        self.tiers.cheap.active -= 1;
         v
     }
 
@@ -369,18 +369,19 @@ impl<'p> Machine<'p> {
         }
         // A window with the record's own slots (new references) under its parent: the
         // code reads them exactly as it would from the record.
-        let base = self.cheap.slots.len();
+        let base = self.tiers.cheap.slots.len();
         let parent = if env == NIL {
             NIL
         } else {
             let o = self.heap.recs.get(env);
-            self.cheap
+            self.tiers
+                .cheap
                 .slots
                 .extend_from_slice(o.slots.get(&self.heap.words));
             o.parent
         };
-        for k in base..self.cheap.slots.len() {
-            self.heap.retain(self.cheap.slots[k]);
+        for k in base..self.tiers.cheap.slots.len() {
+            self.heap.retain(self.tiers.cheap.slots[k]);
         }
         self.lazy_in_window(c, base, parent)
     }
@@ -389,10 +390,10 @@ impl<'p> Machine<'p> {
     /// computation at hand is under way, and `c` has not kept failing.
     #[inline(always)]
     fn lazy_allowed(&self, c: CodeId) -> bool {
-        if !self.tiers.at_hand || self.cheap.active > 0 {
+        if !self.tiers.on.at_hand || self.tiers.cheap.active > 0 {
             return false;
         }
-        match self.cheap.exprs.get(c as usize) {
+        match self.tiers.cheap.exprs.get(c as usize) {
             Some(&(done, failed)) => failed < GIVE_UP as u16 || failed <= done,
             None => true,
         }
@@ -401,23 +402,24 @@ impl<'p> Machine<'p> {
     /// Runs code `c` speculatively in a window of the slots from `base` on (owned)
     /// under record `parent` (borrowed), and counts how it went.
     fn lazy_in_window(&mut self, c: CodeId, base: usize, parent: Ref) -> Option<Val> {
-        self.cheap.fuel = LAZY_FUEL;
-        self.cheap.active = 1;
-        self.cheap.wins.push(Window {
+        self.tiers.cheap.fuel = LAZY_FUEL;
+        self.tiers.cheap.active = 1;
+        self.tiers.cheap.wins.push(Window {
             base: base as u32,
             parent: Up::Rec(parent),
         });
-        let w = (self.cheap.wins.len() - 1) as u32;
+        let w = (self.tiers.cheap.wins.len() - 1) as u32;
         let v = self.cheap_value(c, w, true);
         self.pop_windows_to(w as usize);
-        self.cheap.active = 0;
+        self.tiers.cheap.active = 0;
         let i = c as usize;
-        if self.cheap.exprs.len() <= i {
-            self.cheap
+        if self.tiers.cheap.exprs.len() <= i {
+            self.tiers
+                .cheap
                 .exprs
                 .resize(self.code.nodes.len().max(i + 1), (0, 0));
         }
-        let e = &mut self.cheap.exprs[i];
+        let e = &mut self.tiers.cheap.exprs[i];
         if v.is_some() {
             e.0 = e.0.saturating_add(1);
         } else {
@@ -429,7 +431,7 @@ impl<'p> Machine<'p> {
     /// A window of the captures `caps` (variable reads in window `w`) without a
     /// parent: the record a [`Code::Trim`] or a trimmed `let` would make.
     fn captures_window(&mut self, caps: Args, w: u32) -> u32 {
-        let base = self.cheap.slots.len() as u32;
+        let base = self.tiers.cheap.slots.len() as u32;
         for i in 0..caps.len {
             let a = self.code.args[(caps.start + i) as usize];
             let v = match self.code.nodes[a as usize] {
@@ -438,32 +440,32 @@ impl<'p> Machine<'p> {
                 _ => Val::Erased,
             };
             self.heap.retain(v);
-            self.cheap.slots.push(v);
+            self.tiers.cheap.slots.push(v);
         }
-        self.cheap.wins.push(Window {
+        self.tiers.cheap.wins.push(Window {
             base,
             parent: Up::Rec(NIL),
         });
-        (self.cheap.wins.len() - 1) as u32
+        (self.tiers.cheap.wins.len() - 1) as u32
     }
 
     /// Opens a window holding `vals` (owned) under `parent`.
     fn push_window(&mut self, vals: &[Val], parent: Up) -> u32 {
-        let base = self.cheap.slots.len() as u32;
-        self.cheap.slots.extend_from_slice(vals);
-        self.cheap.wins.push(Window { base, parent });
-        (self.cheap.wins.len() - 1) as u32
+        let base = self.tiers.cheap.slots.len() as u32;
+        self.tiers.cheap.slots.extend_from_slice(vals);
+        self.tiers.cheap.wins.push(Window { base, parent });
+        (self.tiers.cheap.wins.len() - 1) as u32
     }
 
     /// Closes the windows from the `n`th on, releasing their slots.
     #[inline(never)]
     fn pop_windows_to(&mut self, n: usize) {
-        let Some(win) = self.cheap.wins.get(n).copied() else {
+        let Some(win) = self.tiers.cheap.wins.get(n).copied() else {
             return;
         };
-        self.cheap.wins.truncate(n);
-        while self.cheap.slots.len() > win.base as usize {
-            if let Some(v) = self.cheap.slots.pop() {
+        self.tiers.cheap.wins.truncate(n);
+        while self.tiers.cheap.slots.len() > win.base as usize {
+            if let Some(v) = self.tiers.cheap.slots.pop() {
                 self.heap.release(v);
             }
         }
@@ -476,11 +478,11 @@ impl<'p> Machine<'p> {
     fn window_word(&mut self, w: u32, hops: u32, slot: u32) -> Val {
         let (mut cur, mut h) = (w, hops);
         loop {
-            let win = self.cheap.wins[cur as usize];
+            let win = self.tiers.cheap.wins[cur as usize];
             if h == 0 {
                 return self
                     .heap
-                    .forced(self.cheap.slots[(win.base + slot) as usize]);
+                    .forced(self.tiers.cheap.slots[(win.base + slot) as usize]);
             }
             match win.parent {
                 Up::Win(p) => {
@@ -636,16 +638,16 @@ impl<'p> Machine<'p> {
     /// [`Machine::cheap_value`] of a node that computes (anything but a leaf): one
     /// nesting level deeper, the windows it opens closed again.
     fn cheap_nested(&mut self, c: CodeId, w: u32, lazy: bool) -> Option<Val> {
-        if self.cheap.nest >= MAX_NEST {
+        if self.tiers.cheap.nest >= MAX_NEST {
             return None;
         }
-        self.cheap.nest += 1;
-        let mark = self.cheap.wins.len();
+        self.tiers.cheap.nest += 1;
+        let mark = self.tiers.cheap.wins.len();
         let v = self.cheap_tail(c, w, lazy, mark);
-        if self.cheap.wins.len() > mark {
+        if self.tiers.cheap.wins.len() > mark {
             self.pop_windows_to(mark);
         }
-        self.cheap.nest -= 1;
+        self.tiers.cheap.nest -= 1;
         v
     }
 
@@ -655,10 +657,10 @@ impl<'p> Machine<'p> {
     /// any more, so a tail-recursive loop runs in constant space.
     fn cheap_tail(&mut self, mut c: CodeId, mut w: u32, lazy: bool, mark: usize) -> Option<Val> {
         loop {
-            if self.cheap.fuel == 0 {
+            if self.tiers.cheap.fuel == 0 {
                 return None;
             }
-            self.cheap.fuel -= 1;
+            self.tiers.cheap.fuel -= 1;
             match self.code.nodes[c as usize] {
                 Code::Bin { prim, a, b, .. } if is_arith(prim) => {
                     return self.cheap_bin(prim, a, b, w, lazy);
@@ -716,7 +718,7 @@ impl<'p> Machine<'p> {
                         return None;
                     };
                     // The function value keeps its context alive while the body runs.
-                    self.cheap.slots.push(fv);
+                    self.tiers.cheap.slots.push(fv);
                     w = self.tail_window(mark, base, Up::Rec(env));
                     c = body;
                 }
@@ -802,7 +804,7 @@ impl<'p> Machine<'p> {
             return None;
         }
         let (body, n) = (fun.body, fun.slots);
-        let base = self.cheap.slots.len();
+        let base = self.tiers.cheap.slots.len();
         for i in 0..args.len {
             let a = self.code.args[(args.start + i) as usize];
             // What computing it opened is closed again: the slots above `base` are
@@ -812,7 +814,10 @@ impl<'p> Machine<'p> {
                 return None;
             }
         }
-        self.cheap.slots.resize(base + n as usize, Val::Erased);
+        self.tiers
+            .cheap
+            .slots
+            .resize(base + n as usize, Val::Erased);
         Some((body, base))
     }
 
@@ -880,8 +885,8 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     fn put_slot(&mut self, to: Option<usize>, v: Val) {
         match to {
-            Some(i) => self.cheap.slots[i] = v,
-            None => self.cheap.slots.push(v),
+            Some(i) => self.tiers.cheap.slots[i] = v,
+            None => self.tiers.cheap.slots.push(v),
         }
     }
 
@@ -909,8 +914,8 @@ impl<'p> Machine<'p> {
             return None;
         }
         let (n, body) = (code.slots as usize, code.body);
-        let base = self.cheap.slots.len();
-        self.cheap.slots.resize(base + n, Val::Erased);
+        let base = self.tiers.cheap.slots.len();
+        self.tiers.cheap.slots.resize(base + n, Val::Erased);
         for i in 0..args.len as usize {
             let a = self.code.apply_args[args.start as usize + i];
             let p = self.code.funs[f as usize].params[i];
@@ -929,8 +934,8 @@ impl<'p> Machine<'p> {
 
     /// Releases and removes the slots from index `base` on (no window starts there).
     fn drop_slots_from(&mut self, base: usize) {
-        while self.cheap.slots.len() > base {
-            if let Some(v) = self.cheap.slots.pop() {
+        while self.tiers.cheap.slots.len() > base {
+            if let Some(v) = self.tiers.cheap.slots.pop() {
                 self.heap.release(v);
             }
         }
@@ -940,25 +945,25 @@ impl<'p> Machine<'p> {
     /// a call in tail position: the windows opened since `mark` are closed first
     /// (nothing needs them any more), and the call's slots move down into their place.
     fn tail_window(&mut self, mark: usize, base: usize, parent: Up) -> u32 {
-        let to = match self.cheap.wins.get(mark) {
+        let to = match self.tiers.cheap.wins.get(mark) {
             Some(win) => win.base as usize,
             None => base,
         };
         if to < base {
             for i in to..base {
-                let v = self.cheap.slots[i];
+                let v = self.tiers.cheap.slots[i];
                 self.heap.release(v);
             }
-            self.cheap.slots.copy_within(base.., to);
-            let len = self.cheap.slots.len() - (base - to);
-            self.cheap.slots.truncate(len);
+            self.tiers.cheap.slots.copy_within(base.., to);
+            let len = self.tiers.cheap.slots.len() - (base - to);
+            self.tiers.cheap.slots.truncate(len);
         }
-        self.cheap.wins.truncate(mark);
-        self.cheap.wins.push(Window {
+        self.tiers.cheap.wins.truncate(mark);
+        self.tiers.cheap.wins.push(Window {
             base: to as u32,
             parent,
         });
-        (self.cheap.wins.len() - 1) as u32
+        (self.tiers.cheap.wins.len() - 1) as u32
     }
 
     /// A `match` in window `w`: its scrutinee computed, the body of the arm it picks
@@ -999,7 +1004,7 @@ impl<'p> Machine<'p> {
             for i in 0..fields.len() {
                 let x = self.heap.forced(fields.at(&self.heap.words, i));
                 self.heap.retain(x);
-                self.cheap.slots.push(x);
+                self.tiers.cheap.slots.push(x);
             }
             self.heap.release(v);
             return Some((body, inner));

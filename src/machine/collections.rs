@@ -272,7 +272,7 @@ impl<'p> Machine<'p> {
     /// `prim_mapLookup key m`: `Right` the key's value (`Just v` or `Nothing`), or
     /// `Left` ([`Machine::undecided`]) (arguments borrowed).
     pub(crate) fn map_lookup_native(&mut self, key: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
             return self.undecided(Decided::No);
         };
         match self.map_path(cols, key, m) {
@@ -292,7 +292,7 @@ impl<'p> Machine<'p> {
 
     /// `prim_mapInsert key x m`: `Right` the new map, or `Left` (arguments borrowed).
     pub(crate) fn map_insert_native(&mut self, key: Val, x: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
             return self.undecided(Decided::No);
         };
         let (path, found) = match self.map_path(cols, key, m) {
@@ -325,7 +325,7 @@ impl<'p> Machine<'p> {
     /// `prim_mapDelete key m`: `Right` the map without `key`, or `Left` (arguments
     /// borrowed).
     pub(crate) fn map_delete_native(&mut self, key: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
             return self.undecided(Decided::No);
         };
         let (path, found) = match self.map_path(cols, key, m) {
@@ -484,7 +484,7 @@ impl<'p> Machine<'p> {
     /// needed it; the sort went on as if they were equal), or with none where the
     /// keys cannot be ordered natively (borrowed).
     fn sorted_elements(&mut self, list: Val, first: bool) -> Result<Vec<Val>, Vec<Val>> {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
             return Err(Vec::new());
         };
         let Some(xs) = self.spine_of(list) else {

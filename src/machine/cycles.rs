@@ -30,32 +30,56 @@ pub const TRIM_THRESHOLD: u64 = 1 << 16;
 /// The live-object count below which the collector never runs.
 pub const MIN_THRESHOLD: usize = 1 << 18;
 
+/// When the cycle collector and the thunk trimmer run next, and what they freed.
+pub struct Collector {
+    /// Live objects past which the cycle collector runs.
+    pub(crate) threshold: usize,
+    /// Allocated objects at which long-lived thunks are trimmed next
+    /// ([`Machine::trim_thunks`]).
+    pub(crate) trim_threshold: u64,
+    /// Recursive data `let`s made when the cycle collector last ran.
+    pub(crate) cyclic_seen: u64,
+    /// Objects the cycle collector freed.
+    pub collected: u64,
+}
+
+impl Default for Collector {
+    fn default() -> Collector {
+        Collector {
+            threshold: MIN_THRESHOLD,
+            trim_threshold: TRIM_THRESHOLD,
+            cyclic_seen: 0,
+            collected: 0,
+        }
+    }
+}
+
 impl<'p> Machine<'p> {
     /// Runs the cycle collector if the heap has grown past its threshold.
     #[inline]
     pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Control) {
         let allocated = self.heap.allocated_objects();
-        if self.tiers.trim && allocated >= self.trim_threshold {
+        if self.tiers.on.trim && allocated >= self.gc.trim_threshold {
             self.trim_thunks();
             let live = self.heap.live_objects() as u64;
-            self.trim_threshold = allocated + (2 * live).max(TRIM_THRESHOLD);
+            self.gc.trim_threshold = allocated + (2 * live).max(TRIM_THRESHOLD);
         }
-        if allocated < self.gc_threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
+        if allocated < self.gc.threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
             return;
         }
         self.unpin_dead_cafs(Some(ctl));
-        if self.heap.cyclic != self.gc_cyclic_seen {
+        if self.heap.cyclic != self.gc.cyclic_seen {
             self.collect_cycles();
         }
         let live = self.heap.live_objects() as u64;
-        self.gc_threshold = (allocated + (4 * live).max(MIN_THRESHOLD as u64)) as usize;
+        self.gc.threshold = (allocated + (4 * live).max(MIN_THRESHOLD as u64)) as usize;
     }
 
     /// Frees every object held only by cycles; returns how many were freed.
     pub fn collect_cycles(&mut self) -> usize {
         let freed = collect(&mut self.heap);
-        self.gc_cyclic_seen = self.heap.cyclic;
-        self.cycles_collected += freed as u64;
+        self.gc.cyclic_seen = self.heap.cyclic;
+        self.gc.collected += freed as u64;
         freed
     }
 }
@@ -196,8 +220,8 @@ impl<'p> Machine<'p> {
     /// still referenced stays, and code that mentions a definition keeps it pinned.
     pub(crate) fn unpin_dead_cafs(&mut self, ctl: Option<&super::frame::Control>) {
         use super::frame::{Control, Frame};
-        let pinned: Vec<u32> = (0..self.def_vals.len() as u32)
-            .filter(|&d| matches!(self.def_vals[d as usize], Val::Thunk(_)))
+        let pinned: Vec<u32> = (0..self.defs.vals.len() as u32)
+            .filter(|&d| matches!(self.defs.vals[d as usize], Val::Thunk(_)))
             .collect();
         if pinned.is_empty() {
             return;
@@ -226,10 +250,10 @@ impl<'p> Machine<'p> {
             }
             _ => {}
         };
-        for f in &self.frames {
+        for f in &self.stacks.frames {
             frame_code(f, &mut codes);
         }
-        for c in [ctl, self.paused.as_ref()].into_iter().flatten() {
+        for c in [ctl, self.run.paused.as_ref()].into_iter().flatten() {
             if let Control::Eval(code, _) = c {
                 codes.push(*code);
             }
@@ -245,7 +269,7 @@ impl<'p> Machine<'p> {
             });
         }
         let mut needed = std::collections::HashSet::new();
-        let mut memo = std::mem::take(&mut self.caf_memo);
+        let mut memo = std::mem::take(&mut self.defs.caf_memo);
         for c in codes {
             let core = self.code.meta[c as usize].core;
             for d in cafs_of_term(self.prog, core, &mut memo) {
@@ -258,10 +282,10 @@ impl<'p> Machine<'p> {
                 needed.insert(d);
             }
         }
-        self.caf_memo = memo;
+        self.defs.caf_memo = memo;
         for d in pinned {
             if !needed.contains(&d) {
-                let v = std::mem::replace(&mut self.def_vals[d as usize], Val::Erased);
+                let v = std::mem::replace(&mut self.defs.vals[d as usize], Val::Erased);
                 self.heap.release(v);
             }
         }

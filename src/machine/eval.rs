@@ -20,7 +20,7 @@ impl<'p> Machine<'p> {
     /// at, and returns that value (a new reference). A runtime error unwinds to the
     /// nearest `try` above that height, or out.
     pub fn run(&mut self, ctl: Control) -> Result<Val> {
-        let base = self.frames.len();
+        let base = self.stacks.frames.len();
         self.run_at(ctl, base)
     }
 
@@ -29,36 +29,36 @@ impl<'p> Machine<'p> {
     pub(crate) fn run_at(&mut self, ctl: Control, base: usize) -> Result<Val> {
         let root = self.fiber;
         let mut ctl = ctl;
-        let mut check_at = self.steps + super::CHECK_EVERY;
-        if self.pause_after != 0 {
-            check_at = check_at.min(self.pause_after + 1);
+        let mut check_at = self.run.steps + super::CHECK_EVERY;
+        if self.run.pause_after != 0 {
+            check_at = check_at.min(self.run.pause_after + 1);
         }
         loop {
-            self.steps += 1;
-            if self.steps >= check_at {
-                if self.pause_after != 0 && self.steps > self.pause_after {
+            self.run.steps += 1;
+            if self.run.steps >= check_at {
+                if self.run.pause_after != 0 && self.run.steps > self.run.pause_after {
                     // Stop before this step; the state stays for `read_back_state`.
-                    self.steps -= 1;
-                    self.paused = Some(ctl);
+                    self.run.steps -= 1;
+                    self.run.paused = Some(ctl);
                     return Err(RuntimeError::new(
                         ErrorKind::Paused,
-                        format!("evaluation paused after {} steps", self.steps),
+                        format!("evaluation paused after {} steps", self.run.steps),
                     ));
                 }
-                check_at = self.steps
-                    + if self.audit_every != 0 {
-                        self.audit_every
+                check_at = self.run.steps
+                    + if self.run.audit_every != 0 {
+                        self.run.audit_every
                     } else {
                         super::CHECK_EVERY
                     };
-                if self.pause_after != 0 {
-                    check_at = check_at.min(self.pause_after + 1);
+                if self.run.pause_after != 0 {
+                    check_at = check_at.min(self.run.pause_after + 1);
                 }
-                if self.frames.len() > self.frames_peak {
-                    self.frames_peak = self.frames.len();
+                if self.stacks.frames.len() > self.run.frames_peak {
+                    self.run.frames_peak = self.stacks.frames.len();
                 }
                 self.maybe_collect_cycles(&ctl);
-                if self.audit_every != 0
+                if self.run.audit_every != 0
                     && let Err(e) = self.audit(Some(&ctl), true)
                 {
                     self.drop_ctl(ctl);
@@ -79,7 +79,7 @@ impl<'p> Machine<'p> {
                     Ok(c) => c,
                     Err(e) => self.fail(e, root, base)?,
                 };
-                if let Some(o) = &mut self.out {
+                if let Some(o) = &mut self.printer.out {
                     o.flush_if_due();
                 }
             }
@@ -88,7 +88,7 @@ impl<'p> Machine<'p> {
                 Control::Force(t) => self.force(t),
                 Control::Ret(v) => {
                     let my_base = if self.fiber == root { base } else { 0 };
-                    if self.frames.len() == my_base {
+                    if self.stacks.frames.len() == my_base {
                         if self.fiber == root {
                             return Ok(v);
                         }
@@ -157,14 +157,14 @@ impl<'p> Machine<'p> {
     #[cold]
     pub(crate) fn raise(&mut self, e: RuntimeError, base: usize) -> Result<Control> {
         let e = self.place_error(e);
-        let try_at = self.frames[base..]
+        let try_at = self.stacks.frames[base..]
             .iter()
             .rposition(|f| matches!(f, Frame::Try))
             .map(|i| base + i);
         match try_at {
             Some(i) => {
                 self.unwind_to(i + 1, &e);
-                self.frames.pop();
+                self.stacks.frames.pop();
                 let msg = self.heap.string(e.message.as_str().into());
                 Ok(Control::Ret(self.maybe(Some(msg))))
             }
@@ -178,19 +178,22 @@ impl<'p> Machine<'p> {
     /// Limits checked every [`super::CHECK_EVERY`] steps.
     #[cold]
     pub(crate) fn check_limits(&self) -> Result<()> {
-        if self.step_limit != 0 && self.steps > self.step_limit {
+        if self.run.step_limit != 0 && self.run.steps > self.run.step_limit {
             return Err(RuntimeError::new(
                 ErrorKind::StepLimit,
-                format!("evaluation exceeded its limit of {} steps", self.step_limit),
+                format!(
+                    "evaluation exceeded its limit of {} steps",
+                    self.run.step_limit
+                ),
             ));
         }
-        if let Some(flag) = &self.interrupt
+        if let Some(flag) = &self.run.interrupt
             && flag.load(Ordering::Relaxed)
         {
             return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
         }
         let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
-        if self.max_memory == 0 {
+        if self.run.max_memory == 0 {
             return Ok(());
         }
         // Readers of external results on other threads stop where this leaves no
@@ -201,8 +204,11 @@ impl<'p> Machine<'p> {
 
     /// The bytes `--max-memory` counts: the heap, the strings and the stacks.
     pub(crate) fn memory_in_use(&self) -> usize {
-        let stacks = self.frames.capacity() * std::mem::size_of::<Frame>()
-            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity()) * 16;
+        let stacks = self.stacks.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.stacks.vals.capacity()
+                + self.stacks.pending.capacity()
+                + self.stacks.deep.capacity())
+                * 16;
         self.heap.bytes_in_use() + stacks
     }
 
@@ -211,10 +217,10 @@ impl<'p> Machine<'p> {
     /// in progress.
     #[inline]
     pub(crate) fn check_memory(&self, more: usize) -> Result<()> {
-        if self.max_memory == 0 {
+        if self.run.max_memory == 0 {
             return Ok(());
         }
-        if self.memory_in_use().saturating_add(more) > self.max_memory {
+        if self.memory_in_use().saturating_add(more) > self.run.max_memory {
             return Err(RuntimeError::new(ErrorKind::OutOfMemory, "out of memory"));
         }
         Ok(())
@@ -222,7 +228,7 @@ impl<'p> Machine<'p> {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, f: Frame) {
-        self.frames.push(f);
+        self.stacks.frames.push(f);
     }
 
     /// Runs code in a record (owned).
@@ -446,7 +452,7 @@ impl<'p> Machine<'p> {
                 ))
             }
             ThunkState::Failed(i) => {
-                let e = self.failures[i as usize].clone();
+                let e = self.heap.failures[i as usize].clone();
                 self.heap.release(Val::Thunk(t));
                 Err(e)
             }
@@ -463,14 +469,14 @@ impl<'p> Machine<'p> {
 
     /// A value reaches the frame on top.
     pub(crate) fn ret(&mut self, v: Val) -> Result<Control> {
-        let f = self.frames.pop().expect("ret() with frames");
+        let f = self.stacks.frames.pop().expect("ret() with frames");
         match f {
             Frame::Update(t) => {
-                if self.frames.is_empty()
+                if self.stacks.frames.is_empty()
                     && self.host.is_some()
                     && let Some(r) = self.with_host(|h, m| h.hold_last_update(m, t, v))
                 {
-                    self.frames.push(f);
+                    self.stacks.frames.push(f);
                     if r.is_err() {
                         self.heap.release(v);
                     }
@@ -487,7 +493,7 @@ impl<'p> Machine<'p> {
                 Ok(Control::Ret(v))
             }
             Frame::Arg(..) => {
-                self.frames.push(f);
+                self.stacks.frames.push(f);
                 self.apply(v)
             }
             Frame::Case { m, env } => self.case(v, m, env),
@@ -514,7 +520,7 @@ impl<'p> Machine<'p> {
                 self.call_args(code, env, next + 1, rec)
             }
             Frame::Strict { .. } => {
-                self.frames.push(f);
+                self.stacks.frames.push(f);
                 self.strict_value(v)
             }
             Frame::LetStrict { layout, body, env } => {
@@ -529,7 +535,7 @@ impl<'p> Machine<'p> {
             Frame::ConcatL { b, span } => self.concat_left(v, b, span),
             Frame::ConcatR { a } => self.concat_right(a, v),
             Frame::Deep { root, base, spine } => {
-                self.frames.push(Frame::Deep { root, base, spine });
+                self.stacks.frames.push(Frame::Deep { root, base, spine });
                 self.deep_value(v)
             }
             Frame::Eq { .. } => unreachable!("an Eq frame is never returned to directly"),

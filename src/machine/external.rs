@@ -28,7 +28,7 @@ impl<'p> Machine<'p> {
         } else {
             self.code_span(site.0)
         };
-        let refused = if !self.externals_allowed {
+        let refused = if !self.options.externals_allowed {
             Some(format!(
                 "the external `{}` is not called during type checking",
                 decl.name
@@ -63,7 +63,7 @@ impl<'p> Machine<'p> {
     /// computation (its `Declare` frames, innermost last).
     fn declared_files(&self) -> (Vec<String>, Vec<String>) {
         let (mut reading, mut writing) = (Vec::new(), Vec::new());
-        for f in &self.frames {
+        for f in &self.stacks.frames {
             if let super::frame::Frame::Declare { writing: w, files } = *f
                 && let Some(names) = self.strings_of(files)
             {

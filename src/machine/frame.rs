@@ -249,3 +249,29 @@ mod size_tests {
         assert!(size_of::<crate::machine::heap::RecObj>() <= 72, "RecObj");
     }
 }
+
+/// The running fiber's stacks: the continuation and its side stacks. A scheduler
+/// saves and restores this one value when it switches fibers.
+#[derive(Debug, Default)]
+pub struct Stacks {
+    /// The continuation.
+    pub frames: Vec<Frame>,
+    /// Evaluated arguments of calls and primitives in progress.
+    pub vals: Vec<Val>,
+    /// Arguments of primitives and externals not evaluated yet (next on top).
+    pub pending: Vec<Val>,
+    /// Values still to need in normal-form walks.
+    pub deep: Vec<Val>,
+    /// Pairs still to compare in structural comparisons.
+    pub eq_work: Vec<(Val, Val)>,
+}
+
+impl Stacks {
+    /// The bytes the stacks take (what a parked fiber holds, for `--max-memory`).
+    pub fn bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity())
+                * std::mem::size_of::<Val>()
+            + self.eq_work.capacity() * 2 * std::mem::size_of::<Val>()
+    }
+}

@@ -201,6 +201,8 @@ pub struct Heap {
     /// Records of recursive data `let`s made so far (the only objects a cycle can go
     /// through: records point outward otherwise).
     pub cyclic: u64,
+    /// Errors that thunks failed with ([`ThunkState::Failed`] holds an index here).
+    pub failures: Vec<super::error::RuntimeError>,
 }
 
 impl Heap {

@@ -68,7 +68,7 @@ impl<'p> Machine<'p> {
                     self.heap.release(acc);
                     acc = v;
                     i += 1;
-                    self.steps += 1;
+                    self.run.steps += 1;
                 }
                 None => break,
             }
@@ -118,7 +118,7 @@ impl<'p> Machine<'p> {
                 return self.case(v, sk.test, rec);
             }
             self.heap.set_slot(rec, sk.lo, Val::Int(lo + 1));
-            self.steps += 1;
+            self.run.steps += 1;
             taken += 1;
         }
         Ok(Control::Eval(body, rec))
@@ -127,9 +127,9 @@ impl<'p> Machine<'p> {
     /// How many steps a loop run in place may take at most: `batch`, or fewer when
     /// evaluation is to pause sooner (0: none).
     pub(crate) fn step_budget(&self, batch: u64) -> u64 {
-        match self.pause_after {
+        match self.run.pause_after {
             0 => batch,
-            p => batch.min(p.saturating_sub(self.steps)),
+            p => batch.min(p.saturating_sub(self.run.steps)),
         }
     }
 

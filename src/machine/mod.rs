@@ -152,101 +152,101 @@ use analysis::Facts;
 use code::{CodeStore, FunId};
 use compile::DefCode;
 use error::{ErrorKind, Result, RuntimeError};
-use frame::{Control, Frame};
+use frame::{Control, Frame, Stacks};
 use heap::{Heap, ThunkState};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use value::{NIL, Ref, Val};
 
-/// The machine: a program's code, a heap, and the frames of the running fiber.
+/// The machine: a program's code, a heap, and the stacks of the running fiber.
+///
+/// Its state is in twelve parts, each owned by one field, so that a room of the
+/// machine borrows only the parts it uses.
 pub struct Machine<'p> {
     /// The program being run.
     pub prog: &'p Program,
-    /// Objects.
+    /// Objects, and the errors failed thunks hold.
     pub heap: Heap,
     /// Compiled code.
     pub code: CodeStore<'p>,
+    /// Each definition's code and pinned value, and the facts they compile with.
+    defs: DefTable,
+    /// The running fiber's stacks: the one thing a scheduler saves and restores.
+    pub(crate) stacks: Stacks,
+    /// Steps, limits and pauses of the evaluation.
+    pub run: RunState,
+    /// What kind of evaluation this is (a run, or type-level evaluation).
+    pub options: Options<'p>,
+    /// When the cycle collector and the thunk trimmer run next, and what they freed.
+    pub(crate) gc: cycles::Collector,
+    /// The printer's output, and what it holds while it needs a value.
+    pub(crate) printer: print::PrintState,
+    /// The scheduler, when fibers run in parallel ([`host`]).
+    pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
+    /// The running fiber (0 without a scheduler).
+    pub(crate) fiber: u32,
+    /// The faster paths: which are on, and their side stacks ([`tiers`]).
+    pub tiers: tiers::TierState,
+}
+
+/// Each definition's compiled code and pinned value, and the facts the code is
+/// compiled with: the program as this machine has compiled it so far.
+struct DefTable {
     /// Relevance and strictness facts, or `None` for type-level evaluation (no
     /// erasure: types need everything).
     facts: Option<Facts>,
     /// Whether some call may hand a list to a spine walk (its analysis found one
     /// in a program that can reach an external): checked before each known call.
     spine_walks: bool,
-    defs: Vec<DefCode>,
+    /// Each definition's code (`Pending` until first used).
+    code: Vec<DefCode>,
     /// Each definition's pinned value: a function, or a thunk for a CAF (`Erased`
     /// until first used).
-    def_vals: Vec<Val>,
-    pub(crate) frames: Vec<Frame>,
-    /// Evaluated arguments of calls and primitives in progress.
-    pub(crate) vals: Vec<Val>,
-    /// Arguments of primitives and externals not evaluated yet (next on top).
-    pub(crate) pending: Vec<Val>,
-    /// Values still to need in normal-form walks.
-    pub(crate) deep: Vec<Val>,
-    /// Pairs still to compare in structural comparisons.
-    pub(crate) eq_work: Vec<(Val, Val)>,
-    /// Errors that thunks failed with ([`ThunkState::Failed`]).
-    pub(crate) failures: Vec<RuntimeError>,
+    vals: Vec<Val>,
+    /// The top-level values each definition may need (for unpinning, [`cycles`]).
+    caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
+    /// Whether definitions compile from their fused bodies (fusion was on when the
+    /// machine was made).
+    fused: bool,
+}
+
+/// The counters, limits and pause point of an evaluation.
+#[derive(Default)]
+pub struct RunState {
     /// Machine steps so far.
     pub steps: u64,
-    frames_peak: usize,
+    /// Most frames on the stack at once.
+    pub(crate) frames_peak: usize,
     /// When not zero, evaluation stops with an error after this many steps
     /// (type-level evaluation must not loop forever).
     pub step_limit: u64,
+    /// When set, evaluation stops with `interrupted` soon after it becomes true.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// When not zero, evaluation stops before this step ([`state`]).
+    pub(crate) pause_after: u64,
+    /// The control of an evaluation stopped by `pause_after`.
+    pub(crate) paused: Option<Control>,
+    /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
+    /// memory`.
+    pub max_memory: usize,
+    /// When not zero, the reference counts are audited every this many steps (tests).
+    pub audit_every: u64,
+}
+
+/// What kind of evaluation the machine does: set by its maker, read by its rooms.
+pub struct Options<'p> {
     /// Whether externals may be called (never during type checking).
     pub externals_allowed: bool,
     /// Whether a `match` on a neutral value is stuck (a value) rather than an error:
     /// type-level evaluation of open terms.
     pub neutral_matches: bool,
-    /// When set, evaluation stops with `interrupted` soon after it becomes true.
-    pub interrupt: Option<Arc<AtomicBool>>,
-    /// The running fiber (0 without a scheduler).
-    pub(crate) fiber: u32,
-    /// When not zero, evaluation stops before this step ([`state`]).
-    pub(crate) pause_after: u64,
-    /// The control of an evaluation stopped by `pause_after`.
-    pub(crate) paused: Option<Control>,
-    /// Where the printer writes.
-    pub(crate) out: Option<print::Output>,
-    /// What the printer holds while it needs a value (for the audits).
-    pub(crate) printing: Vec<print::Task>,
-    /// The scheduler, when fibers run in parallel ([`host`]).
-    pub(crate) host: Option<Box<dyn host::Host<'p> + 'p>>,
-    /// Live objects past which the cycle collector runs ([`cycles`]).
-    pub(crate) gc_threshold: usize,
-    /// Allocated objects at which long-lived thunks are trimmed next
-    /// ([`Machine::trim_thunks`]).
-    pub(crate) trim_threshold: u64,
-    /// Recursive data `let`s made when the cycle collector last ran.
-    pub(crate) gc_cyclic_seen: u64,
-    /// Objects the cycle collector freed.
-    pub cycles_collected: u64,
-    /// When not zero, the reference counts are audited every this many steps (tests).
-    pub audit_every: u64,
-    /// The top-level values each definition may need (for unpinning, [`cycles`]).
-    pub(crate) caf_memo: std::collections::HashMap<u32, std::rc::Rc<[u32]>>,
-    /// Which source files are the user's (not the prelude's); set by the driver, so
-    /// that errors inside prelude functions point at the user's call.
-    pub user_file: Option<Box<dyn Fn(crate::syntax::span::FileId) -> bool + 'p>>,
     /// Known calls pass every argument as a thunk, strict ones too (`--plan`: a call
     /// that is not made blocks only what needs its value; the function's body, and
     /// what it orders after that value, still run). The result is the same, slower.
     pub lazy_calls: bool,
-    /// `--max-memory` in bytes (0: no limit): past it, evaluation stops with `out of
-    /// memory`.
-    pub max_memory: usize,
-    /// The numeric tier's stacks ([`numeric`]).
-    tier: numeric::Tier,
-    /// The windows of a call computed at hand ([`cheap`]).
-    pub(crate) cheap: cheap::Windows,
-    /// Which faster paths the machine takes ([`tiers`]; all by default, or as
-    /// `SPINDLE_TIERS_OFF` says). Switching any off changes nothing a program prints:
-    /// the tier matrix test compares them. Fusion is decided when the machine is made
-    /// ([`Machine::with_tiers`]).
-    pub tiers: tiers::Tiers,
-    /// Whether definitions compile from their fused bodies (fusion was on when the
-    /// machine was made).
-    fused: bool,
+    /// Which source files are the user's (not the prelude's); set by the driver, so
+    /// that errors inside prelude functions point at the user's call.
+    pub user_file: Option<Box<dyn Fn(crate::syntax::span::FileId) -> bool + 'p>>,
 }
 
 /// How many steps apart the loop looks at limits and interrupts.
@@ -266,7 +266,7 @@ impl<'p> Machine<'p> {
         }
         let facts = analysis::analyse(prog, tiers.inline);
         let mut m = Machine::build(prog, Some(facts), tiers.fusion);
-        m.tiers = tiers;
+        m.tiers.on = tiers;
         m
     }
 
@@ -274,9 +274,9 @@ impl<'p> Machine<'p> {
     /// erased, matches on open terms stuck.
     pub fn for_type_level(prog: &'p Program, step_limit: u64) -> Machine<'p> {
         let mut m = Machine::build(prog, None, false);
-        m.step_limit = step_limit;
-        m.externals_allowed = false;
-        m.neutral_matches = true;
+        m.run.step_limit = step_limit;
+        m.options.externals_allowed = false;
+        m.options.neutral_matches = true;
         m
     }
 
@@ -290,74 +290,62 @@ impl<'p> Machine<'p> {
             prog,
             heap: Heap::default(),
             code: CodeStore::default(),
-            spine_walks: facts
-                .as_ref()
-                .is_some_and(|f| f.spine.iter().any(|&(w, s)| w | s != 0)),
-            facts,
-            defs: Vec::new(),
-            def_vals: Vec::new(),
-            frames: Vec::new(),
-            vals: Vec::new(),
-            pending: Vec::new(),
-            deep: Vec::new(),
-            eq_work: Vec::new(),
-            failures: Vec::new(),
-            steps: 0,
-            frames_peak: 0,
-            step_limit: 0,
-            externals_allowed: true,
-            neutral_matches: false,
-            interrupt: None,
-            fiber: 0,
-            pause_after: 0,
-            paused: None,
-            out: None,
-            printing: Vec::new(),
+            defs: DefTable {
+                spine_walks: facts
+                    .as_ref()
+                    .is_some_and(|f| f.spine.iter().any(|&(w, s)| w | s != 0)),
+                facts,
+                code: Vec::new(),
+                vals: Vec::new(),
+                caf_memo: std::collections::HashMap::new(),
+                fused,
+            },
+            stacks: Stacks::default(),
+            run: RunState::default(),
+            options: Options {
+                externals_allowed: true,
+                neutral_matches: false,
+                lazy_calls: false,
+                user_file: None,
+            },
+            gc: cycles::Collector::default(),
+            printer: print::PrintState::default(),
             host: None,
-            gc_threshold: cycles::MIN_THRESHOLD,
-            trim_threshold: cycles::TRIM_THRESHOLD,
-            gc_cyclic_seen: 0,
-            cycles_collected: 0,
-            audit_every: 0,
-            caf_memo: std::collections::HashMap::new(),
-            user_file: None,
-            max_memory: 0,
-            lazy_calls: false,
-            tier: numeric::Tier::default(),
-            cheap: cheap::Windows::default(),
-            tiers: tiers::Tiers::ALL,
-            fused,
+            fiber: 0,
+            tiers: tiers::TierState::default(),
         }
     }
 
     /// The facts the machine compiles with (none at type level).
     pub fn facts(&self) -> Option<&Facts> {
-        self.facts.as_ref()
+        self.defs.facts.as_ref()
     }
 
     /// Whether this machine runs the bodies inlining made ([`inline`]).
     pub(crate) fn inlines(&self) -> bool {
-        self.facts.as_ref().is_some_and(|f| f.inline)
+        self.defs.facts.as_ref().is_some_and(|f| f.inline)
     }
 
     /// What definition `d` compiles to (compiling it on first use).
     #[inline]
     pub(crate) fn def_code(&mut self, d: DefId) -> DefCode {
-        if d.0 as usize >= self.defs.len() {
-            self.defs.resize(self.prog.defs.len(), DefCode::Pending);
-            self.def_vals.resize(self.prog.defs.len(), Val::Erased);
+        if d.0 as usize >= self.defs.code.len() {
+            self.defs
+                .code
+                .resize(self.prog.defs.len(), DefCode::Pending);
+            self.defs.vals.resize(self.prog.defs.len(), Val::Erased);
         }
-        match self.defs[d.0 as usize] {
+        match self.defs.code[d.0 as usize] {
             DefCode::Pending => {
                 let c = compile::compile_def(
                     self.prog,
                     &mut self.code,
-                    self.facts.as_ref(),
+                    self.defs.facts.as_ref(),
                     d,
-                    self.fused,
-                    self.tiers.trim,
+                    self.defs.fused,
+                    self.tiers.on.trim,
                 );
-                self.defs[d.0 as usize] = c;
+                self.defs.code[d.0 as usize] = c;
                 c
             }
             c => c,
@@ -375,7 +363,7 @@ impl<'p> Machine<'p> {
     /// The function of a function definition (compiled on first use).
     #[inline(always)]
     pub(crate) fn fun_of(&mut self, d: DefId) -> FunId {
-        if let Some(DefCode::Fun(f)) = self.defs.get(d.0 as usize) {
+        if let Some(DefCode::Fun(f)) = self.defs.code.get(d.0 as usize) {
             return *f;
         }
         self.def_fun(d)
@@ -394,7 +382,8 @@ impl<'p> Machine<'p> {
     #[inline]
     pub(crate) fn def_value(&mut self, d: DefId) -> Val {
         let v = self
-            .def_vals
+            .defs
+            .vals
             .get(d.0 as usize)
             .copied()
             .unwrap_or(Val::Erased);
@@ -408,7 +397,7 @@ impl<'p> Machine<'p> {
             DefCode::Pending => unreachable!(),
         };
         // The table's reference pins it for the run.
-        self.def_vals[d.0 as usize] = v;
+        self.defs.vals[d.0 as usize] = v;
         self.heap.retain(v);
         v
     }
@@ -439,7 +428,7 @@ impl<'p> Machine<'p> {
     /// error), so that the machine can be used again. Thunks whose evaluation was cut
     /// short keep the error they failed with.
     pub fn reset(&mut self) {
-        if let Some(c) = self.paused.take() {
+        if let Some(c) = self.run.paused.take() {
             self.drop_ctl(c);
         }
         let err = RuntimeError::new(ErrorKind::Abandoned, "evaluation was abandoned");
@@ -450,8 +439,8 @@ impl<'p> Machine<'p> {
     /// evaluation is abandoned fails with `err` from now on.
     pub(crate) fn unwind_to(&mut self, base: usize, err: &RuntimeError) {
         let mut failed = None;
-        while self.frames.len() > base {
-            let f = self.frames.pop().expect("frame");
+        while self.stacks.frames.len() > base {
+            let f = self.stacks.frames.pop().expect("frame");
             self.drop_frame(f, &mut failed, err);
         }
     }
@@ -460,8 +449,8 @@ impl<'p> Machine<'p> {
         match f {
             Frame::Update(t) => {
                 let id = *failed.get_or_insert_with(|| {
-                    self.failures.push(err.clone());
-                    (self.failures.len() - 1) as u32
+                    self.heap.failures.push(err.clone());
+                    (self.heap.failures.len() - 1) as u32
                 });
                 let o = self.heap.thunks.get_mut(t);
                 o.state = ThunkState::Failed(id);
@@ -490,19 +479,19 @@ impl<'p> Machine<'p> {
             }
             Frame::Strict { n, done, .. } => {
                 for _ in 0..done {
-                    let v = self.vals.pop().expect("value");
+                    let v = self.stacks.vals.pop().expect("value");
                     self.heap.release(v);
                 }
                 // The argument being evaluated is neither done nor pending.
                 for _ in 0..(n - done).saturating_sub(1) {
-                    let v = self.pending.pop().expect("pending");
+                    let v = self.stacks.pending.pop().expect("pending");
                     self.heap.release(v);
                 }
             }
             Frame::Deep { root, base, spine } => {
                 self.heap.release(root);
-                while self.deep.len() > base as usize {
-                    let v = self.deep.pop().expect("deep");
+                while self.stacks.deep.len() > base as usize {
+                    let v = self.stacks.deep.pop().expect("deep");
                     if spine
                         && let Val::Thunk(t) = v
                         && let Some(h) = self.host.as_mut()
@@ -514,8 +503,8 @@ impl<'p> Machine<'p> {
                 }
             }
             Frame::Eq { base, .. } => {
-                while self.eq_work.len() > base as usize {
-                    let (a, b) = self.eq_work.pop().expect("pair");
+                while self.stacks.eq_work.len() > base as usize {
+                    let (a, b) = self.stacks.eq_work.pop().expect("pair");
                     self.heap.release(a);
                     self.heap.release(b);
                 }
@@ -570,7 +559,7 @@ impl<'p> Machine<'p> {
 
     /// Sends what the printer holds to its output (before a wait for a call).
     pub fn flush_output(&mut self) {
-        if let Some(o) = &mut self.out {
+        if let Some(o) = &mut self.printer.out {
             o.flush();
         }
     }
@@ -611,7 +600,7 @@ impl<'p> Machine<'p> {
 
     /// Most frames on the stack at once.
     pub fn frames_peak(&self) -> usize {
-        self.frames_peak
+        self.run.frames_peak
     }
 
     /// Releases a reference the caller holds.
@@ -621,7 +610,7 @@ impl<'p> Machine<'p> {
 
     /// The definitions' pinned values made so far (roots of the audits).
     pub(crate) fn def_vals(&self) -> impl Iterator<Item = Val> + '_ {
-        self.def_vals.iter().copied().filter(|v| *v != Val::Erased)
+        self.defs.vals.iter().copied().filter(|v| *v != Val::Erased)
     }
 
     /// The record references of a pinned value are the heap's; nothing to add.

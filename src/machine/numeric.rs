@@ -85,7 +85,7 @@ impl<'p> Machine<'p> {
         let Code::CallDef { args, .. } = self.code.nodes[c as usize] else {
             return None;
         };
-        let mut tier = std::mem::take(&mut self.tier);
+        let mut tier = std::mem::take(&mut self.tiers.numeric);
         tier.vals.clear();
         tier.jobs.clear();
         for i in 0..args.len {
@@ -96,7 +96,7 @@ impl<'p> Machine<'p> {
                     if let Some(v) = other {
                         self.heap.release(v);
                     }
-                    self.tier = tier;
+                    self.tiers.numeric = tier;
                     return None;
                 }
             }
@@ -108,7 +108,7 @@ impl<'p> Machine<'p> {
             Ok(v) => Control::Ret(v),
             Err(now) => self.leave_tier(&mut tier, now),
         };
-        self.tier = tier;
+        self.tiers.numeric = tier;
         Some(Ok(ctl))
     }
 
@@ -117,16 +117,16 @@ impl<'p> Machine<'p> {
     /// or `None` when it cannot be computed there (nothing is left behind). Its steps
     /// are not counted: the caller counts the computation as one.
     pub(crate) fn tier_value(&mut self, fun: FunId, window: &[Val], budget: u64) -> Option<Val> {
-        let steps = self.steps;
-        let mut tier = std::mem::take(&mut self.tier);
+        let steps = self.run.steps;
+        let mut tier = std::mem::take(&mut self.tiers.numeric);
         tier.vals.clear();
         tier.vals.extend_from_slice(window);
         tier.jobs.clear();
         tier.jobs.push(Job::Call { fun, base: 0 });
         let body = self.code.funs[fun as usize].body;
         let r = self.run_tier(&mut tier, Now::Eval(body, 0), budget).ok();
-        self.tier = tier;
-        self.steps = steps;
+        self.tiers.numeric = tier;
+        self.run.steps = steps;
         r
     }
 
@@ -140,7 +140,7 @@ impl<'p> Machine<'p> {
     ) -> std::result::Result<Val, Now> {
         let bools = (self.prog.builtins.true_, self.prog.builtins.false_);
         for _ in 0..budget {
-            self.steps += 1;
+            self.run.steps += 1;
             now = match now {
                 Now::Eval(c, base) => match self.code.nodes[c as usize] {
                     Code::Local(s) => Now::Ret(t.vals[(base + s) as usize]),

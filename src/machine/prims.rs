@@ -111,7 +111,7 @@ impl<'p> Machine<'p> {
         nf: bool,
     ) -> Result<Control> {
         if let StrictOp::Prim(Prim::Concat, span) = op
-            && !matches!(self.frames.last(), Some(Frame::Stream))
+            && !matches!(self.stacks.frames.last(), Some(Frame::Stream))
         {
             let codes = self.code.args(args);
             let (a, b) = (codes[0], codes[1]);
@@ -132,7 +132,7 @@ impl<'p> Machine<'p> {
     /// normal form when `nf`), then runs it.
     pub(crate) fn strict_vals(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         if let StrictOp::Prim(p @ (Prim::Join | Prim::Concat), span) = op
-            && matches!(self.frames.last(), Some(Frame::Stream))
+            && matches!(self.stacks.frames.last(), Some(Frame::Stream))
         {
             // The printer streams this string: hand its pieces back.
             return Ok(Control::Ret(self.heap.pap(PapHead::Prim(p, span), 2, args)));
@@ -168,7 +168,7 @@ impl<'p> Machine<'p> {
     fn strict_vals_on(&mut self, op: StrictOp, args: &[Val], nf: bool) -> Result<Control> {
         let n = args.len() as u8;
         for &a in args.iter().rev() {
-            self.pending.push(a);
+            self.stacks.pending.push(a);
         }
         self.push(Frame::Strict {
             op,
@@ -182,16 +182,16 @@ impl<'p> Machine<'p> {
     /// The next argument of the `Strict` frame on top, or the operation itself.
     fn strict_next(&mut self) -> Result<Control> {
         loop {
-            let Some(&Frame::Strict { op, n, done, nf }) = self.frames.last() else {
+            let Some(&Frame::Strict { op, n, done, nf }) = self.stacks.frames.last() else {
                 unreachable!("strict_next() without a Strict frame")
             };
             if done == n {
-                self.frames.pop();
-                let start = self.vals.len() - n as usize;
-                let args: Vec<Val> = self.vals.drain(start..).collect();
+                self.stacks.frames.pop();
+                let start = self.stacks.vals.len() - n as usize;
+                let args: Vec<Val> = self.stacks.vals.drain(start..).collect();
                 return self.run_op(op, args);
             }
-            let a = self.pending.pop().expect("pending argument");
+            let a = self.stacks.pending.pop().expect("pending argument");
             let a = self.settle(a);
             // `join`'s separator and the numbers externals take need no walk; other
             // arguments of a normal-form operation must be whole.
@@ -199,8 +199,8 @@ impl<'p> Machine<'p> {
             match a {
                 Val::Thunk(t) => return Ok(Control::Force(t)),
                 v if whole => {
-                    self.vals.push(v);
-                    if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
+                    self.stacks.vals.push(v);
+                    if let Some(Frame::Strict { done, .. }) = self.stacks.frames.last_mut() {
                         *done += 1;
                     }
                 }
@@ -211,14 +211,14 @@ impl<'p> Machine<'p> {
 
     /// An argument of the `Strict` frame on top has been evaluated.
     pub(crate) fn strict_value(&mut self, v: Val) -> Result<Control> {
-        let Some(&Frame::Strict { nf, .. }) = self.frames.last() else {
+        let Some(&Frame::Strict { nf, .. }) = self.stacks.frames.last() else {
             unreachable!()
         };
         if nf && !self.is_whole(v) {
             return self.deep_start(v);
         }
-        self.vals.push(v);
-        if let Some(Frame::Strict { done, .. }) = self.frames.last_mut() {
+        self.stacks.vals.push(v);
+        if let Some(Frame::Strict { done, .. }) = self.stacks.frames.last_mut() {
             *done += 1;
         }
         self.strict_next()
@@ -560,7 +560,7 @@ impl<'p> Machine<'p> {
             Prim::After => Val::Erased,
             Prim::Reading | Prim::Writing => {
                 // The `After` frame below holds `x`: it becomes `x` under a `Declare`.
-                let Some(Frame::After(x)) = self.frames.pop() else {
+                let Some(Frame::After(x)) = self.stacks.frames.pop() else {
                     return Err(RuntimeError::at(
                         ErrorKind::Internal,
                         "internal error: a declaration lost its value",
@@ -577,7 +577,7 @@ impl<'p> Machine<'p> {
             }
             Prim::Trace => {
                 let m = text(self, 0).ok_or_else(|| bad(self))?;
-                if let Some(o) = &mut self.out {
+                if let Some(o) = &mut self.printer.out {
                     o.flush();
                 }
                 eprintln!("{m}");
@@ -704,7 +704,7 @@ impl<'p> Machine<'p> {
         if self.is_whole(v) {
             return Ok(v);
         }
-        let base = self.frames.len();
+        let base = self.stacks.frames.len();
         let ctl = self.deep_start(v)?;
         self.run_at(ctl, base)
     }
@@ -712,7 +712,7 @@ impl<'p> Machine<'p> {
     /// Starts a normal-form walk of `v` (owned), which returns `v` when every part is
     /// evaluated.
     pub(crate) fn deep_start(&mut self, v: Val) -> Result<Control> {
-        let base = self.deep.len() as u32;
+        let base = self.stacks.deep.len() as u32;
         self.push(Frame::Deep {
             root: v,
             base,
@@ -729,7 +729,7 @@ impl<'p> Machine<'p> {
             for i in (0..fields.len()).rev() {
                 let w = fields.at(&self.heap.words, i);
                 self.heap.retain(w);
-                self.deep.push(w);
+                self.stacks.deep.push(w);
             }
         }
     }
@@ -751,7 +751,7 @@ impl<'p> Machine<'p> {
                     return;
                 }
                 self.heap.retain(w);
-                self.deep.push(w);
+                self.stacks.deep.push(w);
                 if let Val::Thunk(t) = w
                     && let Some(h) = self.host.as_mut()
                 {
@@ -766,14 +766,14 @@ impl<'p> Machine<'p> {
     /// walk holds it), and goes when its value comes back ([`Machine::spine_value`]).
     fn spine_next(&mut self) -> Result<Control> {
         loop {
-            let Some(&Frame::Deep { root, base, .. }) = self.frames.last() else {
+            let Some(&Frame::Deep { root, base, .. }) = self.stacks.frames.last() else {
                 unreachable!("spine_next() without a Deep frame")
             };
-            if self.deep.len() as u32 == base {
-                self.frames.pop();
+            if self.stacks.deep.len() as u32 == base {
+                self.stacks.frames.pop();
                 return Ok(Control::Ret(root));
             }
-            let w = *self.deep.last().expect("part");
+            let w = *self.stacks.deep.last().expect("part");
             if let Val::Thunk(t) = w
                 && !matches!(self.heap.thunks.get(t).state, ThunkState::Done(_))
             {
@@ -781,7 +781,7 @@ impl<'p> Machine<'p> {
                 self.heap.retain(w);
                 return Ok(Control::Force(t));
             }
-            self.deep.pop();
+            self.stacks.deep.pop();
             let v = self.settle(w);
             self.spine_drop(w);
             self.spine_push_tail(v);
@@ -801,19 +801,19 @@ impl<'p> Machine<'p> {
     /// The tail on top of a spine walk has been evaluated to `v` (owned); or the walk
     /// starts (`v` is then nothing), or is handed a value to walk (a future's).
     fn spine_value(&mut self, v: Val) -> Result<Control> {
-        let base = match self.frames.last() {
+        let base = match self.stacks.frames.last() {
             Some(Frame::Deep { base, .. }) => *base as usize,
             _ => 0,
         };
         let forced = !matches!(v, Val::Erased)
-            && self.deep.len() > base
-            && match self.deep.last() {
+            && self.stacks.deep.len() > base
+            && match self.stacks.deep.last() {
                 Some(&Val::Thunk(t)) => {
                     matches!(self.heap.thunks.get(t).state, ThunkState::Done(_))
                 }
                 _ => false,
             };
-        if forced && let Some(w) = self.deep.pop() {
+        if forced && let Some(w) = self.stacks.deep.pop() {
             self.spine_drop(w);
             self.heap.release(w);
         }
@@ -826,18 +826,21 @@ impl<'p> Machine<'p> {
 
     /// Needs the next part of the walk on top, or ends it.
     fn deep_next(&mut self) -> Result<Control> {
-        if matches!(self.frames.last(), Some(Frame::Deep { spine: true, .. })) {
+        if matches!(
+            self.stacks.frames.last(),
+            Some(Frame::Deep { spine: true, .. })
+        ) {
             return self.spine_next();
         }
         loop {
-            let Some(&Frame::Deep { root, base, .. }) = self.frames.last() else {
+            let Some(&Frame::Deep { root, base, .. }) = self.stacks.frames.last() else {
                 unreachable!("deep_next() without a Deep frame")
             };
-            if self.deep.len() as u32 == base {
-                self.frames.pop();
+            if self.stacks.deep.len() as u32 == base {
+                self.stacks.frames.pop();
                 return Ok(Control::Ret(root));
             }
-            let w = self.deep.pop().expect("part");
+            let w = self.stacks.deep.pop().expect("part");
             // Only a helper's own walk (a root of `Erased`: its value goes nowhere) may
             // leave parts out; a walk whose value is used (an external's arguments, a
             // `join`) must reach every part, in a helper too.
@@ -864,7 +867,10 @@ impl<'p> Machine<'p> {
 
     /// A part of the walk on top has been evaluated.
     pub(crate) fn deep_value(&mut self, v: Val) -> Result<Control> {
-        if matches!(self.frames.last(), Some(Frame::Deep { spine: true, .. })) {
+        if matches!(
+            self.stacks.frames.last(),
+            Some(Frame::Deep { spine: true, .. })
+        ) {
             return self.spine_value(v);
         }
         self.deep_push_parts(v);
@@ -916,14 +922,14 @@ impl<'p> Machine<'p> {
 
     /// Starts a structural comparison of two weak head normal forms (owned).
     fn eq_start(&mut self, a: Val, b: Val, negate: bool, span: Span) -> Result<Control> {
-        let base = self.eq_work.len() as u32;
+        let base = self.stacks.eq_work.len() as u32;
         self.push(Frame::Eq { base, negate, span });
         self.eq_heads(a, b)
     }
 
     /// Compares two evaluated sides (owned) of the comparison on top.
     fn eq_heads(&mut self, a: Val, b: Val) -> Result<Control> {
-        let Some(&Frame::Eq { span, .. }) = self.frames.last() else {
+        let Some(&Frame::Eq { span, .. }) = self.stacks.frames.last() else {
             unreachable!("eq_heads() without an Eq frame")
         };
         let cmp = self.cmp_heads(a, b, span);
@@ -939,7 +945,7 @@ impl<'p> Machine<'p> {
                             for (a, b) in [(xs[i].1, ys[i].1), (xs[i].0, ys[i].0)] {
                                 self.heap.retain(a);
                                 self.heap.retain(b);
-                                self.eq_work.push((a, b));
+                                self.stacks.eq_work.push((a, b));
                             }
                         }
                         Ok(true)
@@ -964,7 +970,7 @@ impl<'p> Machine<'p> {
                     let (fx, fy) = (xs[i], ys[i]);
                     self.heap.retain(fx);
                     self.heap.retain(fy);
-                    self.eq_work.push((fx, fy));
+                    self.stacks.eq_work.push((fx, fy));
                 }
                 Ok(true)
             }
@@ -984,11 +990,11 @@ impl<'p> Machine<'p> {
     }
 
     fn eq_next(&mut self) -> Result<Control> {
-        let Some(&Frame::Eq { base, .. }) = self.frames.last() else {
+        let Some(&Frame::Eq { base, .. }) = self.stacks.frames.last() else {
             unreachable!("eq_next() without an Eq frame")
         };
-        if self.eq_work.len() as u32 > base {
-            let (x, y) = self.eq_work.pop().expect("pair");
+        if self.stacks.eq_work.len() as u32 > base {
+            let (x, y) = self.stacks.eq_work.pop().expect("pair");
             self.push(Frame::EqLeft(y));
             Ok(self.need(x))
         } else {
@@ -997,11 +1003,11 @@ impl<'p> Machine<'p> {
     }
 
     fn eq_finish(&mut self, equal: bool) -> Result<Control> {
-        let Some(Frame::Eq { base, negate, .. }) = self.frames.pop() else {
+        let Some(Frame::Eq { base, negate, .. }) = self.stacks.frames.pop() else {
             unreachable!("eq_finish() without an Eq frame")
         };
-        while self.eq_work.len() as u32 > base {
-            let (x, y) = self.eq_work.pop().expect("pair");
+        while self.stacks.eq_work.len() as u32 > base {
+            let (x, y) = self.stacks.eq_work.pop().expect("pair");
             self.heap.release(x);
             self.heap.release(y);
         }

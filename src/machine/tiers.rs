@@ -120,3 +120,27 @@ mod tests {
         }
     }
 }
+
+/// The tiers' part of a machine: which are on, and the side stacks of those that
+/// keep state between calls.
+pub struct TierState {
+    /// Which faster paths the machine takes (all by default, or as
+    /// `SPINDLE_TIERS_OFF` says). Switching any off changes nothing a program prints:
+    /// the tier matrix test compares them. Fusion is decided when the machine is made
+    /// ([`super::Machine::with_tiers`]).
+    pub on: Tiers,
+    /// The numeric tier's stacks ([`super::numeric`]).
+    pub(crate) numeric: super::numeric::Tier,
+    /// The windows of a call computed at hand ([`super::cheap`]).
+    pub(crate) cheap: super::cheap::Windows,
+}
+
+impl Default for TierState {
+    fn default() -> TierState {
+        TierState {
+            on: Tiers::ALL,
+            numeric: Default::default(),
+            cheap: Default::default(),
+        }
+    }
+}

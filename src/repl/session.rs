@@ -173,9 +173,9 @@ impl Session {
         let start = Instant::now();
         let mut machine = Machine::new(program);
         self.interrupt.store(false, Ordering::SeqCst);
-        machine.interrupt = Some(self.interrupt.clone());
+        machine.run.interrupt = Some(self.interrupt.clone());
         let sources = &loaded.sources;
-        machine.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
+        machine.options.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
         // The REPL evaluates with the same parallel scheduler as `spindle run`.
         crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
         let result = driver::evaluate_def(&mut machine, id, true);
@@ -724,12 +724,12 @@ impl ReplBackend for Session {
                 // How far the evaluation goes (externals are not called here), then the
                 // state halfway there.
                 let mut probe = Machine::new(program);
-                probe.externals_allowed = false;
-                probe.step_limit = 20_000;
+                probe.options.externals_allowed = false;
+                probe.run.step_limit = 20_000;
                 let _ = probe.whnf_def(id);
-                let total = probe.steps.max(1);
+                let total = probe.run.steps.max(1);
                 let mut machine = Machine::new(program);
-                machine.externals_allowed = false;
+                machine.options.externals_allowed = false;
                 machine.set_pause_after((total / 2).max(1));
                 let _ = machine.whnf_def(id);
                 Reply::out(machine.draw_state())

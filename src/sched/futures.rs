@@ -61,7 +61,7 @@ impl<'p> Scheduler<'p> {
     /// Fiber `id` (parked, its stacks saved) hands the evaluation above its topmost
     /// cut point to a new fiber, and goes on with a future for it.
     pub(super) fn cut(&mut self, m: &mut Machine<'p>, id: u32) {
-        if m.lazy_calls || !self.futures_on {
+        if m.options.lazy_calls || !self.futures_on {
             return;
         }
         let f = &self.fibers[id as usize];
@@ -79,20 +79,20 @@ impl<'p> Scheduler<'p> {
         {
             return;
         }
-        let n = f.frames.len();
+        let n = f.stacks.frames.len();
         let Some(c) = (n.saturating_sub(CUT_SEARCH)..n)
             .rev()
-            .find(|&i| is_cut_point(&f.frames[i]))
+            .find(|&i| is_cut_point(&f.stacks.frames[i]))
         else {
             return;
         };
-        if c > TRY_SEARCH || f.frames[..c].iter().any(|x| matches!(x, Frame::Try)) {
+        if c > TRY_SEARCH || f.stacks.frames[..c].iter().any(|x| matches!(x, Frame::Try)) {
             return;
         }
         // The side stacks' entries of the frames above the cut are on top of each.
         let (mut vals_hi, mut pending_hi) = (0usize, 0usize);
         let (mut deep_lo, mut eq_lo) = (None, None);
-        for fr in &f.frames[c + 1..] {
+        for fr in &f.stacks.frames[c + 1..] {
             match *fr {
                 Frame::Strict { n, done, .. } => {
                     vals_hi += done as usize;
@@ -109,12 +109,12 @@ impl<'p> Scheduler<'p> {
                 _ => {}
             }
         }
-        let deep_lo = deep_lo.unwrap_or(f.deep.len());
-        let eq_lo = eq_lo.unwrap_or(f.eq_work.len());
-        if vals_hi > f.vals.len()
-            || pending_hi > f.pending.len()
-            || deep_lo > f.deep.len()
-            || eq_lo > f.eq_work.len()
+        let deep_lo = deep_lo.unwrap_or(f.stacks.deep.len());
+        let eq_lo = eq_lo.unwrap_or(f.stacks.eq_work.len());
+        if vals_hi > f.stacks.vals.len()
+            || pending_hi > f.stacks.pending.len()
+            || deep_lo > f.stacks.deep.len()
+            || eq_lo > f.stacks.eq_work.len()
         {
             return;
         }
@@ -137,7 +137,7 @@ impl<'p> Scheduler<'p> {
             self.make_runnable(id);
             return;
         }
-        let code = match f.frames[c] {
+        let code = match f.stacks.frames[c] {
             Frame::CallArgs { code, .. } => code,
             Frame::LetStrict { body, .. } => body,
             Frame::SeqB { b, .. } => b,
@@ -153,13 +153,17 @@ impl<'p> Scheduler<'p> {
         m.heap.retain(Val::Thunk(t));
         m.heap.retain(Val::Thunk(t));
 
-        let before = self.fibers[id as usize].stack_bytes() + self.fibers[y as usize].stack_bytes();
+        let before =
+            self.fibers[id as usize].stacks.bytes() + self.fibers[y as usize].stacks.bytes();
         let x = &mut self.fibers[id as usize];
-        let mut top = x.frames.split_off(c + 1);
-        let vals = x.vals.split_off(x.vals.len() - vals_hi);
-        let pending = x.pending.split_off(x.pending.len() - pending_hi);
-        let deep = x.deep.split_off(deep_lo);
-        let eq_work = x.eq_work.split_off(eq_lo);
+        let mut top = x.stacks.frames.split_off(c + 1);
+        let vals = x.stacks.vals.split_off(x.stacks.vals.len() - vals_hi);
+        let pending = x
+            .stacks
+            .pending
+            .split_off(x.stacks.pending.len() - pending_hi);
+        let deep = x.stacks.deep.split_off(deep_lo);
+        let eq_work = x.stacks.eq_work.split_off(eq_lo);
         for fr in &mut top {
             match fr {
                 Frame::Deep { base, .. } => *base -= deep_lo as u32,
@@ -211,29 +215,30 @@ impl<'p> Scheduler<'p> {
 
         // Where the cut point's value is needed to its whole spine, the future walks
         // its value's spine once it has it (the context stays with the work).
-        let walk = m.spine_needed_below(&self.fibers[id as usize].frames);
+        let walk = m.spine_needed_below(&self.fibers[id as usize].stacks.frames);
         let fy = &mut self.fibers[y as usize];
-        fy.frames.clear();
+        fy.stacks.frames.clear();
         if walk {
-            fy.frames.push(Frame::Deep {
+            fy.stacks.frames.push(Frame::Deep {
                 root: Val::Erased,
                 base: 0,
                 spine: true,
             });
         }
-        fy.frames.push(Frame::Update(t));
-        fy.frames.append(&mut top);
-        fy.vals = vals;
-        fy.pending = pending;
-        fy.deep = deep;
-        fy.eq_work = eq_work;
+        fy.stacks.frames.push(Frame::Update(t));
+        fy.stacks.frames.append(&mut top);
+        fy.stacks.vals = vals;
+        fy.stacks.pending = pending;
+        fy.stacks.deep = deep;
+        fy.stacks.eq_work = eq_work;
         fy.ctl = ctl;
         fy.error = None;
         fy.state = state;
         fy.call_wait = call_wait;
         fy.certain = true;
-        fy.mark_scanned(fy.frames.len());
-        let after = self.fibers[id as usize].stack_bytes() + self.fibers[y as usize].stack_bytes();
+        fy.mark_scanned(fy.stacks.frames.len());
+        let after =
+            self.fibers[id as usize].stacks.bytes() + self.fibers[y as usize].stacks.bytes();
         self.saved_bytes = (self.saved_bytes + after).saturating_sub(before);
         self.make_runnable(id);
     }
@@ -242,7 +247,7 @@ impl<'p> Scheduler<'p> {
     /// back from now on), or `None` for other fibers.
     fn hold_output_mark(m: &mut Machine<'p>, id: u32) -> Option<usize> {
         match id {
-            0 => m.out.as_mut().map(|o| {
+            0 => m.printer.out.as_mut().map(|o| {
                 o.set_held(true);
                 o.mark()
             }),
@@ -265,7 +270,7 @@ impl<'p> Scheduler<'p> {
         }
         if id == 0
             && list.is_empty()
-            && let Some(o) = &mut m.out
+            && let Some(o) = &mut m.printer.out
         {
             o.set_held(false);
         }
@@ -304,8 +309,8 @@ impl<'p> Scheduler<'p> {
         };
         match m.heap.thunks.get(thunk).state {
             ThunkState::Failed(i) => {
-                let first = m.failures[i as usize].clone();
-                if let (Some(mark), Some(o)) = (mark, &mut m.out) {
+                let first = m.heap.failures[i as usize].clone();
+                if let (Some(mark), Some(o)) = (mark, &mut m.printer.out) {
                     o.truncate_to(mark);
                 }
                 self.drop_futures(m, id);
@@ -332,7 +337,7 @@ impl<'p> Scheduler<'p> {
                 Some(Ok(Control::Park))
             }
             // It failed: the fiber fails with its error ([`Scheduler::error_order`]).
-            ThunkState::Failed(i) => Some(Err(m.failures[i as usize].clone())),
+            ThunkState::Failed(i) => Some(Err(m.heap.failures[i as usize].clone())),
             _ => None,
         }
     }

@@ -51,7 +51,7 @@ use crate::external::exec::{Limits, Priority, Ticket};
 use crate::machine::Machine;
 use crate::machine::code::Code;
 use crate::machine::error::{Result, RuntimeError};
-use crate::machine::frame::{Control, Frame};
+use crate::machine::frame::{Control, Frame, Stacks};
 use crate::machine::heap::ThunkState;
 use crate::machine::host::{CallRequest, HeldRef, Host};
 use crate::machine::value::{NIL, Ref, Val};
@@ -114,11 +114,7 @@ enum State {
 
 /// A fiber that is not running: its stacks and what it does next.
 struct Fiber {
-    frames: Vec<Frame>,
-    vals: Vec<Val>,
-    pending: Vec<Val>,
-    deep: Vec<Val>,
-    eq_work: Vec<(Val, Val)>,
+    stacks: Stacks,
     ctl: Option<Control>,
     error: Option<RuntimeError>,
     state: State,
@@ -155,7 +151,7 @@ impl Fiber {
     /// Records that the frames below `h` have been looked at.
     fn mark_scanned(&mut self, h: usize) {
         self.scanned = h;
-        self.scan_mark = h.checked_sub(1).map(|i| self.frames[i]);
+        self.scan_mark = h.checked_sub(1).map(|i| self.stacks.frames[i]);
     }
 
     /// The height from which frames have not been looked at: where the last look
@@ -163,26 +159,18 @@ impl Fiber {
     fn scan_from(&self) -> usize {
         match self.scanned {
             0 => 0,
-            h if h <= self.frames.len() && Some(self.frames[h - 1]) == self.scan_mark => h,
+            h if h <= self.stacks.frames.len()
+                && Some(self.stacks.frames[h - 1]) == self.scan_mark =>
+            {
+                h
+            }
             _ => 0,
         }
     }
 
-    /// The bytes its stacks take.
-    fn stack_bytes(&self) -> usize {
-        self.frames.capacity() * std::mem::size_of::<Frame>()
-            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity())
-                * std::mem::size_of::<Val>()
-            + self.eq_work.capacity() * 2 * std::mem::size_of::<Val>()
-    }
-
     fn new() -> Fiber {
         Fiber {
-            frames: Vec::new(),
-            vals: Vec::new(),
-            pending: Vec::new(),
-            deep: Vec::new(),
-            eq_work: Vec::new(),
+            stacks: Stacks::default(),
             ctl: None,
             error: None,
             state: State::Free,
@@ -373,13 +361,9 @@ impl<'p> Scheduler<'p> {
     /// Moves the machine's stacks into fiber `id` (and the fiber's into the machine).
     fn save(&mut self, m: &mut Machine<'p>, id: u32) {
         let f = &mut self.fibers[id as usize];
-        let before = f.stack_bytes();
-        std::mem::swap(&mut f.frames, &mut m.frames);
-        std::mem::swap(&mut f.vals, &mut m.vals);
-        std::mem::swap(&mut f.pending, &mut m.pending);
-        std::mem::swap(&mut f.deep, &mut m.deep);
-        std::mem::swap(&mut f.eq_work, &mut m.eq_work);
-        self.saved_bytes = (self.saved_bytes + f.stack_bytes()).saturating_sub(before);
+        let before = f.stacks.bytes();
+        std::mem::swap(&mut f.stacks, &mut m.stacks);
+        self.saved_bytes = (self.saved_bytes + f.stacks.bytes()).saturating_sub(before);
     }
 
     /// Makes fiber `id` the running one and returns what it does next.
@@ -393,8 +377,8 @@ impl<'p> Scheduler<'p> {
         {
             self.queued_forks.remove(&t);
         }
-        self.slice_end = m.steps + SLICE;
-        self.resumed_at = m.steps;
+        self.slice_end = m.run.steps + SLICE;
+        self.resumed_at = m.run.steps;
         if f.certain {
             self.spec_budget = SPEC_BUDGET;
         }
@@ -417,9 +401,9 @@ impl<'p> Scheduler<'p> {
     /// Charges the running fiber's steps to the speculation budget.
     fn charge(&mut self, m: &Machine<'p>) {
         if !self.fibers[m.fiber as usize].certain {
-            self.spec_budget -= (m.steps - self.resumed_at) as i64;
+            self.spec_budget -= (m.run.steps - self.resumed_at) as i64;
         }
-        self.resumed_at = m.steps;
+        self.resumed_at = m.run.steps;
     }
 
     /// Picks the next fiber to run, waiting for calls when none can.
@@ -492,15 +476,15 @@ impl<'p> Scheduler<'p> {
             return;
         }
         let look = timeout.is_some_and(|t| t.is_zero());
-        if look && m.steps < self.next_poll {
+        if look && m.run.steps < self.next_poll {
             return;
         }
-        self.next_poll = m.steps + POLL_EVERY;
+        self.next_poll = m.run.steps + POLL_EVERY;
         let done: Vec<Finished> = match timeout {
             Some(t) if t.is_zero() => self.policy.borrow_mut().layer().poll(),
             t => {
                 // Nothing to do but wait: what is printed so far goes out first.
-                if let Some(o) = &mut m.out {
+                if let Some(o) = &mut m.printer.out {
                     o.flush();
                 }
                 self.policy.borrow_mut().layer().wait(t)
@@ -587,7 +571,7 @@ impl<'p> Scheduler<'p> {
             return;
         }
         let has_try = |frames: &[Frame]| frames.iter().any(|f| matches!(f, Frame::Try));
-        if has_try(&m.frames) || self.fibers.iter().any(|f| has_try(&f.frames)) {
+        if has_try(&m.stacks.frames) || self.fibers.iter().any(|f| has_try(&f.stacks.frames)) {
             return;
         }
         let err = policy::call_error(e, span);
@@ -642,7 +626,7 @@ impl<'p> Scheduler<'p> {
         if !self.fibers[id as usize].certain {
             return;
         }
-        let frames = self.fibers[id as usize].frames.clone();
+        let frames = self.fibers[id as usize].stacks.frames.clone();
         for fr in frames {
             match fr {
                 Frame::After(v) => {
@@ -696,10 +680,15 @@ impl<'p> Scheduler<'p> {
         if depth > 8 {
             return true;
         }
-        let frames = self.fibers[id as usize].frames.clone();
+        let frames = self.fibers[id as usize].stacks.frames.clone();
         let held: Vec<Val> = {
             let f = &self.fibers[id as usize];
-            f.pending.iter().chain(f.deep.iter()).copied().collect()
+            f.stacks
+                .pending
+                .iter()
+                .chain(f.stacks.deep.iter())
+                .copied()
+                .collect()
         };
         if held.iter().any(|v| self.worth_forking(m, *v)) {
             return true;
@@ -991,16 +980,16 @@ impl<'p> Scheduler<'p> {
     fn scan(&mut self, m: &mut Machine<'p>, id: u32) {
         let certain = self.fibers[id as usize].certain;
         let from = self.fibers[id as usize].scan_from();
-        let top = self.fibers[id as usize].frames.len();
+        let top = self.fibers[id as usize].stacks.frames.len();
         for i in from..top {
-            let fr = self.fibers[id as usize].frames[i];
+            let fr = self.fibers[id as usize].stacks.frames[i];
             match fr {
                 Frame::BinL { prim, b, env, span } if self.operand_may_call(m, b, env) => {
                     // The other operand is needed if this fiber's work is: a thunk,
                     // and a fiber (certain), or a place on the frontier (speculative).
                     let t = m.mkarg(b, env);
                     m.heap.release_rec(env);
-                    self.fibers[id as usize].frames[i] = Frame::BinLv { prim, b: t, span };
+                    self.fibers[id as usize].stacks.frames[i] = Frame::BinLv { prim, b: t, span };
                     m.heap.retain(t);
                     if certain {
                         self.fork(m, t, false);
@@ -1040,7 +1029,12 @@ impl<'p> Scheduler<'p> {
             // are certainly needed.
             let held: Vec<Val> = {
                 let f = &self.fibers[id as usize];
-                f.pending.iter().chain(f.deep.iter()).copied().collect()
+                f.stacks
+                    .pending
+                    .iter()
+                    .chain(f.stacks.deep.iter())
+                    .copied()
+                    .collect()
             };
             for v in held {
                 if self.worth_forking(m, v) {
@@ -1051,7 +1045,7 @@ impl<'p> Scheduler<'p> {
             // A part of a normal-form walk that is built already is needed whole: the
             // thunks inside get fibers, and the speculative fibers evaluating some of
             // them become certain (their calls start).
-            let deep = self.fibers[id as usize].deep.clone();
+            let deep = self.fibers[id as usize].stacks.deep.clone();
             for v in deep {
                 if matches!(v, Val::Thunk(_)) && self.worth_forking(m, v) {
                     continue; // forked above
@@ -1085,7 +1079,7 @@ impl<'p> Scheduler<'p> {
     /// then run every test at once.
     fn fork_arm_needs(&mut self, m: &mut Machine<'p>, id: u32, i: usize, mi: u32, env: Ref) {
         use crate::machine::compile::spine::{NF, SPINE};
-        let demand = m.demand_below(&self.fibers[id as usize].frames[..i]);
+        let demand = m.demand_below(&self.fibers[id as usize].stacks.frames[..i]);
         let needs = match self.case_needs.get(&(mi, demand)) {
             Some(n) => n.clone(),
             None => {
@@ -1118,7 +1112,7 @@ impl<'p> Scheduler<'p> {
                 .fibers
                 .get(fiber as usize)
                 .filter(|f| !f.certain)
-                .and_then(|f| f.frames.first().copied());
+                .and_then(|f| f.stacks.frames.first().copied());
             if root == Some(Frame::Update(t)) {
                 self.promote(m, fiber);
             }
@@ -1160,19 +1154,19 @@ impl<'p> Scheduler<'p> {
         self.fibers[id as usize].forked_for = Some((t, deep));
         self.queued_forks.insert(t, id);
         // The new fiber gets a turn soon: it may be about to start a call.
-        self.slice_end = self.slice_end.min(m.steps + 1);
+        self.slice_end = self.slice_end.min(m.run.steps + 1);
     }
 
     /// A certain fiber that walks `v` (owned) to normal form, or only its spine.
     fn spawn_walk(&mut self, v: Val, spine: bool) -> u32 {
         let id = self.spawn(Control::Ret(Val::Erased), true);
         let f = &mut self.fibers[id as usize];
-        f.frames.push(Frame::Deep {
+        f.stacks.frames.push(Frame::Deep {
             root: Val::Erased,
             base: 0,
             spine,
         });
-        f.deep.push(v);
+        f.stacks.deep.push(v);
         id
     }
 
@@ -1389,17 +1383,17 @@ impl<'p> Host<'p> for Scheduler<'p> {
 
     fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
         self.poll(m, Some(Duration::ZERO));
-        if m.steps >= self.next_sweep {
+        if m.run.steps >= self.next_sweep {
             // A stream the program dropped (`take 3`) stops without waiting for the end.
-            self.next_sweep = m.steps + SWEEP_EVERY;
+            self.next_sweep = m.run.steps + SWEEP_EVERY;
             self.policy.borrow_mut().unneeded_streams(m);
         }
         let id = m.fiber;
         let certain = self.fibers[id as usize].certain;
         let preempt = if certain {
-            m.steps >= self.slice_end && !self.certain_q.is_empty()
+            m.run.steps >= self.slice_end && !self.certain_q.is_empty()
         } else {
-            !self.certain_q.is_empty() || m.steps >= self.slice_end
+            !self.certain_q.is_empty() || m.run.steps >= self.slice_end
         };
         if !preempt || matches!(ctl, Control::Park) {
             return Ok(ctl);
@@ -1454,7 +1448,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
         // A certain fiber walks the list's spine: its tails (and the calls they
         // reach) are evaluated while the consumer waits for the first cells.
         self.spawn_walk(v, true);
-        self.slice_end = self.slice_end.min(m.steps + 1);
+        self.slice_end = self.slice_end.min(m.run.steps + 1);
     }
 
     fn certain(&self, m: &Machine<'p>) -> bool {
@@ -1495,9 +1489,9 @@ impl<'p> Host<'p> for Scheduler<'p> {
             {
                 m.heap.release(v);
             }
-            for v in std::mem::take(&mut f.vals)
+            for v in std::mem::take(&mut f.stacks.vals)
                 .into_iter()
-                .chain(std::mem::take(&mut f.pending))
+                .chain(std::mem::take(&mut f.stacks.pending))
             {
                 m.heap.release(v);
             }
@@ -1530,11 +1524,11 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 continue;
             }
             crate::machine::frame::stack_refs(
-                &fib.frames,
-                &fib.vals,
-                &fib.pending,
-                &fib.deep,
-                &fib.eq_work,
+                &fib.stacks.frames,
+                &fib.stacks.vals,
+                &fib.stacks.pending,
+                &fib.stacks.deep,
+                &fib.stacks.eq_work,
                 fib.ctl.as_ref(),
                 f,
             );
@@ -1558,7 +1552,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
     fn parked(&self, f: &mut dyn FnMut(&[Frame], Option<&Control>)) {
         for fib in &self.fibers {
             if !matches!(fib.state, State::Running | State::Free) {
-                f(&fib.frames, fib.ctl.as_ref());
+                f(&fib.stacks.frames, fib.ctl.as_ref());
             }
         }
     }

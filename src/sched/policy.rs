@@ -565,7 +565,7 @@ impl<'p> CallPolicy<'p> {
                              of {} (--max-memory)",
                             ext.name,
                             crate::external::budget::show_size(bytes),
-                            crate::external::budget::show_size(m.max_memory)
+                            crate::external::budget::show_size(m.run.max_memory)
                         ),
                         span,
                     )),

@@ -108,9 +108,9 @@ impl<'p> Host<'p> for Sequential<'p> {
     }
 
     fn tick(&mut self, m: &mut Machine<'p>, ctl: Control) -> Result<Control> {
-        if m.steps >= self.next_sweep {
+        if m.run.steps >= self.next_sweep {
             // A stream the program dropped (`take 3`) stops without waiting for the end.
-            self.next_sweep = m.steps + SWEEP_EVERY;
+            self.next_sweep = m.run.steps + SWEEP_EVERY;
             self.policy.borrow_mut().unneeded_streams(m);
         }
         Ok(ctl)

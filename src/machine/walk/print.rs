@@ -134,6 +134,16 @@ impl Output {
     }
 }
 
+/// The printer's part of a machine: where it writes, and what it holds while it
+/// needs a value (roots for the audits).
+#[derive(Default)]
+pub(crate) struct PrintState {
+    /// Where the printer writes.
+    pub(crate) out: Option<Output>,
+    /// What the printer holds while it needs a value.
+    pub(crate) printing: Vec<Task>,
+}
+
 /// What is left to print (each word counted).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Task {
@@ -166,13 +176,13 @@ impl<'p> Machine<'p> {
     /// Needs a word (owned) to weak head normal form for the printer.
     fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
         if let Val::Thunk(_) = self.heap.forced(v) {
-            if let Some(o) = &mut self.out {
+            if let Some(o) = &mut self.printer.out {
                 o.flush_if_due();
             }
             self.fork_printed(v, tasks);
-            self.printing = std::mem::take(tasks);
+            self.printer.printing = std::mem::take(tasks);
             let r = self.whnf(v);
-            *tasks = std::mem::take(&mut self.printing);
+            *tasks = std::mem::take(&mut self.printer.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
                     self.release_task(t);
@@ -390,11 +400,11 @@ impl<'p> Machine<'p> {
         quote_string: bool,
         out: Output,
     ) -> (Result<()>, Output) {
-        self.out = Some(out);
+        self.printer.out = Some(out);
         let r = self
             .print_def_inner(d, quote_string)
             .and_then(|()| self.join_futures());
-        let mut out = self.out.take().expect("output");
+        let mut out = self.printer.out.take().expect("output");
         out.set_held(false);
         (r, out)
     }
@@ -423,7 +433,7 @@ impl<'p> Machine<'p> {
 
     /// Prints a value (owned) to a string (no streaming): the REPL and tests.
     pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
-        self.out = Some(Output::collect());
+        self.printer.out = Some(Output::collect());
         let task = match v {
             Val::Str(_) if !quote_string => Task::Raw(v, false),
             _ => Task::Val(v, false),
@@ -431,7 +441,7 @@ impl<'p> Machine<'p> {
         let r = self
             .print_tasks(vec![task])
             .and_then(|()| self.join_futures());
-        let mut out = self.out.take().expect("output");
+        let mut out = self.printer.out.take().expect("output");
         out.set_held(false);
         r.map(|_| out.take())
     }
@@ -462,7 +472,7 @@ impl<'p> Machine<'p> {
     }
 
     fn emit(&mut self, s: &str) {
-        if let Some(o) = &mut self.out {
+        if let Some(o) = &mut self.printer.out {
             o.push(s);
         }
     }
@@ -485,7 +495,7 @@ impl<'p> Machine<'p> {
     /// fields on `tasks` (the walk's stack). On an error, every task is released.
     fn print_task(&mut self, task: Task, tasks: &mut Vec<Task>) -> Result<()> {
         let bi = self.prog.builtins;
-        if self.out.as_ref().is_some_and(|o| o.broken) {
+        if self.printer.out.as_ref().is_some_and(|o| o.broken) {
             self.release_task(task);
             return Ok(());
         }
@@ -612,12 +622,12 @@ impl<'p> Machine<'p> {
             // Nobody else holds this thunk: its code may run without an update.
             self.heap.retain_rec(env);
             self.heap.release(v);
-            if let Some(o) = &mut self.out {
+            if let Some(o) = &mut self.printer.out {
                 o.flush_if_due();
             }
-            self.printing = std::mem::take(tasks);
+            self.printer.printing = std::mem::take(tasks);
             let r = self.run_streamed(Control::Eval(code, env));
-            *tasks = std::mem::take(&mut self.printing);
+            *tasks = std::mem::take(&mut self.printer.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
                     self.release_task(t);
@@ -631,9 +641,9 @@ impl<'p> Machine<'p> {
     /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
     /// straight to it comes back as a partial application with its two arguments.
     fn run_streamed(&mut self, ctl: Control) -> Result<Val> {
-        self.frames.push(Frame::Stream);
+        self.stacks.frames.push(Frame::Stream);
         let r = self.run(ctl);
-        let top = self.frames.pop();
+        let top = self.stacks.frames.pop();
         debug_assert_eq!(top, Some(Frame::Stream));
         r
     }

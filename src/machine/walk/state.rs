@@ -69,12 +69,12 @@ impl<'p> Machine<'p> {
     /// Pauses evaluation after `n` steps in all (0: never): the loop stops before
     /// step `n + 1` and keeps its state for [`Machine::read_back_state`].
     pub fn set_pause_after(&mut self, n: u64) {
-        self.pause_after = n;
+        self.run.pause_after = n;
     }
 
     /// Whether the last evaluation stopped at its pause rather than ending.
     pub fn is_paused(&self) -> bool {
-        self.paused.is_some()
+        self.run.paused.is_some()
     }
 
     /// The whole paused state as one closed term whose value is the value of `root`
@@ -85,7 +85,7 @@ impl<'p> Machine<'p> {
                 "a state with several fibers is not read back (pause sequential runs)".into(),
             ));
         }
-        let ctl = self.paused.unwrap_or(Control::Ret(root));
+        let ctl = self.run.paused.unwrap_or(Control::Ret(root));
         let mut r = Reader::new(self);
         // 1. Every object the state reaches that becomes a binding.
         let order = self.state_objects(root, &ctl);
@@ -102,12 +102,12 @@ impl<'p> Machine<'p> {
             Control::Park => hole(),
         };
         let (mut vals_top, mut pending_top, mut deep_top, mut eq_top) = (
-            self.vals.len(),
-            self.pending.len(),
-            self.deep.len(),
-            self.eq_work.len(),
+            self.stacks.vals.len(),
+            self.stacks.pending.len(),
+            self.stacks.deep.len(),
+            self.stacks.eq_work.len(),
         );
-        for f in self.frames.iter().rev() {
+        for f in self.stacks.frames.iter().rev() {
             t = match *f {
                 Frame::Update(th) => {
                     let id = r.places[&(1, th)] as usize;
@@ -148,9 +148,9 @@ impl<'p> Machine<'p> {
                 Frame::Strict { op, n, done, .. } => {
                     let done = done as usize;
                     let rest = (n as usize).saturating_sub(done + 1);
-                    let have = &self.vals[vals_top - done..vals_top];
+                    let have = &self.stacks.vals[vals_top - done..vals_top];
                     vals_top -= done;
-                    let later = &self.pending[pending_top - rest..pending_top];
+                    let later = &self.stacks.pending[pending_top - rest..pending_top];
                     pending_top -= rest;
                     let head = match op {
                         StrictOp::Prim(p, span) => Term::Prim(p, span).rc(),
@@ -208,7 +208,7 @@ impl<'p> Machine<'p> {
                 Frame::EqLeft(right) => self.eq_term(t, r.word(right, 0)),
                 Frame::EqRight(left) => self.eq_term(r.word(left, 0), t),
                 Frame::Eq { base, negate, .. } => {
-                    let pairs = &self.eq_work[base as usize..eq_top];
+                    let pairs = &self.stacks.eq_work[base as usize..eq_top];
                     eq_top = base as usize;
                     let mut all = t;
                     for &(a, b) in pairs.iter().rev() {
@@ -236,7 +236,7 @@ impl<'p> Machine<'p> {
                     ThunkState::Done(x) => r.word(x, 0),
                     ThunkState::Suspended { code, env } => r.code(code, env, 0),
                     ThunkState::Failed(e) => {
-                        let msg = self.failures[e as usize].message.clone();
+                        let msg = self.heap.failures[e as usize].message.clone();
                         app(
                             Term::Prim(Prim::Error, nowhere()).rc(),
                             Term::Lit(Lit::Str(msg.into())).rc(),
@@ -339,7 +339,8 @@ impl<'p> Machine<'p> {
         let Code::CallDef { def, args, .. } = self.code.nodes[code as usize] else {
             return t;
         };
-        let Some(crate::machine::compile::DefCode::Fun(f)) = self.defs.get(def.0 as usize).copied()
+        let Some(crate::machine::compile::DefCode::Fun(f)) =
+            self.defs.code.get(def.0 as usize).copied()
         else {
             return t;
         };

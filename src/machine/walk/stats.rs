@@ -69,7 +69,7 @@ impl<'p> Machine<'p> {
         let h = &self.heap;
         let (dispatched, peak) = self.host.as_ref().map_or((0, 0), |h| h.counters());
         Stats {
-            steps: self.steps,
+            steps: self.run.steps,
             contexts_allocated: h.recs.allocated(),
             contexts_peak: h.recs.peak() as u64,
             contexts_live: h.recs.live() as u64,
@@ -81,7 +81,7 @@ impl<'p> Machine<'p> {
                 + h.funs.peak()
                 + h.paps.peak()) as u64,
             objects_live: h.live_objects() as u64,
-            stacks_peak: self.frames_peak().max(self.frames.len()) as u64,
+            stacks_peak: self.frames_peak().max(self.stacks.frames.len()) as u64,
             externals_dispatched: dispatched,
             externals_peak_in_flight: peak,
             wall_ms: 0,

@@ -79,7 +79,7 @@ impl TypeEval for MachineTypeEval {
                 reader.ctx_len = n;
                 Ok(reader.word(v, 0))
             }
-            Err(_) if self.step_limit != 0 && m.steps > self.step_limit => {
+            Err(_) if self.step_limit != 0 && m.run.steps > self.step_limit => {
                 Err(TypeEvalError::StepLimit(self.step_limit))
             }
             // Stuck on an open variable or an unknown: the term stays as it is, a

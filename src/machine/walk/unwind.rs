@@ -288,11 +288,11 @@ impl<'p> Machine<'p> {
     /// control, if the caller has it.
     pub(crate) fn running_refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         crate::machine::frame::stack_refs(
-            &self.frames,
-            &self.vals,
-            &self.pending,
-            &self.deep,
-            &self.eq_work,
+            &self.stacks.frames,
+            &self.stacks.vals,
+            &self.stacks.pending,
+            &self.stacks.deep,
+            &self.stacks.eq_work,
             ctl,
             f,
         );
@@ -304,13 +304,13 @@ impl<'p> Machine<'p> {
     /// paused control.
     pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         self.running_refs(ctl, f);
-        if let Some(p) = &self.paused {
+        if let Some(p) = &self.run.paused {
             crate::machine::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
         }
         if let Some(h) = &self.host {
             h.held(f);
         }
-        for t in &self.printing {
+        for t in &self.printer.printing {
             self.task_refs(t, f);
         }
         for v in self.def_vals() {
@@ -509,7 +509,7 @@ impl<'p> Machine<'p> {
             }
         }
         let mut c = Census(&self.heap, [0; 8], Default::default());
-        unwind(self, self.paused.as_ref(), &mut c);
+        unwind(self, self.run.paused.as_ref(), &mut c);
         c.1
     }
 }

@@ -48,7 +48,7 @@ impl<'p> Machine<'p> {
             cut(pretty::term_to_string(m.prog, &[], &t))
         };
         let _ = writeln!(out, "control:");
-        match self.paused {
+        match self.run.paused {
             Some(Control::Eval(c, env)) => {
                 let _ = writeln!(
                     out,
@@ -68,10 +68,10 @@ impl<'p> Machine<'p> {
             }
         }
         let _ = writeln!(out, "frames (top first):");
-        if self.frames.is_empty() {
+        if self.stacks.frames.is_empty() {
             let _ = writeln!(out, "  (none)");
         }
-        for f in self.frames.iter().rev() {
+        for f in self.stacks.frames.iter().rev() {
             let line = match *f {
                 Frame::Update(t) => format!("update thunk {t}"),
                 Frame::Arg(v, implicit) => {
@@ -136,7 +136,7 @@ impl<'p> Machine<'p> {
         }
         // Records reached from the frames and the control, outermost last.
         let mut roots = Vec::new();
-        self.running_refs(self.paused.as_ref(), &mut |h| {
+        self.running_refs(self.run.paused.as_ref(), &mut |h| {
             if let HeldRef::Rec(r) = h {
                 roots.push(r);
             }
