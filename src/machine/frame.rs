@@ -230,6 +230,173 @@ pub fn stack_refs(
     }
 }
 
+/// The running fiber's stacks: the continuation and its side stacks. A scheduler
+/// saves and restores this one value when it switches fibers.
+#[derive(Debug, Default)]
+pub struct Stacks {
+    /// The continuation.
+    pub frames: Vec<Frame>,
+    /// Evaluated arguments of calls and primitives in progress.
+    pub vals: Vec<Val>,
+    /// Arguments of primitives and externals not evaluated yet (next on top).
+    pub pending: Vec<Val>,
+    /// Values still to need in normal-form walks.
+    pub deep: Vec<Val>,
+    /// Pairs still to compare in structural comparisons.
+    pub eq_work: Vec<(Val, Val)>,
+}
+
+/// The entries of the side stacks a frame owns: a `Strict` frame its evaluated
+/// arguments (on `vals`) and those still to evaluate (on `pending`, less the one
+/// being evaluated); a `Deep` walk the `deep` entries from its base up; a comparison
+/// the `eq_work` pairs from its base up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SideEntries {
+    /// Entries on `vals`.
+    pub vals: usize,
+    /// Entries on `pending`.
+    pub pending: usize,
+    /// Where its entries on `deep` start.
+    pub deep_base: Option<u32>,
+    /// Where its entries on `eq_work` start.
+    pub eq_base: Option<u32>,
+}
+
+impl Frame {
+    /// The side stacks' entries this frame owns (the one description dropping and
+    /// splitting a fiber's stacks use).
+    #[inline]
+    pub fn side_entries(&self) -> SideEntries {
+        match *self {
+            Frame::Strict { n, done, .. } => SideEntries {
+                vals: done as usize,
+                // The argument being evaluated is neither done nor pending.
+                pending: n.saturating_sub(done).saturating_sub(1) as usize,
+                ..SideEntries::default()
+            },
+            Frame::Deep { base, .. } => SideEntries {
+                deep_base: Some(base),
+                ..SideEntries::default()
+            },
+            Frame::Eq { base, .. } => SideEntries {
+                eq_base: Some(base),
+                ..SideEntries::default()
+            },
+            _ => SideEntries::default(),
+        }
+    }
+
+    /// The frame with its side-stack bases moved down by `deep` and `eq` entries (it
+    /// moved to stacks that lack the entries below those).
+    fn rebased(self, deep: u32, eq: u32) -> Frame {
+        match self {
+            Frame::Deep { root, base, spine } => Frame::Deep {
+                root,
+                base: base - deep,
+                spine,
+            },
+            Frame::Eq { base, negate, span } => Frame::Eq {
+                base: base - eq,
+                negate,
+                span,
+            },
+            f => f,
+        }
+    }
+}
+
+/// Where a fiber's stacks split: above a frame, with the side-stack entries the
+/// frames above it own ([`Stacks::split_above`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// The frame the split is above.
+    at: usize,
+    /// Entries on `vals` and `pending` above the split (on top of each).
+    vals: usize,
+    pending: usize,
+    /// Where the entries above the split start on `deep` and `eq_work`.
+    deep_lo: usize,
+    eq_lo: usize,
+}
+
+impl Stacks {
+    /// Stacks that walk `v` (owned) to normal form, or only its spine.
+    pub fn walking(v: Val, spine: bool) -> Stacks {
+        Stacks {
+            frames: vec![Frame::Deep {
+                root: Val::Erased,
+                base: 0,
+                spine,
+            }],
+            deep: vec![v],
+            ..Stacks::default()
+        }
+    }
+
+    /// Where these stacks split above frame `at`, or `None` when the frames above it
+    /// cannot move to other stacks: the printer's base is among them (its run ends
+    /// on these stacks), or they own entries the side stacks do not hold.
+    pub fn split_above(&self, at: usize) -> Option<Split> {
+        let (mut vals, mut pending) = (0usize, 0usize);
+        let (mut deep_lo, mut eq_lo) = (None, None);
+        for fr in &self.frames[at + 1..] {
+            if matches!(fr, Frame::Stream) {
+                return None;
+            }
+            let e = fr.side_entries();
+            vals += e.vals;
+            pending += e.pending;
+            deep_lo = deep_lo.or(e.deep_base.map(|b| b as usize));
+            eq_lo = eq_lo.or(e.eq_base.map(|b| b as usize));
+        }
+        let s = Split {
+            at,
+            vals,
+            pending,
+            deep_lo: deep_lo.unwrap_or(self.deep.len()),
+            eq_lo: eq_lo.unwrap_or(self.eq_work.len()),
+        };
+        (s.vals <= self.vals.len()
+            && s.pending <= self.pending.len()
+            && s.deep_lo <= self.deep.len()
+            && s.eq_lo <= self.eq_work.len())
+        .then_some(s)
+    }
+
+    /// Takes the frames above a split and the side-stack entries they own, as stacks
+    /// of their own (their bases moved to match).
+    pub fn split_off(&mut self, s: Split) -> Stacks {
+        let (deep, eq) = (s.deep_lo as u32, s.eq_lo as u32);
+        Stacks {
+            frames: (self.frames.drain(s.at + 1..))
+                .map(|f| f.rebased(deep, eq))
+                .collect(),
+            vals: self.vals.split_off(self.vals.len() - s.vals),
+            pending: self.pending.split_off(self.pending.len() - s.pending),
+            deep: self.deep.split_off(s.deep_lo),
+            eq_work: self.eq_work.split_off(s.eq_lo),
+        }
+    }
+
+    /// Puts `bottom`, frames that own no side-stack entries yet (an `Update`, a walk
+    /// whose values come later), under these stacks' frames.
+    pub fn push_under(&mut self, bottom: &[Frame]) {
+        debug_assert!(bottom.iter().all(|f| {
+            let e = f.side_entries();
+            e.vals == 0 && e.pending == 0 && e.deep_base.is_none_or(|b| b == 0)
+        }));
+        self.frames.splice(0..0, bottom.iter().copied());
+    }
+
+    /// The bytes the stacks take (what a parked fiber holds, for `--max-memory`).
+    pub fn bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity())
+                * std::mem::size_of::<Val>()
+            + self.eq_work.capacity() * 2 * std::mem::size_of::<Val>()
+    }
+}
+
 #[cfg(test)]
 mod size_tests {
     /// The hot types stay small: the evaluation loop moves them at every step, and a
@@ -250,28 +417,78 @@ mod size_tests {
     }
 }
 
-/// The running fiber's stacks: the continuation and its side stacks. A scheduler
-/// saves and restores this one value when it switches fibers.
-#[derive(Debug, Default)]
-pub struct Stacks {
-    /// The continuation.
-    pub frames: Vec<Frame>,
-    /// Evaluated arguments of calls and primitives in progress.
-    pub vals: Vec<Val>,
-    /// Arguments of primitives and externals not evaluated yet (next on top).
-    pub pending: Vec<Val>,
-    /// Values still to need in normal-form walks.
-    pub deep: Vec<Val>,
-    /// Pairs still to compare in structural comparisons.
-    pub eq_work: Vec<(Val, Val)>,
-}
+#[cfg(test)]
+mod split_tests {
+    use super::*;
 
-impl Stacks {
-    /// The bytes the stacks take (what a parked fiber holds, for `--max-memory`).
-    pub fn bytes(&self) -> usize {
-        self.frames.capacity() * std::mem::size_of::<Frame>()
-            + (self.vals.capacity() + self.pending.capacity() + self.deep.capacity())
-                * std::mem::size_of::<Val>()
-            + self.eq_work.capacity() * 2 * std::mem::size_of::<Val>()
+    fn strict(n: u8, done: u8) -> Frame {
+        Frame::Strict {
+            op: StrictOp::Prim(Prim::Add, Span::new(crate::syntax::span::FileId(0), 0, 0)),
+            n,
+            done,
+            nf: false,
+        }
+    }
+
+    fn deep(base: u32) -> Frame {
+        Frame::Deep {
+            root: Val::Erased,
+            base,
+            spine: false,
+        }
+    }
+
+    /// A fiber's stacks: a walk with two values of its own under a strict call with
+    /// one argument done and one pending (the third being evaluated), under a second
+    /// walk with one value.
+    fn sample() -> Stacks {
+        Stacks {
+            frames: vec![Frame::Update(7), deep(0), strict(3, 1), deep(2)],
+            vals: vec![Val::Int(1)],
+            pending: vec![Val::Int(2)],
+            deep: vec![Val::Int(3), Val::Int(4), Val::Int(5)],
+            eq_work: vec![],
+        }
+    }
+
+    #[test]
+    fn the_frames_above_a_split_take_the_entries_they_own() {
+        let mut s = sample();
+        let split = s.split_above(1).expect("a split");
+        let top = s.split_off(split);
+        assert_eq!(top.frames, vec![strict(3, 1), deep(0)]);
+        assert_eq!(top.vals, vec![Val::Int(1)]);
+        assert_eq!(top.pending, vec![Val::Int(2)]);
+        assert_eq!(top.deep, vec![Val::Int(5)]);
+        assert_eq!(s.frames, vec![Frame::Update(7), deep(0)]);
+        assert_eq!(s.deep, vec![Val::Int(3), Val::Int(4)]);
+        assert!(s.vals.is_empty() && s.pending.is_empty());
+    }
+
+    #[test]
+    fn a_split_above_the_top_frame_takes_nothing() {
+        let mut s = sample();
+        let top = s.split_off(s.split_above(3).expect("a split"));
+        assert!(top.frames.is_empty() && top.deep.is_empty() && top.vals.is_empty());
+        assert_eq!(s.deep.len(), 3);
+    }
+
+    #[test]
+    fn the_printers_base_and_missing_entries_do_not_split() {
+        let mut s = sample();
+        s.frames.push(Frame::Stream);
+        assert!(s.split_above(1).is_none());
+        let mut s = sample();
+        s.vals.clear();
+        assert!(s.split_above(1).is_none());
+    }
+
+    #[test]
+    fn frames_go_under_split_off_stacks() {
+        let mut s = sample();
+        let mut top = s.split_off(s.split_above(1).expect("a split"));
+        top.push_under(&[Frame::Update(9)]);
+        assert_eq!(top.frames[0], Frame::Update(9));
+        assert_eq!(top.frames.len(), 3);
     }
 }

@@ -477,13 +477,13 @@ impl<'p> Machine<'p> {
                 self.heap.release_rec(env);
                 self.heap.release_rec(rec);
             }
-            Frame::Strict { n, done, .. } => {
-                for _ in 0..done {
+            Frame::Strict { .. } => {
+                let e = f.side_entries();
+                for _ in 0..e.vals {
                     let v = self.stacks.vals.pop().expect("value");
                     self.heap.release(v);
                 }
-                // The argument being evaluated is neither done nor pending.
-                for _ in 0..(n - done).saturating_sub(1) {
+                for _ in 0..e.pending {
                     let v = self.stacks.pending.pop().expect("pending");
                     self.heap.release(v);
                 }

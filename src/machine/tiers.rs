@@ -105,22 +105,6 @@ impl Default for Tiers {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tiers_are_switched_off_by_name() {
-        assert!(!Tiers::ALL.without("numeric").unwrap().numeric);
-        assert!(Tiers::ALL.without("numeric").unwrap().at_hand);
-        assert_eq!(Tiers::ALL.without("all"), Some(Tiers::NONE));
-        assert_eq!(Tiers::ALL.without("turbo"), None);
-        for n in Tiers::NAMES {
-            assert_ne!(Tiers::ALL.without(n), Some(Tiers::ALL), "{n}");
-        }
-    }
-}
-
 /// The tiers' part of a machine: which are on, and the side stacks of those that
 /// keep state between calls.
 pub struct TierState {
@@ -141,6 +125,22 @@ impl Default for TierState {
             on: Tiers::ALL,
             numeric: Default::default(),
             cheap: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiers_are_switched_off_by_name() {
+        assert!(!Tiers::ALL.without("numeric").unwrap().numeric);
+        assert!(Tiers::ALL.without("numeric").unwrap().at_hand);
+        assert_eq!(Tiers::ALL.without("all"), Some(Tiers::NONE));
+        assert_eq!(Tiers::ALL.without("turbo"), None);
+        for n in Tiers::NAMES {
+            assert_ne!(Tiers::ALL.without(n), Some(Tiers::ALL), "{n}");
         }
     }
 }

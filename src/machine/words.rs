@@ -5,6 +5,7 @@
 use super::Machine;
 use super::code::{Args, Code, CodeId, Fast, FunId, LayoutId};
 use super::eval::{FloatResult, IMM_DEPTH, IntResult, float_op, int_op, is_arith, is_compare};
+use super::frame::{Frame, Stacks};
 use super::heap::ThunkState;
 use super::value::{NIL, Ref, Val};
 
@@ -184,6 +185,20 @@ impl<'p> Machine<'p> {
     pub(crate) fn bool_val(&self, b: bool) -> Val {
         let bi = &self.prog.builtins;
         Val::Atom(if b { bi.true_ } else { bi.false_ })
+    }
+
+    /// Makes the right operand of the `BinL` frame at `i` of a parked fiber's stacks
+    /// a word (a thunk unless at hand), so that another fiber can evaluate it: the
+    /// frame becomes `BinLv`. Returns the word (a new reference for the caller).
+    pub(crate) fn delay_operand(&mut self, stacks: &mut Stacks, i: usize) -> Val {
+        let Frame::BinL { prim, b, env, span } = stacks.frames[i] else {
+            unreachable!("delay_operand on a frame that is not BinL")
+        };
+        let t = self.mkarg(b, env);
+        self.heap.release_rec(env);
+        stacks.frames[i] = Frame::BinLv { prim, b: t, span };
+        self.heap.retain(t);
+        t
     }
 
     /// The word an argument's code becomes: its value when at hand, otherwise a thunk

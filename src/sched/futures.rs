@@ -89,35 +89,9 @@ impl<'p> Scheduler<'p> {
         if c > TRY_SEARCH || f.stacks.frames[..c].iter().any(|x| matches!(x, Frame::Try)) {
             return;
         }
-        // The side stacks' entries of the frames above the cut are on top of each.
-        let (mut vals_hi, mut pending_hi) = (0usize, 0usize);
-        let (mut deep_lo, mut eq_lo) = (None, None);
-        for fr in &f.stacks.frames[c + 1..] {
-            match *fr {
-                Frame::Strict { n, done, .. } => {
-                    vals_hi += done as usize;
-                    pending_hi += n.saturating_sub(done).saturating_sub(1) as usize;
-                }
-                Frame::Deep { base, .. } => {
-                    deep_lo.get_or_insert(base as usize);
-                }
-                Frame::Eq { base, .. } => {
-                    eq_lo.get_or_insert(base as usize);
-                }
-                // The printer's base: its run must end on this fiber.
-                Frame::Stream => return,
-                _ => {}
-            }
-        }
-        let deep_lo = deep_lo.unwrap_or(f.stacks.deep.len());
-        let eq_lo = eq_lo.unwrap_or(f.stacks.eq_work.len());
-        if vals_hi > f.stacks.vals.len()
-            || pending_hi > f.stacks.pending.len()
-            || deep_lo > f.stacks.deep.len()
-            || eq_lo > f.stacks.eq_work.len()
-        {
+        let Some(split) = f.stacks.split_above(c) else {
             return;
-        }
+        };
         if c + 1 == n
             && let State::WaitThunk(u) = f.state
         {
@@ -156,21 +130,7 @@ impl<'p> Scheduler<'p> {
         let before =
             self.fibers[id as usize].stacks.bytes() + self.fibers[y as usize].stacks.bytes();
         let x = &mut self.fibers[id as usize];
-        let mut top = x.stacks.frames.split_off(c + 1);
-        let vals = x.stacks.vals.split_off(x.stacks.vals.len() - vals_hi);
-        let pending = x
-            .stacks
-            .pending
-            .split_off(x.stacks.pending.len() - pending_hi);
-        let deep = x.stacks.deep.split_off(deep_lo);
-        let eq_work = x.stacks.eq_work.split_off(eq_lo);
-        for fr in &mut top {
-            match fr {
-                Frame::Deep { base, .. } => *base -= deep_lo as u32,
-                Frame::Eq { base, .. } => *base -= eq_lo as u32,
-                _ => {}
-            }
-        }
+        let mut top = x.stacks.split_off(split);
         let ctl = x.ctl.replace(Control::Ret(Val::Thunk(t)));
         let state = std::mem::replace(&mut x.state, State::Runnable);
         let call_wait = x.call_wait.take();
@@ -179,7 +139,7 @@ impl<'p> Scheduler<'p> {
         x.futures.push_back(Future { thunk: t, mark });
 
         // Whatever knew the old fiber as the one waiting now knows the new one.
-        for fr in &top {
+        for fr in &top.frames {
             if let Frame::Update(u) = *fr
                 && let ThunkState::Blackholed { fiber, .. } = &mut m.heap.thunks.get_mut(u).state
                 && *fiber == id
@@ -217,20 +177,14 @@ impl<'p> Scheduler<'p> {
         // its value's spine once it has it (the context stays with the work).
         let walk = m.spine_needed_below(&self.fibers[id as usize].stacks.frames);
         let fy = &mut self.fibers[y as usize];
-        fy.stacks.frames.clear();
-        if walk {
-            fy.stacks.frames.push(Frame::Deep {
-                root: Val::Erased,
-                base: 0,
-                spine: true,
-            });
-        }
-        fy.stacks.frames.push(Frame::Update(t));
-        fy.stacks.frames.append(&mut top);
-        fy.stacks.vals = vals;
-        fy.stacks.pending = pending;
-        fy.stacks.deep = deep;
-        fy.stacks.eq_work = eq_work;
+        let walk_spine = Frame::Deep {
+            root: Val::Erased,
+            base: 0,
+            spine: true,
+        };
+        let bottom = [walk_spine, Frame::Update(t)];
+        top.push_under(&bottom[usize::from(!walk)..]);
+        fy.stacks = top;
         fy.ctl = ctl;
         fy.error = None;
         fy.state = state;

@@ -1,0 +1,113 @@
+//! Speculation: the frontier of thunks parked fibers hold, evaluated by speculative
+//! fibers when no certain one can run, and promotion of a speculative fiber once the
+//! sequential run is sure to need it.
+
+use super::fibers::{CallWait, State};
+use super::{FRONTIER_LOOKAHEAD, Scheduler};
+use crate::external::exec::Ticket;
+use crate::machine::Machine;
+use crate::machine::frame::Control;
+use crate::machine::heap::ThunkState;
+use crate::machine::value::{NIL, Ref, Val};
+
+impl<'p> Scheduler<'p> {
+    /// Makes fiber `id`, and whatever it waits for, certain.
+    pub(super) fn promote(&mut self, m: &mut Machine<'p>, id: u32) {
+        let mut work = vec![id];
+        let mut seen = 0;
+        while let Some(f) = work.pop() {
+            seen += 1;
+            if seen > self.fibers.len() * 2 {
+                break;
+            }
+            let fib = &mut self.fibers[f as usize];
+            if fib.certain || matches!(fib.state, State::Free) {
+                continue;
+            }
+            fib.certain = true;
+            self.spec_live = self.spec_live.saturating_sub(1);
+            if !matches!(fib.state, State::Running | State::Runnable) {
+                // What it parked on was looked at while it was speculative: look again
+                // (the other operands it will need are now certainly needed too).
+                self.promoted.push(f);
+            }
+            match fib.state {
+                State::Runnable => self.certain_q.push_back(f),
+                State::WaitThunk(t) => {
+                    if let ThunkState::Blackholed { fiber, .. } = m.heap.thunks.get(t).state {
+                        work.push(fiber);
+                    }
+                }
+                State::WaitCertain => {
+                    if let Some(req) = fib.blocked.take() {
+                        let saved = m.fiber;
+                        m.fiber = f;
+                        fib.state = State::WaitCall;
+                        self.dispatch(m, req);
+                        m.fiber = saved;
+                    }
+                }
+                State::WaitCall => {
+                    if let Some(CallWait::Ticket(t)) = fib.call_wait {
+                        self.policy.borrow_mut().layer().promote(Ticket(t));
+                    }
+                }
+                State::Running | State::Free => {}
+            }
+        }
+    }
+
+    pub(super) fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref) {
+        if rec == NIL {
+            return;
+        }
+        let slots = m.heap.rec_slots(rec).to_vec();
+        for v in slots {
+            self.push_frontier(m, v);
+        }
+    }
+
+    /// Puts the thunks a word holds and that are not evaluated yet on the frontier: the
+    /// word itself, or, inside data already built (the elements of a list literal),
+    /// up to [`FRONTIER_LOOKAHEAD`] objects deep (a fold over the heap:
+    /// [`crate::machine::unwind::Frontier`]).
+    pub(super) fn push_frontier(&mut self, m: &mut Machine<'p>, v: Val) {
+        let room = 1_000_000usize.saturating_sub(self.frontier.len());
+        if room == 0 {
+            return;
+        }
+        let found =
+            crate::machine::unwind::Frontier::search(&m.heap, &[v], FRONTIER_LOOKAHEAD, room);
+        for t in found {
+            // Only work that may start a call is worth speculating on (and holding
+            // here: a frontier entry keeps everything it reaches alive).
+            if self.worth_forking(m, t) {
+                m.heap.retain(t);
+                self.frontier.push_back(t);
+            }
+        }
+    }
+
+    /// Starts speculative fibers on frontier thunks; whether any started.
+    pub(super) fn speculate(&mut self, m: &mut Machine<'p>) -> bool {
+        let mut started = false;
+        while self.spec_live < self.spec_fibers {
+            let Some(v) = self.frontier.pop_front() else {
+                break;
+            };
+            match v {
+                Val::Thunk(t)
+                    if matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) =>
+                {
+                    self.spawn(Control::Force(t), false);
+                    started = true;
+                    if self.spec_q.len() >= 64 {
+                        break;
+                    }
+                }
+                _ => m.heap.release(v),
+            }
+        }
+        started
+    }
+}
