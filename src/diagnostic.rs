@@ -44,6 +44,21 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// Extra lines (`help: did you mean ...`, `expected: ...`).
     pub notes: Vec<String>,
+    /// What kind of problem it is, where a later pass acts on the kind (adds a hint,
+    /// shows it again): never decided from the headline's text.
+    pub kind: DiagnosticKind,
+}
+
+/// The kinds of diagnostic that something besides the reader acts on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// Any other problem.
+    #[default]
+    General,
+    /// A `match` does not cover every case (`spindle run` shows these before it runs).
+    MissingCase,
+    /// A value where a type was expected (`(x : xs)`, written for a list cell).
+    NotAType,
 }
 
 impl Diagnostic {
@@ -54,7 +69,14 @@ impl Diagnostic {
             message: message.into(),
             labels: Vec::new(),
             notes: Vec::new(),
+            kind: DiagnosticKind::General,
         }
+    }
+
+    /// The diagnostic, of kind `kind`.
+    pub fn kind(mut self, kind: DiagnosticKind) -> Diagnostic {
+        self.kind = kind;
+        self
     }
 
     /// A warning with a headline and no places yet.

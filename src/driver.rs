@@ -13,7 +13,7 @@ use crate::check::elab::{self, PRELUDE_UNIT, SourceUnit};
 use crate::check::eval::TypeEval;
 use crate::core::program::Program;
 use crate::core::term::{DefId, Lit, Plicity, PrimType, RcTerm, Term};
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic::{self, Diagnostic, DiagnosticKind};
 use crate::machine::Machine;
 use crate::prelude;
 use crate::syntax::ast::{Decl, Ident, Module};
@@ -53,7 +53,7 @@ impl Loaded {
         let warnings: Vec<Diagnostic> = self
             .diagnostics
             .iter()
-            .filter(|d| !d.is_error() && d.message.starts_with(crate::check::MISSING_CASE))
+            .filter(|d| d.kind == DiagnosticKind::MissingCase)
             .filter(|d| {
                 let at = d.primary_span();
                 let new = !seen.contains(&at);

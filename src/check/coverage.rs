@@ -6,7 +6,7 @@
 use super::elab::Elab;
 use super::patterns::Head;
 use crate::core::term::{ConId, Lit};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::syntax::span::Span;
 
 /// What is known about one occurrence on the path to a point of the decision tree.
@@ -54,6 +54,7 @@ impl Elab<'_> {
         };
         self.errors.push(
             Diagnostic::warning(format!("{MISSING_CASE}: {missing}"))
+                .kind(DiagnosticKind::MissingCase)
                 .at(span, "reaching an uncovered case is a runtime error"),
         );
     }

@@ -40,7 +40,7 @@ use crate::core::subst::{rewrite, shift};
 use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, Ix, Lit, Lvl, Match, Plicity, PrimType, RcTerm, Term,
 };
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::syntax::ast::{Arm, Expr, ExprKind, Pat, PatKind};
 use crate::syntax::span::Span;
 use std::collections::{HashMap, HashSet};
@@ -262,7 +262,7 @@ impl Elab<'_> {
         });
         if swallowed {
             for d in &mut self.errors[errors_before..] {
-                if d.message.starts_with(crate::check::MISSING_CASE)
+                if d.kind == DiagnosticKind::MissingCase
                     && d.primary_span() == Some(span)
                     && !d.notes.iter().any(|n| n == OUTER_HINT)
                 {

@@ -18,6 +18,11 @@ use crate::core::term::{
 use crate::syntax::span::Span;
 use std::rc::Rc;
 
+/// The prelude's external that the unevaluated rest of a stream calls: the machine
+/// treats its calls as quiet (they read on, they do not start work), the call layer
+/// as a stream's next items.
+pub const STREAM_NEXT: &str = "prim_streamNext";
+
 /// One `def`.
 #[derive(Debug, Clone)]
 pub struct DefDecl {

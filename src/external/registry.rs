@@ -77,8 +77,7 @@ pub enum Outcome {
     Argument(usize),
 }
 
-/// The external that the unevaluated rest of a stream calls (`prim_streamNext`).
-pub const STREAM_NEXT: &str = "prim_streamNext";
+pub use crate::core::program::STREAM_NEXT;
 
 /// One external, declared once.
 #[derive(Clone, Copy)]

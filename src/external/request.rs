@@ -238,6 +238,8 @@ pub enum CallErrorKind {
     /// An `effect` call not started because an earlier failure decided the run
     /// ([`crate::external::calls::NOT_STARTED`]).
     NotStarted,
+    /// An `effect` call `--plan` lists and does not make.
+    Planned,
     /// The call ran longer than `--call-timeout` allows.
     TimedOut,
     /// A batch job ended without saying how (Slurm: it left the queue without its

@@ -192,24 +192,19 @@ impl<'p> Machine<'p> {
         {
             return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
         }
-        let host = self.host.as_ref().map_or(0, |h| h.held_bytes());
         if self.run.max_memory == 0 {
             return Ok(());
         }
         // Readers of external results on other threads stop where this leaves no
-        // room, and what they hold now counts here too (`crate::external::budget`).
-        crate::external::budget::set_machine_bytes(self.memory_in_use() + host);
-        self.check_memory(host + crate::external::budget::held())
+        // room, and what they hold now counts here too ([`host::Host::held_bytes`]).
+        let mine = self.memory_in_use();
+        let held = self.host.as_ref().map_or(0, |h| h.held_bytes(mine));
+        self.check_memory(held)
     }
 
     /// The bytes `--max-memory` counts: the heap, the strings and the stacks.
     pub(crate) fn memory_in_use(&self) -> usize {
-        let stacks = self.stacks.frames.capacity() * std::mem::size_of::<Frame>()
-            + (self.stacks.vals.capacity()
-                + self.stacks.pending.capacity()
-                + self.stacks.deep.capacity())
-                * 16;
-        self.heap.bytes_in_use() + stacks
+        self.heap.bytes_in_use() + self.stacks.bytes()
     }
 
     /// `--max-memory`: the heap, the strings and the stacks, plus `more` bytes about

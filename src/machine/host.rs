@@ -194,10 +194,12 @@ pub trait Host<'p> {
     /// Counters for `--stats`: calls dispatched, most in flight at once.
     fn counters(&self) -> (u64, u64);
 
-    /// About how many bytes the host holds for the evaluation (the stacks of the
-    /// fibers that are not running, its queues): counted by `--max-memory` beside the
-    /// heap, so that a limit holds however the work is spread over fibers.
-    fn held_bytes(&self) -> usize {
+    /// About how many bytes are held for the evaluation outside the machine's heap
+    /// and stacks (the stacks of the fibers that are not running, the host's queues,
+    /// what readers of external results hold now): counted by `--max-memory` beside
+    /// the heap, so that a limit holds however the work is spread. The machine tells
+    /// its own bytes, so that those readers stop where the limit leaves no room.
+    fn held_bytes(&self, _machine_bytes: usize) -> usize {
         0
     }
 }

@@ -580,10 +580,12 @@ impl<'p> Host<'p> for Scheduler<'p> {
         (self.dispatched, peak as u64)
     }
 
-    fn held_bytes(&self) -> usize {
-        self.saved_bytes
+    fn held_bytes(&self, machine_bytes: usize) -> usize {
+        let own = self.saved_bytes
             + self.fibers.capacity() * std::mem::size_of::<Fiber>()
             + self.frontier.capacity() * std::mem::size_of::<Val>()
-            + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64
+            + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64;
+        crate::external::budget::set_machine_bytes(machine_bytes + own);
+        own + crate::external::budget::held()
     }
 }

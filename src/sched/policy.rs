@@ -363,7 +363,7 @@ impl<'p> CallPolicy<'p> {
             self.streams.remove(&id);
         }
         match answer {
-            Answer::Planned => s.finish(Err(CallError::new(CallErrorKind::NotStarted, PLANNED))),
+            Answer::Planned => s.finish(Err(CallError::new(CallErrorKind::Planned, PLANNED))),
             Answer::Done(Err(e)) => s.finish(Err(e)),
             Answer::Done(Ok(Reply::Stream { spool, .. })) if !s.is_started() => {
                 if spool.is_empty() {
@@ -404,11 +404,7 @@ impl<'p> CallPolicy<'p> {
             (Some(Err(e)), true) => {
                 let e = e.clone();
                 self.end_stream(m, id);
-                return Err(if e.message == PLANNED {
-                    RuntimeError::at(ErrorKind::Planned, PLANNED, span)
-                } else {
-                    call_error(&e, span)
-                });
+                return Err(call_error(&e, span));
             }
             (None, true) => {
                 return Err(RuntimeError::at(
@@ -727,6 +723,7 @@ fn plain_bytes(p: &Plain) -> usize {
 pub fn call_error(e: &CallError, span: Span) -> RuntimeError {
     let kind = match e.kind {
         CallErrorKind::NotStarted => ErrorKind::NotStarted,
+        CallErrorKind::Planned => ErrorKind::Planned,
         CallErrorKind::OutOfMemory => ErrorKind::OutOfMemory,
         _ => ErrorKind::External,
     };

@@ -42,6 +42,11 @@ impl<'p> Sequential<'p> {
 }
 
 impl<'p> Host<'p> for Sequential<'p> {
+    fn held_bytes(&self, machine_bytes: usize) -> usize {
+        crate::external::budget::set_machine_bytes(machine_bytes);
+        crate::external::budget::held()
+    }
+
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
         let mut policy = self.policy.borrow_mut();
         let ready = match policy.prepare(m, req)? {

@@ -4,6 +4,7 @@
 
 use super::sugar::list_term;
 use super::*;
+use crate::diagnostic::DiagnosticKind;
 
 impl<'e> Elab<'e> {
     /// A fresh unknown in `cx`.
@@ -118,6 +119,7 @@ impl<'e> Elab<'e> {
                 let shown = self.show(cx, &ty);
                 self.errors.push(
                     Diagnostic::error("expected a type")
+                        .kind(DiagnosticKind::NotAType)
                         .at(e.span, format!("this is a value of type `{shown}`"))
                         .note(format!("found: {shown}")),
                 );
@@ -499,7 +501,7 @@ impl<'e> Elab<'e> {
         let (ty, _) = self.check_type(cx, ty_expr);
         if self.errors.len() > errors
             && let Some(d) = self.errors.last_mut()
-            && d.message == "expected a type"
+            && d.kind == DiagnosticKind::NotAType
             && d.primary_span() == Some(ty_expr.span)
         {
             // `(x : xs)`, a Haskell habit for a list cell.

@@ -10,6 +10,7 @@ pub(super) fn retryable(e: &CallError) -> bool {
         CallErrorKind::BadArgument
             | CallErrorKind::Stopping
             | CallErrorKind::NotStarted
+            | CallErrorKind::Planned
             | CallErrorKind::OutOfMemory
     )
 }

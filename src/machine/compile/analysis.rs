@@ -379,7 +379,7 @@ fn externals(prog: &Program, facts: &mut Facts) {
     let quiet = prog
         .externs
         .iter()
-        .position(|e| &*e.name == crate::external::registry::STREAM_NEXT)
+        .position(|e| &*e.name == crate::core::program::STREAM_NEXT)
         .map(|i| crate::core::term::ExternId(i as u32));
     facts.quiet_extern = quiet;
     let inline = facts.inline;
