@@ -285,7 +285,12 @@ pub fn main(args: RunArgs) -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        eprintln!("error: internal error in the evaluator: {msg}");
+        // Where in Spindle's source it happened, for the bug report.
+        let at = info
+            .location()
+            .map(|l| format!(" ({}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error in the evaluator{at}: {msg}");
     }));
     let opened = match early.0.take().map(|t| t.join()) {
         Some(Ok(opened)) => opened,

@@ -321,6 +321,12 @@ impl<'p> Machine<'p> {
         }
         let handles: Vec<Ref> = self.heap.thunks.live_handles().collect();
         for t in handles {
+            // Releasing a trimmed thunk's record may have freed thunks listed here;
+            // a freed slot keeps its stale state and must not be trimmed (that would
+            // release a record it no longer holds).
+            if !self.heap.thunks.is_live(t) {
+                continue;
+            }
             let ThunkState::Suspended { code, env } = self.heap.thunks.get(t).state else {
                 continue;
             };
