@@ -179,20 +179,15 @@ pub enum Frame {
     Stream,
 }
 
-/// Calls `f` on every reference a fiber's stacks and control hold: one enumeration for
-/// the audits and the scheduler.
-pub fn stack_refs(
-    frames: &[Frame],
-    vals: &[Val],
-    pending: &[Val],
-    deep: &[Val],
-    eq_work: &[(Val, Val)],
-    ctl: Option<&Control>,
-    f: &mut dyn FnMut(super::host::HeldRef),
-) {
-    use super::host::HeldRef::{Rec, Val as V};
-    for fr in frames {
-        match *fr {
+impl Frame {
+    /// Calls `f` on every reference the frame holds itself (each counted): the one
+    /// description of a frame's parts that the audits, the scheduler's search and
+    /// dropping a frame use. What it owns on the side stacks is
+    /// [`Frame::side_entries`].
+    #[inline]
+    pub fn held(&self, f: &mut dyn FnMut(super::host::HeldRef)) {
+        use super::host::HeldRef::{Rec, Val as V};
+        match *self {
             Frame::Update(t) => f(V(Val::Thunk(t))),
             Frame::Arg(v, _)
             | Frame::BinLv { b: v, .. }
@@ -215,18 +210,16 @@ pub fn stack_refs(
             Frame::Strict { .. } | Frame::Eq { .. } | Frame::Try | Frame::Stream => {}
         }
     }
-    for &v in vals.iter().chain(pending).chain(deep) {
-        f(V(v));
-    }
-    for &(a, b) in eq_work {
-        f(V(a));
-        f(V(b));
-    }
+}
+
+/// Calls `f` on every reference a control holds.
+pub fn control_refs(ctl: &Control, f: &mut dyn FnMut(super::host::HeldRef)) {
+    use super::host::HeldRef::{Rec, Val as V};
     match ctl {
-        Some(Control::Eval(_, env)) => f(Rec(*env)),
-        Some(Control::Force(t)) => f(V(Val::Thunk(*t))),
-        Some(Control::Ret(v)) => f(V(*v)),
-        Some(Control::Park) | None => {}
+        Control::Eval(_, env) => f(Rec(*env)),
+        Control::Force(t) => f(V(Val::Thunk(*t))),
+        Control::Ret(v) => f(V(*v)),
+        Control::Park => {}
     }
 }
 
@@ -386,6 +379,25 @@ impl Stacks {
             e.vals == 0 && e.pending == 0 && e.deep_base.is_none_or(|b| b == 0)
         }));
         self.frames.splice(0..0, bottom.iter().copied());
+    }
+
+    /// Calls `f` on every reference the stacks hold, and `ctl`, a control, if given:
+    /// one enumeration for the audits and the scheduler.
+    pub fn refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(super::host::HeldRef)) {
+        use super::host::HeldRef::Val as V;
+        for fr in &self.frames {
+            fr.held(f);
+        }
+        for &v in self.vals.iter().chain(&self.pending).chain(&self.deep) {
+            f(V(v));
+        }
+        for &(a, b) in &self.eq_work {
+            f(V(a));
+            f(V(b));
+        }
+        if let Some(c) = ctl {
+            control_refs(c, f);
+        }
     }
 
     /// The bytes the stacks take (what a parked fiber holds, for `--max-memory`).

@@ -388,6 +388,15 @@ impl Heap {
         }
     }
 
+    /// Releases a reference a frame, a control or a host holds.
+    #[inline]
+    pub fn release_held(&mut self, h: super::host::HeldRef) {
+        match h {
+            super::host::HeldRef::Val(v) => self.release(v),
+            super::host::HeldRef::Rec(r) => self.release_rec(r),
+        }
+    }
+
     /// Drops one reference to a record (`NIL` is allowed).
     #[inline(always)]
     pub fn release_rec(&mut self, r: Ref) {

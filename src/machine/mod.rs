@@ -446,81 +446,57 @@ impl<'p> Machine<'p> {
     }
 
     fn drop_frame(&mut self, f: Frame, failed: &mut Option<u32>, err: &RuntimeError) {
-        match f {
-            Frame::Update(t) => {
-                let id = *failed.get_or_insert_with(|| {
-                    self.heap.failures.push(err.clone());
-                    (self.heap.failures.len() - 1) as u32
-                });
-                let o = self.heap.thunks.get_mut(t);
-                o.state = ThunkState::Failed(id);
-                if o.waiters && self.host.is_some() {
-                    o.waiters = false;
-                    self.with_host(|h, m| h.wake(m, t));
-                }
-                self.heap.release(Val::Thunk(t));
+        if let Frame::Update(t) = f {
+            let id = *failed.get_or_insert_with(|| {
+                self.heap.failures.push(err.clone());
+                (self.heap.failures.len() - 1) as u32
+            });
+            let o = self.heap.thunks.get_mut(t);
+            o.state = ThunkState::Failed(id);
+            if o.waiters && self.host.is_some() {
+                o.waiters = false;
+                self.with_host(|h, m| h.wake(m, t));
             }
-            Frame::Arg(v, _) | Frame::BinR { a: v, .. } | Frame::ConcatR { a: v } => {
-                self.heap.release(v)
-            }
-            Frame::ConcatL { b, .. }
-            | Frame::BinLv { b, .. }
-            | Frame::EqLeft(b)
-            | Frame::EqRight(b)
-            | Frame::After(b)
-            | Frame::Declare { files: b, .. } => self.heap.release(b),
-            Frame::Case { env, .. }
-            | Frame::BinL { env, .. }
-            | Frame::LetStrict { env, .. }
-            | Frame::SeqB { env, .. } => self.heap.release_rec(env),
-            Frame::CallArgs { env, rec, .. } => {
-                self.heap.release_rec(env);
-                self.heap.release_rec(rec);
-            }
-            Frame::Strict { .. } => {
-                let e = f.side_entries();
-                for _ in 0..e.vals {
-                    let v = self.stacks.vals.pop().expect("value");
-                    self.heap.release(v);
-                }
-                for _ in 0..e.pending {
-                    let v = self.stacks.pending.pop().expect("pending");
-                    self.heap.release(v);
-                }
-            }
-            Frame::Deep { root, base, spine } => {
-                self.heap.release(root);
-                while self.stacks.deep.len() > base as usize {
-                    let v = self.stacks.deep.pop().expect("deep");
-                    if spine
-                        && let Val::Thunk(t) = v
-                        && let Some(h) = self.host.as_mut()
-                    {
-                        // The walk no longer holds it (see `Host::note_spine`).
-                        h.note_spine(t, false);
-                    }
-                    self.heap.release(v);
-                }
-            }
-            Frame::Eq { base, .. } => {
-                while self.stacks.eq_work.len() > base as usize {
-                    let (a, b) = self.stacks.eq_work.pop().expect("pair");
-                    self.heap.release(a);
-                    self.heap.release(b);
-                }
-            }
-            Frame::Try | Frame::Stream => {}
         }
+        // What it owns on the side stacks (on top of each), then what it holds.
+        let e = f.side_entries();
+        for _ in 0..e.vals {
+            let v = self.stacks.vals.pop().expect("value");
+            self.heap.release(v);
+        }
+        for _ in 0..e.pending {
+            let v = self.stacks.pending.pop().expect("pending");
+            self.heap.release(v);
+        }
+        if let Some(base) = e.deep_base {
+            let spine = matches!(f, Frame::Deep { spine: true, .. });
+            while self.stacks.deep.len() > base as usize {
+                let v = self.stacks.deep.pop().expect("deep");
+                if spine
+                    && let Val::Thunk(t) = v
+                    && let Some(h) = self.host.as_mut()
+                {
+                    // The walk no longer holds it (see `Host::note_spine`).
+                    h.note_spine(t, false);
+                }
+                self.heap.release(v);
+            }
+        }
+        if let Some(base) = e.eq_base {
+            while self.stacks.eq_work.len() > base as usize {
+                let (a, b) = self.stacks.eq_work.pop().expect("pair");
+                self.heap.release(a);
+                self.heap.release(b);
+            }
+        }
+        let heap = &mut self.heap;
+        f.held(&mut |h| heap.release_held(h));
     }
 
     /// Releases what a control holds.
     pub(crate) fn drop_ctl(&mut self, ctl: Control) {
-        match ctl {
-            Control::Eval(_, env) => self.heap.release_rec(env),
-            Control::Force(t) => self.heap.release(Val::Thunk(t)),
-            Control::Ret(v) => self.heap.release(v),
-            Control::Park => {}
-        }
+        let heap = &mut self.heap;
+        frame::control_refs(&ctl, &mut |h| heap.release_held(h));
     }
 
     /// Calls `f` with the host taken out of the machine (so that it can use the

@@ -541,15 +541,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
             if matches!(fib.state, State::Running | State::Free) {
                 continue;
             }
-            crate::machine::frame::stack_refs(
-                &fib.stacks.frames,
-                &fib.stacks.vals,
-                &fib.stacks.pending,
-                &fib.stacks.deep,
-                &fib.stacks.eq_work,
-                fib.ctl.as_ref(),
-                f,
-            );
+            fib.stacks.refs(fib.ctl.as_ref(), f);
             if let Some(req) = &fib.blocked
                 && let Some(v) = req.passthrough
             {

@@ -287,15 +287,7 @@ impl<'p> Machine<'p> {
     /// Calls `f` on every reference the running fiber's stacks hold, and `ctl`, its
     /// control, if the caller has it.
     pub(crate) fn running_refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
-        crate::machine::frame::stack_refs(
-            &self.stacks.frames,
-            &self.stacks.vals,
-            &self.stacks.pending,
-            &self.stacks.deep,
-            &self.stacks.eq_work,
-            ctl,
-            f,
-        );
+        self.stacks.refs(ctl, f);
     }
 
     /// Calls `f` on every reference the machine holds from outside the heap: the
@@ -305,7 +297,7 @@ impl<'p> Machine<'p> {
     pub fn roots(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
         self.running_refs(ctl, f);
         if let Some(p) = &self.run.paused {
-            crate::machine::frame::stack_refs(&[], &[], &[], &[], &[], Some(p), f);
+            crate::machine::frame::control_refs(p, f);
         }
         if let Some(h) = &self.host {
             h.held(f);
