@@ -2,7 +2,7 @@
 # The tier matrix over every subset (issue 25): each of the 2^7 = 128 sets of the
 # machine's faster paths switched off (SPINDLE_TIERS_OFF, machine::tiers) must print
 # the same output, with the same exit status, as all tiers on, for every example and
-# library program. `tests/machine_tiers.rs` (in CI) compares all on, each tier off
+# library program. `tests/machine/tiers.rs` (in CI) compares all on, each tier off
 # alone and all off, with the heap audited; this script covers the other subsets. It
 # runs each program with `--sequential --progress none` in a scratch folder with a
 # store of its own (some programs write files), and leaves out programs that take

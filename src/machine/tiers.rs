@@ -15,7 +15,7 @@
 //! - `trim`: terms in lazy places compiled to capture only the variables they use
 //!   ([`super::code::Code::Trim`]), so a thunk keeps no more alive than it needs.
 //!
-//! None of them may change a result; the tier matrix test (`tests/machine_tiers.rs`)
+//! None of them may change a result; the tier matrix test (`tests/machine/tiers.rs`)
 //! runs every example and library program with each off, and all off. The environment
 //! variable [`TIERS_OFF_ENV`] switches tiers off for a whole process (benchmarks,
 //! `spindle run`): a comma-separated list of names, or `all`.

@@ -1,4 +1,4 @@
-//! Helpers for the end-to-end tests (`tests/e2e_*.rs`): a workflow in a temporary
+//! Helpers for the end-to-end tests (`tests/cli/`): a workflow in a temporary
 //! folder run by the real `spindle` binary with its result store inside that folder,
 //! the process table read from `/proc`, and `--trace` files parsed.
 
