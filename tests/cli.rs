@@ -19,8 +19,6 @@ mod library;
 mod lifetime;
 #[path = "cli/limits.rs"]
 mod limits;
-#[path = "cli/limits_memory.rs"]
-mod limits_memory;
 #[path = "cli/llm.rs"]
 mod llm;
 #[path = "cli/readme.rs"]

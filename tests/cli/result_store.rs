@@ -613,6 +613,17 @@ fn child_plain_progress() {
     );
 }
 
+/// The full name of test `name` of this module, as the test harness's `--exact` takes
+/// it (this module is one of its test binary's modules).
+fn this_test(name: &str) -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    if module.is_empty() {
+        name.to_string()
+    } else {
+        format!("{module}::{name}")
+    }
+}
+
 #[test]
 fn plain_progress_is_one_line_per_call_on_standard_error_only() {
     let dir = tempfile::tempdir().unwrap();
@@ -620,7 +631,7 @@ fn plain_progress_is_one_line_per_call_on_standard_error_only() {
         let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
         cmd.args([
             "--exact",
-            "child_plain_progress",
+            &*this_test("child_plain_progress"),
             "--nocapture",
             "--test-threads",
             "1",
@@ -705,7 +716,7 @@ fn a_writer_killed_at_random_moments_never_leaves_a_record_that_does_not_verify(
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "child_record_writer",
+                &*this_test("child_record_writer"),
                 "--nocapture",
                 "--test-threads",
                 "1",

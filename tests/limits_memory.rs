@@ -7,7 +7,7 @@
 //! (`getrusage(RUSAGE_CHILDREN)`) is the largest of every `spindle` run so far, so
 //! nothing else in this test binary may run a large one.
 
-use crate::e2e_common;
+mod e2e_common;
 
 use e2e_common::*;
 use nix::sys::resource::{UsageWho, getrusage};
