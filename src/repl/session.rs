@@ -1217,6 +1217,10 @@ mod tests {
         // record's context continues (its end pointer).
         assert!(text.contains(" xs : List "), "{text}");
         assert!(text.contains("(continues in "), "{text}");
+        // A parameter's type names the parameters before it (the type variables of
+        // a polymorphic function), not de Bruijn indices.
+        let xs = text.lines().find(|l| l.contains(" xs : List ")).unwrap();
+        assert!(!xs.contains("free#"), "{xs}");
     }
 
     #[test]

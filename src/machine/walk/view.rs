@@ -5,7 +5,9 @@
 
 use super::readback::Reader;
 use crate::core::pretty;
+use crate::core::term::Term;
 use crate::machine::Machine;
+use crate::machine::code::{LayoutId, LayoutKind};
 use crate::machine::frame::{Control, Frame};
 use crate::machine::host::HeldRef;
 use crate::machine::value::{NIL, Ref, Val};
@@ -161,7 +163,11 @@ impl<'p> Machine<'p> {
                 let (name, ty) = match b {
                     Some(b) => (
                         b.name.to_string(),
-                        cut(pretty::type_to_string(self.prog, &[], &b.ty)),
+                        cut(pretty::type_to_string(
+                            self.prog,
+                            &self.binders_before(o.layout, s),
+                            &b.ty,
+                        )),
                     ),
                     None => ("self".into(), "_".into()),
                 };
@@ -175,5 +181,26 @@ impl<'p> Machine<'p> {
             }
         }
         out
+    }
+
+    /// The names of the binders a slot's type may mention, outermost first: for a
+    /// function's parameter, the parameters before it (erased ones included), so that
+    /// `xs : List a` shows as written; none otherwise.
+    fn binders_before(&self, layout: LayoutId, slot: u32) -> Vec<&'p str> {
+        let LayoutKind::Params(f) = self.code.layouts[layout as usize].kind else {
+            return Vec::new();
+        };
+        let fun = &self.code.funs[f as usize];
+        let Some(i) = fun.params.iter().position(|p| p.slot == Some(slot)) else {
+            return Vec::new();
+        };
+        let (lams, _) = crate::machine::analysis::lambdas(fun.core);
+        lams.into_iter()
+            .take(i)
+            .filter_map(|l| match &**l {
+                Term::Lam(b, _) => Some(&*b.name),
+                _ => None,
+            })
+            .collect()
     }
 }
