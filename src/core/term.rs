@@ -332,6 +332,7 @@ impl Term {
     /// binders of this node the child is under (a lambda's body: 1; its annotation: 0;
     /// an arm's body: the pattern's arity). The one place that knows where subterms
     /// are, for the passes that scan terms with a work list.
+    #[inline]
     pub fn for_each_child<'t>(&'t self, mut f: impl FnMut(&'t RcTerm, u32)) {
         match self {
             Term::Pi(b, body) | Term::Lam(b, body) => {

@@ -10,9 +10,16 @@
 //!   contexts with end pointers, each slot annotated by its binder through the
 //!   record's layout), thunks (`Suspended`, `Blackholed`, `Done`, `Failed`), and values,
 //!   all reference-counted, with a backup cycle collector ([`cycles`]).
-//! - **Frames** ([`frame`]): the typed continuation stack, plus side stacks for
-//!   arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
-//!   structural comparisons (`eq_work`).
+//! - **Stacks** ([`frame::Stacks`]): the typed continuation stack, plus side stacks
+//!   for arguments being evaluated (`vals`, `pending`), normal-form walks (`deep`) and
+//!   structural comparisons (`eq_work`): one value, which a scheduler swaps whole
+//!   when it switches fibers. Each frame describes once what it holds
+//!   ([`frame::Frame::held`]) and what it owns on the side stacks
+//!   ([`frame::Frame::side_entries`]); dropping, the audits and splitting a fiber's
+//!   stacks derive from that.
+//! - **The rest of the state** is in parts with one owner each ([`Machine`]'s twelve
+//!   fields): the definition table, the run state (steps, limits, pause), the
+//!   options, the cycle collector's state, the printer's, the tiers', the host.
 //! - **Control** ([`frame::Control`]): run code in a record, need a thunk, or return a
 //!   weak head normal form to the top frame.
 //!
