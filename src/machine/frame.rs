@@ -381,6 +381,13 @@ impl Stacks {
         self.frames.splice(0..0, bottom.iter().copied());
     }
 
+    /// The values the stacks' pending primitives and normal-form walks will need
+    /// (arguments not evaluated yet, parts of walks): certainly needed if the fiber's
+    /// work is.
+    pub fn to_be_needed(&self) -> impl Iterator<Item = Val> + '_ {
+        self.pending.iter().chain(&self.deep).copied()
+    }
+
     /// Calls `f` on every reference the stacks hold, and `ctl`, a control, if given:
     /// one enumeration for the audits and the scheduler.
     pub fn refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(super::host::HeldRef)) {

@@ -74,15 +74,7 @@ impl<'p> Scheduler<'p> {
             return true;
         }
         let frames = self.fibers[id as usize].stacks.frames.clone();
-        let held: Vec<Val> = {
-            let f = &self.fibers[id as usize];
-            f.stacks
-                .pending
-                .iter()
-                .chain(f.stacks.deep.iter())
-                .copied()
-                .collect()
-        };
+        let held: Vec<Val> = self.fibers[id as usize].stacks.to_be_needed().collect();
         if held.iter().any(|v| self.worth_forking(m, *v)) {
             return true;
         }

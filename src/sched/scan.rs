@@ -222,15 +222,7 @@ impl<'p> Scheduler<'p> {
         if certain {
             // Arguments of primitives and externals, and parts of normal-form walks,
             // are certainly needed.
-            let held: Vec<Val> = {
-                let f = &self.fibers[id as usize];
-                f.stacks
-                    .pending
-                    .iter()
-                    .chain(f.stacks.deep.iter())
-                    .copied()
-                    .collect()
-            };
+            let held: Vec<Val> = self.fibers[id as usize].stacks.to_be_needed().collect();
             for v in held {
                 if self.worth_forking(m, v) {
                     m.heap.retain(v);
