@@ -199,7 +199,7 @@ impl<'p> Machine<'p> {
         // room, and what they hold now counts here too ([`host::Host::held_bytes`]).
         let mine = self.memory_in_use();
         let held = self.host.as_ref().map_or(0, |h| h.held_bytes(mine));
-        self.check_memory(held)
+        self.within_limit(mine.saturating_add(held))
     }
 
     /// The bytes `--max-memory` counts: the heap, the strings and the stacks.
@@ -215,7 +215,12 @@ impl<'p> Machine<'p> {
         if self.run.max_memory == 0 {
             return Ok(());
         }
-        if self.memory_in_use().saturating_add(more) > self.run.max_memory {
+        self.within_limit(self.memory_in_use().saturating_add(more))
+    }
+
+    /// `out of memory` when `bytes` are past `--max-memory` (which is set).
+    fn within_limit(&self, bytes: usize) -> Result<()> {
+        if bytes > self.run.max_memory {
             return Err(RuntimeError::new(ErrorKind::OutOfMemory, "out of memory"));
         }
         Ok(())

@@ -178,6 +178,14 @@ pub struct Scheduler<'p> {
     arms_on: bool,
 }
 
+/// Tells the readers of external results (on other threads) how many bytes the
+/// evaluation holds, so that they stop where `--max-memory` leaves no room, and
+/// returns how many they hold now ([`Host::held_bytes`] of both hosts).
+fn external_readers(evaluation_bytes: usize) -> usize {
+    crate::external::budget::set_machine_bytes(evaluation_bytes);
+    crate::external::budget::held()
+}
+
 /// What a `match` needs whichever arm it takes: (parent hops, slot, demand) of the
 /// variables of its record chain ([`Machine::case_needs`]).
 pub(super) type ArmNeeds = Rc<[(u32, u32, u8)]>;
@@ -577,7 +585,6 @@ impl<'p> Host<'p> for Scheduler<'p> {
             + self.fibers.capacity() * std::mem::size_of::<Fiber>()
             + self.frontier.capacity() * std::mem::size_of::<Val>()
             + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64;
-        crate::external::budget::set_machine_bytes(machine_bytes + own);
-        own + crate::external::budget::held()
+        own + external_readers(machine_bytes + own)
     }
 }

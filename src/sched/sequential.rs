@@ -43,8 +43,7 @@ impl<'p> Sequential<'p> {
 
 impl<'p> Host<'p> for Sequential<'p> {
     fn held_bytes(&self, machine_bytes: usize) -> usize {
-        crate::external::budget::set_machine_bytes(machine_bytes);
-        crate::external::budget::held()
+        super::external_readers(machine_bytes)
     }
 
     fn call(&mut self, m: &mut Machine<'p>, req: CallRequest) -> Result<Control> {
