@@ -338,7 +338,7 @@ pub fn evaluate_def_tree<'p>(
 ) -> crate::machine::error::Result<crate::output::NfTree> {
     let value = machine.whnf_def(def)?;
     let value = machine.normal_form(value)?;
-    let term = machine.read_back(value);
+    let term = machine.sight().read_back(value);
     machine.release(value);
     Ok(crate::output::nf_tree(program, &term))
 }

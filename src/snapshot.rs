@@ -118,7 +118,7 @@ pub fn evaluate_for(
         Err(e) if !machine.is_paused() => Ok(Progress::Finished(Err(e))),
         Err(_) => {
             let root_val = machine.def_value_pinned(root);
-            let state = machine.read_back_state(root_val)?;
+            let state = machine.sight().read_back_state(root_val)?;
             let mut stored = program.clone();
             stored.defs[root.0 as usize].body = state;
             let bytes = encode::program_bytes(&stored, prelude);
@@ -128,7 +128,7 @@ pub fn evaluate_for(
             Ok(Progress::Paused(Snapshot {
                 bytes,
                 root,
-                steps: machine.stats().steps,
+                steps: machine.sight().stats().steps,
             }))
         }
     }

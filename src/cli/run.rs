@@ -406,7 +406,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         }
     };
     if args.stats {
-        let mut stats = machine.stats();
+        let mut stats = machine.sight().stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
         stats.tokens_in = call_stats.tokens_in;
         stats.tokens_out = call_stats.tokens_out;

@@ -118,7 +118,7 @@ impl<'p> Machine<'p> {
     fn show_scrutinee(&self, v: Val) -> String {
         /// The longest value shown, in bytes (then `…`).
         const SHOWN: usize = 80;
-        let t = super::walk::readback::Reader::with_budget(self, 500).word(v, 0);
+        let t = super::walk::readback::Reader::with_budget(self.sight(), 500).word(v, 0);
         crate::core::pretty::term_to_string_cut(self.prog, &[], &t, SHOWN)
     }
 

@@ -518,6 +518,18 @@ pub struct CondArg {
 pub const NO_SCOPE: ScopeId = u32::MAX;
 
 impl<'p> CodeStore<'p> {
+    /// Where the call at `site` is written (a span in no file when not known).
+    pub fn site_span(&self, site: Site) -> crate::syntax::span::Span {
+        self.meta
+            .get(site.0 as usize)
+            .map(|m| m.span)
+            .unwrap_or(crate::syntax::span::Span::new(
+                crate::syntax::span::FileId(0),
+                0,
+                0,
+            ))
+    }
+
     /// A node.
     #[inline(always)]
     pub fn node(&self, c: CodeId) -> &Code {

@@ -59,7 +59,7 @@ impl<'p> Machine<'p> {
                 }
                 self.maybe_collect_cycles(&ctl);
                 if self.run.audit_every != 0
-                    && let Err(e) = self.audit(Some(&ctl), true)
+                    && let Err(e) = self.sight().audit(Some(&ctl), true)
                 {
                     self.drop_ctl(ctl);
                     return Err(RuntimeError::new(

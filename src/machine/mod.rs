@@ -163,7 +163,7 @@ use frame::{Control, Frame, Stacks};
 use heap::{Heap, ThunkState};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use value::{NIL, Ref, Val};
+use value::{NIL, Val};
 
 /// The machine: a program's code, a heap, and the stacks of the running fiber.
 ///
@@ -518,19 +518,6 @@ impl<'p> Machine<'p> {
         r
     }
 
-    /// Where the call at `site` is written (a span in no file when not known).
-    pub(crate) fn site_span(&self, site: code::Site) -> crate::syntax::span::Span {
-        self.code
-            .meta
-            .get(site.0 as usize)
-            .map(|m| m.span)
-            .unwrap_or(crate::syntax::span::Span::new(
-                crate::syntax::span::FileId(0),
-                0,
-                0,
-            ))
-    }
-
     /// The error a run ends with, as the host sees it ([`host::Host::final_error`]: a
     /// call that did not start because another failed first reports that failure).
     pub fn final_error(&mut self, e: RuntimeError) -> RuntimeError {
@@ -591,14 +578,29 @@ impl<'p> Machine<'p> {
         self.heap.release(v);
     }
 
-    /// The definitions' pinned values made so far (roots of the audits).
-    pub(crate) fn def_vals(&self) -> impl Iterator<Item = Val> + '_ {
-        self.defs.vals.iter().copied().filter(|v| *v != Val::Erased)
+    /// Pauses evaluation after `n` steps in all (0: never): the loop stops before
+    /// step `n + 1` and keeps its state for [`walk::Sight::read_back_state`].
+    pub fn set_pause_after(&mut self, n: u64) {
+        self.run.pause_after = n;
     }
 
-    /// The record references of a pinned value are the heap's; nothing to add.
-    #[allow(dead_code)]
-    fn _nil(&self) -> Ref {
-        NIL
+    /// Whether the last evaluation stopped at its pause rather than ending.
+    pub fn is_paused(&self) -> bool {
+        self.run.paused.is_some()
+    }
+
+    /// The machine seen read only, by the walks ([`walk::Sight`]).
+    pub fn sight(&self) -> walk::Sight<'_, 'p> {
+        walk::Sight {
+            prog: self.prog,
+            heap: &self.heap,
+            code: &self.code,
+            stacks: &self.stacks,
+            run: &self.run,
+            printer: &self.printer,
+            def_code: &self.defs.code,
+            def_vals: &self.defs.vals,
+            host: self.host.as_deref(),
+        }
     }
 }

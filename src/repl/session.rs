@@ -180,7 +180,7 @@ impl Session {
         crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
         let result = driver::evaluate_def(&mut machine, id, true);
         machine.shutdown();
-        let mut stats = machine.stats();
+        let mut stats = machine.sight().stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
         self.last_stats = Some(stats);
         match result {
@@ -732,7 +732,7 @@ impl ReplBackend for Session {
                 machine.options.externals_allowed = false;
                 machine.set_pause_after((total / 2).max(1));
                 let _ = machine.whnf_def(id);
-                Reply::out(machine.draw_state())
+                Reply::out(machine.sight().draw_state())
             }
             Err(reply) => reply,
         }

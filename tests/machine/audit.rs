@@ -33,17 +33,23 @@ fn audited(src: &str, expected: &str) {
     let v = m.whnf_def(deep_id).expect("runs");
     assert_eq!(v, spindle::machine::value::Val::Atom(p.builtins.true_));
     m.collect_cycles();
-    m.audit(None, false)
+    m.sight()
+        .audit(None, false)
         .expect("counts are exact after the evaluation");
-    assert!(m.stats().steps > 20, "{} steps", m.stats().steps);
-    eprintln!("{} audited steps", m.stats().steps);
+    assert!(
+        m.sight().stats().steps > 20,
+        "{} steps",
+        m.sight().stats().steps
+    );
+    eprintln!("{} audited steps", m.sight().stats().steps);
     // Printing holds references of its own: audit again once it is done.
     m.run.audit_every = 0;
     let v = m.whnf_def(main).expect("runs");
     let out = m.print_value(v, false).expect("prints");
     assert_eq!(out, expected);
     m.collect_cycles();
-    m.audit(None, false)
+    m.sight()
+        .audit(None, false)
         .expect("counts are exact after printing");
 }
 

@@ -168,7 +168,7 @@ fn ten_million_step_tail_loop_runs_in_constant_memory() {
     let mut m = spindle::machine::Machine::new(&p);
     let v = m.whnf_def(main).unwrap();
     assert_eq!(m.print_value(v, false).unwrap(), "0");
-    let s = m.stats();
+    let s = m.sight().stats();
     assert!(s.steps > 10_000_000);
     assert!(s.contexts_peak < 100, "contexts_peak {}", s.contexts_peak);
     assert!(s.stacks_peak < 100, "stacks_peak {}", s.stacks_peak);
@@ -242,9 +242,9 @@ fn sharing_evaluates_a_binding_once() {
     );
     let mut m = spindle::machine::Machine::new(&p);
     m.whnf_def(once).unwrap();
-    let one = m.stats().steps;
+    let one = m.sight().stats().steps;
     m.whnf_def(twice).unwrap();
-    let two = m.stats().steps - one;
+    let two = m.sight().stats().steps - one;
     assert!(two < one + 100, "once {one}, twice {two}");
     let _ = Term::Universe(0);
 }
@@ -276,5 +276,5 @@ fn tak_27_16_8() {
     let mut m = spindle::machine::Machine::new(&p);
     let v = m.whnf_def(main).unwrap();
     assert_eq!(m.print_value(v, false).unwrap(), "16");
-    eprintln!("tak: {:?} {:?}", t.elapsed(), m.stats());
+    eprintln!("tak: {:?} {:?}", t.elapsed(), m.sight().stats());
 }

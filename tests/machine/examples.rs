@@ -63,7 +63,7 @@ fn every_definition_of_every_example_compiles_and_reads_back() {
             for (i, def) in program.defs.iter().enumerate() {
                 // Its value before any evaluation: the function, or the CAF's code.
                 let v = m.def_value_pinned(DefId(i as u32));
-                let back = m.read_back(v);
+                let back = m.sight().read_back(v);
                 // The body run: after inlining and fusion, where they changed it.
                 let run = spindle::machine::compile::run_body(program, DefId(i as u32), true);
                 let body = spindle::machine::analysis::unann(run);
@@ -75,7 +75,8 @@ fn every_definition_of_every_example_compiles_and_reads_back() {
                 );
                 count += 1;
             }
-            m.audit(None, false)
+            m.sight()
+                .audit(None, false)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         }
     }
@@ -346,7 +347,7 @@ fn print_main_audited(p: &spindle::core::program::Program, every: u64) -> String
     m.run.audit_every = every;
     let v = m.whnf_def(p.main.unwrap()).unwrap();
     let printed = m.print_value(v, false).unwrap();
-    m.audit(None, true).unwrap();
+    m.sight().audit(None, true).unwrap();
     printed
 }
 
@@ -372,7 +373,8 @@ fn computing_at_hand_changes_no_result() {
                 .whnf_def(main)
                 .and_then(|v| m.print_value(v, false))
                 .map_err(|e| e.to_string());
-            m.audit(None, true)
+            m.sight()
+                .audit(None, true)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             printed
         };
@@ -418,7 +420,7 @@ fn run_main(name: &str, src: &str) -> (String, spindle::machine::stats::Stats) {
         .whnf_def(p.main.unwrap())
         .and_then(|v| m.print_value(v, false))
         .unwrap_or_else(|e| e.to_string());
-    (printed, m.stats())
+    (printed, m.sight().stats())
 }
 
 /// Writes `src` to `name` in `dir` and runs it with `spindle run OPTIONS name`.

@@ -55,7 +55,7 @@ fn run_held(
     m.shutdown();
     if audit {
         m.collect_cycles();
-        if let Err(e) = m.audit(None, false) {
+        if let Err(e) = m.sight().audit(None, false) {
             panic!("after the run: {e}");
         }
     }
@@ -423,7 +423,7 @@ fn calls_behind_strict_evaluation_are_in_flight_at_once() {
         spindle::sched::Scheduler::install(&mut m, Default::default());
         let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
         assert!(r.is_ok(), "{r:?}: {text}");
-        let peak = m.stats().externals_peak_in_flight;
+        let peak = m.sight().stats().externals_peak_in_flight;
         m.shutdown();
         assert_eq!(peak, calls, "{text}");
     }

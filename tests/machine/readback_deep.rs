@@ -80,7 +80,7 @@ fn a_long_list_reads_back_on_a_small_stack() {
         let n = m.whnf_def(program.main.unwrap()).unwrap();
         assert!(matches!(n, spindle::machine::value::Val::Int(N)));
         let xs = m.def_value_pinned(def(&program, "xs"));
-        let t = Reader::with_budget(&m, u32::MAX).word(xs, 0);
+        let t = Reader::with_budget(m.sight(), u32::MAX).word(xs, 0);
         // `Cons 0 (Cons 1 (...))`: every element, in order.
         let (mut cell, mut count) = (&t, 0);
         while let Some((_, head, tail)) = app2(cell) {
@@ -109,12 +109,12 @@ fn a_long_chain_of_thunks_reads_back_on_a_small_stack() {
         let mut m = Machine::new(&program);
         m.whnf_def(program.main.unwrap()).unwrap();
         let rev = m.def_value_pinned(def(&program, "rev"));
-        let t = Reader::with_budget(&m, u32::MAX).word(rev, 0);
+        let t = Reader::with_budget(m.sight(), u32::MAX).word(rev, 0);
         let (_, head, acc) = app2(&t).expect("a `Cons`");
         assert_eq!(int(head), Some(N - 1));
         assert_eq!(accumulator_depth(acc), (N - 1) as usize);
         // Within a budget smaller than the chain, the chain is cut by a hole.
-        let t = Reader::with_budget(&m, (N / 2) as u32).word(rev, 0);
+        let t = Reader::with_budget(m.sight(), (N / 2) as u32).word(rev, 0);
         let depth = accumulator_depth(app2(&t).unwrap().2);
         assert!(depth > 1_000 && depth < (N - 1) as usize, "{depth}");
     });
@@ -136,7 +136,7 @@ fn a_lazy_accumulator_paused_mid_run_reads_back_on_a_small_stack() {
         let total = {
             let mut m = Machine::new(&program);
             m.whnf_def(main).unwrap();
-            m.stats().steps
+            m.sight().stats().steps
         };
         let mut m = Machine::new(&program);
         // The first third of the run walks the list, building the accumulator (about
@@ -146,7 +146,7 @@ fn a_lazy_accumulator_paused_mid_run_reads_back_on_a_small_stack() {
         assert!(m.whnf_def(main).is_err() && m.is_paused());
         // Every word the paused machine holds, each read on its own.
         let mut words = Vec::new();
-        m.roots(None, &mut |h| match h {
+        m.sight().roots(None, &mut |h| match h {
             HeldRef::Val(v) => words.push(v),
             HeldRef::Rec(r) if r != NIL => {
                 let rec = m.heap.recs.get(r);
@@ -156,12 +156,14 @@ fn a_lazy_accumulator_paused_mid_run_reads_back_on_a_small_stack() {
         });
         let deepest = words
             .iter()
-            .map(|&v| accumulator_depth(&Reader::with_budget(&m, u32::MAX).word(v, 0)))
+            .map(|&v| accumulator_depth(&Reader::with_budget(m.sight(), u32::MAX).word(v, 0)))
             .max()
             .unwrap_or(0);
         assert!(deepest > (N / 4) as usize, "deepest accumulator: {deepest}");
         // And the whole state, one binding per thunk.
         let root = m.def_value_pinned(main);
-        m.read_back_state(root).expect("the state reads back");
+        m.sight()
+            .read_back_state(root)
+            .expect("the state reads back");
     });
 }

@@ -161,7 +161,7 @@ fn values(m: &mut Machine<'_>, program: &Program) -> Vec<Vec<Result<RcTerm, Stri
         .iter()
         .map(|&b| {
             vals.iter()
-                .map(|&v| Ok(Reader::with_budget(m, b).word(v, 0)))
+                .map(|&v| Ok(Reader::with_budget(m.sight(), b).word(v, 0)))
                 .collect()
         })
         .collect()
@@ -173,7 +173,7 @@ fn record_before(name: &str, program: &Program, rec: &mut Record) {
     let before: Vec<_> = (0..program.defs.len())
         .map(|i| {
             let v = m.def_value_pinned(DefId(i as u32));
-            Ok(m.read_back(v))
+            Ok(m.sight().read_back(v))
         })
         .collect();
     rec.add(format!("{name} before"), &before);
@@ -192,7 +192,7 @@ fn record_program(name: &str, program: &Program, pauses: bool, rec: &mut Record)
             break;
         }
         let root = m.def_value_pinned(main);
-        let state = m.read_back_state(root).map_err(|e| e.0);
+        let state = m.sight().read_back_state(root).map_err(|e| e.0);
         rec.add(format!("{name} state@{n}"), &[state]);
         for (b, terms) in BUDGETS.iter().zip(values(&mut m, program)) {
             rec.add(format!("{name} values@{n}/{b}"), &terms);

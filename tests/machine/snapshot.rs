@@ -57,7 +57,7 @@ fn reference(p: &Loaded) -> (Result<String, String>, u64) {
     let mut m = Machine::new(&p.program);
     let _policy = spindle::sched::Sequential::install_plain(&mut m);
     let r = m.whnf_def(p.main).and_then(|v| m.print_value(v, false));
-    (outcome(r), m.stats().steps)
+    (outcome(r), m.sight().stats().steps)
 }
 
 fn stopped_at(p: &Loaded, n: u64) -> Result<String, String> {

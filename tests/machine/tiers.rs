@@ -34,7 +34,8 @@ fn outcome(p: &Program, tiers: Tiers, what: &str) -> Result<String, String> {
         .whnf_def(main)
         .and_then(|v| m.print_value(v, false))
         .map_err(|e| format!("{}: {:?} at {:?}", e.message, e.kind, e.span));
-    m.audit(None, true)
+    m.sight()
+        .audit(None, true)
         .unwrap_or_else(|e| panic!("{what}, tiers {tiers:?}: heap audit: {e}"));
     printed
 }

@@ -172,6 +172,21 @@ pub(crate) enum Task {
 /// it waits for one.
 const PRINT_LOOKAHEAD: usize = 256;
 
+impl Task {
+    /// The references a printer task holds (for the audits).
+    pub(crate) fn refs(&self, f: &mut dyn FnMut(crate::machine::host::HeldRef)) {
+        use crate::machine::host::HeldRef::Val as V;
+        match *self {
+            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => f(V(v)),
+            Task::JoinRest(a, b, _, _) => {
+                f(V(a));
+                f(V(b));
+            }
+            Task::Text(_) | Task::Label(..) => {}
+        }
+    }
+}
+
 impl<'p> Machine<'p> {
     /// Needs a word (owned) to weak head normal form for the printer.
     fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
@@ -363,19 +378,6 @@ impl<'p> Machine<'p> {
                 Some((code, env))
             }
             _ => None,
-        }
-    }
-
-    /// The references a printer task holds (for the audits).
-    pub(crate) fn task_refs(&self, t: &Task, f: &mut dyn FnMut(crate::machine::host::HeldRef)) {
-        use crate::machine::host::HeldRef::Val as V;
-        match *t {
-            Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => f(V(v)),
-            Task::JoinRest(a, b, _, _) => {
-                f(V(a));
-                f(V(b));
-            }
-            Task::Text(_) | Task::Label(..) => {}
         }
     }
 
@@ -821,14 +823,14 @@ impl<'p> Machine<'p> {
                         }
                     }
                     None => {
-                        let s = self.show_function(v);
+                        let s = self.sight().show_function(v);
                         let s = if atom { format!("({s})") } else { s };
                         self.emit(&s);
                     }
                 }
             }
             Val::Fun(_) | Val::Pi(_) => {
-                let s = self.show_function(v);
+                let s = self.sight().show_function(v);
                 let s = if atom && matches!(v, Val::Fun(_)) {
                     format!("({s})")
                 } else {

@@ -48,10 +48,10 @@
 //! content, and the same object read later sees a placeholder), so in that mode terms
 //! are not remembered, and not counted against the budget either.
 
+use super::Sight;
 use super::unwind::{Walk, depth_first};
 use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, DefId, HoleKind, Ix, Lit, Match, Plicity, RcTerm, Term};
-use crate::machine::Machine;
 use crate::machine::code::{CodeId, Loc, ScopeId};
 use crate::machine::heap::{PapHead, ThunkState};
 use crate::machine::value::{NIL, Ref, Val};
@@ -72,7 +72,7 @@ type MemoKey = (u8, Ref, u32);
 
 /// Reads words and code back into core terms.
 pub struct Reader<'m, 'p> {
-    m: &'m Machine<'p>,
+    m: Sight<'m, 'p>,
     /// How many variables the checker's context has (open variables read back as
     /// variables of it).
     pub ctx_len: u32,
@@ -157,8 +157,8 @@ enum Build<'p> {
 }
 
 impl<'m, 'p> Reader<'m, 'p> {
-    /// A reader of machine `m`'s state.
-    pub fn new(m: &'m Machine<'p>) -> Reader<'m, 'p> {
+    /// A reader of a machine's state.
+    pub fn new(m: Sight<'m, 'p>) -> Reader<'m, 'p> {
         Reader {
             m,
             ctx_len: 0,
@@ -175,7 +175,7 @@ impl<'m, 'p> Reader<'m, 'p> {
     }
 
     /// A reader with a budget of objects.
-    pub fn with_budget(m: &'m Machine<'p>, budget: u32) -> Reader<'m, 'p> {
+    pub fn with_budget(m: Sight<'m, 'p>, budget: u32) -> Reader<'m, 'p> {
         let mut r = Reader::new(m);
         r.budget = budget;
         r
@@ -330,7 +330,7 @@ impl<'m, 'p> Reader<'m, 'p> {
             PapHead::Def(d) => Term::Def(d).rc(),
             PapHead::Con(c) => Term::Con(c).rc(),
             PapHead::Prim(p, s) => Term::Prim(p, s).rc(),
-            PapHead::Extern(e, site) => Term::Extern(e, self.m.site_span(site)).rc(),
+            PapHead::Extern(e, site) => Term::Extern(e, self.m.code.site_span(site)).rc(),
             PapHead::Data(d) => Term::Data(d).rc(),
             PapHead::Open(level) => self.open_var(level, under),
             PapHead::Hole(c) => self.m.code.meta[c as usize].core.clone(),
@@ -595,7 +595,7 @@ fn substitute(t: &RcTerm, skip: u32, terms: &mut impl Iterator<Item = RcTerm>) -
 }
 
 /// The word a variable of a scope names in a record chain.
-fn lookup(m: &Machine<'_>, scope: ScopeId, depth: u32, env: Ref, ix: u32) -> Option<Val> {
+fn lookup(m: Sight<'_, '_>, scope: ScopeId, depth: u32, env: Ref, ix: u32) -> Option<Val> {
     match m.code.lookup(scope, ix)? {
         Loc::Slot { depth: dv, slot } => {
             if env == NIL || dv > depth {
@@ -611,16 +611,16 @@ fn lookup(m: &Machine<'_>, scope: ScopeId, depth: u32, env: Ref, ix: u32) -> Opt
     }
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Sight<'a, 'p> {
     /// A function value as Spindle source (its lambda, read back in its record).
     pub fn show_function(&self, v: Val) -> String {
-        let mut r = Reader::with_budget(self, 10_000);
+        let mut r = Reader::with_budget(*self, 10_000);
         let t = r.word(v, 0);
         crate::core::pretty::term_to_string(self.prog, &[], &t)
     }
 
     /// A word read back as a core term.
     pub fn read_back(&self, v: Val) -> RcTerm {
-        Reader::new(self).word(v, 0)
+        Reader::new(*self).word(v, 0)
     }
 }

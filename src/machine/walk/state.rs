@@ -32,10 +32,10 @@
 //! the native caller waits for; the callers that can pause evaluate the root, so that
 //! value is already part of the term.
 
+use super::Sight;
 use super::readback::{PLACE, Reader, hole};
 use crate::core::subst::{map_match, rewrite};
 use crate::core::term::{Binder, CaseArm, CasePat, DefId, Ix, Lit, Match, Plicity, RcTerm, Term};
-use crate::machine::Machine;
 use crate::machine::code::{Code, NO_SCOPE};
 use crate::machine::frame::{Control, Frame, StrictOp};
 use crate::machine::heap::{PapHead, ThunkState};
@@ -65,18 +65,7 @@ fn app(f: RcTerm, a: RcTerm) -> RcTerm {
     Term::App(f, Plicity::Explicit, a).rc()
 }
 
-impl<'p> Machine<'p> {
-    /// Pauses evaluation after `n` steps in all (0: never): the loop stops before
-    /// step `n + 1` and keeps its state for [`Machine::read_back_state`].
-    pub fn set_pause_after(&mut self, n: u64) {
-        self.run.pause_after = n;
-    }
-
-    /// Whether the last evaluation stopped at its pause rather than ending.
-    pub fn is_paused(&self) -> bool {
-        self.run.paused.is_some()
-    }
-
+impl<'a, 'p> Sight<'a, 'p> {
     /// The whole paused state as one closed term whose value is the value of `root`
     /// (a word the paused evaluation was computing, usually a definition's thunk).
     pub fn read_back_state(&self, root: Val) -> Result<RcTerm, StateError> {
@@ -86,7 +75,7 @@ impl<'p> Machine<'p> {
             ));
         }
         let ctl = self.run.paused.unwrap_or(Control::Ret(root));
-        let mut r = Reader::new(self);
+        let mut r = Reader::new(*self);
         // 1. Every object the state reaches that becomes a binding.
         let order = self.state_objects(root, &ctl);
         for (i, k) in order.iter().enumerate() {
@@ -154,7 +143,9 @@ impl<'p> Machine<'p> {
                     pending_top -= rest;
                     let head = match op {
                         StrictOp::Prim(p, span) => Term::Prim(p, span).rc(),
-                        StrictOp::Extern(e, site) => Term::Extern(e, self.site_span(site)).rc(),
+                        StrictOp::Extern(e, site) => {
+                            Term::Extern(e, self.code.site_span(site)).rc()
+                        }
                     };
                     let mut term = head;
                     for &v in have {
@@ -340,7 +331,7 @@ impl<'p> Machine<'p> {
             return t;
         };
         let Some(crate::machine::compile::DefCode::Fun(f)) =
-            self.defs.code.get(def.0 as usize).copied()
+            self.def_code.get(def.0 as usize).copied()
         else {
             return t;
         };

@@ -1,6 +1,6 @@
 //! Evaluation statistics (`spindle run --stats`, LANGUAGE.md section 10).
 
-use crate::machine::Machine;
+use super::Sight;
 use std::fmt::Write;
 
 /// Counters kept by the machine.
@@ -63,7 +63,7 @@ impl Stats {
     }
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Sight<'a, 'p> {
     /// Statistics so far (`wall_ms` is the caller's to fill in).
     pub fn stats(&self) -> Stats {
         let h = &self.heap;
@@ -81,7 +81,7 @@ impl<'p> Machine<'p> {
                 + h.funs.peak()
                 + h.paps.peak()) as u64,
             objects_live: h.live_objects() as u64,
-            stacks_peak: self.frames_peak().max(self.stacks.frames.len()) as u64,
+            stacks_peak: self.run.frames_peak.max(self.stacks.frames.len()) as u64,
             externals_dispatched: dispatched,
             externals_peak_in_flight: peak,
             wall_ms: 0,

@@ -75,7 +75,7 @@ impl TypeEval for MachineTypeEval {
         let result = m.run(Control::Eval(code, env));
         match result {
             Ok(v) => {
-                let mut reader = Reader::new(&m);
+                let mut reader = Reader::new(m.sight());
                 reader.ctx_len = n;
                 Ok(reader.word(v, 0))
             }

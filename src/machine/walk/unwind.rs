@@ -34,7 +34,7 @@
 //! The cycle collector ([`crate::machine::cycles`]), which counts references inside a set of
 //! objects, follows the same edges through [`children`].
 
-use crate::machine::Machine;
+use super::Sight;
 use crate::machine::frame::Control;
 use crate::machine::heap::{Heap, PapHead, ThunkState};
 use crate::machine::host::HeldRef;
@@ -283,7 +283,7 @@ pub fn walk<F: Fold>(f: &mut F, work: &mut Vec<Obj>, refs: &mut Vec<Obj>) {
     depth_first(&mut Objects { fold: f, refs }, work, &mut Vec::new());
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Sight<'a, 'p> {
     /// Calls `f` on every reference the running fiber's stacks hold, and `ctl`, its
     /// control, if the caller has it.
     pub(crate) fn running_refs(&self, ctl: Option<&Control>, f: &mut dyn FnMut(HeldRef)) {
@@ -303,9 +303,9 @@ impl<'p> Machine<'p> {
             h.held(f);
         }
         for t in &self.printer.printing {
-            self.task_refs(t, f);
+            t.refs(f);
         }
-        for v in self.def_vals() {
+        for v in self.pinned() {
             f(HeldRef::Val(v));
         }
     }
@@ -313,7 +313,7 @@ impl<'p> Machine<'p> {
 
 /// Walks the machine state from its roots ([`Machine::roots`]), calling the fold on
 /// every edge.
-pub fn unwind<F: Fold>(m: &Machine<'_>, ctl: Option<&Control>, f: &mut F) {
+pub fn unwind<F: Fold>(m: &Sight<'_, '_>, ctl: Option<&Control>, f: &mut F) {
     let mut work: Vec<Obj> = Vec::new();
     m.roots(ctl, &mut |h| {
         if let Some(o) = Obj::of_held(h)
@@ -438,7 +438,7 @@ impl Fold for Audit<'_> {
     }
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Sight<'a, 'p> {
     /// Checks that reference counts are exact and (unless `cycles_ok`) that nothing
     /// unreachable is alive; `ctl` is the control the caller holds, if any.
     pub fn audit(&self, ctl: Option<&Control>, cycles_ok: bool) -> Result<(), String> {

@@ -3,10 +3,10 @@
 //! (`#n name : Type = word`) and where its context continues (its end pointer, the
 //! parent record). Words are shown read back as terms, cut to a readable length.
 
+use super::Sight;
 use super::readback::Reader;
 use crate::core::pretty;
 use crate::core::term::Term;
-use crate::machine::Machine;
 use crate::machine::code::{LayoutId, LayoutKind};
 use crate::machine::frame::{Control, Frame};
 use crate::machine::host::HeldRef;
@@ -24,7 +24,7 @@ fn cut(mut s: String) -> String {
     s
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Sight<'a, 'p> {
     /// The current (paused) state of the running fiber, as text.
     pub fn draw_state(&self) -> String {
         let mut out = String::new();
@@ -42,11 +42,11 @@ impl<'p> Machine<'p> {
             format!("R{k}")
         };
         let term = |m: &Self, v: Val| -> String {
-            let t = Reader::with_budget(m, 200).word(v, 0);
+            let t = Reader::with_budget(*m, 200).word(v, 0);
             cut(pretty::term_to_string(m.prog, &[], &t))
         };
         let code = |m: &Self, c: u32, env: Ref| -> String {
-            let t = Reader::with_budget(m, 200).code(c, env, 0);
+            let t = Reader::with_budget(*m, 200).code(c, env, 0);
             cut(pretty::term_to_string(m.prog, &[], &t))
         };
         let _ = writeln!(out, "control:");
