@@ -170,6 +170,14 @@ impl Builtins {
 }
 
 impl Program {
+    /// The definition of the prelude (or program) with this name.
+    pub fn def_named(&self, name: &str) -> Option<DefId> {
+        self.defs
+            .iter()
+            .position(|d| &*d.name == name)
+            .map(|i| DefId(i as u32))
+    }
+
     /// The prelude's collection types, if the prelude has them.
     pub fn collections(&self) -> Option<&super::collections::Collections> {
         self.collections

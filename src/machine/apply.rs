@@ -642,6 +642,22 @@ impl<'p> Machine<'p> {
             _ => unreachable!(),
         }
     }
+
+    /// The unevaluated rest of stream `id`: a thunk of the body of `def`
+    /// (`prim_streamRest`, one `Int` parameter) with `id` for its parameter (a new
+    /// reference).
+    pub fn stream_rest(&mut self, def: crate::core::term::DefId, id: i64) -> Val {
+        let f = self.fun_of(def);
+        let (layout, slots, body) = {
+            let fun = &self.code.funs[f as usize];
+            (fun.layout, fun.slots, fun.body)
+        };
+        let rec = self.heap.record(super::value::NIL, layout, slots);
+        if slots > 0 {
+            self.heap.set_slot(rec, 0, Val::Int(id));
+        }
+        Val::Thunk(self.heap.thunk(body, rec))
+    }
 }
 
 /// Where the value being computed stands, for spine walks ([`Machine::spine_context`]).

@@ -2,7 +2,7 @@
 //! classifications and case mappings) on evaluated arguments. Ordering and structural
 //! `==` on `Char`s are with the other operators ([`super::prims`]).
 
-use super::Machine;
+use super::data::Data;
 use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::Control;
 use super::value::Val;
@@ -11,7 +11,7 @@ use crate::syntax::span::Span;
 
 /// Bytes a cons cell of a list of characters takes at most (for the memory limit,
 /// checked before `prim_chars` builds its list at once).
-const CELL_BYTES: usize = 64;
+pub(crate) const CELL_BYTES: usize = 64;
 
 /// The one character a case mapping gives, or `c` itself when Unicode maps it to
 /// several (`ß` to `SS`) or to none.
@@ -22,8 +22,9 @@ fn single(mut mapped: impl Iterator<Item = char>, c: char) -> char {
     }
 }
 
-impl<'p> Machine<'p> {
-    /// A `Char` primitive on its evaluated arguments (borrowed).
+impl Data<'_, '_> {
+    /// A `Char` primitive on its evaluated arguments (borrowed). `prim_chars`'s
+    /// memory is the caller's to check first ([`CELL_BYTES`] a character).
     pub(crate) fn char_prim(&mut self, p: Prim, span: Span, args: &[Val]) -> Result<Control> {
         let bad = || super::prims::mismatch_error(p, span, args);
         let ch = || match args.first() {
@@ -36,7 +37,6 @@ impl<'p> Machine<'p> {
                     return Err(bad());
                 };
                 let text = self.heap.text(*r).clone();
-                self.check_memory(text.len().saturating_mul(CELL_BYTES))?;
                 let bi = self.prog.builtins;
                 let mut acc = Val::Atom(bi.nil);
                 for c in text.chars().rev() {

@@ -5,7 +5,7 @@
 //!
 //! They apply only where comparing natively is comparing with `compare`: keys that are
 //! numbers, strings, or data of structurally ordered types built from them
-//! ([`Machine::native_cmp`]). Each answers `Right` what it computed, `Left (Just
+//! (`Data::native_cmp`). Each answers `Right` what it computed, `Left (Just
 //! parts)` where a comparison needs parts of keys not evaluated yet (the prelude
 //! evaluates them and asks again), or `Left Nothing` where it cannot order the keys (a
 //! function, a type whose `Ord` is written by hand, a `NaN`): the prelude then runs its
@@ -13,8 +13,7 @@
 //! comparisons and one new node per level, where the prelude's definitions take tens
 //! of machine steps per level.
 
-use super::Machine;
-use super::frame::{Control, Frame};
+use super::data::Data;
 use super::value::Val;
 use crate::core::collections::Collections;
 use std::cmp::Ordering;
@@ -36,7 +35,7 @@ pub(crate) enum Decided {
     No,
 }
 
-impl<'p> Machine<'p> {
+impl<'a, 'p> Data<'a, 'p> {
     /// How two values compare under their `Ord` instances, where that is structural:
     /// numbers (`Float` as the prelude's `compare` orders it, with no `NaN`), strings
     /// by code point, constructors of structurally ordered types by position and then
@@ -103,15 +102,6 @@ impl<'p> Machine<'p> {
             }
         }
         Decided::Order(Ordering::Equal)
-    }
-
-    /// The constructor of an evaluated data value.
-    fn con_of(&self, v: Val) -> crate::core::term::ConId {
-        match v {
-            Val::Atom(k) => k,
-            Val::Con(r) => self.heap.cons.get(r).con,
-            _ => unreachable!("con_of() on {v:?}"),
-        }
     }
 
     // ----- the tree ---------------------------------------------------------------
@@ -272,7 +262,7 @@ impl<'p> Machine<'p> {
     /// `prim_mapLookup key m`: `Right` the key's value (`Just v` or `Nothing`), or
     /// `Left` ([`Machine::undecided`]) (arguments borrowed).
     pub(crate) fn map_lookup_native(&mut self, key: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.native) else {
             return self.undecided(Decided::No);
         };
         match self.map_path(cols, key, m) {
@@ -292,7 +282,7 @@ impl<'p> Machine<'p> {
 
     /// `prim_mapInsert key x m`: `Right` the new map, or `Left` (arguments borrowed).
     pub(crate) fn map_insert_native(&mut self, key: Val, x: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.native) else {
             return self.undecided(Decided::No);
         };
         let (path, found) = match self.map_path(cols, key, m) {
@@ -325,7 +315,7 @@ impl<'p> Machine<'p> {
     /// `prim_mapDelete key m`: `Right` the map without `key`, or `Left` (arguments
     /// borrowed).
     pub(crate) fn map_delete_native(&mut self, key: Val, m: Val) -> Val {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
+        let Some(cols) = self.prog.collections().filter(|_| self.native) else {
             return self.undecided(Decided::No);
         };
         let (path, found) = match self.map_path(cols, key, m) {
@@ -409,24 +399,6 @@ impl<'p> Machine<'p> {
 
     // ----- sorting ----------------------------------------------------------------
 
-    /// The elements of an evaluated list spine (not counted), or `None`.
-    pub(crate) fn spine_of(&self, list: Val) -> Option<Vec<Val>> {
-        let bi = self.prog.builtins;
-        let mut xs = Vec::new();
-        let mut cur = list;
-        loop {
-            match self.heap.forced(cur) {
-                Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                    let f = self.heap.fields(r);
-                    xs.push(f[0]);
-                    cur = f[1];
-                }
-                Val::Atom(k) if k == bi.nil => return Some(xs),
-                _ => return None,
-            }
-        }
-    }
-
     /// `prim_sortOrdered xs` (`first`: false) and `prim_sortOnFirst ps` (`first`:
     /// pairs, ordered by their first components): `Right` the list sorted, stable;
     /// `Left (Just parts)` where comparing needs parts of the keys not evaluated yet
@@ -451,40 +423,13 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// `prim_sortPrims xs fallback` (owned, `xs` evaluated whole): the list sorted,
-    /// the input let go before the output is built (the two are never whole at once),
-    /// or, where it cannot be sorted natively, `fallback xs`.
-    pub(crate) fn sort_prims_owned(&mut self, list: Val, fallback: Val) -> Control {
-        match self.sorted_elements(list, false) {
-            Ok(xs) => {
-                self.heap.release(list);
-                self.heap.release(fallback);
-                Control::Ret(self.list_of(&xs))
-            }
-            Err(_) => {
-                self.push(Frame::Arg(list, false));
-                Control::Ret(fallback)
-            }
-        }
-    }
-
-    /// A new list of these words (their references move in).
-    fn list_of(&mut self, xs: &[Val]) -> Val {
-        let bi = self.prog.builtins;
-        let mut acc = Val::Atom(bi.nil);
-        for &x in xs.iter().rev() {
-            acc = self.heap.con(bi.cons, &[x, acc]);
-        }
-        acc
-    }
-
     /// The elements of an evaluated list sorted (each counted once more), by
     /// themselves or (`first`) by the first components of pairs. `Err` with the parts
     /// of keys not evaluated yet that comparisons met (each met where a comparison
     /// needed it; the sort went on as if they were equal), or with none where the
     /// keys cannot be ordered natively (borrowed).
-    fn sorted_elements(&mut self, list: Val, first: bool) -> Result<Vec<Val>, Vec<Val>> {
-        let Some(cols) = self.prog.collections().filter(|_| self.tiers.on.native) else {
+    pub(crate) fn sorted_elements(&mut self, list: Val, first: bool) -> Result<Vec<Val>, Vec<Val>> {
+        let Some(cols) = self.prog.collections().filter(|_| self.native) else {
             return Err(Vec::new());
         };
         let Some(xs) = self.spine_of(list) else {

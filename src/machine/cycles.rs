@@ -17,10 +17,13 @@
 //! outward, so every cycle goes through one of those). The same check unpins the
 //! top-level values no live code can reach.
 
-use super::Machine;
+use super::code::{CodeId, CodeStore};
+use super::frame::{Control, Frame};
 use super::heap::{Heap, ThunkState};
 use super::unwind::{Obj, children, count, live_objects};
 use super::value::Val;
+use super::walk::Sight;
+use crate::core::program::Program;
 use std::collections::HashMap;
 
 /// How many objects are allocated before long-lived thunks are first trimmed, and at
@@ -35,7 +38,7 @@ pub struct Collector {
     /// Live objects past which the cycle collector runs.
     pub(crate) threshold: usize,
     /// Allocated objects at which long-lived thunks are trimmed next
-    /// ([`Machine::trim_thunks`]).
+    /// ([`super::Machine::trim_thunks`]).
     pub(crate) trim_threshold: u64,
     /// Recursive data `let`s made when the cycle collector last ran.
     pub(crate) cyclic_seen: u64,
@@ -54,32 +57,47 @@ impl Default for Collector {
     }
 }
 
-impl<'p> Machine<'p> {
-    /// Runs the cycle collector if the heap has grown past its threshold.
+impl Collector {
+    /// Whether long-lived thunks are due a trim ([`super::Machine::trim_thunks`]),
+    /// the heap having made `allocated` objects.
     #[inline]
-    pub(crate) fn maybe_collect_cycles(&mut self, ctl: &super::frame::Control) {
-        let allocated = self.heap.allocated_objects();
-        if self.tiers.on.trim && allocated >= self.gc.trim_threshold {
-            self.trim_thunks();
-            let live = self.heap.live_objects() as u64;
-            self.gc.trim_threshold = allocated + (2 * live).max(TRIM_THRESHOLD);
-        }
-        if allocated < self.gc.threshold as u64 || self.heap.live_objects() < MIN_THRESHOLD {
-            return;
-        }
-        self.unpin_dead_cafs(Some(ctl));
-        if self.heap.cyclic != self.gc.cyclic_seen {
-            self.collect_cycles();
-        }
-        let live = self.heap.live_objects() as u64;
-        self.gc.threshold = (allocated + (4 * live).max(MIN_THRESHOLD as u64)) as usize;
+    pub(crate) fn trim_due(&self, allocated: u64) -> bool {
+        allocated >= self.trim_threshold
+    }
+
+    /// Notes a trim done when the heap had made `allocated` objects: the next is due
+    /// once it has allocated twice what is live now.
+    pub(crate) fn trimmed(&mut self, allocated: u64, heap: &Heap) {
+        let live = heap.live_objects() as u64;
+        self.trim_threshold = allocated + (2 * live).max(TRIM_THRESHOLD);
+    }
+
+    /// Whether the heap, having made `allocated` objects, has grown past the
+    /// collector's threshold.
+    #[inline]
+    pub(crate) fn collect_due(&self, allocated: u64, heap: &Heap) -> bool {
+        allocated >= self.threshold as u64 && heap.live_objects() >= MIN_THRESHOLD
+    }
+
+    /// Runs the collector if a recursive data `let` was made since it last ran, and
+    /// sets the threshold of the next run (the heap having made `allocated` objects
+    /// when the check began). Returns how many objects it freed.
+    pub(crate) fn collect_if_cyclic(&mut self, allocated: u64, heap: &mut Heap) -> usize {
+        let freed = if heap.cyclic != self.cyclic_seen {
+            self.collect(heap)
+        } else {
+            0
+        };
+        let live = heap.live_objects() as u64;
+        self.threshold = (allocated + (4 * live).max(MIN_THRESHOLD as u64)) as usize;
+        freed
     }
 
     /// Frees every object held only by cycles; returns how many were freed.
-    pub fn collect_cycles(&mut self) -> usize {
-        let freed = collect(&mut self.heap);
-        self.gc.cyclic_seen = self.heap.cyclic;
-        self.gc.collected += freed as u64;
+    pub fn collect(&mut self, heap: &mut Heap) -> usize {
+        let freed = collect(heap);
+        self.cyclic_seen = heap.cyclic;
+        self.collected += freed as u64;
         freed
     }
 }
@@ -214,28 +232,44 @@ fn cafs_of_def(
     r
 }
 
-impl<'p> Machine<'p> {
-    /// Unpins the top-level values that no live code can refer to any more (their
-    /// pinned reference goes; if nothing else holds them, they are freed). A value
-    /// still referenced stays, and code that mentions a definition keeps it pinned.
-    pub(crate) fn unpin_dead_cafs(&mut self, ctl: Option<&super::frame::Control>) {
-        use super::frame::{Control, Frame};
-        let pinned: Vec<u32> = (0..self.defs.vals.len() as u32)
-            .filter(|&d| matches!(self.defs.vals[d as usize], Val::Thunk(_)))
-            .collect();
-        if pinned.is_empty() {
-            return;
+/// Unpins the top-level values (`vals`, pinned as thunks) that no code in `codes`
+/// (the code that may still run: [`Sight::live_code`]) can refer to any more: their
+/// pinned reference goes; if nothing else holds them, they are freed. A value still
+/// referenced stays, and code that mentions a definition keeps it pinned. `memo`
+/// remembers each definition's CAFs between runs.
+pub(crate) fn unpin_dead_cafs(
+    prog: &Program,
+    code: &CodeStore,
+    heap: &mut Heap,
+    vals: &mut [Val],
+    memo: &mut HashMap<u32, std::rc::Rc<[u32]>>,
+    codes: Vec<CodeId>,
+) {
+    let mut needed = std::collections::HashSet::new();
+    for c in codes {
+        needed.extend(cafs_of_term(prog, code.meta[c as usize].core, memo));
+    }
+    for f in heap.funs.live_handles() {
+        let core = code.funs[heap.funs.get(f).fun as usize].core;
+        needed.extend(cafs_of_term(prog, core, memo));
+    }
+    for (d, v) in vals.iter_mut().enumerate() {
+        if matches!(v, Val::Thunk(_)) && !needed.contains(&(d as u32)) {
+            heap.release(std::mem::replace(v, Val::Erased));
         }
-        // The code that may still run: suspended thunks, functions, frames, controls.
+    }
+}
+
+impl Sight<'_, '_> {
+    /// The code that may still run: suspended thunks', frames' (of every fiber),
+    /// black-holed thunks' and the controls' (`ctl`, the caller's, if it has one; the
+    /// paused one). Functions' bodies are not listed (the heap has them).
+    pub(crate) fn live_code(&self, ctl: Option<&Control>) -> Vec<CodeId> {
         let mut codes: Vec<u32> = Vec::new();
         for t in self.heap.thunks.live_handles() {
             if let ThunkState::Suspended { code, .. } = self.heap.thunks.get(t).state {
                 codes.push(code);
             }
-        }
-        let mut fun_bodies = Vec::new();
-        for f in self.heap.funs.live_handles() {
-            fun_bodies.push(self.heap.funs.get(f).fun);
         }
         let frame_code = |f: &Frame, codes: &mut Vec<u32>| match *f {
             Frame::Case { m, .. } => codes.push(self.code.matches[m as usize].node),
@@ -258,7 +292,7 @@ impl<'p> Machine<'p> {
                 codes.push(*code);
             }
         }
-        if let Some(h) = &self.host {
+        if let Some(h) = self.host {
             h.parked(&mut |frames, ctl| {
                 for f in frames {
                     frame_code(f, &mut codes);
@@ -268,26 +302,6 @@ impl<'p> Machine<'p> {
                 }
             });
         }
-        let mut needed = std::collections::HashSet::new();
-        let mut memo = std::mem::take(&mut self.defs.caf_memo);
-        for c in codes {
-            let core = self.code.meta[c as usize].core;
-            for d in cafs_of_term(self.prog, core, &mut memo) {
-                needed.insert(d);
-            }
-        }
-        for f in fun_bodies {
-            let core = self.code.funs[f as usize].core;
-            for d in cafs_of_term(self.prog, core, &mut memo) {
-                needed.insert(d);
-            }
-        }
-        self.defs.caf_memo = memo;
-        for d in pinned {
-            if !needed.contains(&d) {
-                let v = std::mem::replace(&mut self.defs.vals[d as usize], Val::Erased);
-                self.heap.release(v);
-            }
-        }
+        codes
     }
 }

@@ -166,7 +166,7 @@ impl<'p> Machine<'p> {
                 self.unwind_to(i + 1, &e);
                 self.stacks.frames.pop();
                 let msg = self.heap.string(e.message.as_str().into());
-                Ok(Control::Ret(self.maybe(Some(msg))))
+                Ok(Control::Ret(self.data().maybe(Some(msg))))
             }
             None => {
                 self.unwind_to(base, &e);

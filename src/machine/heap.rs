@@ -206,6 +206,13 @@ pub struct Heap {
 }
 
 impl Heap {
+    /// Whether thunk `t` is not evaluated yet and the reference the caller holds is its
+    /// only one (nothing else can ever need it).
+    pub fn sole_suspended(&self, t: Ref) -> bool {
+        let th = self.thunks.get(t);
+        th.rc == 1 && matches!(th.state, ThunkState::Suspended { .. })
+    }
+
     // ----- allocation -------------------------------------------------------------
 
     /// A new thunk, with one reference (the caller's).

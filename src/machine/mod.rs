@@ -140,6 +140,7 @@ pub mod walk;
 pub use compile::{analysis, fuse, inline};
 pub use walk::{print, readback, state, stats, typeval, unwind, view};
 pub mod cycles;
+pub mod data;
 pub mod error;
 pub mod eval;
 pub mod external;
@@ -578,6 +579,37 @@ impl<'p> Machine<'p> {
         self.heap.release(v);
     }
 
+    /// Trims long-lived thunks and runs the cycle collector when the heap has grown
+    /// past their thresholds ([`cycles`]); `ctl` is the loop's control.
+    #[inline]
+    pub(crate) fn maybe_collect_cycles(&mut self, ctl: &Control) {
+        let allocated = self.heap.allocated_objects();
+        if self.tiers.on.trim && self.gc.trim_due(allocated) {
+            self.trim_thunks();
+            self.gc.trimmed(allocated, &self.heap);
+        }
+        if !self.gc.collect_due(allocated, &self.heap) {
+            return;
+        }
+        if self.defs.vals.iter().any(|v| matches!(v, Val::Thunk(_))) {
+            let codes = self.sight().live_code(Some(ctl));
+            cycles::unpin_dead_cafs(
+                self.prog,
+                &self.code,
+                &mut self.heap,
+                &mut self.defs.vals,
+                &mut self.defs.caf_memo,
+                codes,
+            );
+        }
+        self.gc.collect_if_cyclic(allocated, &mut self.heap);
+    }
+
+    /// Frees every object held only by cycles; returns how many were freed.
+    pub fn collect_cycles(&mut self) -> usize {
+        self.gc.collect(&mut self.heap)
+    }
+
     /// Pauses evaluation after `n` steps in all (0: never): the loop stops before
     /// step `n + 1` and keeps its state for [`walk::Sight::read_back_state`].
     pub fn set_pause_after(&mut self, n: u64) {
@@ -587,6 +619,33 @@ impl<'p> Machine<'p> {
     /// Whether the last evaluation stopped at its pause rather than ending.
     pub fn is_paused(&self) -> bool {
         self.run.paused.is_some()
+    }
+
+    /// The heap and the program's constructors, for primitives on evaluated data
+    /// ([`data::Data`]).
+    #[inline(always)]
+    pub(crate) fn data(&mut self) -> data::Data<'_, 'p> {
+        data::Data {
+            prog: self.prog,
+            heap: &mut self.heap,
+            native: self.tiers.on.native,
+        }
+    }
+
+    /// Evaluates definition `d` and prints its value to `out` ([`print`](mod@print)): a
+    /// `String` raw unless `quote_string`. Text is written as it is known.
+    pub fn print_def(
+        &mut self,
+        d: DefId,
+        quote_string: bool,
+        out: print::Output,
+    ) -> (Result<()>, print::Output) {
+        print::Printer::new(self).print_def(d, quote_string, out)
+    }
+
+    /// Prints a value (owned) to a string (no streaming): the REPL and tests.
+    pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
+        print::Printer::new(self).print_value(v, quote_string)
     }
 
     /// The machine seen read only, by the walks ([`walk::Sight`]).

@@ -3,12 +3,15 @@
 //! `++`, structural `==`, and normal-form walks.
 
 use super::Machine;
+use super::code::Site;
 use super::code::{Args, CodeId};
 use super::error::{ErrorKind, Result, RuntimeError};
 use super::eval::{FloatResult, IntResult, float_op, int_op};
 use super::frame::{Control, Frame, StrictOp};
 use super::heap::{PapHead, ThunkState};
+use super::host::CallRequest;
 use super::value::{Ref, Val};
+use crate::core::term::ExternId;
 use crate::prim::{self, Prim};
 use crate::syntax::span::Span;
 use std::rc::Rc;
@@ -377,12 +380,12 @@ impl<'p> Machine<'p> {
             Prim::ParseInt => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 let r = prim::string::parse_int(&s).map(Val::Int);
-                self.maybe(r)
+                self.data().maybe(r)
             }
             Prim::ParseFloat => {
                 let s = text(self, 0).ok_or_else(|| bad(self))?;
                 let r = prim::float::parse(&s).map(Val::Float);
-                self.maybe(r)
+                self.data().maybe(r)
             }
             Prim::StrLength => Val::Int(prim::string::length(
                 &text(self, 0).ok_or_else(|| bad(self))?,
@@ -424,7 +427,7 @@ impl<'p> Machine<'p> {
             }
             Prim::Join => {
                 let sep = text(self, 0).ok_or_else(|| bad(self))?;
-                let items = self.strings_of(args[1]).ok_or_else(|| bad(self))?;
+                let items = self.data().strings_of(args[1]).ok_or_else(|| bad(self))?;
                 let size = items.iter().map(|s| s.len() + sep.len()).sum::<usize>();
                 self.check_memory(size)?;
                 self.heap.string(items.join(&*sep).into())
@@ -525,11 +528,11 @@ impl<'p> Machine<'p> {
                 Some(Val::Float(x)) => Val::Float(x.abs()),
                 _ => return Err(bad(self)),
             },
-            Prim::MapLookup => self.map_lookup_native(args[0], args[1]),
-            Prim::MapInsert => self.map_insert_native(args[0], args[1], args[2]),
-            Prim::MapDelete => self.map_delete_native(args[0], args[1]),
-            Prim::SortOrdered => self.sort_native(args[0], false),
-            Prim::SortOnFirst => self.sort_native(args[0], true),
+            Prim::MapLookup => self.data().map_lookup_native(args[0], args[1]),
+            Prim::MapInsert => self.data().map_insert_native(args[0], args[1], args[2]),
+            Prim::MapDelete => self.data().map_delete_native(args[0], args[1]),
+            Prim::SortOrdered => self.data().sort_native(args[0], false),
+            Prim::SortOnFirst => self.data().sort_native(args[0], true),
             Prim::SortPrims => unreachable!("run_op sorts, releasing the input first"),
             Prim::IsPrim => self.bool_val(matches!(
                 args.first(),
@@ -554,7 +557,7 @@ impl<'p> Machine<'p> {
                 self.heap.string(prim::json::render_number(x).into())
             }
             // Its argument is whole: `Nothing` (the `Try` frame below passes it on).
-            Prim::Catch => self.maybe(None),
+            Prim::Catch => self.data().maybe(None),
             // The first argument is whole (or, for `trace`, the message is known): the
             // `After` frame below goes on with the second.
             Prim::After => Val::Erased,
@@ -596,9 +599,84 @@ impl<'p> Machine<'p> {
             | Prim::CharToUpper
             | Prim::CharToLower
             | Prim::CharToString
-            | Prim::ShowChar => return self.char_prim(p, span, args),
+            | Prim::ShowChar => {
+                if let (Prim::Chars, Some(Val::Str(r))) = (p, args.first()) {
+                    let cells = self.heap.text(*r).len();
+                    self.check_memory(cells.saturating_mul(super::chars::CELL_BYTES))?;
+                }
+                return self.data().char_prim(p, span, args);
+            }
         };
         Ok(Control::Ret(v))
+    }
+
+    // ----- external calls -------------------------------------------------------
+
+    /// An external with its arguments in normal form (owned): the host makes the
+    /// call.
+    pub(crate) fn extern_run(
+        &mut self,
+        e: ExternId,
+        site: Site,
+        args: Vec<Val>,
+    ) -> Result<Control> {
+        let decl = self.prog.external(e);
+        let span = if site == Site::UNKNOWN {
+            decl.span
+        } else {
+            self.code_span(site.0)
+        };
+        let refused = if !self.options.externals_allowed {
+            Some(format!(
+                "the external `{}` is not called during type checking",
+                decl.name
+            ))
+        } else if self.host.is_none() {
+            Some(format!(
+                "the external `{}` cannot be called: this evaluation has no call layer",
+                decl.name
+            ))
+        } else {
+            None
+        };
+        if let Some(msg) = refused {
+            for a in args {
+                self.heap.release(a);
+            }
+            return Err(RuntimeError::at(ErrorKind::External, msg, span));
+        }
+        let (reading, writing) = self.declared_files();
+        let req = CallRequest {
+            external: e,
+            site,
+            span,
+            args,
+            reading,
+            writing,
+        };
+        self.with_host(|h, m| h.call(m, req))
+    }
+
+    /// The files declared with `reading` and `writing` around the running
+    /// computation (its `Declare` frames, innermost last).
+    fn declared_files(&mut self) -> (Vec<String>, Vec<String>) {
+        let (mut reading, mut writing) = (Vec::new(), Vec::new());
+        let declared: Vec<(bool, Val)> = (self.stacks.frames.iter())
+            .filter_map(|f| match *f {
+                super::frame::Frame::Declare { writing, files } => Some((writing, files)),
+                _ => None,
+            })
+            .collect();
+        for (w, files) in declared {
+            if let Some(names) = self.data().strings_of(files) {
+                if w {
+                    writing.extend(names);
+                } else {
+                    reading.extend(names);
+                }
+            }
+        }
+        (reading, writing)
     }
 
     /// A list of strings as a value.
@@ -612,24 +690,21 @@ impl<'p> Machine<'p> {
         acc
     }
 
-    /// `Just v` or `Nothing`.
-    pub(crate) fn maybe(&mut self, v: Option<Val>) -> Val {
-        let bi = self.prog.builtins;
-        match v {
-            Some(v) => self.heap.con(bi.just, &[v]),
-            None => Val::Atom(bi.nothing),
+    /// `prim_sortPrims xs fallback` (owned, `xs` evaluated whole): the list sorted,
+    /// the input let go before the output is built (the two are never whole at once),
+    /// or, where it cannot be sorted natively, `fallback xs`.
+    pub(crate) fn sort_prims_owned(&mut self, list: Val, fallback: Val) -> Control {
+        match self.data().sorted_elements(list, false) {
+            Ok(xs) => {
+                self.heap.release(list);
+                self.heap.release(fallback);
+                Control::Ret(self.data().list_of(&xs))
+            }
+            Err(_) => {
+                self.push(Frame::Arg(list, false));
+                Control::Ret(fallback)
+            }
         }
-    }
-
-    /// The strings of a list of strings in normal form (borrowed), or `None`.
-    pub(crate) fn strings_of(&self, v: Val) -> Option<Vec<String>> {
-        self.spine_of(v)?
-            .into_iter()
-            .map(|x| match self.heap.forced(x) {
-                Val::Str(s) => Some(self.heap.text(s).to_string()),
-                _ => None,
-            })
-            .collect()
     }
 
     // ----- `++` -------------------------------------------------------------------
@@ -936,9 +1011,9 @@ impl<'p> Machine<'p> {
         let r = match cmp {
             Ok(Cmp::Diff) => Ok(false),
             Ok(Cmp::Same) => Ok(true),
-            Ok(Cmp::Fields(x, y)) if self.is_map_node(x) => {
+            Ok(Cmp::Fields(x, y)) if self.data().is_map_node(x) => {
                 // Two maps are equal when their entries are, whatever their shapes.
-                match (self.map_entries(x), self.map_entries(y)) {
+                match (self.data().map_entries(x), self.data().map_entries(y)) {
                     (Some(xs), Some(ys)) if xs.len() != ys.len() => Ok(false),
                     (Some(xs), Some(ys)) => {
                         for i in (0..xs.len()).rev() {

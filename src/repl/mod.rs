@@ -15,7 +15,7 @@
 //!   input goes on while it is unfinished or the next line is indented).
 //!
 //! [`handle`] is the glue: it reads one complete input line, command or not, and says
-//! what to print. `:stack` draws the machine state ([`crate::machine::Machine::draw_state`]).
+//! what to print. `:stack` draws the machine state ([`crate::machine::walk::Sight::draw_state`]).
 
 pub mod frontend;
 pub mod session;

@@ -220,7 +220,7 @@ impl<'p> CallPolicy<'p> {
         let mut data = Vec::new();
         for (p, &a) in ext.params.iter().zip(&req.args) {
             if *p == Param::Data {
-                data.push(m.plain_of(a));
+                data.push(m.sight().plain_of(a));
             }
         }
         // The argument a call may evaluate to (`delay`'s value) stays; the rest go.
@@ -417,7 +417,7 @@ impl<'p> CallPolicy<'p> {
                 let def = match self.rest_def {
                     Some(d) => d,
                     None => {
-                        let Some(d) = m.def_named("prim_streamRest") else {
+                        let Some(d) = m.prog.def_named("prim_streamRest") else {
                             return Err(RuntimeError::at(
                                 ErrorKind::Internal,
                                 "internal error: the prelude has no prim_streamRest",
@@ -471,7 +471,7 @@ impl<'p> CallPolicy<'p> {
         let gone: Vec<u64> = self
             .streams
             .iter()
-            .filter(|(_, o)| o.rest.is_some_and(|t| m.sole_suspended(t)))
+            .filter(|(_, o)| o.rest.is_some_and(|t| m.heap.sole_suspended(t)))
             .map(|(&id, _)| id)
             .collect();
         let mut cancelled = Vec::new();
@@ -553,7 +553,7 @@ impl<'p> CallPolicy<'p> {
                 // The result enters the heap only if it fits `--max-memory`.
                 let bytes = plain_bytes(&p);
                 match m.check_memory(bytes) {
-                    Ok(()) => Ok(m.value_of(&p)),
+                    Ok(()) => Ok(m.data().value_of(&p)),
                     Err(_) => Err(RuntimeError::at(
                         ErrorKind::OutOfMemory,
                         format!(

@@ -187,17 +187,33 @@ impl Task {
     }
 }
 
-impl<'p> Machine<'p> {
+/// The printer: a client of the machine that needs a value part by part and writes
+/// each part as soon as it is known. It is a walk: going into a part prints it
+/// (needing it first, so a walk step may run the machine) and pushes its fields. An
+/// error stops the walk: the parts left are released and the error is kept for
+/// [`Printer::print_tasks`]. What it holds between steps is in the machine's
+/// [`PrintState`] (the audits count it).
+pub(crate) struct Printer<'m, 'p> {
+    m: &'m mut Machine<'p>,
+    error: Option<crate::machine::error::RuntimeError>,
+}
+
+impl<'m, 'p> Printer<'m, 'p> {
+    /// A printer of machine `m`'s values.
+    pub(crate) fn new(m: &'m mut Machine<'p>) -> Printer<'m, 'p> {
+        Printer { m, error: None }
+    }
+
     /// Needs a word (owned) to weak head normal form for the printer.
     fn print_need(&mut self, v: Val, tasks: &mut Vec<Task>) -> Result<Val> {
-        if let Val::Thunk(_) = self.heap.forced(v) {
-            if let Some(o) = &mut self.printer.out {
+        if let Val::Thunk(_) = self.m.heap.forced(v) {
+            if let Some(o) = &mut self.m.printer.out {
                 o.flush_if_due();
             }
             self.fork_printed(v, tasks);
-            self.printer.printing = std::mem::take(tasks);
-            let r = self.whnf(v);
-            *tasks = std::mem::take(&mut self.printer.printing);
+            self.m.printer.printing = std::mem::take(tasks);
+            let r = self.m.whnf(v);
+            *tasks = std::mem::take(&mut self.m.printer.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
                     self.release_task(t);
@@ -205,9 +221,9 @@ impl<'p> Machine<'p> {
             }
             return r;
         }
-        let w = self.heap.forced(v);
-        self.heap.retain(w);
-        self.heap.release(v);
+        let w = self.m.heap.forced(v);
+        self.m.heap.retain(w);
+        self.m.heap.release(v);
         Ok(w)
     }
 
@@ -219,7 +235,7 @@ impl<'p> Machine<'p> {
     /// are searched too (the elements of a list literal), up to [`PRINT_LOOKAHEAD`]
     /// objects, so that the search costs little beside the call.
     fn fork_printed(&mut self, next: Val, tasks: &mut Vec<Task>) {
-        if !self.host.as_ref().is_some_and(|h| h.fibers()) {
+        if !self.m.host.as_ref().is_some_and(|h| h.fibers()) {
             return;
         }
         self.split_streamed(tasks);
@@ -238,15 +254,15 @@ impl<'p> Machine<'p> {
                 Task::Text(_) | Task::Label(..) => {}
             }
         }
-        let look_inside = self.with_host(|h, m| h.may_call(m, next));
+        let look_inside = self.m.with_host(|h, m| h.may_call(m, next));
         let budget = if look_inside { PRINT_LOOKAHEAD } else { 0 };
-        for v in super::unwind::Frontier::search(&self.heap, &parts, budget, usize::MAX) {
-            self.heap.retain(v);
-            self.with_host(|h, m| h.fork(m, v, true));
+        for v in super::unwind::Frontier::search(&self.m.heap, &parts, budget, usize::MAX) {
+            self.m.heap.retain(v);
+            self.m.with_host(|h, m| h.fork(m, v, true));
         }
     }
 
-    /// Unfolds the strings the printer will stream (see [`Machine::ends_in_join`])
+    /// Unfolds the strings the printer will stream (see [`Printer::ends_in_join`])
     /// into what streaming makes of them when it reaches them: a `++` into its two
     /// pieces, a `join` into its separator and list, a known call into its body with
     /// its arguments; a string inside a printed value is printed between quotes,
@@ -280,18 +296,18 @@ impl<'p> Machine<'p> {
             let Some((code, env)) = self.sole_code(v) else {
                 continue;
             };
-            let node = self.code.nodes[code as usize].clone();
+            let node = self.m.code.nodes[code as usize].clone();
             match node {
                 Code::Prim {
                     prim: Prim::Concat,
                     args,
                     ..
                 } => {
-                    let codes = self.code.args(args);
+                    let codes = self.m.code.args(args);
                     let (a, b) = (codes[0], codes[1]);
-                    let ta = self.mkarg(a, env);
-                    let tb = self.mkarg(b, env);
-                    self.heap.release(v);
+                    let ta = self.m.mkarg(a, env);
+                    let tb = self.m.mkarg(b, env);
+                    self.m.heap.release(v);
                     tasks[i] = Task::Raw(tb, quoted);
                     tasks.insert(i + 1, Task::Raw(ta, quoted));
                     i += 2;
@@ -301,29 +317,29 @@ impl<'p> Machine<'p> {
                     args,
                     ..
                 } => {
-                    let codes = self.code.args(args);
+                    let codes = self.m.code.args(args);
                     let (a, b) = (codes[0], codes[1]);
-                    let sep = self.mkarg(a, env);
-                    let list = self.mkarg(b, env);
-                    self.heap.release(v);
+                    let sep = self.m.mkarg(a, env);
+                    let list = self.m.mkarg(b, env);
+                    self.m.heap.release(v);
                     tasks[i] = Task::JoinRest(sep, list, true, quoted);
                 }
                 Code::CallDef { def, args, .. } if self.ends_in_join(code) => {
                     // The call made now, its arguments passed lazily (as with
                     // `lazy_calls`): the same values its body would see.
-                    let f = self.fun_of(def);
+                    let f = self.m.fun_of(def);
                     let (layout, slots, body) = {
-                        let fun = &self.code.funs[f as usize];
+                        let fun = &self.m.code.funs[f as usize];
                         (fun.layout, fun.slots, fun.body)
                     };
-                    let rec = self.heap.record(NIL, layout, slots);
-                    let codes: Vec<_> = self.code.args(args).to_vec();
+                    let rec = self.m.heap.record(NIL, layout, slots);
+                    let codes: Vec<_> = self.m.code.args(args).to_vec();
                     for (k, a) in codes.into_iter().enumerate() {
-                        let x = self.mkarg(a, env);
-                        self.heap.set_slot(rec, k as u32, x);
+                        let x = self.m.mkarg(a, env);
+                        self.m.heap.set_slot(rec, k as u32, x);
                     }
-                    self.heap.release(v);
-                    let t = Val::Thunk(self.heap.thunk(body, rec));
+                    self.m.heap.release(v);
+                    let t = Val::Thunk(self.m.heap.thunk(body, rec));
                     tasks[i] = Task::Raw(t, quoted);
                     // Look at the body's code next.
                     i += 1;
@@ -335,8 +351,8 @@ impl<'p> Machine<'p> {
     }
 
     /// Whether a raw string the printer holds will be streamed when it is reached
-    /// (see [`Machine::print_need_raw`]): a thunk only the printer holds whose code
-    /// ends in a `++` or a `join` ([`Machine::ends_in_join`]).
+    /// (see [`Printer::print_need_raw`]): a thunk only the printer holds whose code
+    /// ends in a `++` or a `join` ([`Printer::ends_in_join`]).
     fn streamed_later(&mut self, v: Val) -> bool {
         match self.sole_code(v) {
             Some((code, _)) => self.ends_in_join(code),
@@ -352,15 +368,15 @@ impl<'p> Machine<'p> {
         use crate::machine::code::Code;
         // Known calls followed; a recursive chain of them ends the look.
         for _ in 0..8 {
-            match self.code.nodes[code as usize] {
+            match self.m.code.nodes[code as usize] {
                 Code::Prim {
                     prim: Prim::Concat | Prim::Join,
                     ..
                 } => return true,
                 Code::Let { body, .. } => code = body,
                 Code::CallDef { def, .. } => {
-                    let f = self.fun_of(def);
-                    code = self.code.funs[f as usize].body;
+                    let f = self.m.fun_of(def);
+                    code = self.m.code.funs[f as usize].body;
                 }
                 _ => return false,
             }
@@ -372,7 +388,7 @@ impl<'p> Machine<'p> {
     /// (its code may run without an update, streamed).
     fn sole_code(&self, v: Val) -> Option<(crate::machine::code::CodeId, Ref)> {
         let Val::Thunk(t) = v else { return None };
-        let o = self.heap.thunks.get(t);
+        let o = self.m.heap.thunks.get(t);
         match o.state {
             crate::machine::heap::ThunkState::Suspended { code, env } if o.rc == 1 => {
                 Some((code, env))
@@ -384,11 +400,11 @@ impl<'p> Machine<'p> {
     fn release_task(&mut self, t: Task) {
         match t {
             Task::Val(v, _) | Task::PairRest(v) | Task::ListRest(v) | Task::Raw(v, _) => {
-                self.heap.release(v)
+                self.m.heap.release(v)
             }
             Task::JoinRest(a, b, _, _) => {
-                self.heap.release(a);
-                self.heap.release(b);
+                self.m.heap.release(a);
+                self.m.heap.release(b);
             }
             Task::Text(_) | Task::Label(..) => {}
         }
@@ -396,27 +412,27 @@ impl<'p> Machine<'p> {
 
     /// Evaluates definition `d` and prints its value to `out`: a `String` raw unless
     /// `quote_string`. Text is written as it is known.
-    pub fn print_def(
+    pub(crate) fn print_def(
         &mut self,
         d: crate::core::term::DefId,
         quote_string: bool,
         out: Output,
     ) -> (Result<()>, Output) {
-        self.printer.out = Some(out);
+        self.m.printer.out = Some(out);
         let r = self
             .print_def_inner(d, quote_string)
             .and_then(|()| self.join_futures());
-        let mut out = self.printer.out.take().expect("output");
+        let mut out = self.m.printer.out.take().expect("output");
         out.set_held(false);
         (r, out)
     }
 
     fn print_def_inner(&mut self, d: crate::core::term::DefId, quote_string: bool) -> Result<()> {
-        let v = match self.def_caf_code(d) {
+        let v = match self.m.def_caf_code(d) {
             // A CAF's code runs under a `Stream` frame, so that a `String` built by
             // `join` or `++` comes back in pieces.
             Some(c) if !quote_string => self.run_streamed(Control::Eval(c, NIL))?,
-            _ => self.whnf_def(d)?,
+            _ => self.m.whnf_def(d)?,
         };
         let task = match v {
             Val::Str(_) if !quote_string => Task::Raw(v, false),
@@ -429,13 +445,13 @@ impl<'p> Machine<'p> {
     /// Whether a partial application is a piece of a streamed string (`join` or `++`
     /// with all its arguments, handed back by a `Stream` frame).
     fn is_stream_piece(&self, p: crate::machine::value::Ref) -> bool {
-        let o = self.heap.paps.get(p);
+        let o = self.m.heap.paps.get(p);
         matches!(o.head, PapHead::Prim(Prim::Join | Prim::Concat, _)) && o.args.len == 2
     }
 
     /// Prints a value (owned) to a string (no streaming): the REPL and tests.
-    pub fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
-        self.printer.out = Some(Output::collect());
+    pub(crate) fn print_value(&mut self, v: Val, quote_string: bool) -> Result<String> {
+        self.m.printer.out = Some(Output::collect());
         let task = match v {
             Val::Str(_) if !quote_string => Task::Raw(v, false),
             _ => Task::Val(v, false),
@@ -443,7 +459,7 @@ impl<'p> Machine<'p> {
         let r = self
             .print_tasks(vec![task])
             .and_then(|()| self.join_futures());
-        let mut out = self.printer.out.take().expect("output");
+        let mut out = self.m.printer.out.take().expect("output");
         out.set_held(false);
         r.map(|_| out.take())
     }
@@ -452,12 +468,12 @@ impl<'p> Machine<'p> {
     /// ends with the error the sequential run meets first, if any. (A sound strictness
     /// analysis makes this a no-op: the work that made a future needs its value.)
     fn join_futures(&mut self) -> Result<()> {
-        while self.host.is_some() {
-            let Some(v) = self.with_host(|h, m| h.unfinished_future(m)) else {
+        while self.m.host.is_some() {
+            let Some(v) = self.m.with_host(|h, m| h.unfinished_future(m)) else {
                 break;
             };
-            let r = self.whnf(v)?;
-            self.heap.release(r);
+            let r = self.m.whnf(v)?;
+            self.m.heap.release(r);
         }
         Ok(())
     }
@@ -474,7 +490,7 @@ impl<'p> Machine<'p> {
     }
 
     fn emit(&mut self, s: &str) {
-        if let Some(o) = &mut self.printer.out {
+        if let Some(o) = &mut self.m.printer.out {
             o.push(s);
         }
     }
@@ -482,12 +498,8 @@ impl<'p> Machine<'p> {
     /// Prints the parts on `tasks` (owned), the top one first: the printer is a walk
     /// ([`super::unwind::depth_first`]) whose nodes are the parts still to print.
     fn print_tasks(&mut self, mut tasks: Vec<Task>) -> Result<()> {
-        let mut printer = Printer {
-            m: self,
-            error: None,
-        };
-        super::unwind::depth_first(&mut printer, &mut tasks, &mut Vec::new());
-        match printer.error {
+        super::unwind::depth_first(self, &mut tasks, &mut Vec::new());
+        match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -496,14 +508,14 @@ impl<'p> Machine<'p> {
     /// Prints one part: writes what it knows, needing the word first, and pushes its
     /// fields on `tasks` (the walk's stack). On an error, every task is released.
     fn print_task(&mut self, task: Task, tasks: &mut Vec<Task>) -> Result<()> {
-        let bi = self.prog.builtins;
-        if self.printer.out.as_ref().is_some_and(|o| o.broken) {
+        let bi = self.m.prog.builtins;
+        if self.m.printer.out.as_ref().is_some_and(|o| o.broken) {
             self.release_task(task);
             return Ok(());
         }
         let (v, atom) = match task {
             Task::Label(k, i) => {
-                let name = self.prog.con(k).field_names[i as usize].clone();
+                let name = self.m.prog.con(k).field_names[i as usize].clone();
                 let sep = if i == 0 { "{ " } else { ", " };
                 self.emit(&format!("{sep}{name} = "));
                 return Ok(());
@@ -516,17 +528,17 @@ impl<'p> Machine<'p> {
                 let v = self.print_need_raw(v, tasks)?;
                 match v {
                     Val::Str(r) => {
-                        let t = self.heap.text(r).clone();
+                        let t = self.m.heap.text(r).clone();
                         self.emit_piece(&t, quoted);
-                        self.heap.release(v);
+                        self.m.heap.release(v);
                     }
                     Val::Pap(p) if self.is_stream_piece(p) => {
-                        let o = self.heap.paps.get(p);
+                        let o = self.m.heap.paps.get(p);
                         let (head, run) = (o.head, o.args);
-                        let (a, b) = (self.heap.words.at(run, 0), self.heap.words.at(run, 1));
-                        self.heap.retain(a);
-                        self.heap.retain(b);
-                        self.heap.release(v);
+                        let (a, b) = (self.m.heap.words.at(run, 0), self.m.heap.words.at(run, 1));
+                        self.m.heap.retain(a);
+                        self.m.heap.retain(b);
+                        self.m.heap.release(v);
                         if let PapHead::Prim(Prim::Join, _) = head {
                             tasks.push(Task::JoinRest(a, b, true, quoted));
                         } else {
@@ -544,22 +556,22 @@ impl<'p> Machine<'p> {
                 let sep = self.print_need(sep, tasks)?;
                 let l = self.print_need(list, tasks)?;
                 match l {
-                    Val::Con(r) if self.heap.cons.get(r).con == bi.cons => {
-                        let f = self.heap.fields(r);
+                    Val::Con(r) if self.m.heap.cons.get(r).con == bi.cons => {
+                        let f = self.m.heap.fields(r);
                         let (h, t) = (f[0], f[1]);
-                        self.heap.retain(h);
-                        self.heap.retain(t);
-                        self.heap.release(l);
+                        self.m.heap.retain(h);
+                        self.m.heap.retain(t);
+                        self.m.heap.release(l);
                         if !first && let Val::Str(sr) = sep {
-                            let text = self.heap.text(sr).clone();
+                            let text = self.m.heap.text(sr).clone();
                             self.emit_piece(&text, quoted);
                         }
                         tasks.push(Task::JoinRest(sep, t, false, quoted));
                         tasks.push(Task::Raw(h, quoted));
                     }
                     other => {
-                        self.heap.release(other);
-                        self.heap.release(sep);
+                        self.m.heap.release(other);
+                        self.m.heap.release(sep);
                     }
                 }
                 return Ok(());
@@ -575,12 +587,12 @@ impl<'p> Machine<'p> {
             Task::PairRest(c) => {
                 let v = self.print_need(c, tasks)?;
                 match v {
-                    Val::Con(r) if self.heap.cons.get(r).con == bi.mk_pair => {
-                        let f = self.heap.fields(r);
+                    Val::Con(r) if self.m.heap.cons.get(r).con == bi.mk_pair => {
+                        let f = self.m.heap.fields(r);
                         let (x, y) = (f[0], f[1]);
-                        self.heap.retain(x);
-                        self.heap.retain(y);
-                        self.heap.release(v);
+                        self.m.heap.retain(x);
+                        self.m.heap.retain(y);
+                        self.m.heap.release(v);
                         tasks.push(Task::PairRest(y));
                         tasks.push(Task::Val(x, false));
                         tasks.push(Task::Text(", "));
@@ -595,19 +607,19 @@ impl<'p> Machine<'p> {
             Task::ListRest(c) => {
                 let v = self.print_need(c, tasks)?;
                 if let Val::Con(r) = v
-                    && self.heap.cons.get(r).con == bi.cons
+                    && self.m.heap.cons.get(r).con == bi.cons
                 {
-                    let f = self.heap.fields(r);
+                    let f = self.m.heap.fields(r);
                     let (x, y) = (f[0], f[1]);
-                    self.heap.retain(x);
-                    self.heap.retain(y);
-                    self.heap.release(v);
+                    self.m.heap.retain(x);
+                    self.m.heap.retain(y);
+                    self.m.heap.release(v);
                     tasks.push(Task::ListRest(y));
                     tasks.push(Task::Val(x, false));
                     tasks.push(Task::Text(", "));
                     return Ok(());
                 }
-                self.heap.release(v);
+                self.m.heap.release(v);
                 return Ok(());
             }
         };
@@ -622,14 +634,14 @@ impl<'p> Machine<'p> {
         if let Some((code, env)) = self.sole_code(v) {
             self.fork_printed(v, tasks);
             // Nobody else holds this thunk: its code may run without an update.
-            self.heap.retain_rec(env);
-            self.heap.release(v);
-            if let Some(o) = &mut self.printer.out {
+            self.m.heap.retain_rec(env);
+            self.m.heap.release(v);
+            if let Some(o) = &mut self.m.printer.out {
                 o.flush_if_due();
             }
-            self.printer.printing = std::mem::take(tasks);
+            self.m.printer.printing = std::mem::take(tasks);
             let r = self.run_streamed(Control::Eval(code, env));
-            *tasks = std::mem::take(&mut self.printer.printing);
+            *tasks = std::mem::take(&mut self.m.printer.printing);
             if r.is_err() {
                 for t in tasks.drain(..) {
                     self.release_task(t);
@@ -643,9 +655,9 @@ impl<'p> Machine<'p> {
     /// Runs `ctl` under a `Stream` frame: a `join` or `++` whose value would return
     /// straight to it comes back as a partial application with its two arguments.
     fn run_streamed(&mut self, ctl: Control) -> Result<Val> {
-        self.stacks.frames.push(Frame::Stream);
-        let r = self.run(ctl);
-        let top = self.stacks.frames.pop();
+        self.m.stacks.frames.push(Frame::Stream);
+        let r = self.m.run(ctl);
+        let top = self.m.stacks.frames.pop();
         debug_assert_eq!(top, Some(Frame::Stream));
         r
     }
@@ -655,19 +667,19 @@ impl<'p> Machine<'p> {
     /// entries on the task list; `false` (nothing done) for any other value, or for a
     /// collection whose tree is not evaluated (printed as constructors then).
     fn print_collection(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) -> bool {
-        let Some(cols) = self.prog.collections() else {
+        let Some(cols) = self.m.prog.collections() else {
             return false;
         };
         let k = match v {
             Val::Atom(k) => k,
-            Val::Con(r) => self.heap.cons.get(r).con,
+            Val::Con(r) => self.m.heap.cons.get(r).con,
             _ => return false,
         };
         let (name, tree, pairs) = if k == cols.tip || k == cols.bin {
             ("mapFromList [", v, true)
         } else if k == cols.set_of || k == cols.array_of {
             let Val::Con(r) = v else { return false };
-            let inner = self.heap.fields(r)[0];
+            let inner = self.m.heap.fields(r)[0];
             let name = if k == cols.set_of {
                 "setFromList ["
             } else {
@@ -677,16 +689,16 @@ impl<'p> Machine<'p> {
         } else {
             return false;
         };
-        let Some(entries) = self.map_entries(tree) else {
+        let Some(entries) = self.m.data().map_entries(tree) else {
             return false;
         };
         for &(key, x) in &entries {
-            self.heap.retain(if k == cols.set_of { key } else { x });
+            self.m.heap.retain(if k == cols.set_of { key } else { x });
             if pairs {
-                self.heap.retain(key);
+                self.m.heap.retain(key);
             }
         }
-        self.heap.release(v);
+        self.m.heap.release(v);
         if atom {
             self.emit("(");
             tasks.push(Task::Text(")"));
@@ -711,7 +723,7 @@ impl<'p> Machine<'p> {
 
     /// Prints one weak head normal form (owned); its fields go on the task list.
     fn print_whnf(&mut self, v: Val, atom: bool, tasks: &mut Vec<Task>) {
-        let bi = self.prog.builtins;
+        let bi = self.m.prog.builtins;
         if matches!(v, Val::Atom(_) | Val::Con(_)) && self.print_collection(v, atom, tasks) {
             return;
         }
@@ -735,29 +747,29 @@ impl<'p> Machine<'p> {
             }
             Val::Str(r) => {
                 let mut s = String::new();
-                crate::core::pretty::quote_into(&mut s, self.heap.text(r));
+                crate::core::pretty::quote_into(&mut s, self.m.heap.text(r));
                 self.emit(&s);
             }
             Val::Char(c) => self.emit(&crate::core::pretty::char_literal(c)),
             Val::Atom(k) => {
                 if k == bi.unit_con {
                     self.emit("()");
-                } else if self.prog.data(k.data).record {
+                } else if self.m.prog.data(k.data).record {
                     self.emit("{}");
                 } else if k == bi.nil {
                     self.emit("[]");
                 } else {
-                    let name = self.prog.con(k).name.clone();
+                    let name = self.m.prog.con(k).name.clone();
                     self.emit(&name);
                 }
             }
             Val::Con(r) => {
-                let k = self.heap.cons.get(r).con;
-                let fields: Vec<Val> = self.heap.fields(r).to_vec();
+                let k = self.m.heap.cons.get(r).con;
+                let fields: Vec<Val> = self.m.heap.fields(r).to_vec();
                 for &x in &fields {
-                    self.heap.retain(x);
+                    self.m.heap.retain(x);
                 }
-                self.heap.release(v);
+                self.m.heap.release(v);
                 if k == bi.mk_pair && fields.len() == 2 {
                     self.emit("(");
                     tasks.push(Task::Text(")"));
@@ -768,7 +780,7 @@ impl<'p> Machine<'p> {
                     tasks.push(Task::Text("]"));
                     tasks.push(Task::ListRest(fields[1]));
                     tasks.push(Task::Val(fields[0], false));
-                } else if self.prog.data(k.data).record {
+                } else if self.m.prog.data(k.data).record {
                     // A record needs no parentheses, even as an argument.
                     tasks.push(Task::Text(" }"));
                     for (i, &x) in fields.iter().enumerate().rev() {
@@ -780,7 +792,7 @@ impl<'p> Machine<'p> {
                         self.emit("(");
                         tasks.push(Task::Text(")"));
                     }
-                    let name = self.prog.con(k).name.clone();
+                    let name = self.m.prog.con(k).name.clone();
                     self.emit(&name);
                     for &x in fields.iter().rev() {
                         tasks.push(Task::Val(x, true));
@@ -790,26 +802,26 @@ impl<'p> Machine<'p> {
                 return;
             }
             Val::Pap(p) => {
-                let o = self.heap.paps.get(p);
+                let o = self.m.heap.paps.get(p);
                 let (head, run) = (o.head, o.args);
                 let name = match head {
                     PapHead::Prim(p, _) => Some(p.name().to_string()),
-                    PapHead::Con(c) => Some(self.prog.con(c).name.to_string()),
-                    PapHead::Data(d) => Some(self.prog.data(d).name.to_string()),
-                    PapHead::Extern(e, _) => Some(self.prog.external(e).name.to_string()),
+                    PapHead::Con(c) => Some(self.m.prog.con(c).name.to_string()),
+                    PapHead::Data(d) => Some(self.m.prog.data(d).name.to_string()),
+                    PapHead::Extern(e, _) => Some(self.m.prog.external(e).name.to_string()),
                     PapHead::Open(_) | PapHead::Hole(_) => Some("_".to_string()),
                     PapHead::Fun(_) | PapHead::Def(_) => None,
                 };
                 match name {
                     Some(name) => {
-                        let args: Vec<Val> = self.heap.words.get(run).to_vec();
+                        let args: Vec<Val> = self.m.heap.words.get(run).to_vec();
                         if args.is_empty() {
                             self.emit(&name);
                         } else {
                             for &x in &args {
-                                self.heap.retain(x);
+                                self.m.heap.retain(x);
                             }
-                            self.heap.release(v);
+                            self.m.heap.release(v);
                             if atom {
                                 self.emit("(");
                                 tasks.push(Task::Text(")"));
@@ -823,14 +835,14 @@ impl<'p> Machine<'p> {
                         }
                     }
                     None => {
-                        let s = self.sight().show_function(v);
+                        let s = self.m.sight().show_function(v);
                         let s = if atom { format!("({s})") } else { s };
                         self.emit(&s);
                     }
                 }
             }
             Val::Fun(_) | Val::Pi(_) => {
-                let s = self.sight().show_function(v);
+                let s = self.m.sight().show_function(v);
                 let s = if atom && matches!(v, Val::Fun(_)) {
                     format!("({s})")
                 } else {
@@ -848,16 +860,8 @@ impl<'p> Machine<'p> {
             }),
             Val::Erased | Val::Stuck(_) | Val::Thunk(_) => self.emit("_"),
         }
-        self.heap.release(v);
+        self.m.heap.release(v);
     }
-}
-
-/// The printer as a walk: going into a part prints it (needing it first, so a walk
-/// step may run the machine) and pushes its fields. An error stops the walk: the
-/// parts left are released and the error is kept for [`Machine::print_tasks`].
-struct Printer<'m, 'p> {
-    m: &'m mut Machine<'p>,
-    error: Option<crate::machine::error::RuntimeError>,
 }
 
 impl super::unwind::Walk for Printer<'_, '_> {
@@ -865,9 +869,9 @@ impl super::unwind::Walk for Printer<'_, '_> {
     type Exit = std::convert::Infallible;
 
     fn enter(&mut self, task: Task, work: &mut Vec<Task>) -> Option<Self::Exit> {
-        if let Err(e) = self.m.print_task(task, work) {
+        if let Err(e) = self.print_task(task, work) {
             for t in work.drain(..) {
-                self.m.release_task(t);
+                self.release_task(t);
             }
             self.error = Some(e);
         }

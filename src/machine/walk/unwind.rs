@@ -14,7 +14,7 @@
 //!   running fiber's control, frames and side stacks; the parked fibers' through the
 //!   scheduler; the printer's pending parts; the definitions' pinned values). These
 //!   folds are the reference-count audit and the reachability audit
-//!   ([`Machine::audit`]), the census behind the statistics ([`Machine::census`]), the
+//!   ([`Sight::audit`]), the census behind the statistics ([`Sight::census`]), the
 //!   destruction of what is no longer referenced (`Heap::collect`: an edge counts one
 //!   reference less and goes into the object when none is left; going into an object
 //!   frees it), and the scheduler's search for speculative work in built data
@@ -311,7 +311,7 @@ impl<'a, 'p> Sight<'a, 'p> {
     }
 }
 
-/// Walks the machine state from its roots ([`Machine::roots`]), calling the fold on
+/// Walks the machine state from its roots ([`Sight::roots`]), calling the fold on
 /// every edge.
 pub fn unwind<F: Fold>(m: &Sight<'_, '_>, ctl: Option<&Control>, f: &mut F) {
     let mut work: Vec<Obj> = Vec::new();
@@ -443,26 +443,26 @@ impl<'a, 'p> Sight<'a, 'p> {
     /// unreachable is alive; `ctl` is the control the caller holds, if any.
     pub fn audit(&self, ctl: Option<&Control>, cycles_ok: bool) -> Result<(), String> {
         let mut a = Audit {
-            heap: &self.heap,
+            heap: self.heap,
             counts: std::collections::HashMap::new(),
         };
         unwind(self, ctl, &mut a);
         let mut problems = Vec::new();
         for (&o, &n) in &a.counts {
-            if !is_live(&self.heap, o) {
+            if !is_live(self.heap, o) {
                 problems.push(format!("{o:?} is referenced {n} times but freed"));
                 continue;
             }
-            let rc = count(&self.heap, o);
+            let rc = count(self.heap, o);
             if rc != n && !(cycles_ok && rc > n) {
                 problems.push(format!("{o:?} has count {rc} but {n} references"));
             }
         }
-        for o in live_objects(&self.heap) {
+        for o in live_objects(self.heap) {
             if !a.counts.contains_key(&o) && !cycles_ok {
                 problems.push(format!(
                     "{o:?} is alive but unreachable (count {})",
-                    count(&self.heap, o)
+                    count(self.heap, o)
                 ));
             }
         }
@@ -500,7 +500,7 @@ impl<'a, 'p> Sight<'a, 'p> {
                 true
             }
         }
-        let mut c = Census(&self.heap, [0; 8], Default::default());
+        let mut c = Census(self.heap, [0; 8], Default::default());
         unwind(self, self.run.paused.as_ref(), &mut c);
         c.1
     }
