@@ -393,6 +393,12 @@ pub struct Layout<'p> {
     pub binders: Vec<Option<&'p crate::core::term::Binder>>,
     /// What kind of record it is.
     pub kind: LayoutKind,
+    /// The scope inside its binders (each slot's binder is in it, with the binders
+    /// in scope there after it: what a slot's type may mention), and the record
+    /// depth of its slots; [`NO_SCOPE`] where not known.
+    pub scope: ScopeId,
+    /// The record depth of its slots in `scope`.
+    pub depth: u32,
 }
 
 /// The kinds of records.
@@ -481,6 +487,8 @@ pub struct CodeStore<'p> {
     pub layouts: Vec<Layout<'p>>,
     /// Scopes.
     pub scopes: Vec<Scope>,
+    /// Per scope: the name of its binder (what `:stack` names a variable by).
+    pub scope_names: Vec<&'p str>,
     /// Per node: whether it refers to no record outside itself (a thunk of it needs
     /// no context, and so keeps none alive).
     pub closed: Vec<bool>,
@@ -599,5 +607,31 @@ impl<'p> CodeStore<'p> {
             .get(slot as usize)
             .copied()
             .flatten()
+    }
+
+    /// The names of the binders in scope at the binder of slot `slot` of layout `l`
+    /// (those its type may mention), outermost first: the context a slot's type is
+    /// shown in. Empty where the layout's scope is not known.
+    pub fn names_outside_slot(&self, l: LayoutId, slot: u32) -> Vec<&'p str> {
+        let layout = &self.layouts[l as usize];
+        let own = Loc::Slot {
+            depth: layout.depth,
+            slot,
+        };
+        let mut at = layout.scope;
+        while at != NO_SCOPE && self.scopes[at as usize].loc != own {
+            at = self.scopes[at as usize].next;
+        }
+        let mut names = Vec::new();
+        if at == NO_SCOPE {
+            return names;
+        }
+        at = self.scopes[at as usize].next;
+        while at != NO_SCOPE {
+            names.push(self.scope_names[at as usize]);
+            at = self.scopes[at as usize].next;
+        }
+        names.reverse();
+        names
     }
 }

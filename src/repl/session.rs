@@ -1224,6 +1224,32 @@ mod tests {
     }
 
     #[test]
+    fn stack_names_the_type_variables_of_match_fields_and_lets() {
+        let mut s = Session::new();
+        line(
+            &mut s,
+            "def walk {a : Type} (acc : List a) (xs : List a) : List a = \
+             match xs with | [] -> acc | y :: ys -> \
+             let both : List a = y :: acc in \
+             let n : Int = length both in if n > 100000 then both else walk both ys",
+        );
+        let r = line(&mut s, ":stack walk [] (range 0 50)");
+        assert!(r.err.is_empty(), "{}", r.err);
+        let slot = |name: &str| {
+            let l = (r.out.lines())
+                .find(|l| l.trim_start().split(' ').nth(1) == Some(name))
+                .unwrap_or_else(|| panic!("no slot {name} in\n{}", r.out));
+            l.split(" = ").next().unwrap().trim().to_string()
+        };
+        // A match arm's fields and a `let`'s binding are typed in the scope they are
+        // bound in: the function's type parameter by its name.
+        assert_eq!(slot("y"), "#0 y : a");
+        assert_eq!(slot("ys"), "#1 ys : List a");
+        assert_eq!(slot("both"), "#0 both : List a");
+        assert!(!r.out.contains("free#"), "{}", r.out);
+    }
+
+    #[test]
     fn browse_lists_the_names_in_scope_by_origin() {
         let path = scratch(
             "browse.sp",

@@ -126,6 +126,8 @@ pub fn compile_in_context<'p>(
     store.layouts.push(Layout {
         binders: binders.iter().map(|b| Some(*b)).collect(),
         kind: LayoutKind::Context,
+        scope: NO_SCOPE,
+        depth: 1,
     });
     let mut c = Compiler {
         prog,
@@ -139,12 +141,16 @@ pub fn compile_in_context<'p>(
         trim: false,
         let_depths: Vec::new(),
     };
-    for i in 0..visible {
-        c.push(Loc::Slot {
-            depth: 1,
-            slot: i as u32,
-        });
+    for (i, b) in binders.iter().enumerate().take(visible) {
+        c.push(
+            Loc::Slot {
+                depth: 1,
+                slot: i as u32,
+            },
+            &b.name,
+        );
     }
+    c.place_layout(layout);
     let code = c.term(t);
     (layout, code)
 }
@@ -163,11 +169,13 @@ pub fn extern_arity(prog: &Program, e: ExternId) -> usize {
 }
 
 impl<'s, 'p> Compiler<'s, 'p> {
-    fn push(&mut self, loc: Loc) {
+    /// Enters the scope of a binder named `name`, living at `loc`.
+    fn push(&mut self, loc: Loc, name: &'p str) {
         self.store.scopes.push(Scope {
             loc,
             next: self.scope,
         });
+        self.store.scope_names.push(name);
         self.scope = (self.store.scopes.len() - 1) as ScopeId;
     }
 
@@ -214,9 +222,23 @@ impl<'s, 'p> Compiler<'s, 'p> {
         }
     }
 
+    /// A new layout, its scope the current one (right for a layout made once its
+    /// binders are in scope; others are placed by [`Compiler::place_layout`]).
     fn layout(&mut self, binders: Vec<Option<&'p Binder>>, kind: LayoutKind) -> LayoutId {
-        self.store.layouts.push(Layout { binders, kind });
+        self.store.layouts.push(Layout {
+            binders,
+            kind,
+            scope: self.scope,
+            depth: self.depth,
+        });
         (self.store.layouts.len() - 1) as LayoutId
+    }
+
+    /// Notes that the binders of `layout` are now in scope (its slots' types are
+    /// shown in this scope).
+    fn place_layout(&mut self, layout: LayoutId) {
+        let l = &mut self.store.layouts[layout as usize];
+        (l.scope, l.depth) = (self.scope, self.depth);
     }
 
     fn args_run(&mut self, codes: &[CodeId]) -> Args {
@@ -400,7 +422,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         let mut ps = Vec::with_capacity(lams.len());
         let self_slot = self_binder.map(|b| {
             binders.push(Some(b));
-            self.push(Loc::Slot { depth, slot: 0 });
+            self.push(Loc::Slot { depth, slot: 0 }, &b.name);
             0
         });
         for (k, lam) in lams.iter().enumerate() {
@@ -416,10 +438,13 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 binders.push(Some(b));
                 (binders.len() - 1) as u32
             });
-            self.push(match slot {
-                Some(slot) => Loc::Slot { depth, slot },
-                None => Loc::Erased,
-            });
+            self.push(
+                match slot {
+                    Some(slot) => Loc::Slot { depth, slot },
+                    None => Loc::Erased,
+                },
+                &b.name,
+            );
             ps.push(Param {
                 implicit: b.plicity == Plicity::Implicit,
                 slot,
@@ -500,24 +525,27 @@ impl<'s, 'p> Compiler<'s, 'p> {
             let f = self.fun(&lams, inner, None, Some(b), None);
             // The node's scope has the binding itself at index 0 (it reads back as a
             // hole: a closure value reads back through its function instead).
-            self.push(Loc::Erased);
+            self.push(Loc::Erased, &b.name);
             let node = self.emit(Code::Lam(f), rhs);
             self.pop(1);
             node
         } else if recursive {
             // Recursive data: the right-hand side lives in the new record.
             self.depth += 1;
-            self.push(Loc::Slot {
-                depth: self.depth,
-                slot: 0,
-            });
+            self.push(
+                Loc::Slot {
+                    depth: self.depth,
+                    slot: 0,
+                },
+                &b.name,
+            );
             let c = self.term(rhs);
             self.pop(1);
             self.depth -= 1;
             c
         } else {
             // The binding is not in the right-hand side's scope at run time.
-            self.push(Loc::Erased);
+            self.push(Loc::Erased, &b.name);
             let c = if strict {
                 self.term(rhs)
             } else {
@@ -546,10 +574,14 @@ impl<'s, 'p> Compiler<'s, 'p> {
         // What the reads of the captures (if any) refer to, not the body.
         let saved_min = self.min_ref;
         self.depth += 1;
-        self.push(Loc::Slot {
-            depth: self.depth,
-            slot: 0,
-        });
+        self.push(
+            Loc::Slot {
+                depth: self.depth,
+                slot: 0,
+            },
+            &b.name,
+        );
+        self.place_layout(layout);
         self.let_depths.push(self.depth);
         let body_code = self.term(body);
         self.let_depths.pop();
@@ -576,6 +608,12 @@ impl<'s, 'p> Compiler<'s, 'p> {
     /// one record deeper, with no record outside it. The caller restores the scope,
     /// the depth and `min_ref`.
     fn enter_captures(&mut self, caps: &[u32]) {
+        let mut names = Vec::new();
+        let mut at = self.scope;
+        while at != NO_SCOPE && names.len() <= caps.last().copied().unwrap_or(0) as usize {
+            names.push(self.store.scope_names[at as usize]);
+            at = self.store.scopes[at as usize].next;
+        }
         self.scope = NO_SCOPE;
         self.depth += 1;
         let max_ix = caps.last().copied().unwrap_or(0);
@@ -587,7 +625,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
                 },
                 None => Loc::Erased,
             };
-            self.push(loc);
+            self.push(loc, names.get(ix as usize).copied().unwrap_or("_"));
         }
     }
 
@@ -645,12 +683,16 @@ impl<'s, 'p> Compiler<'s, 'p> {
             } else {
                 let layout = self.layout(fields.iter().map(Some).collect(), LayoutKind::Fields);
                 self.depth += 1;
-                for i in 0..fields.len() {
-                    self.push(Loc::Slot {
-                        depth: self.depth,
-                        slot: i as u32,
-                    });
+                for (i, f) in fields.iter().enumerate() {
+                    self.push(
+                        Loc::Slot {
+                            depth: self.depth,
+                            slot: i as u32,
+                        },
+                        &f.name,
+                    );
                 }
+                self.place_layout(layout);
                 let body = self.term(&arm.body);
                 self.pop(fields.len());
                 self.depth -= 1;
@@ -661,10 +703,14 @@ impl<'s, 'p> Compiler<'s, 'p> {
         let default = m.default.as_ref().map(|(b, body)| {
             let layout = self.layout(vec![Some(b)], LayoutKind::Default);
             self.depth += 1;
-            self.push(Loc::Slot {
-                depth: self.depth,
-                slot: 0,
-            });
+            self.push(
+                Loc::Slot {
+                    depth: self.depth,
+                    slot: 0,
+                },
+                &b.name,
+            );
+            self.place_layout(layout);
             let body = self.term(body);
             self.pop(1);
             self.depth -= 1;

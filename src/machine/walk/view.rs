@@ -6,8 +6,6 @@
 use super::Sight;
 use super::readback::Reader;
 use crate::core::pretty;
-use crate::core::term::Term;
-use crate::machine::code::{LayoutId, LayoutKind};
 use crate::machine::frame::{Control, Frame};
 use crate::machine::host::HeldRef;
 use crate::machine::value::{NIL, Ref, Val};
@@ -165,7 +163,7 @@ impl<'a, 'p> Sight<'a, 'p> {
                         b.name.to_string(),
                         cut(pretty::type_to_string(
                             self.prog,
-                            &self.binders_before(o.layout, s),
+                            &self.code.names_outside_slot(o.layout, s),
                             &b.ty,
                         )),
                     ),
@@ -181,26 +179,5 @@ impl<'a, 'p> Sight<'a, 'p> {
             }
         }
         out
-    }
-
-    /// The names of the binders a slot's type may mention, outermost first: for a
-    /// function's parameter, the parameters before it (erased ones included), so that
-    /// `xs : List a` shows as written; none otherwise.
-    fn binders_before(&self, layout: LayoutId, slot: u32) -> Vec<&'p str> {
-        let LayoutKind::Params(f) = self.code.layouts[layout as usize].kind else {
-            return Vec::new();
-        };
-        let fun = &self.code.funs[f as usize];
-        let Some(i) = fun.params.iter().position(|p| p.slot == Some(slot)) else {
-            return Vec::new();
-        };
-        let (lams, _) = crate::machine::analysis::lambdas(fun.core);
-        lams.into_iter()
-            .take(i)
-            .filter_map(|l| match &**l {
-                Term::Lam(b, _) => Some(&*b.name),
-                _ => None,
-            })
-            .collect()
     }
 }
