@@ -448,7 +448,7 @@ fn spindle_run_resume_under_slurm() {
     let trace = dir.path().join("t.tsv");
     std::fs::write(
         &wf,
-        "def step (i : Int) : String = run \"sh\" [\"-c\", \"{ [ $0 -lt 7 ] || [ -e fixed ]; } && echo $0\", showInt i]\n\
+        "def step (i : Int) : String = run \"sh\" [\"-c\", \"{ [ $0 -lt 7 ] || { sleep 1; [ -e fixed ]; }; } && echo $0\", showInt i]\n\
          def main = map step (range 0 10)\n",
     )
     .unwrap();
@@ -495,6 +495,8 @@ fn spindle_run_resume_under_slurm() {
         v.sort_unstable();
         v
     };
+    // Steps 7 to 9 take a second, so steps 0 to 6 have ended when the first of them
+    // fails (a failure that came first would leave nothing to record).
     // After step 7 failed, jobs not started yet were cancelled (LANGUAGE.md 11: no
     // new effect call starts); those that finished were recorded. The second run
     // reuses exactly those and runs the rest, steps 7 to 9 among them.

@@ -333,15 +333,40 @@ fn reaper() {
     }
 }
 
+/// What other executors must stop before Spindle exits (a cluster's queued and
+/// running jobs), by executor name: each registers once ([`on_shutdown`]).
+static CANCELLERS: Mutex<Vec<Canceller>> = Mutex::new(Vec::new());
+
+/// An executor's name and what stops its work.
+type Canceller = (&'static str, fn());
+
+fn cancellers() -> MutexGuard<'static, Vec<Canceller>> {
+    CANCELLERS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Registers `cancel` to run first in [`shutdown_all`]: an executor that starts work
+/// outside this process table (jobs on a cluster) stops it there. Registering the
+/// same `name` again changes nothing.
+pub fn on_shutdown(name: &'static str, cancel: fn()) {
+    let mut c = cancellers();
+    if !c.iter().any(|&(n, _)| n == name) {
+        c.push((name, cancel));
+    }
+}
+
 /// Stops every recorded process group (SIGTERM, SIGKILL after [`GRACE`]) and returns
 /// once all are reaped, or a few seconds after that for processes that cannot die
 /// (uninterruptible sleep). From then on no process starts. Every exit path of the
 /// binary calls this; it is safe to call from several threads and more than once.
 pub fn shutdown_all() {
-    // Nothing starts from now on; then Slurm jobs (a submission under way finishes
-    // first and is cancelled too), and the local groups.
+    // Nothing starts from now on; then other executors' work (a cluster's jobs: a
+    // submission under way finishes first and is cancelled too), and the local
+    // groups.
     lock().closing = true;
-    crate::external::exec::slurm::cancel_all();
+    let cancellers: Vec<fn()> = cancellers().iter().map(|&(_, f)| f).collect();
+    for cancel in cancellers {
+        cancel();
+    }
     let start = Instant::now();
     {
         let mut table = lock();

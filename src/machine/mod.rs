@@ -99,16 +99,27 @@
 //!
 //! # Rooms
 //!
-//! - the machine itself: this file (its state), [`eval`] (the transition loop),
-//!   [`apply`], [`case`], [`prims`] (primitives, normal-form walks, structural
-//!   equality), [`words`] (arguments made words), [`frame`], [`heap`], [`value`],
-//!   [`code`], [`cycles`], [`arena`], [`error`];
-//! - the tiers, each switchable ([`tiers`]): [`cheap`], [`numeric`], [`loops`];
-//! - [`compile`]: the analyses, fusion and code generation, as passes;
-//! - [`walk`]: the one walk and its folds (audits, readback, printing, the view,
-//!   statistics, type-level evaluation);
-//! - the machine's side of external calls: [`external`], [`host`] (what a scheduler
-//!   provides).
+//! `impl Machine` (the VM's own namespace) is in this file (its state, construction,
+//! the driver's entry points), [`eval`] (the transition loop), [`apply`], [`case`],
+//! [`prims`] (primitives, external calls, normal-form walks, structural equality) and
+//! [`words`] (arguments made words), and in the tiers, for now ([`cheap`],
+//! [`numeric`], [`loops`]: their one evaluator is still to come). Everything else
+//! sees the machine through a narrower part:
+//!
+//! - [`walk::Sight`], the machine read only: readback, a paused state's readback,
+//!   the audits and the census ([`unwind`]), `:stack`'s view, statistics, the code
+//!   the cycle collector must keep (`Sight::live_code`), a value as plain data;
+//! - [`data::Data`], the heap and the program's constructors: the primitives on
+//!   evaluated data ([`chars`], [`collections`]) and plain data made a value
+//!   ([`external`]);
+//! - [`cycles::Collector`], the heap alone;
+//! - the printer ([`mod@print`]) is a client: it needs values through the machine's
+//!   operations, as a driver does.
+//!
+//! The other rooms: [`frame`], [`heap`], [`value`], [`code`], [`arena`], [`error`];
+//! the tiers' switches ([`tiers`]); [`compile`] (the analyses, fusion and code
+//! generation, as passes); [`walk`] (the one walk and its folds); [`host`] (what a
+//! scheduler provides).
 //!
 //! # Glossary
 //!

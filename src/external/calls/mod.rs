@@ -74,7 +74,7 @@
 //!   [`Calls::eprintln`] (or [`crate::external::progress::eprint_lines`]) so the live
 //!   progress lines stay whole.
 
-use crate::external::exec::slurm::SlurmConfig;
+pub use crate::external::exec::ProcessExecutor;
 use crate::external::exec::{
     CallExecutor, Completion, Executor, Limits, Priority, Ticket, Waker, spawn_worker,
 };
@@ -178,16 +178,6 @@ pub enum Answer {
 
 /// A call that ended, with its ticket.
 pub type Finished = (Ticket, Answer);
-
-/// Which executor runs processes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ProcessExecutor {
-    /// On this machine.
-    #[default]
-    Local,
-    /// As Slurm batch jobs.
-    Slurm(SlurmConfig),
-}
 
 /// How a run's calls are made: what the command line says (`spindle run` options).
 #[derive(Debug, Clone, Default)]
@@ -417,22 +407,17 @@ impl Calls {
         // Start reporting starts from the first call on.
         exec.take_started();
         let waker = exec.waker();
-        let mut executors: Vec<Box<dyn CallExecutor + Send>> = Vec::new();
-        if let ProcessExecutor::Slurm(sc) = &config.executor {
-            let runs = match &config.store {
-                Some(d) => d.join(store::RUNS_DIR),
-                None => std::env::temp_dir().join("spindle-runs"),
-            };
-            executors.push(
-                crate::external::exec::slurm::executor(
-                    sc,
-                    &runs,
-                    config.limits.jobs,
-                    config.call_timeout,
-                )
-                .map_err(|e| StoreError::Io(e.to_string()))?,
-            );
-        }
+        // The executor of processes chosen, if it is not the local one; the local
+        // one runs every other request.
+        let runs = match &config.store {
+            Some(d) => d.join(store::RUNS_DIR),
+            None => std::env::temp_dir().join("spindle-runs"),
+        };
+        let mut executors: Vec<Box<dyn CallExecutor + Send>> = (config.executor)
+            .build(&runs, config.limits.jobs, config.call_timeout)
+            .map_err(|e| StoreError::Io(e.to_string()))?
+            .into_iter()
+            .collect();
         executors.push(Box::new(exec));
         let writer = match &store {
             Some(s) if !config.plan && !s.is_read_only() => Some(StoreWriter::start(s.clone())),

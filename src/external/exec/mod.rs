@@ -69,6 +69,34 @@ use std::time::{Duration, Instant};
 
 pub use process::set_stderr_passthrough;
 
+/// Which executor runs processes (`--executor`): the local one, or another
+/// implementation of [`CallExecutor`] beside it (the local one still runs what the
+/// other does not take).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ProcessExecutor {
+    /// On this machine.
+    #[default]
+    Local,
+    /// As Slurm batch jobs ([`slurm`]).
+    Slurm(slurm::SlurmConfig),
+}
+
+impl ProcessExecutor {
+    /// The executor to put before the local one, if any: its working files under
+    /// `runs`, at most `jobs` calls at once, each stopped after `timeout`.
+    pub fn build(
+        &self,
+        runs: &std::path::Path,
+        jobs: usize,
+        timeout: Option<Duration>,
+    ) -> std::io::Result<Option<Box<dyn CallExecutor + Send>>> {
+        Ok(match self {
+            ProcessExecutor::Local => None,
+            ProcessExecutor::Slurm(c) => Some(slurm::executor(c, runs, jobs, timeout)?),
+        })
+    }
+}
+
 /// What runs calls (DESIGN.md 6): [`Executor`] on this machine, [`slurm::Slurm`] on a
 /// cluster; a service executor (HTTP, models) is a third of the same kind. One monitor
 /// ([`crate::external::calls::Calls`]) routes each request to the first executor that

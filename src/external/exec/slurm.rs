@@ -23,8 +23,9 @@
 //!   that name the call as a shell would quote it, plus the job id.
 //! - `--jobs N` limits tasks queued or running at once; more wait here.
 //! - Cancelling a call cancels its task (`scancel JOB_TASK`); [`Slurm::shutdown`], and
-//!   every exit path of Spindle through [`cancel_all`] (called by
-//!   [`lifetime::shutdown_all`](crate::external::lifetime::shutdown_all)), cancels every
+//!   every exit path of Spindle through [`cancel_all`] (registered with
+//!   [`lifetime::on_shutdown`](crate::external::lifetime::on_shutdown) when the
+//!   executor is made, so that `shutdown_all` runs it), cancels every
 //!   job still queued or running and waits until `squeue` no longer lists them.
 
 use crate::external::exec::{Completion, Ticket};
@@ -738,6 +739,8 @@ pub fn executor(
     jobs: usize,
     timeout: Option<Duration>,
 ) -> std::io::Result<Box<dyn super::CallExecutor + Send>> {
+    // Whatever this process submits is cancelled when it exits, for any reason.
+    crate::external::lifetime::on_shutdown("slurm", cancel_all);
     Ok(Box::new(Slurm::new(config.clone(), runs, jobs, timeout)?))
 }
 
