@@ -234,6 +234,20 @@ impl<'s, 'p> Compiler<'s, 'p> {
         (self.store.layouts.len() - 1) as LayoutId
     }
 
+    /// Enters a new record of `layout`, one deeper, whose one slot is bound to
+    /// `name`.
+    fn enter_one(&mut self, layout: LayoutId, name: &'p str) {
+        self.depth += 1;
+        self.push(
+            Loc::Slot {
+                depth: self.depth,
+                slot: 0,
+            },
+            name,
+        );
+        self.place_layout(layout);
+    }
+
     /// Notes that the binders of `layout` are now in scope (its slots' types are
     /// shown in this scope).
     fn place_layout(&mut self, layout: LayoutId) {
@@ -573,15 +587,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         }
         // What the reads of the captures (if any) refer to, not the body.
         let saved_min = self.min_ref;
-        self.depth += 1;
-        self.push(
-            Loc::Slot {
-                depth: self.depth,
-                slot: 0,
-            },
-            &b.name,
-        );
-        self.place_layout(layout);
+        self.enter_one(layout, &b.name);
         self.let_depths.push(self.depth);
         let body_code = self.term(body);
         self.let_depths.pop();
@@ -702,15 +708,7 @@ impl<'s, 'p> Compiler<'s, 'p> {
         }
         let default = m.default.as_ref().map(|(b, body)| {
             let layout = self.layout(vec![Some(b)], LayoutKind::Default);
-            self.depth += 1;
-            self.push(
-                Loc::Slot {
-                    depth: self.depth,
-                    slot: 0,
-                },
-                &b.name,
-            );
-            self.place_layout(layout);
+            self.enter_one(layout, &b.name);
             let body = self.term(body);
             self.pop(1);
             self.depth -= 1;

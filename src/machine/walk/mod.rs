@@ -2,7 +2,9 @@
 //! fold): the walk itself and the heap audits ([`unwind`]), readback of values and
 //! paused states to core terms ([`readback`], [`state`]), printing ([`print`](mod@print)), the
 //! REPL's view of a state ([`view`]), statistics ([`stats`]), and type-level
-//! evaluation for the checker ([`typeval`]).
+//! evaluation for the checker ([`typeval`]). The read-only walks see the machine
+//! through [`Sight`] (a borrow of its parts, no stepping); the printer and type-level
+//! evaluation drive it, as clients.
 
 pub mod print;
 pub mod readback;
