@@ -18,7 +18,7 @@
 //! top-level values no live code can reach.
 
 use super::code::{CodeId, CodeStore};
-use super::frame::{Control, Frame};
+use super::frame::{Control, Frame, FrameCode};
 use super::heap::{Heap, ThunkState};
 use super::unwind::{Obj, children, count, live_objects};
 use super::value::Val;
@@ -261,28 +261,23 @@ pub(crate) fn unpin_dead_cafs(
 }
 
 impl Sight<'_, '_> {
-    /// The code that may still run: suspended thunks', frames' (of every fiber),
-    /// black-holed thunks' and the controls' (`ctl`, the caller's, if it has one; the
+    /// The code that may still run: thunks' not evaluated yet (suspended, or being
+    /// evaluated: black-holed), what the frames of every fiber run next
+    /// ([`Frame::code`]), and the controls' (`ctl`, the caller's, if it has one; the
     /// paused one). Functions' bodies are not listed (the heap has them).
     pub(crate) fn live_code(&self, ctl: Option<&Control>) -> Vec<CodeId> {
         let mut codes: Vec<u32> = Vec::new();
         for t in self.heap.thunks.live_handles() {
-            if let ThunkState::Suspended { code, .. } = self.heap.thunks.get(t).state {
+            if let ThunkState::Suspended { code, .. } | ThunkState::Blackholed { code, .. } =
+                self.heap.thunks.get(t).state
+            {
                 codes.push(code);
             }
         }
-        let frame_code = |f: &Frame, codes: &mut Vec<u32>| match *f {
-            Frame::Case { m, .. } => codes.push(self.code.matches[m as usize].node),
-            Frame::BinL { b, .. } | Frame::SeqB { b, .. } | Frame::LetStrict { body: b, .. } => {
-                codes.push(b)
-            }
-            Frame::CallArgs { code, .. } => codes.push(code),
-            Frame::Update(t) => {
-                if let ThunkState::Blackholed { code, .. } = self.heap.thunks.get(t).state {
-                    codes.push(code);
-                }
-            }
-            _ => {}
+        let frame_code = |f: &Frame, codes: &mut Vec<u32>| match f.code() {
+            Some(FrameCode::Node(c)) => codes.push(c),
+            Some(FrameCode::Match(m)) => codes.push(self.code.matches[m as usize].node),
+            None => {}
         };
         for f in &self.stacks.frames {
             frame_code(f, &mut codes);

@@ -212,6 +212,44 @@ impl Frame {
     }
 }
 
+/// The code a frame runs when a value returns to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameCode {
+    /// A node (an operand, a body, the call whose arguments are being filled).
+    Node(CodeId),
+    /// The arms of a match ([`super::code::CodeStore::matches`]).
+    Match(u32),
+}
+
+impl Frame {
+    /// The code this frame runs when a value returns to it, if any: what keeps the
+    /// definitions that code mentions alive ([`super::cycles`]).
+    pub fn code(&self) -> Option<FrameCode> {
+        match *self {
+            Frame::Case { m, .. } => Some(FrameCode::Match(m)),
+            Frame::BinL { b, .. } | Frame::SeqB { b, .. } | Frame::LetStrict { body: b, .. } => {
+                Some(FrameCode::Node(b))
+            }
+            Frame::CallArgs { code, .. } => Some(FrameCode::Node(code)),
+            Frame::Update(_)
+            | Frame::Arg(..)
+            | Frame::BinLv { .. }
+            | Frame::BinR { .. }
+            | Frame::Strict { .. }
+            | Frame::ConcatL { .. }
+            | Frame::ConcatR { .. }
+            | Frame::Deep { .. }
+            | Frame::Eq { .. }
+            | Frame::EqLeft(_)
+            | Frame::EqRight(_)
+            | Frame::Try
+            | Frame::After(_)
+            | Frame::Stream
+            | Frame::Declare { .. } => None,
+        }
+    }
+}
+
 /// Calls `f` on every reference a control holds.
 pub fn control_refs(ctl: &Control, f: &mut dyn FnMut(super::host::HeldRef)) {
     use super::host::HeldRef::{Rec, Val as V};
