@@ -643,20 +643,31 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// The unevaluated rest of stream `id`: a thunk of the body of `def`
-    /// (`prim_streamRest`, one `Int` parameter) with `id` for its parameter (a new
-    /// reference).
-    pub fn stream_rest(&mut self, def: crate::core::term::DefId, id: i64) -> Val {
+    /// A thunk of the body of `def` in a new record whose first slots hold `args`
+    /// (owned, moved in; those past the record's slots are released): a known call
+    /// made now and evaluated later.
+    pub(crate) fn body_thunk(&mut self, def: crate::core::term::DefId, args: &[Val]) -> Val {
         let f = self.fun_of(def);
         let (layout, slots, body) = {
             let fun = &self.code.funs[f as usize];
             (fun.layout, fun.slots, fun.body)
         };
         let rec = self.heap.record(super::value::NIL, layout, slots);
-        if slots > 0 {
-            self.heap.set_slot(rec, 0, Val::Int(id));
+        for (k, &a) in args.iter().enumerate() {
+            if (k as u32) < slots {
+                self.heap.set_slot(rec, k as u32, a);
+            } else {
+                self.heap.release(a);
+            }
         }
         Val::Thunk(self.heap.thunk(body, rec))
+    }
+
+    /// The unevaluated rest of stream `id`: a thunk of the body of `def`
+    /// (`prim_streamRest`, one `Int` parameter) with `id` for its parameter (a new
+    /// reference).
+    pub fn stream_rest(&mut self, def: crate::core::term::DefId, id: i64) -> Val {
+        self.body_thunk(def, &[Val::Int(id)])
     }
 }
 

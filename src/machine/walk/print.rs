@@ -327,19 +327,10 @@ impl<'m, 'p> Printer<'m, 'p> {
                 Code::CallDef { def, args, .. } if self.ends_in_join(code) => {
                     // The call made now, its arguments passed lazily (as with
                     // `lazy_calls`): the same values its body would see.
-                    let f = self.m.fun_of(def);
-                    let (layout, slots, body) = {
-                        let fun = &self.m.code.funs[f as usize];
-                        (fun.layout, fun.slots, fun.body)
-                    };
-                    let rec = self.m.heap.record(NIL, layout, slots);
                     let codes: Vec<_> = self.m.code.args(args).to_vec();
-                    for (k, a) in codes.into_iter().enumerate() {
-                        let x = self.m.mkarg(a, env);
-                        self.m.heap.set_slot(rec, k as u32, x);
-                    }
+                    let words: Vec<Val> = codes.into_iter().map(|a| self.m.mkarg(a, env)).collect();
+                    let t = self.m.body_thunk(def, &words);
                     self.m.heap.release(v);
-                    let t = Val::Thunk(self.m.heap.thunk(body, rec));
                     tasks[i] = Task::Raw(t, quoted);
                     // Look at the body's code next.
                     i += 1;
