@@ -11,6 +11,9 @@ use crate::machine::heap::ThunkState;
 use crate::machine::host::Host;
 use crate::machine::value::{NIL, Ref, Val};
 
+/// How many records [`Scheduler::env_may_call`] looks at: a record and its parents.
+const ENV_LOOK_UP: usize = 4;
+
 impl<'p> Scheduler<'p> {
     /// Whether code may reach an external when evaluated (walks its core term, with
     /// unknown functions assumed to).
@@ -153,24 +156,36 @@ impl<'p> Scheduler<'p> {
         }
     }
 
-    /// Whether a record's own slots hold work that may reach an external: a thunk
-    /// whose code may, or one being evaluated (by a speculative fiber, perhaps at a
-    /// call). Code that calls nothing can still need such a variable (`map toLine
-    /// rest`, where `rest` holds the calls): it is worth a fiber too. One level only,
-    /// so the look costs a record's slots.
+    /// Whether the variables in scope of code running in a record hold work that may
+    /// reach an external: a thunk whose code may, or one being evaluated (by a
+    /// speculative fiber, perhaps at a call). Code that calls nothing can still need
+    /// such a variable (`map toLine rest`, where `rest` holds the calls): it is worth a
+    /// fiber too. The record's own slots and those of its parents, up to
+    /// [`ENV_LOOK_UP`] records (a match arm's fields are a record of their own under
+    /// the function's), and no deeper than the slots themselves, so the look costs a
+    /// few records' slots.
     pub(super) fn env_may_call(&mut self, m: &Machine<'p>, env: Ref) -> bool {
-        if env == NIL {
-            return false;
+        let mut r = env;
+        for _ in 0..ENV_LOOK_UP {
+            if r == NIL {
+                return false;
+            }
+            for &w in m.heap.rec_slots(r) {
+                let may = match w {
+                    Val::Thunk(t) => match m.heap.thunks.get(t).state {
+                        ThunkState::Suspended { code, .. } => self.code_may_call(m, code),
+                        ThunkState::Blackholed { .. } => true,
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if may {
+                    return true;
+                }
+            }
+            r = m.heap.recs.get(r).parent;
         }
-        let slots: Vec<Val> = m.heap.rec_slots(env).to_vec();
-        slots.into_iter().any(|w| match w {
-            Val::Thunk(t) => match m.heap.thunks.get(t).state {
-                ThunkState::Suspended { code, .. } => self.code_may_call(m, code),
-                ThunkState::Blackholed { .. } => true,
-                _ => false,
-            },
-            _ => false,
-        })
+        false
     }
 
     /// Looks at what fiber `id` (parked, its stacks saved) will certainly need and at
@@ -179,6 +194,7 @@ impl<'p> Scheduler<'p> {
         let certain = self.fibers[id as usize].certain;
         let from = self.fibers[id as usize].scan_from();
         let top = self.fibers[id as usize].stacks.frames.len();
+        let mut seen = Vec::new();
         for i in from..top {
             let fr = self.fibers[id as usize].stacks.frames[i];
             match fr {
@@ -195,13 +211,13 @@ impl<'p> Scheduler<'p> {
                 }
                 Frame::Case { m: mi, env } if certain && self.arms_on => {
                     self.fork_arm_needs(m, id, i, mi, env);
-                    self.push_record(m, env);
+                    self.push_record(m, env, &mut seen);
                 }
                 Frame::BinL { env, .. }
                 | Frame::Case { env, .. }
                 | Frame::LetStrict { env, .. }
                 | Frame::SeqB { env, .. }
-                | Frame::CallArgs { env, .. } => self.push_record(m, env),
+                | Frame::CallArgs { env, .. } => self.push_record(m, env, &mut seen),
                 // The other operand of a strict primitive, and the other side of a
                 // comparison, are needed too: a fiber made certain since it turned
                 // the operand into a thunk (put on the frontier while it was

@@ -4,6 +4,9 @@
 
 use super::fibers::{CallWait, State};
 use super::{FRONTIER_LOOKAHEAD, Scheduler};
+
+/// How many records up from a parked frame's own [`Scheduler::push_record`] looks.
+const RECORD_LOOK_UP: usize = 8;
 use crate::external::exec::Ticket;
 use crate::machine::Machine;
 use crate::machine::frame::Control;
@@ -57,13 +60,26 @@ impl<'p> Scheduler<'p> {
         }
     }
 
-    pub(super) fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref) {
-        if rec == NIL {
-            return;
-        }
-        let slots = m.heap.rec_slots(rec).to_vec();
-        for v in slots {
-            self.push_frontier(m, v);
+    /// Puts on the frontier what the variables in scope of code running in record
+    /// `rec` hold: its own slots and those of the records it continues in (its
+    /// parents, up to [`RECORD_LOOK_UP`] of them). A nested match binds its fields in
+    /// a record of their own, so the rest of a list (`Cons (k, v) rest`) is a slot of
+    /// the parent, and the continuation may need it as much as its own. Records met
+    /// before in the same scan (`seen`) are not looked at again.
+    pub(super) fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref, seen: &mut Vec<Ref>) {
+        let mut r = rec;
+        for _ in 0..RECORD_LOOK_UP {
+            if r == NIL {
+                return;
+            }
+            if !seen.contains(&r) {
+                seen.push(r);
+                let slots = m.heap.rec_slots(r).to_vec();
+                for v in slots {
+                    self.push_frontier(m, v);
+                }
+            }
+            r = m.heap.recs.get(r).parent;
         }
     }
 

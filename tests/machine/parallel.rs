@@ -429,6 +429,46 @@ fn calls_behind_strict_evaluation_are_in_flight_at_once() {
     }
 }
 
+/// Speculation sees every variable in scope of a parked fiber, not only those of its
+/// innermost record: a nested pattern (`Cons (k, v) rest`, as the prelude's `lookup`
+/// has it) binds the fields of the pair in a record of their own, under the record
+/// holding `rest`, and a thunk made in a match arm reads the function's parameters
+/// from the record above. The calls such variables reach start while the first one
+/// is awaited, and the output is the sequential run's.
+#[test]
+fn speculation_reaches_the_variables_of_enclosing_records() {
+    for (main, calls) in [
+        (
+            "def main : Maybe Int = lookup 40 [(svc 100 1, 1), (svc 100 2, 2), (svc 100 3, 3)]\n",
+            3,
+        ),
+        (
+            "def main : Maybe Int = lookup 40 (map (\\x -> (x, 1)) [svc 100 1, svc 100 2, svc 100 3])\n",
+            3,
+        ),
+        (
+            "def main : Maybe Int = lookup 40 (map (\\x -> (x, 1)) (foldl (\\acc x -> Cons (svc 100 x) acc) [] [1, 2, 3, 4]))\n",
+            4,
+        ),
+        (
+            "def main : Pair Int Int = foldl (\\t x -> match t with | (a, b) -> (a + svc 100 a, max b x)) (0, 0) [svc 100 7]\n",
+            2,
+        ),
+    ] {
+        let text = format!("{HELPERS}{main}");
+        let p = load_text("enclosing.sp", &text);
+        let mut m = Machine::new(&p);
+        spindle::sched::Scheduler::install(&mut m, Default::default());
+        let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
+        assert!(r.is_ok(), "{r:?}: {text}");
+        let peak = m.sight().stats().externals_peak_in_flight;
+        m.shutdown();
+        assert_eq!(peak, calls, "{text}");
+        let sequential = run(&p, None, true);
+        assert_eq!(run(&p, Some(4), true), sequential, "{text}");
+    }
+}
+
 /// Spine walks (a certain fiber walking a list a call needs to its end) share what
 /// they evaluate and leave the heap whole: every object is released once.
 #[test]
