@@ -59,6 +59,9 @@ pub enum DiagnosticKind {
     MissingCase,
     /// A value where a type was expected (`(x : xs)`, written for a list cell).
     NotAType,
+    /// Evaluating a type failed or ran past the type-level step limit (reported once
+    /// per type and failure, whichever comparison met it first).
+    TypeEvaluation,
 }
 
 impl Diagnostic {

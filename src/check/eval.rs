@@ -38,6 +38,34 @@ pub enum TypeEvalError {
 
 /// An evaluator for the type checker.
 pub trait TypeEval {
+    /// Starts a new budget of type-level steps: the checker calls this before each
+    /// definition's type and before its body, so the limit bounds all the type-level
+    /// evaluation one of them causes, however many comparisons it takes. `bounded`:
+    /// false for the prelude's definitions, which are known to check.
+    fn start_budget(&mut self, _bounded: bool) {}
+
+    /// Charges `steps` steps of conversion (the unifier's comparisons) to the budget:
+    /// false once it has run out.
+    fn charge(&mut self, _steps: u64) -> bool {
+        true
+    }
+
+    /// Whether the budget has run out: evaluation then leaves terms as they are.
+    fn exhausted(&self) -> bool {
+        false
+    }
+
+    /// True once, the first time it is asked after the budget ran out: the one
+    /// report of it.
+    fn first_report(&mut self) -> bool {
+        false
+    }
+
+    /// The steps one budget allows (0: no limit).
+    fn budget(&self) -> u64 {
+        0
+    }
+
     /// The weak head normal form of `term` in `ctx`, as a core term in `ctx`.
     fn whnf(
         &mut self,
@@ -47,5 +75,20 @@ pub trait TypeEval {
     ) -> Result<RcTerm, TypeEvalError>;
 }
 
-/// The default budget of machine steps for one type-level evaluation.
+/// The default budget of machine steps for the type-level evaluation of one
+/// definition's type, or of its body (LANGUAGE.md 6, as issue 31 amends it).
 pub const TYPE_LEVEL_STEP_LIMIT: u64 = 1_000_000;
+
+/// The budget in force (`--type-steps N`), for every checker of this process.
+static TYPE_STEP_LIMIT: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(TYPE_LEVEL_STEP_LIMIT);
+
+/// Sets the budget of type-level steps per definition (`--type-steps N`; 0 = none).
+pub fn set_type_step_limit(steps: u64) {
+    TYPE_STEP_LIMIT.store(steps, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The budget of type-level steps per definition in force.
+pub fn type_step_limit() -> u64 {
+    TYPE_STEP_LIMIT.load(std::sync::atomic::Ordering::Relaxed)
+}

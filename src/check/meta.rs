@@ -70,6 +70,19 @@ pub struct Metas {
     /// shared by many definitions is walked once, not once per definition. Held here
     /// by `Rc`, so an address is never reused while it is recorded.
     finals: RefCell<HashMap<*const Term, RcTerm>>,
+    /// While a trial is open ([`Metas::begin_trial`]): every entry changed since,
+    /// as it was before its first change in the trial, so the trial can be undone.
+    trail: Vec<(u32, MetaInfo)>,
+    /// How many trials are open.
+    trials: u32,
+}
+
+/// Where a trial started ([`Metas::begin_trial`]): what to undo back to.
+#[derive(Clone, Copy, Debug)]
+pub struct Trial {
+    trail: usize,
+    entries: usize,
+    solved: usize,
 }
 
 /// An unknown applied to arguments: first `implicit` consecutive variables (those of a
@@ -106,6 +119,51 @@ impl Flex<'_> {
 }
 
 impl Metas {
+    /// Opens a trial: what unification does from here on can be undone with
+    /// [`Metas::undo`] (solutions, universe bounds, defaultable marks, new unknowns),
+    /// or kept with [`Metas::keep`]. Trials nest.
+    pub fn begin_trial(&mut self) -> Trial {
+        self.trials += 1;
+        Trial {
+            trail: self.trail.len(),
+            entries: self.entries.len(),
+            solved: self.solved,
+        }
+    }
+
+    /// Closes a trial, keeping what it did (an enclosing trial can still undo it).
+    pub fn keep(&mut self, t: Trial) {
+        self.trials -= 1;
+        if self.trials == 0 {
+            debug_assert!(t.trail <= self.trail.len());
+            self.trail.clear();
+        }
+    }
+
+    /// Closes a trial, undoing what it did: every unknown is as it was when the trial
+    /// began, and those made since are gone.
+    pub fn undo(&mut self, t: Trial) {
+        self.trials -= 1;
+        while self.trail.len() > t.trail {
+            let (id, old) = self.trail.pop().expect("a trail entry");
+            if (id as usize) < self.entries.len() {
+                self.entries[id as usize] = old;
+            }
+        }
+        self.entries.truncate(t.entries);
+        self.solved = t.solved;
+        // Cached substitutions may have gone through an undone solution.
+        self.zonked.borrow_mut().clear();
+    }
+
+    /// Records entry `id` as it is, before a change, when a trial is open.
+    fn note(&mut self, id: u32) {
+        if self.trials > 0 {
+            let old = self.entries[id as usize].clone();
+            self.trail.push((id, old));
+        }
+    }
+
     /// A fresh unknown in a context of `depth` variables, applied to all of them.
     pub fn fresh(&mut self, depth: u32, span: Span, what: impl Into<String>) -> RcTerm {
         let id = self.push(depth, span, what.into());
@@ -129,6 +187,7 @@ impl Metas {
     /// variables it was created over), in its own context.
     pub fn set_type(&mut self, t: &RcTerm, ty: RcTerm) {
         if let Some(f) = flex(t) {
+            self.note(f.id);
             self.entries[f.id as usize].ty = Some(ty);
         }
     }
@@ -150,6 +209,7 @@ impl Metas {
     /// type found inside another unknown's solution, which must live there.
     pub fn bound_universe(&mut self, id: u32, n: u32) {
         if self.universe_of_solution(id).is_none_or(|m| m > n) {
+            self.note(id);
             self.entries[id as usize].ty = Some(Term::Universe(n).rc());
         }
     }
@@ -163,12 +223,14 @@ impl Metas {
     /// Marks the unknown `t` (a fresh one) as a type that may default.
     pub fn mark_defaultable(&mut self, t: &RcTerm) {
         if let Some(f) = flex(t) {
+            self.note(f.id);
             self.entries[f.id as usize].defaultable = true;
         }
     }
 
     /// Marks the unknown `id` as a type that may default.
     pub fn mark_defaultable_id(&mut self, id: u32) {
+        self.note(id);
         self.entries[id as usize].defaultable = true;
     }
 
@@ -191,6 +253,7 @@ impl Metas {
     /// Records a solution: `body`, abstracted over `arity` variables (the arguments the
     /// meta was applied to where it was solved).
     pub fn solve_with(&mut self, id: u32, arity: u32, body: RcTerm) {
+        self.note(id);
         let entry = &mut self.entries[id as usize];
         if entry.solution.is_none() {
             self.solved += 1;

@@ -27,9 +27,16 @@ use crate::syntax::span::Span;
 impl Elab<'_> {
     /// Makes `a` and `b` equal, solving unknowns; false if they cannot be.
     pub(super) fn unify(&mut self, cx: &mut Cx<'_>, a: &RcTerm, b: &RcTerm, span: Span) -> bool {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        self.unify_depth += 1;
+        let ok = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
             self.unify_at(cx, a, b, span, false)
-        })
+        });
+        self.unify_depth -= 1;
+        if !ok && self.unify_depth == 0 && self.eval.exhausted() {
+            // The comparison as the caller asked for it, not the part it had reached.
+            self.comparison_over_budget(cx, a, b, span);
+        }
+        ok
     }
 
     fn unify_at(
@@ -107,6 +114,11 @@ impl Elab<'_> {
                 return false;
             }
         }
+        // Each structural comparison is a step of conversion, charged to the budget of
+        // type-level steps (solving an unknown above is not).
+        if !self.eval.charge(1) {
+            return false;
+        }
         match (&*a, &*b) {
             (Term::Pi(p, x), Term::Pi(q, y)) if p.plicity == q.plicity => {
                 if !self.unify(cx, &p.ty, &q.ty, span) {
@@ -136,14 +148,17 @@ impl Elab<'_> {
             && aa.len() == ab.len()
             && aa.iter().zip(&ab).all(|(x, y)| x.0 == y.0)
         {
-            let mut ok = true;
-            for (x, y) in aa.iter().zip(&ab) {
-                if !self.unify(cx, x.1, y.1, span) {
-                    ok = false;
-                    break;
+            // The arguments first (`Vect ?a ?n` meets `Vect Int 2` before either is
+            // unfolded), as a trial: if they disagree, what they solved is undone and
+            // both sides are unfolded instead (a type function may map different
+            // arguments to one type).
+            let mut args_agree =
+                |e: &mut Self| aa.iter().zip(&ab).all(|(x, y)| e.unify(cx, x.1, y.1, span));
+            if matches!(ha, Term::Def(_) | Term::Var(_)) {
+                if self.trial(args_agree) {
+                    return true;
                 }
-            }
-            if ok {
+            } else if args_agree(self) {
                 return true;
             }
         }

@@ -34,11 +34,19 @@ pub enum Command {
     Check {
         /// The program.
         file: PathBuf,
+        /// The most steps of type-level evaluation one definition's type, or its
+        /// body, may take (0: no limit).
+        #[arg(long = "type-steps", value_name = "N", default_value_t = spindle::check::eval::TYPE_LEVEL_STEP_LIMIT)]
+        type_steps: u64,
     },
     /// Start the REPL, with FILE loaded.
     Repl {
         /// A program to load first.
         file: Option<PathBuf>,
+        /// The most steps of type-level evaluation one definition's type, or its
+        /// body, or an entry, may take (0: no limit).
+        #[arg(long = "type-steps", value_name = "N", default_value_t = spindle::check::eval::TYPE_LEVEL_STEP_LIMIT)]
+        type_steps: u64,
     },
     /// Write the checked program as protobuf.
     Encode {
@@ -74,8 +82,14 @@ pub fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         None => repl::main(None),
         Some(Command::Run(args)) => run::main(*args),
-        Some(Command::Check { file }) => check::main(&file),
-        Some(Command::Repl { file }) => repl::main(file.as_deref()),
+        Some(Command::Check { file, type_steps }) => {
+            spindle::check::eval::set_type_step_limit(type_steps);
+            check::main(&file)
+        }
+        Some(Command::Repl { file, type_steps }) => {
+            spindle::check::eval::set_type_step_limit(type_steps);
+            repl::main(file.as_deref())
+        }
         Some(Command::Encode { file, output }) => encode::main(&file, &output),
         Some(Command::Decode { file }) => decode::main(&file),
         Some(Command::Hash { file }) => hash::main(&file),

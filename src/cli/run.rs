@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Print evaluation statistics to standard error after the result.
     #[arg(long)]
     pub stats: bool,
+    /// The most steps of type-level evaluation one definition's type, or its body,
+    /// may take while it is checked (0: no limit).
+    #[arg(long = "type-steps", value_name = "N", default_value_t = spindle::check::eval::TYPE_LEVEL_STEP_LIMIT)]
+    pub type_steps: u64,
     /// When a call fails for good, stop the calls still running too.
     #[arg(long)]
     pub fail_fast: bool,
@@ -251,6 +255,7 @@ pub fn main(args: RunArgs) -> ExitCode {
             std::thread::spawn(move || Calls::new(c))
         });
     let mut early = EarlyCalls(early);
+    spindle::check::eval::set_type_step_limit(args.type_steps);
     let mut loaded = driver::load_program_file(&args.file, driver::PreludeCheck::Reachable).loaded;
     if loaded.has_errors() {
         // Errors only: warnings are `spindle check`'s to show (but for a missing case,

@@ -145,3 +145,36 @@ fn unreachable_arms_are_warnings_with_a_place() {
         "{out}"
     );
 }
+
+/// `--type-steps N` sets the type-level step budget of `spindle check` and `spindle
+/// run` (issue 31): a definition whose types need more is refused at its place with
+/// the limit named (and nothing else: no error that only follows from the budget
+/// running out), and checks with the default budget.
+#[test]
+fn type_steps_sets_the_budget_per_definition() {
+    let text = "data Nat = Z | S Nat\n\
+                def fromInt (i : Int) : Nat = if i <= 0 then Z else S (fromInt (i - 1))\n\
+                def Count (n : Nat) : Type = match n with | Z -> Int | S m -> Count m\n\
+                def x : Count (fromInt 1000) = 1\n\
+                def main : Int = x\n";
+    let file = crate::common::scratch_file("type_steps", "count.sp", text);
+    let dir = file.parent().unwrap();
+    for args in [&["check", "count.sp"][..], &["run", "count.sp"]] {
+        let out = crate::common::run_in(dir, args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    for args in [
+        &["check", "--type-steps", "100", "count.sp"][..],
+        &["run", "count.sp", "--type-steps", "100"],
+    ] {
+        let out = crate::common::run_in(dir, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+        assert!(errors[0].starts_with("error: count.sp:4:"), "{stderr}");
+        for e in &errors {
+            assert!(e.contains("exceeded its limit of 100 steps"), "{stderr}");
+        }
+        assert!(stderr.contains("--type-steps N"), "{stderr}");
+    }
+}

@@ -35,6 +35,24 @@ pub(in crate::check) fn refine(t: &RcTerm, ix: Ix, with: &RcTerm) -> RcTerm {
     })
 }
 
+/// Whether `a` and `b` are applications of one definition (a type function) to as
+/// many arguments.
+fn same_function_applied(a: &Term, b: &Term) -> bool {
+    let (ha, na) = head_and_arity(a);
+    let (hb, nb) = head_and_arity(b);
+    matches!((ha, hb), (Term::Def(x), Term::Def(y)) if x == y) && na == nb && na > 0
+}
+
+/// A term's head and how many arguments it is applied to.
+fn head_and_arity(t: &Term) -> (&Term, usize) {
+    let (mut head, mut n) = (t, 0);
+    while let Term::App(f, _, _) = head {
+        head = f;
+        n += 1;
+    }
+    (head, n)
+}
+
 /// Whether `t` is a variable without a value (an open binder), perhaps applied: a
 /// neutral term, already in weak head normal form.
 pub(in crate::check) fn is_neutral_variable(cx: &Cx<'_>, t: &Term) -> bool {
@@ -103,19 +121,26 @@ impl<'e> Elab<'e> {
     fn type_eval_failed(&mut self, cx: &Cx<'_>, t: &RcTerm, e: TypeEvalError, span: Span) {
         self.eval_failures.insert(span);
         let shown = self.show(cx, t);
-        // One report per type and failure, however often the type is evaluated.
+        // One report per type and failure, however often the type is evaluated; and
+        // one per budget that runs out (each definition's own, whatever its types).
+        let over_budget = matches!(e, TypeEvalError::StepLimit(_)) && self.eval.exhausted();
         let what = match &e {
             TypeEvalError::StepLimit(_) => String::new(),
             TypeEvalError::Failed(message, _) => message.clone(),
         };
-        if !self.eval_failure_kinds.insert((shown.clone(), what)) {
+        if over_budget {
+            if !self.eval.first_report() {
+                return;
+            }
+        } else if !self.eval_failure_kinds.insert((shown.clone(), what)) {
             return;
         }
         let d = match e {
             TypeEvalError::StepLimit(n) => Diagnostic::error(format!(
                 "evaluating the type `{shown}`: type-level evaluation exceeded its limit of {n} steps (a computation in a type may not terminate)"
             ))
-            .at(span, "while checking this"),
+            .at(span, "while checking this")
+            .note("the limit counts every step of type-level evaluation in one definition's type, or in its body; raise it with `--type-steps N` (0: no limit)"),
             TypeEvalError::Failed(message, at) => {
                 let d = Diagnostic::error(format!("evaluating the type `{shown}`: {message}"));
                 match at {
@@ -126,7 +151,54 @@ impl<'e> Elab<'e> {
                 }
             }
         };
-        self.errors.push(d);
+        self.errors
+            .push(d.kind(crate::diagnostic::DiagnosticKind::TypeEvaluation));
+        if over_budget {
+            self.budget_report = Some(self.errors.len());
+        }
+    }
+
+    /// Starts the type-level step budget of a definition's type or body, or of a
+    /// group's fields, in unit `unit` (the prelude's is unbounded).
+    pub(in crate::check) fn start_type_budget(&mut self, unit: usize) {
+        if let Some(at) = self.budget_report.take() {
+            self.errors.truncate(at);
+        }
+        self.eval.start_budget(unit != super::PRELUDE_UNIT);
+    }
+
+    /// Ends the budget in force: if it ran out, the errors reported after that (the
+    /// comparisons that failed for want of budget) are withdrawn; the report stays.
+    /// What is checked next (a group's operators, instances) is held only to the
+    /// limit per evaluation.
+    pub(in crate::check) fn end_type_budget(&mut self) {
+        if let Some(at) = self.budget_report.take() {
+            self.errors.truncate(at);
+        }
+        self.eval.start_budget(false);
+    }
+
+    /// Runs `attempt` (a unification) as a trial: if it fails, the unknowns it solved
+    /// are unsolved again and what it reported is withdrawn, but for failures of
+    /// type-level evaluation (the type fails whichever comparison evaluates it, and is
+    /// reported once).
+    pub(in crate::check) fn trial(&mut self, attempt: impl FnOnce(&mut Self) -> bool) -> bool {
+        let trial = self.metas.begin_trial();
+        let errors = self.errors.len();
+        if attempt(self) {
+            self.metas.keep(trial);
+            return true;
+        }
+        self.metas.undo(trial);
+        let mut k = errors;
+        for i in errors..self.errors.len() {
+            if self.errors[i].kind == crate::diagnostic::DiagnosticKind::TypeEvaluation {
+                self.errors.swap(k, i);
+                k += 1;
+            }
+        }
+        self.errors.truncate(k);
+        false
     }
 
     /// Whether `t` is an unsolved metavariable application.
@@ -142,9 +214,34 @@ impl<'e> Elab<'e> {
         found: &RcTerm,
         expected: &RcTerm,
     ) {
-        if !self.unify(cx, found, expected, span) {
+        if !self.unify(cx, found, expected, span) && !self.eval.exhausted() {
             self.mismatch(cx, span, found, expected);
         }
+    }
+
+    /// Reports, once per budget, that comparing `a` with `b` ran past the type-level
+    /// step limit (the comparisons themselves, not an evaluation, used it up).
+    pub(in crate::check) fn comparison_over_budget(
+        &mut self,
+        cx: &Cx<'_>,
+        a: &RcTerm,
+        b: &RcTerm,
+        span: Span,
+    ) {
+        if !self.eval.first_report() {
+            return;
+        }
+        let (a, b) = (self.show(cx, a), self.show(cx, b));
+        let n = self.eval.budget();
+        self.errors.push(
+            Diagnostic::error(format!(
+                "comparing `{a}` with `{b}`: type-level evaluation exceeded its limit of {n} steps (a computation in a type may not terminate, or may be too large to compare)"
+            ))
+            .at(span, "while checking this")
+            .note("the limit counts every step of type-level evaluation in one definition's type, or in its body; raise it with `--type-steps N` (0: no limit)")
+            .kind(crate::diagnostic::DiagnosticKind::TypeEvaluation),
+        );
+        self.budget_report = Some(self.errors.len());
     }
 
     /// Requires a value of type `found` to be usable where `expected` is required
@@ -156,6 +253,16 @@ impl<'e> Elab<'e> {
         found: &RcTerm,
         expected: &RcTerm,
     ) {
+        // Two applications of one type function are compared by their arguments
+        // first (`unify` unfolds them only if those disagree): evaluating them first
+        // would lose what the arguments say (`Vect ?a ?n` is stuck on `?n`).
+        if same_function_applied(
+            &self.metas.force_head(found),
+            &self.metas.force_head(expected),
+        ) && self.trial(|e| e.unify(cx, found, expected, span))
+        {
+            return;
+        }
         let f = self.whnf(cx, found, span);
         let e = self.whnf(cx, expected, span);
         if let (Term::Universe(i), Term::Universe(j)) = (&*f, &*e) {
@@ -166,7 +273,7 @@ impl<'e> Elab<'e> {
         }
         // Unify the evaluated forms (no second trip to the machine); the message shows
         // the types as written.
-        if !self.unify(cx, &f, &e, span) {
+        if !self.unify(cx, &f, &e, span) && !self.eval.exhausted() {
             self.mismatch(cx, span, found, expected);
         }
     }

@@ -160,6 +160,13 @@ pub(in crate::check) struct Elab<'e> {
     holes: Vec<report::PendingHole>,
     /// The type-level evaluation failures reported, by type shown and failure.
     eval_failure_kinds: std::collections::HashSet<(String, String)>,
+    /// How many calls of `unify` are under way (the outermost reports a comparison
+    /// that ran past the type-level step limit).
+    pub(super) unify_depth: u32,
+    /// Where the errors stood just after the report that the type-level step budget in
+    /// force ran out: what is reported after it (comparisons failing for want of
+    /// budget) is withdrawn when the budget ends.
+    pub(super) budget_report: Option<usize>,
     /// The files of the prelude (a runtime error there is reported at the user's
     /// place instead).
     prelude_files: std::collections::HashSet<crate::syntax::span::FileId>,

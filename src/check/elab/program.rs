@@ -163,6 +163,8 @@ impl<'e> Elab<'e> {
             eval_failures: Default::default(),
             holes: Vec::new(),
             eval_failure_kinds: Default::default(),
+            unify_depth: 0,
+            budget_report: None,
             prelude_files: units
                 .get(PRELUDE_UNIT)
                 .into_iter()
@@ -425,6 +427,7 @@ impl<'e> Elab<'e> {
             }
         }
         if !fields_use_defs && !datas.is_empty() {
+            self.start_type_budget(datas[0].1);
             self.data_fields_and_level(&datas);
         }
         for (n, u, decl) in members {
@@ -439,22 +442,26 @@ impl<'e> Elab<'e> {
                 params, ret, body, ..
             } = decl
             {
+                self.start_type_budget(*u);
                 let ty = self.signature(*u, params, *ret, body.span);
                 self.program.defs[id.0 as usize].ty = ty;
             }
         }
         if fields_use_defs {
+            self.start_type_budget(datas[0].1);
             self.data_fields_and_level(&datas);
         }
         let mut order: Vec<usize> = (0..defs.len()).collect();
         order.sort_by_key(|i| !ends_in_universe(&self.program.def(defs[*i].0).ty));
         for i in order {
             if let (id, u, Decl::Def { params, body, .. }) = defs[i] {
+                self.start_type_budget(u);
                 let value = self.def_body(u, id, params, body);
                 // Substituted already: a later body of the group may unfold it.
                 self.program.defs[id.0 as usize].body = self.metas.zonk(&value);
             }
         }
+        self.end_type_budget();
         // The operators whose operand types are known by now.
         self.check_deferred(Some(deferred));
         // Strict positivity, once the definitions a field may name are known.

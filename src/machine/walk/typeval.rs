@@ -11,7 +11,7 @@
 //! it is), and the step budget bounds type-level computation.
 
 use super::readback::Reader;
-use crate::check::eval::{CtxEntry, TYPE_LEVEL_STEP_LIMIT, TypeEval, TypeEvalError};
+use crate::check::eval::{CtxEntry, TypeEval, TypeEvalError, type_step_limit};
 use crate::core::program::Program;
 use crate::core::term::{Binder, Plicity, RcTerm};
 use crate::machine::Machine;
@@ -22,19 +22,71 @@ use crate::machine::value::Val;
 
 /// The machine as the type checker's evaluator.
 pub struct MachineTypeEval {
-    /// Steps allowed for one evaluation.
+    /// Steps allowed for one budget (a definition's type, or its body; 0: no limit).
     pub step_limit: u64,
+    /// Whether the budget in force is bounded by `step_limit` (the prelude's is not).
+    bounded: bool,
+    /// Steps taken in the budget so far.
+    spent: u64,
+    /// Whether this budget ran out already: it is reported once, and every later
+    /// evaluation in the budget leaves its term as it is (stuck), so a definition
+    /// whose types do not terminate costs at most its budget and one error.
+    exhausted: bool,
+    /// Whether running out was reported.
+    reported: bool,
 }
 
 impl Default for MachineTypeEval {
     fn default() -> MachineTypeEval {
         MachineTypeEval {
-            step_limit: TYPE_LEVEL_STEP_LIMIT,
+            step_limit: type_step_limit(),
+            bounded: true,
+            spent: 0,
+            exhausted: false,
+            reported: false,
         }
     }
 }
 
+impl MachineTypeEval {
+    /// The limit of the budget in force, counting every step (0: none). Outside a
+    /// definition's budget (the prelude, instance resolution after a group) steps are
+    /// not summed, and each evaluation alone is held to `step_limit`.
+    fn limit(&self) -> u64 {
+        if self.bounded { self.step_limit } else { 0 }
+    }
+}
+
 impl TypeEval for MachineTypeEval {
+    fn start_budget(&mut self, bounded: bool) {
+        self.bounded = bounded;
+        self.spent = 0;
+        self.exhausted = false;
+        self.reported = false;
+    }
+
+    fn charge(&mut self, steps: u64) -> bool {
+        self.spent = self.spent.saturating_add(steps);
+        if self.limit() != 0 && self.spent > self.limit() {
+            self.exhausted = true;
+        }
+        !self.exhausted
+    }
+
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    fn first_report(&mut self) -> bool {
+        let first = self.exhausted && !self.reported;
+        self.reported |= self.exhausted;
+        first
+    }
+
+    fn budget(&self) -> u64 {
+        self.step_limit
+    }
+
     fn whnf(
         &mut self,
         program: &Program,
@@ -49,9 +101,17 @@ impl TypeEval for MachineTypeEval {
                 ty: e.ty.clone(),
             })
             .collect();
+        if self.exhausted {
+            return Ok(term.clone());
+        }
+        // What is left of the budget is this evaluation's limit (0: none).
+        let left = match self.limit() {
+            0 => self.step_limit,
+            limit => limit.saturating_sub(self.spent).max(1),
+        };
         let refs: Vec<&Binder> = binders.iter().collect();
         let values: Vec<Option<&RcTerm>> = ctx.iter().map(|e| e.value.as_ref()).collect();
-        let mut m = Machine::for_type_level(program, self.step_limit);
+        let mut m = Machine::for_type_level(program, left);
         let (layout, code) = compile_in_context(program, &mut m.code, &refs, refs.len(), term);
         let n = refs.len() as u32;
         let env = if n == 0 {
@@ -73,13 +133,19 @@ impl TypeEval for MachineTypeEval {
         }
         m.heap.retain_rec(env);
         let result = m.run(Control::Eval(code, env));
+        // One more for the evaluation itself: a comparison that asks for many small
+        // evaluations spends its budget too.
+        self.spent = self.spent.saturating_add(m.run.steps + 1);
         match result {
             Ok(v) => {
                 let mut reader = Reader::new(m.sight());
                 reader.ctx_len = n;
                 Ok(reader.word(v, 0))
             }
-            Err(_) if self.step_limit != 0 && m.run.steps > self.step_limit => {
+            Err(_) if left != 0 && m.run.steps > left => {
+                // A definition's budget stays spent; outside one, only this
+                // evaluation failed.
+                self.exhausted = self.limit() != 0;
                 Err(TypeEvalError::StepLimit(self.step_limit))
             }
             // Stuck on an open variable or an unknown: the term stays as it is, a
