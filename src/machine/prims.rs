@@ -984,6 +984,15 @@ impl<'p> Machine<'p> {
             }
             (Val::Universe(x), Val::Universe(y)) => same(x == y),
             (Val::PrimType(x), Val::PrimType(y)) => same(x == y),
+            // At the type level, a value not known yet (an open variable, an unknown,
+            // a stuck match) compares to nothing: the comparison is stuck too.
+            _ if self.options.neutral_matches && (self.is_neutral(a) || self.is_neutral(b)) => {
+                return Err(RuntimeError::at(
+                    ErrorKind::Stuck,
+                    "a comparison with a value not known yet",
+                    span,
+                ));
+            }
             (Val::Fun(_) | Val::Pap(_), _) | (_, Val::Fun(_) | Val::Pap(_)) => {
                 return Err(RuntimeError::at(
                     ErrorKind::BadValue,
@@ -993,6 +1002,19 @@ impl<'p> Machine<'p> {
             }
             _ => Cmp::Diff,
         })
+    }
+
+    /// Whether a value is neutral at the type level: an open variable or an unknown
+    /// (perhaps applied), or a match stuck on one.
+    fn is_neutral(&self, v: Val) -> bool {
+        match v {
+            Val::Pap(p) => matches!(
+                self.heap.paps.get(p).head,
+                PapHead::Open(_) | PapHead::Hole(_)
+            ),
+            Val::Stuck(_) | Val::Erased => true,
+            _ => false,
+        }
     }
 
     /// Starts a structural comparison of two weak head normal forms (owned).

@@ -145,6 +145,56 @@ impl Elab<'_> {
         }
     }
 
+    /// Checks that each definition of the group whose type is a universe or a family
+    /// of types (`def Bad : Type = Bad -> Void`, `def Vec (n : Nat) (a : Type) : Type
+    /// = ...`) holds the group only strictly positively in its body, as a data type's
+    /// fields must (issue 31): a type defined through itself to the left of an arrow
+    /// would let a program loop without recursion and so prove anything. Recursion
+    /// under a match on a parameter (LANGUAGE.md 5's `Vec`) is looked into arm by arm.
+    pub(in crate::check) fn def_type_positivity(
+        &mut self,
+        defs: &[(DefId, usize, &Decl<'_>)],
+        members: &[(Node, usize, &Decl<'_>)],
+    ) {
+        let group: Vec<Node> = members.iter().map(|(n, _, _)| *n).collect();
+        for (id, unit, decl) in defs {
+            let Decl::Def { body: written, .. } = decl else {
+                continue;
+            };
+            if !super::program::ends_in_universe(&self.program.def(*id).ty) {
+                continue;
+            }
+            let mut cx = Cx::new(*unit);
+            let mut body = self.program.def(*id).body.clone();
+            while let Term::Lam(b, inner) = &*body.clone() {
+                cx.push_hidden(b.name.clone(), b.ty.clone());
+                body = inner.clone();
+            }
+            if !self.occurs(cx.depth(), &body, Target::Group(&group)) {
+                continue;
+            }
+            let mut memo = Memo::default();
+            // Met again inside its own body: the answer being worked out.
+            memo.defs.insert((*id, None), true);
+            if let Err(what) = self.strictly_positive(
+                &mut cx,
+                &body,
+                Target::Group(&group),
+                written.span,
+                &mut memo,
+            ) {
+                let name = self.program.def(*id).name.clone();
+                self.errors.push(
+                    Diagnostic::error(format!(
+                        "the type `{name}` is defined through itself {what}"
+                    ))
+                    .at(written.span, "not strictly positive")
+                    .note("a type defined by recursion may occur in its own definition only strictly positively, as a data type in its fields: as the result of a function type, never to the left of an arrow"),
+                );
+            }
+        }
+    }
+
     /// Checks that the group occurs strictly positively in field `j` of constructor
     /// `c` of `id`.
     fn field_positivity(
@@ -238,6 +288,23 @@ impl Elab<'_> {
         let mut pushed = 0;
         let mut ty = ty.clone();
         let result = loop {
+            // A definition of the group itself, applied: its body is looked into once
+            // (remembered), not unfolded here, where it would unfold again inside
+            // (`def Lazy : Type = Maybe (Unit -> Lazy)`).
+            if let Target::Group(g) = target
+                && let (head, args) = spine(&ty)
+                && let Term::Def(f) = &*head
+                && g.contains(&Node::Def(*f))
+            {
+                let depth = cx.depth();
+                if args.iter().any(|a| self.occurs(depth, a, target)) {
+                    break Err("in an argument of itself");
+                }
+                if !self.def_body_positive(*f, None, target, span, memo) {
+                    break Err("in a definition of its group that uses it negatively");
+                }
+                break Ok(());
+            }
             let t = self.whnf(cx, &ty, span);
             if !self.occurs(cx.depth(), &t, target) {
                 break Ok(());

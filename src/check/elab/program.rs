@@ -468,6 +468,9 @@ impl<'e> Elab<'e> {
         if !datas.is_empty() {
             self.data_positivity(&datas, members);
         }
+        if !defs.is_empty() {
+            self.def_type_positivity(&defs, members);
+        }
         for (id, _, _) in &defs {
             let d = &self.program.defs[id.0 as usize];
             let (ty, body) = (
