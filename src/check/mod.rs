@@ -22,4 +22,6 @@ pub mod meta;
 mod patterns;
 pub mod prim_types;
 pub mod scope;
+pub mod split;
+pub mod totality;
 mod unify;

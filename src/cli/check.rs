@@ -15,3 +15,29 @@ pub fn main(file: &Path) -> ExitCode {
         ExitCode::SUCCESS
     }
 }
+
+/// Runs `spindle check FILE --split HOLE VAR`: the arms of a case split on `VAR` at
+/// the hole `?HOLE`, one per line on standard output (exit status 0); or, if the hole
+/// is not met or the split cannot be made, the reason and the diagnostics (1).
+pub fn split(file: &Path, hole: &str, var: &str) -> ExitCode {
+    let hole = hole.strip_prefix('?').unwrap_or(hole);
+    spindle::check::split::request(hole, var);
+    let loaded = driver::load(file);
+    match spindle::check::split::take_answer() {
+        Some(Ok(arms)) => {
+            for arm in arms {
+                println!("{arm}");
+            }
+            ExitCode::SUCCESS
+        }
+        Some(Err(why)) => {
+            eprintln!("error: cannot split on `{var}` at `?{hole}`: {why}");
+            ExitCode::from(1)
+        }
+        None => {
+            eprint!("{}", loaded.render_diagnostics());
+            eprintln!("error: no hole `?{hole}` was checked in {}", file.display());
+            ExitCode::from(1)
+        }
+    }
+}

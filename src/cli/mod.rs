@@ -38,6 +38,14 @@ pub enum Command {
         /// body, may take (0: no limit).
         #[arg(long = "type-steps", value_name = "N", default_value_t = spindle::check::eval::TYPE_LEVEL_STEP_LIMIT)]
         type_steps: u64,
+        /// Check every definition for totality (structural recursion, every case
+        /// covered, no `error`, external or hole), not only those marked `total`.
+        #[arg(long)]
+        total: bool,
+        /// Print the arms of a `match` on VAR at the hole `?HOLE`, one per line as
+        /// `| PATTERN -> ?HOLE`, instead of the diagnostics.
+        #[arg(long, num_args = 2, value_names = ["HOLE", "VAR"])]
+        split: Option<Vec<String>>,
     },
     /// Start the REPL, with FILE loaded.
     Repl {
@@ -82,9 +90,18 @@ pub fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         None => repl::main(None),
         Some(Command::Run(args)) => run::main(*args),
-        Some(Command::Check { file, type_steps }) => {
+        Some(Command::Check {
+            file,
+            type_steps,
+            total,
+            split,
+        }) => {
             spindle::check::eval::set_type_step_limit(type_steps);
-            check::main(&file)
+            spindle::check::totality::set_check_all(total);
+            match split.as_deref() {
+                Some([hole, var]) => check::split(&file, hole, var),
+                _ => check::main(&file),
+            }
         }
         Some(Command::Repl { file, type_steps }) => {
             spindle::check::eval::set_type_step_limit(type_steps);

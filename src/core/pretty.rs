@@ -77,6 +77,9 @@ pub fn def_to_string(program: &Program, id: crate::core::term::DefId) -> String 
     let d = program.def(id);
     let mut p = Printer::new(program, &d.ty);
     p.also_print(&d.body);
+    if d.role == crate::syntax::ast::DefRole::Total {
+        p.out.push_str("total ");
+    }
     p.out.push_str("def ");
     p.out.push_str(&d.name);
     if !matches!(&*d.ty, Term::Hole(HoleKind::Infer, _)) {

@@ -121,6 +121,8 @@ pub enum DataKind {
 pub enum DefRole {
     /// `def`.
     Plain,
+    /// `total def`: an ordinary definition that must be checked total (issue 31).
+    Total,
     /// `instance`: a dictionary the elaborator finds by its type.
     Instance,
     /// An instance written by `deriving`.

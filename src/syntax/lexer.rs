@@ -137,6 +137,8 @@ pub enum TokenKind<'a> {
     Dot,
     /// `..`, the rest of a record pattern (`{ name = n, .. }`).
     DotDot,
+    /// `total` before `def` at the start of a line (a name elsewhere: issue 31).
+    Total,
     /// `record` starting a top-level declaration (a name elsewhere).
     Record,
     /// `interface` starting a top-level declaration (a name elsewhere).
@@ -177,7 +179,7 @@ impl TokenKind<'_> {
         use TokenKind::*;
         matches!(
             self,
-            Def | Data | Extern | Import | Record | Interface | Instance
+            Def | Data | Extern | Import | Record | Interface | Instance | Total
         )
     }
 
@@ -231,6 +233,7 @@ impl TokenKind<'_> {
             FatArrow => "=>",
             Dot => ".",
             DotDot => "..",
+            Total => "total",
             Record => "record",
             Interface => "interface",
             Instance => "instance",
@@ -435,10 +438,19 @@ impl<'a, 's> Lexer<'a, 's> {
     /// `record`, `interface` and `instance` are keywords only where they start a
     /// declaration: at the start of a line and followed by a capitalised name (LANGUAGE.md
     /// 1 as amended by issue 29); `def record = 1` and a variable `instance` stay legal.
+    /// `total` likewise, at the start of a line and followed by `def` (issue 31).
     fn declaration_word(&self, kind: TokenKind<'a>) -> TokenKind<'a> {
         let TokenKind::Ident(word) = kind else {
             return kind;
         };
+        if word == "total" {
+            // `total def ...`: the word `def` next on the line.
+            let rest = self.text[self.pos..].trim_start_matches([' ', '\t']);
+            let next_word = rest
+                .strip_prefix("def")
+                .is_some_and(|after| !after.chars().next().is_some_and(is_ident_continue));
+            return if next_word { TokenKind::Total } else { kind };
+        }
         let keyword = match word {
             "record" => TokenKind::Record,
             "interface" => TokenKind::Interface,

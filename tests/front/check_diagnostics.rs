@@ -178,3 +178,64 @@ fn type_steps_sets_the_budget_per_definition() {
         assert!(stderr.contains("--type-steps N"), "{stderr}");
     }
 }
+
+/// `spindle check --total` checks every definition of the program for totality, not
+/// only those marked `total def` (issue 31); the prelude is not reported.
+#[test]
+fn check_total_reports_every_definition_that_is_not_total() {
+    let text = "data Nat = Z | S Nat\n\
+                def pred (n : Nat) : Nat = match n with | S m -> m\n\
+                def double (n : Nat) : Nat = match n with | Z -> Z | S m -> S (S (double m))\n\
+                def spin (n : Nat) : Nat = spin (S n)\n\
+                def main : Int = 1\n";
+    let file = crate::common::scratch_file("check_total", "t.sp", text);
+    let dir = file.parent().unwrap();
+    let plain = crate::common::run_in(dir, &["check", "t.sp"]);
+    assert!(plain.status.success(), "{plain:?}");
+    let out = crate::common::run_in(dir, &["check", "--total", "t.sp"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 2, "{stderr}");
+    assert!(
+        errors[0].starts_with(
+            "error: t.sp:2:5: `pred` is not total: a `match` in it does not cover every case"
+        ),
+        "{stderr}"
+    );
+    assert!(errors[1].starts_with("error: t.sp:4:5: `spin` is not total: its recursive call is not on a structurally smaller argument"), "{stderr}");
+}
+
+/// `spindle check FILE --split h VAR` prints the arms of a case split on `VAR` at the
+/// hole `?h`, one per line, named apart from the variables in scope (issue 31); a
+/// variable that is not there, or not of a data type, is an error.
+#[test]
+fn split_prints_the_arms_of_a_case_split_at_a_hole() {
+    let text = "data Tree = Leaf | Node Tree Int Tree\n\
+                record Point = { x : Int, y : Int }\n\
+                def f (t : Tree) (xs : List Int) (p : Point) (q : (Int, Bool)) (n : Int) : Int = ?h\n\
+                def main = 1\n";
+    let file = crate::common::scratch_file("split", "t.sp", text);
+    let dir = file.parent().unwrap();
+    for (var, arms) in [
+        ("t", "| Leaf -> ?h\n| Node t1 n1 t2 -> ?h\n"),
+        ("xs", "| [] -> ?h\n| x :: xs1 -> ?h\n"),
+        ("p", "| { x, y } -> ?h\n"),
+        ("q", "| (x, x1) -> ?h\n"),
+    ] {
+        let out = crate::common::run_in(dir, &["check", "t.sp", "--split", "h", var]);
+        assert!(out.status.success(), "{var}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), arms, "{var}");
+    }
+    for (hole, var, says) in [
+        ("h", "n", "which is not a data type"),
+        ("h", "zz", "is not a local variable"),
+        ("g", "t", "no hole `?g`"),
+    ] {
+        let out = crate::common::run_in(dir, &["check", "t.sp", "--split", hole, var]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}

@@ -116,6 +116,10 @@ pub fn elaborate_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
     e.elaborate_declarations(units, prelude);
+    if !e.errors.iter().any(Diagnostic::is_error) {
+        let found = crate::check::totality::report(&e.program, &e.prelude_files);
+        e.errors.extend(found);
+    }
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),
         _ => None,

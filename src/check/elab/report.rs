@@ -36,6 +36,10 @@ impl<'e> Elab<'e> {
         goal: &RcTerm,
         span: Span,
     ) {
+        if let Some(var) = crate::check::split::wanted_at(name) {
+            let arms = self.split_arms(cx, name.unwrap_or(""), &var, span);
+            crate::check::split::answer(arms);
+        }
         let label = match name {
             Some(n) => format!("hole `?{n}`"),
             None => "hole `?`".to_string(),
@@ -69,6 +73,94 @@ impl<'e> Elab<'e> {
             more,
             names: cx.display_names(depth - reach),
         });
+    }
+
+    /// The arms of a `match` on the local variable `var` at the hole `?hole` (in
+    /// `cx`): one `| PATTERN -> ?hole` per constructor of the variable's data type,
+    /// its fields named after their types and apart from the names in scope.
+    fn split_arms(
+        &mut self,
+        cx: &Cx<'_>,
+        hole: &str,
+        var: &str,
+        span: Span,
+    ) -> Result<Vec<String>, String> {
+        let lvl = cx
+            .lookup(var)
+            .ok_or_else(|| format!("`{var}` is not a local variable at the hole `?{hole}`"))?;
+        let ty = self.metas.zonk(&cx.type_of(lvl));
+        let ty = self.whnf(cx, &ty, span);
+        let (head, _) = crate::core::term::spine(&ty);
+        let pair = self.program.builtins.pair;
+        let head_data = match &**head {
+            Term::Data(d) => Some(*d),
+            // A tuple of types written as a type (`(Int, Bool)`) is a pair type.
+            Term::Con(c) if *c == self.program.builtins.mk_pair => Some(pair),
+            _ => None,
+        };
+        let Some(d) = &head_data else {
+            let shown = self.show(cx, &ty);
+            return Err(format!(
+                "`{var}` has type `{shown}`, which is not a data type: there are no cases to split into"
+            ));
+        };
+        let data = self.program.data(*d).clone();
+        let mut taken: std::collections::HashSet<String> = cx
+            .names
+            .innermost_first()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let b = &self.program.builtins;
+        let (list, pair, nil, cons) = (b.list, b.pair, b.nil, b.cons);
+        let mut arms = Vec::new();
+        for (i, ctor) in data.ctors.iter().enumerate() {
+            let mut names = Vec::new();
+            for (j, field) in ctor.fields.iter().enumerate() {
+                let base = match ctor.field_names.get(j) {
+                    Some(n) => n.to_string(),
+                    None => field_name(&self.program, field),
+                };
+                let mut name = base.clone();
+                let mut k = 1;
+                while taken.contains(&name) {
+                    name = format!("{base}{k}");
+                    k += 1;
+                }
+                taken.insert(name.clone());
+                names.push(name);
+            }
+            let con = crate::core::term::ConId {
+                data: *d,
+                index: i as u32,
+            };
+            let pattern = if *d == list && con == nil {
+                "[]".to_string()
+            } else if *d == pair && names.len() == 2 {
+                format!("({}, {})", names[0], names[1])
+            } else if *d == list && con == cons && names.len() == 2 {
+                format!("{} :: {}", names[0], names[1])
+            } else if !ctor.field_names.is_empty() {
+                let fields: Vec<String> = ctor
+                    .field_names
+                    .iter()
+                    .zip(&names)
+                    .map(|(f, n)| {
+                        if **f == *n {
+                            n.clone()
+                        } else {
+                            format!("{f} = {n}")
+                        }
+                    })
+                    .collect();
+                format!("{{ {} }}", fields.join(", "))
+            } else if names.is_empty() {
+                ctor.name.to_string()
+            } else {
+                format!("{} {}", ctor.name, names.join(" "))
+            };
+            arms.push(format!("| {pattern} -> ?{hole}"));
+        }
+        Ok(arms)
     }
 
     /// Reports every typed hole recorded, with the types as the end of elaboration
@@ -214,5 +306,30 @@ impl<'e> Elab<'e> {
             .note(format!("   found: {f}"));
         let d = self.explain_unknowns(d, &unknowns);
         self.errors.push(d);
+    }
+}
+
+/// A name for a field of type `ty`, from the type: `n` for an `Int`, `s` for a
+/// `String`, `xs` for a list, the type's initial for a data type, `f` for a function,
+/// `x` otherwise.
+fn field_name(prog: &crate::core::program::Program, ty: &RcTerm) -> String {
+    use crate::core::term::PrimType;
+    let (head, _) = crate::core::term::spine(ty);
+    match &**head {
+        Term::PrimType(PrimType::Int) => "n".into(),
+        Term::PrimType(PrimType::Float) => "x".into(),
+        Term::PrimType(PrimType::String) => "s".into(),
+        Term::PrimType(PrimType::Char) => "c".into(),
+        Term::Data(d) if *d == prog.builtins.list => "xs".into(),
+        Term::Data(d) => prog
+            .data(*d)
+            .name
+            .chars()
+            .next()
+            .map(|c| c.to_lowercase().to_string())
+            .unwrap_or_else(|| "x".into()),
+        Term::Pi(..) => "f".into(),
+        Term::Universe(_) => "t".into(),
+        _ => "x".into(),
     }
 }

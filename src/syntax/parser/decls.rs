@@ -77,6 +77,14 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn decl(&mut self) -> PResult<Decl<'a>> {
         match self.tok.kind {
             TokenKind::Def => self.def_decl(),
+            TokenKind::Total => {
+                self.bump();
+                let mut decl = self.def_decl()?;
+                if let Decl::Def { role, .. } = &mut decl {
+                    *role = DefRole::Total;
+                }
+                Ok(decl)
+            }
             TokenKind::Data => self.data_decl(),
             TokenKind::Extern => self.extern_decl(),
             TokenKind::Import => self.import_decl(),
