@@ -198,6 +198,12 @@ impl<'e> Elab<'e> {
             }
         }
         self.errors.truncate(k);
+        // A budget report made in the trial is among those kept, before `k`.
+        if let Some(at) = self.budget_report
+            && at > k
+        {
+            self.budget_report = Some(k);
+        }
         false
     }
 

@@ -40,7 +40,8 @@ impl Default for MachineTypeEval {
     fn default() -> MachineTypeEval {
         MachineTypeEval {
             step_limit: type_step_limit(),
-            bounded: true,
+            // Until the checker starts a definition's budget.
+            bounded: false,
             spent: 0,
             exhausted: false,
             reported: false,
@@ -93,6 +94,9 @@ impl TypeEval for MachineTypeEval {
         ctx: &[CtxEntry],
         term: &RcTerm,
     ) -> Result<RcTerm, TypeEvalError> {
+        if self.exhausted {
+            return Ok(term.clone());
+        }
         let binders: Vec<Binder> = ctx
             .iter()
             .map(|e| Binder {
@@ -101,9 +105,6 @@ impl TypeEval for MachineTypeEval {
                 ty: e.ty.clone(),
             })
             .collect();
-        if self.exhausted {
-            return Ok(term.clone());
-        }
         // What is left of the budget is this evaluation's limit (0: none).
         let left = match self.limit() {
             0 => self.step_limit,
