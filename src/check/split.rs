@@ -1,49 +1,56 @@
-//! Case splits from a hole (issue 31): `spindle check FILE --split h VAR` prints the
-//! arms a `match` on the variable `VAR`, written at the typed hole `?h`, would have,
-//! one per line as `| PATTERN -> ?h`, so that an editor (or a user) can paste them.
+//! Case splits from a hole (issue 31): `spindle check FILE --split h VAR` and the
+//! REPL's `:split h VAR` print the arms a `match` on the variable `VAR`, written at
+//! the typed hole `?h`, would have, one per line as `| PATTERN -> ?h`, so that an
+//! editor (or a user) can paste them.
 //!
 //! The request is made before checking ([`request`]); the checker answers it where it
 //! meets the hole, with the variable's type as it knows it there, and the answer is
-//! collected after ([`take_answer`]).
+//! collected after ([`take_answer`]). Both are per thread: a check runs on the thread
+//! that asked.
 
-use std::sync::Mutex;
+use std::cell::RefCell;
 
-/// The split asked for: the hole's name (without `?`) and the variable's.
-static REQUEST: Mutex<Option<(String, String)>> = Mutex::new(None);
+/// What a split answers: the arms, or why there are none.
+pub type Answer = Result<Vec<String>, String>;
 
-/// The arms found (or why there are none) for the split asked for.
-static ANSWER: Mutex<Option<Result<Vec<String>, String>>> = Mutex::new(None);
+thread_local! {
+    /// The split asked for: the hole's name (without `?`) and the variable's.
+    static REQUEST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+    /// The answer to it, once the hole is met.
+    static ANSWER: RefCell<Option<Answer>> = const { RefCell::new(None) };
+}
 
-/// Asks the next check for the arms of a split on `var` at the hole `?hole`.
+/// Asks the next check on this thread for the arms of a split on `var` at `?hole`.
 pub fn request(hole: &str, var: &str) {
-    if let Ok(mut r) = REQUEST.lock() {
-        *r = Some((hole.to_string(), var.to_string()));
-    }
-    if let Ok(mut a) = ANSWER.lock() {
-        *a = None;
-    }
+    REQUEST.with(|r| *r.borrow_mut() = Some((hole.to_string(), var.to_string())));
+    ANSWER.with(|a| *a.borrow_mut() = None);
+}
+
+/// Withdraws the request (the checks that follow answer nothing).
+pub fn clear() {
+    REQUEST.with(|r| *r.borrow_mut() = None);
 }
 
 /// The variable to split on if `hole` is the hole asked about.
 pub(crate) fn wanted_at(hole: Option<&str>) -> Option<String> {
-    let r = REQUEST.lock().ok()?;
-    match (&*r, hole) {
+    REQUEST.with(|r| match (&*r.borrow(), hole) {
         (Some((h, v)), Some(name)) if h == name => Some(v.clone()),
         _ => None,
-    }
+    })
 }
 
 /// Records the answer (the first one, if the hole is checked more than once).
-pub(crate) fn answer(a: Result<Vec<String>, String>) {
-    if let Ok(mut slot) = ANSWER.lock()
-        && slot.is_none()
-    {
-        *slot = Some(a);
-    }
+pub(crate) fn answer(a: Answer) {
+    ANSWER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(a);
+        }
+    });
 }
 
-/// The arms found by the last check, or why there are none; `None` if the check never
-/// met the hole.
-pub fn take_answer() -> Option<Result<Vec<String>, String>> {
-    ANSWER.lock().ok()?.take()
+/// The arms found by the last check on this thread, or why there are none; `None`
+/// if it never met the hole.
+pub fn take_answer() -> Option<Answer> {
+    ANSWER.with(|a| a.borrow_mut().take())
 }

@@ -23,6 +23,7 @@ pub fn split(file: &Path, hole: &str, var: &str) -> ExitCode {
     let hole = hole.strip_prefix('?').unwrap_or(hole);
     spindle::check::split::request(hole, var);
     let loaded = driver::load(file);
+    spindle::check::split::clear();
     match spindle::check::split::take_answer() {
         Some(Ok(arms)) => {
             for arm in arms {

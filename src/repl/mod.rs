@@ -91,6 +91,11 @@ pub trait ReplBackend {
     /// directly above its declaration; a constructor's are its data type's).
     fn doc(&self, name: &str) -> Reply;
 
+    /// `:split HOLE VAR`: the arms of a `match` on `VAR` at the hole `?HOLE` of the
+    /// last declaration typed (or else the loaded file), one per line as
+    /// `| PATTERN -> ?HOLE` (issue 31).
+    fn split(&mut self, hole: &str, var: &str) -> Reply;
+
     /// The last input, if it was declarations: an indented line that comes after it
     /// continues it (see [`ReplBackend::extend`]).
     fn last_declaration(&self) -> Option<&str>;
@@ -124,6 +129,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "the machine state of EXPR: contexts with types, frames",
     ),
     (":stats", "", "evaluation statistics of the last expression"),
+    (
+        ":split",
+        "HOLE VAR",
+        "the arms of a match on VAR at the hole ?HOLE of the last declaration (or the loaded file)",
+    ),
     (":browse", "", "the names in scope with their types"),
     (
         ":info",
@@ -161,6 +171,8 @@ pub enum Command {
     Info(String),
     /// `:doc NAME`.
     Doc(String),
+    /// `:split HOLE VAR`.
+    Split(String, String),
     /// `:help`.
     Help,
     /// `:quit`.
@@ -218,6 +230,10 @@ pub fn parse_command(line: &str) -> Command {
         "browse" => Command::Browse,
         "info" => Command::Info(arg.to_string()),
         "doc" => Command::Doc(arg.to_string()),
+        "split" => match arg.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [hole, var] => Command::Split(hole.to_string(), var.to_string()),
+            _ => Command::Bad("`:split` needs a hole and a variable: `:split h VAR`".into()),
+        },
         "help" => Command::Help,
         _ => Command::Quit,
     }
@@ -329,6 +345,7 @@ pub fn handle(backend: &mut dyn ReplBackend, line: &str) -> Action {
         Command::Browse => backend.browse(),
         Command::Info(name) => backend.info(&name),
         Command::Doc(name) => backend.doc(&name),
+        Command::Split(hole, var) => backend.split(&hole, &var),
         Command::Help => Reply::out(help_text()),
         Command::Quit => return Action::Quit,
         Command::Bad(message) => Reply::err(format!("error: {message}\n")),
@@ -357,6 +374,16 @@ mod tests {
         assert_eq!(parse_command(":info map"), Command::Info("map".into()));
         assert_eq!(parse_command(":i Maybe"), Command::Info("Maybe".into()));
         assert_eq!(parse_command(":doc map"), Command::Doc("map".into()));
+        assert_eq!(
+            parse_command(":split h xs"),
+            Command::Split("h".into(), "xs".into())
+        );
+        assert_eq!(
+            parse_command(":sp ?h xs"),
+            Command::Split("?h".into(), "xs".into())
+        );
+        assert!(matches!(parse_command(":split h"), Command::Bad(_)));
+        assert!(matches!(parse_command(":s 1"), Command::Stack(_)));
         assert_eq!(parse_command(":d try"), Command::Doc("try".into()));
         assert!(matches!(parse_command(":doc"), Command::Bad(_)));
         // Comment lines above a command are left out.

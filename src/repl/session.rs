@@ -641,6 +641,25 @@ impl ReplBackend for Session {
         }
     }
 
+    fn split(&mut self, hole: &str, var: &str) -> Reply {
+        let hole = hole.strip_prefix('?').unwrap_or(hole);
+        let kept = self.kept.clone();
+        let file = self.file.clone();
+        let text = self.last_decl.as_ref().map(|d| d.text.clone());
+        crate::check::split::request(hole, var);
+        let _ = load_with(&mut self.snapshot, file.as_deref(), &kept, text.as_deref());
+        crate::check::split::clear();
+        match crate::check::split::take_answer() {
+            Some(Ok(arms)) => Reply::out(arms.iter().map(|a| format!("{a}\n")).collect::<String>()),
+            Some(Err(why)) => Reply::err(format!(
+                "error: cannot split on `{var}` at `?{hole}`: {why}\n"
+            )),
+            None => Reply::err(format!(
+                "error: no hole `?{hole}` in the last declaration or the loaded file\n"
+            )),
+        }
+    }
+
     fn doc(&self, name: &str) -> Reply {
         let Some(program) = &self.current.program else {
             return Reply::err("error: the session does not check\n");
@@ -1057,6 +1076,29 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// `:split h VAR` answers from the last declaration typed, even one refused for
+    /// its hole (issue 31), and says why when it cannot.
+    #[test]
+    fn split_gives_the_arms_at_a_hole_of_the_last_declaration() {
+        let mut s = Session::new();
+        assert_eq!(
+            line(&mut s, "data Tree = Leaf | Node Tree Int Tree").err,
+            ""
+        );
+        let hole = line(&mut s, "def size (t : Tree) : Int = ?h");
+        assert!(hole.err.contains("hole `?h` has type `Int`"), "{hole:?}");
+        assert_eq!(
+            line(&mut s, ":split h t"),
+            Reply::out("| Leaf -> ?h\n| Node t1 n t2 -> ?h\n")
+        );
+        let bad = line(&mut s, ":split h size");
+        assert!(bad.err.contains("cannot split on `size`"), "{bad:?}");
+        let none = line(&mut s, ":split g t");
+        assert!(none.err.contains("no hole `?g`"), "{none:?}");
+        // The request is gone: the next input is checked as usual.
+        assert_eq!(line(&mut s, "1 + 1"), Reply::out("2 : Int\n"));
     }
 
     #[test]
