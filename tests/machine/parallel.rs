@@ -419,14 +419,20 @@ fn calls_behind_strict_evaluation_are_in_flight_at_once() {
     ] {
         let text = format!("{HELPERS}{main}");
         let p = load_text("in_flight.sp", &text);
-        let mut m = Machine::new(&p);
-        spindle::sched::Scheduler::install(&mut m, Default::default());
-        let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
-        assert!(r.is_ok(), "{r:?}: {text}");
-        let peak = m.sight().stats().externals_peak_in_flight;
-        m.shutdown();
-        assert_eq!(peak, calls, "{text}");
+        assert_eq!(peak_in_flight(&p, &text), calls, "{text}");
     }
+}
+
+/// How many calls were in flight at once at most while `p` (whose source is `text`)
+/// ran in parallel to its end (counted by the call layer, not timed).
+fn peak_in_flight(p: &Program, text: &str) -> u64 {
+    let mut m = Machine::new(p);
+    spindle::sched::Scheduler::install(&mut m, Default::default());
+    let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
+    assert!(r.is_ok(), "{r:?}: {text}");
+    let peak = m.sight().stats().externals_peak_in_flight;
+    m.shutdown();
+    peak
 }
 
 /// Speculation sees every variable in scope of a parked fiber, not only those of its
@@ -457,13 +463,7 @@ fn speculation_reaches_the_variables_of_enclosing_records() {
     ] {
         let text = format!("{HELPERS}{main}");
         let p = load_text("enclosing.sp", &text);
-        let mut m = Machine::new(&p);
-        spindle::sched::Scheduler::install(&mut m, Default::default());
-        let r = driver::evaluate_def(&mut m, p.main.expect("a main"), false);
-        assert!(r.is_ok(), "{r:?}: {text}");
-        let peak = m.sight().stats().externals_peak_in_flight;
-        m.shutdown();
-        assert_eq!(peak, calls, "{text}");
+        assert_eq!(peak_in_flight(&p, &text), calls, "{text}");
         let sequential = run(&p, None, true);
         assert_eq!(run(&p, Some(4), true), sequential, "{text}");
     }
