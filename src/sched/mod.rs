@@ -131,6 +131,10 @@ pub struct Scheduler<'p> {
     /// call), with the call's ticket.
     planned_waits: Vec<(u64, u32)>,
     frontier: VecDeque<Val>,
+    /// Words of records that parked fibers' code continues in (their parents' slots),
+    /// put on the frontier only when it runs dry ([`Scheduler::push_record`]); each
+    /// one counted.
+    frontier_later: VecDeque<Val>,
     spec_live: usize,
     spec_budget: i64,
     /// The step count before which a look for finished calls is skipped.
@@ -209,6 +213,7 @@ impl<'p> Scheduler<'p> {
             planned: 0,
             planned_waits: Vec::new(),
             frontier: VecDeque::new(),
+            frontier_later: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
             next_poll: 0,
@@ -539,6 +544,9 @@ impl<'p> Host<'p> for Scheduler<'p> {
         while let Some(v) = self.frontier.pop_front() {
             m.heap.release(v);
         }
+        while let Some(v) = self.frontier_later.pop_front() {
+            m.heap.release(v);
+        }
     }
 
     fn held(&self, f: &mut dyn FnMut(HeldRef)) {
@@ -561,7 +569,7 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 f(HeldRef::Val(v));
             }
         }
-        for &v in &self.frontier {
+        for &v in self.frontier.iter().chain(&self.frontier_later) {
             f(HeldRef::Val(v));
         }
         self.policy.borrow().held(f);
@@ -583,7 +591,8 @@ impl<'p> Host<'p> for Scheduler<'p> {
     fn held_bytes(&self, machine_bytes: usize) -> usize {
         let own = self.saved_bytes
             + self.fibers.capacity() * std::mem::size_of::<Fiber>()
-            + self.frontier.capacity() * std::mem::size_of::<Val>()
+            + (self.frontier.capacity() + self.frontier_later.capacity())
+                * std::mem::size_of::<Val>()
             + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64;
         own + external_readers(machine_bytes + own)
     }

@@ -7,6 +7,9 @@ use super::{FRONTIER_LOOKAHEAD, Scheduler};
 
 /// How many records up from a parked frame's own [`Scheduler::push_record`] looks.
 const RECORD_LOOK_UP: usize = 8;
+
+/// How many words [`Scheduler::frontier_later`] holds at most (the oldest go first).
+const LATER_MOST: usize = 4096;
 use crate::external::exec::Ticket;
 use crate::machine::Machine;
 use crate::machine::frame::Control;
@@ -61,14 +64,16 @@ impl<'p> Scheduler<'p> {
     }
 
     /// Puts on the frontier what the variables in scope of code running in record
-    /// `rec` hold: its own slots and those of the records it continues in (its
-    /// parents, up to [`RECORD_LOOK_UP`] of them). A nested match binds its fields in
-    /// a record of their own, so the rest of a list (`Cons (k, v) rest`) is a slot of
-    /// the parent, and the continuation may need it as much as its own. Records met
-    /// before in the same scan (`seen`) are not looked at again.
+    /// `rec` hold: its own slots now, and those of the records it continues in (its
+    /// parents, up to [`RECORD_LOOK_UP`] of them) later, when speculation runs out of
+    /// work ([`Scheduler::frontier_later`]): a nested match binds its fields in a
+    /// record of their own, so the rest of a list (`Cons (k, v) rest`) is a slot of the
+    /// parent, and the continuation may need it as much as its own; but a program with
+    /// certain work to do should not pay for looking there. Records met before in the
+    /// same scan (`seen`) are not looked at again.
     pub(super) fn push_record(&mut self, m: &mut Machine<'p>, rec: Ref, seen: &mut Vec<Ref>) {
         let mut r = rec;
-        for _ in 0..RECORD_LOOK_UP {
+        for level in 0..RECORD_LOOK_UP {
             if r == NIL {
                 return;
             }
@@ -76,10 +81,32 @@ impl<'p> Scheduler<'p> {
                 seen.push(r);
                 let slots = m.heap.rec_slots(r).to_vec();
                 for v in slots {
-                    self.push_frontier(m, v);
+                    if level == 0 {
+                        self.push_frontier(m, v);
+                    } else if matches!(v, Val::Thunk(_) | Val::Con(_)) {
+                        if self.frontier_later.len() >= LATER_MOST
+                            && let Some(old) = self.frontier_later.pop_front()
+                        {
+                            m.heap.release(old);
+                        }
+                        m.heap.retain(v);
+                        self.frontier_later.push_back(v);
+                    }
                 }
             }
             r = m.heap.recs.get(r).parent;
+        }
+    }
+
+    /// Moves words put aside for later ([`Scheduler::frontier_later`]), the latest
+    /// first, onto the frontier until it has work or none is left.
+    fn expand_later(&mut self, m: &mut Machine<'p>) {
+        while self.frontier.is_empty() {
+            let Some(v) = self.frontier_later.pop_back() else {
+                return;
+            };
+            self.push_frontier(m, v);
+            m.heap.release(v);
         }
     }
 
@@ -108,6 +135,7 @@ impl<'p> Scheduler<'p> {
     pub(super) fn speculate(&mut self, m: &mut Machine<'p>) -> bool {
         let mut started = false;
         while self.spec_live < self.spec_fibers {
+            self.expand_later(m);
             let Some(v) = self.frontier.pop_front() else {
                 break;
             };
