@@ -114,9 +114,17 @@ impl<'p> Scheduler<'p> {
                         return false;
                     };
                     for x in rest {
-                        if !matches!(m.heap.forced(*x), Val::Con(_))
-                            && self.word_may_call(m, *x, depth.saturating_sub(1))
-                        {
+                        let may = match m.heap.forced(*x) {
+                            // An element already evaluated to data (a record whose
+                            // fields are calls not made yet): its own fields, one
+                            // level, none of them looked into further.
+                            Val::Con(inner) => m.heap.fields(inner).iter().any(|f| {
+                                !matches!(m.heap.forced(*f), Val::Con(_))
+                                    && self.word_may_call(m, *f, depth.saturating_sub(2))
+                            }),
+                            _ => self.word_may_call(m, *x, depth.saturating_sub(1)),
+                        };
+                        if may {
                             return true;
                         }
                     }

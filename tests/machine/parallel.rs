@@ -469,6 +469,25 @@ fn speculation_reaches_the_variables_of_enclosing_records() {
     }
 }
 
+/// Effect calls in the fields of list elements already evaluated to data (records
+/// the sort's comparisons looked into) start at once when the whole list is needed:
+/// the look for work that may call goes into such an element's fields. With five
+/// process calls under `sortBy`, five are in flight at once (four before, when the
+/// sort's last singleton was looked past).
+#[test]
+fn calls_in_fields_of_evaluated_elements_start_at_once() {
+    let text = "data E = MkE Int String\n\
+                def job (x : Int) : String = shell (\"sleep 0.3; echo \" ++ showInt x)\n\
+                def mk (x : Int) : E = MkE x (job x)\n\
+                def key (e : E) : Int = match e with | MkE k _ -> k\n\
+                def out (e : E) : String = match e with | MkE _ s -> s\n\
+                def main : List String = map out (sortBy (\\p q -> key p <= key q) (map mk [3, 1, 2, 5, 4]))\n";
+    let p = load_text("fields.sp", text);
+    assert_eq!(peak_in_flight(&p, text), 5, "{text}");
+    let sequential = run(&p, None, true);
+    assert_eq!(run(&p, Some(8), true), sequential, "{text}");
+}
+
 /// Spine walks (a certain fiber walking a list a call needs to its end) share what
 /// they evaluate and leave the heap whole: every object is released once.
 #[test]
