@@ -6,7 +6,7 @@ use super::Machine;
 use super::code::{ArmTest, CodeId, Site};
 use super::error::{ErrorKind, Result, RuntimeError};
 use super::frame::{Control, Frame, StrictOp};
-use super::heap::{PapHead, ThunkState};
+use super::heap::ThunkState;
 use super::value::{Ref, Val};
 use crate::syntax::span::Span;
 
@@ -78,16 +78,7 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
-            Val::Pap(p)
-                if self.options.neutral_matches
-                    && matches!(
-                        self.heap.paps.get(p).head,
-                        PapHead::Open(_) | PapHead::Hole(_)
-                    ) =>
-            {
-                return Ok(self.stuck(v, m, env));
-            }
-            Val::Erased | Val::Stuck(_) if self.options.neutral_matches => {
+            _ if self.options.neutral_matches && self.is_neutral(v) => {
                 return Ok(self.stuck(v, m, env));
             }
             _ => {}

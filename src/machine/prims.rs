@@ -1005,8 +1005,9 @@ impl<'p> Machine<'p> {
     }
 
     /// Whether a value is neutral at the type level: an open variable or an unknown
-    /// (perhaps applied), or a match stuck on one.
-    fn is_neutral(&self, v: Val) -> bool {
+    /// (perhaps applied), or a match stuck on one. A `match` on one is stuck
+    /// ([`Machine::case`]), and so is a comparison with one.
+    pub(super) fn is_neutral(&self, v: Val) -> bool {
         match v {
             Val::Pap(p) => matches!(
                 self.heap.paps.get(p).head,

@@ -5,16 +5,17 @@
 use super::fibers::{CallWait, State};
 use super::{FRONTIER_LOOKAHEAD, Scheduler};
 
-/// How many records up from a parked frame's own [`Scheduler::push_record`] looks.
-const RECORD_LOOK_UP: usize = 8;
-
-/// How many words [`Scheduler::frontier_later`] holds at most (the oldest go first).
-const LATER_MOST: usize = 4096;
 use crate::external::exec::Ticket;
 use crate::machine::Machine;
 use crate::machine::frame::Control;
 use crate::machine::heap::ThunkState;
 use crate::machine::value::{NIL, Ref, Val};
+
+/// How many records up from a parked frame's own [`Scheduler::push_record`] looks.
+const RECORD_LOOK_UP: usize = 8;
+
+/// How many words [`Scheduler::frontier_later`] holds at most (the oldest go first).
+const LATER_MOST: usize = 4096;
 
 impl<'p> Scheduler<'p> {
     /// Makes fiber `id`, and whatever it waits for, certain.
