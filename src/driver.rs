@@ -361,20 +361,47 @@ fn read_snapshot(
     Ok(text)
 }
 
-/// Reads a source file: it must exist, be UTF-8 and be of a sane size.
+/// The largest source file read (64 MiB): a file larger than any program is
+/// refused before it is read, so `:load` of a huge file answers at once.
+pub const MAX_SOURCE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a source file: it must be a regular file (a device such as `/dev/zero` or a
+/// pipe never ends, a directory is no text), of at most [`MAX_SOURCE_FILE_BYTES`],
+/// text (no NUL byte) and UTF-8.
 fn read_source(path: &Path) -> Result<String, Diagnostic> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read {}: {e}", path.display())))?;
-    if bytes.len() > MAX_SOURCE_BYTES {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read {}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
         return Err(Diagnostic::error(format!(
-            "{} is too large ({} bytes) to be a source file",
-            path.display(),
-            bytes.len()
+            "cannot read {}: it is {what}, not a source file",
+            path.display()
         )));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let bad = e.utf8_error().valid_up_to();
-        let before = &e.as_bytes()[..bad];
+    let too_large = |len: u64| {
+        Diagnostic::error(format!(
+            "{} is too large ({len} bytes) to be a source file: at most {MAX_SOURCE_FILE_BYTES} bytes",
+            path.display()
+        ))
+    };
+    if meta.len() > MAX_SOURCE_FILE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    // The file may grow while it is read: read one byte past the limit at most.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SOURCE_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_SOURCE_FILE_BYTES || bytes.len() > MAX_SOURCE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    let place = |at: usize| {
+        let before = &bytes[..at];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
         let line_start = before
             .iter()
@@ -385,11 +412,21 @@ fn read_source(path: &Path) -> Result<String, Diagnostic> {
             .chars()
             .count()
             + 1;
-        Diagnostic::error(format!(
-            "{}:{line}:{col}: the file is not valid UTF-8",
-            path.display()
-        ))
-    })
+        format!("{}:{line}:{col}", path.display())
+    };
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        return Err(Diagnostic::error(format!(
+            "{}: the file is not text (it holds a NUL byte)",
+            place(nul)
+        )));
+    }
+    match std::str::from_utf8(&bytes) {
+        Ok(_) => Ok(String::from_utf8(bytes).unwrap_or_default()),
+        Err(e) => Err(Diagnostic::error(format!(
+            "{}: the file is not valid UTF-8",
+            place(e.valid_up_to())
+        ))),
+    }
 }
 
 /// The name of the definition a REPL expression is checked as (by [`load_session`]):

@@ -26,8 +26,11 @@
 //!   `~/.local/share/spindle/history`), appended after every input.
 //! - Ctrl-C while an expression is evaluated sets the backend's interrupt flag (a
 //!   signal handler installed once); the machine stops with the error `interrupted` and
-//!   the prompt comes back. Ctrl-C at the prompt drops the line being edited; Ctrl-D on
-//!   an empty line, or `:quit`, leaves.
+//!   the prompt comes back, and every call the evaluation started stops (processes
+//!   get SIGTERM, then SIGKILL two seconds later). Lines typed while an expression is
+//!   evaluated are kept for the prompts that follow. Ctrl-C at the prompt drops the
+//!   line being edited; Ctrl-D on an empty continuation line drops the unfinished
+//!   input ([`CancelContinuation`]); Ctrl-D on an empty line, or `:quit`, leaves.
 
 use super::{Action, COMMANDS, ReplBackend, Reply, continues, handle, is_indented, is_unfinished};
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
@@ -36,7 +39,10 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Context, Editor, Helper};
+use rustyline::{
+    Cmd, ConditionalEventHandler, Context, Editor, Event, EventContext, EventHandler, Helper,
+    KeyEvent, RepeatCount,
+};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -155,6 +161,28 @@ impl Validator for ReplHelper {
 
 impl Helper for ReplHelper {}
 
+/// Ctrl-D on an empty line of an unfinished input (a continuation line): drops the
+/// whole input, as Ctrl-C does, rather than doing nothing (the line editor's default
+/// with text in the buffer). Elsewhere Ctrl-D keeps its usual meaning.
+pub struct CancelContinuation;
+
+impl ConditionalEventHandler for CancelContinuation {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        on_empty_continuation_line(ctx.line(), ctx.pos()).then_some(Cmd::Interrupt)
+    }
+}
+
+/// Whether the cursor at byte `pos` of the input `text` is on an empty line that is
+/// not the input's first.
+pub fn on_empty_continuation_line(text: &str, pos: usize) -> bool {
+    let pos = pos.min(text.len());
+    let Some(start) = text[..pos].rfind('\n') else {
+        return false;
+    };
+    let end = text[pos..].find('\n').map_or(text.len(), |e| pos + e);
+    text[start + 1..end].trim().is_empty()
+}
+
 /// Where the history is kept: `$XDG_DATA_HOME/spindle/history`, or
 /// `$HOME/.local/share/spindle/history`; `None` when neither variable is set.
 pub fn history_path() -> Option<PathBuf> {
@@ -206,6 +234,10 @@ pub fn run(
     }
     let mut editor: Editor<ReplHelper, FileHistory> = Editor::new()?;
     editor.set_helper(Some(ReplHelper::new(backend.names())));
+    editor.bind_sequence(
+        KeyEvent::ctrl('D'),
+        EventHandler::Conditional(Box::new(CancelContinuation)),
+    );
     let history = history_path();
     if let Some(path) = &history {
         if let Some(dir) = path.parent() {
@@ -428,6 +460,22 @@ impl Piped<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_continuation_line_is_told_from_the_first_and_from_text() {
+        // The first line, empty or not, is never a continuation line.
+        assert!(!on_empty_continuation_line("", 0));
+        assert!(!on_empty_continuation_line("def f =", 7));
+        // After a newline, with nothing (or blanks) on the cursor's line.
+        assert!(on_empty_continuation_line("def f =\n", 8));
+        assert!(on_empty_continuation_line("def f =\n  ", 10));
+        // Text on the cursor's line: Ctrl-D deletes as usual.
+        assert!(!on_empty_continuation_line("def f =\n  1", 11));
+        // The cursor on an empty middle line.
+        assert!(on_empty_continuation_line("a =\n\n  b", 4));
+        // A cursor past the end is taken as the end.
+        assert!(on_empty_continuation_line("a =\n", 99));
+    }
 
     /// The replies of a session fed `input` as a pipe, standard output and standard
     /// error each in one string.

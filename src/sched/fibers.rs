@@ -221,7 +221,23 @@ impl<'p> Scheduler<'p> {
                 // Streams nobody needs any more stop first: their producers may be
                 // what the calls in flight wait on (a full pipe).
                 self.policy.borrow_mut().unneeded_streams(m);
-                self.poll(m, None);
+                match &m.run.interrupt {
+                    // An interrupt (the REPL's Ctrl-C) stops the waiting: fiber 0
+                    // fails with it, and the run's shutdown stops the calls in
+                    // flight.
+                    Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => {
+                        return self.fail_main(
+                            m,
+                            RuntimeError::new(
+                                crate::machine::error::ErrorKind::Interrupted,
+                                "interrupted",
+                            ),
+                        );
+                    }
+                    // Waiting looks at the flag between short waits.
+                    Some(_) => self.poll(m, Some(INTERRUPT_POLL)),
+                    None => self.poll(m, None),
+                }
                 continue;
             }
             // Nothing can run and nothing is in flight: the fibers wait on each
@@ -241,15 +257,25 @@ impl<'p> Scheduler<'p> {
                     "infinite loop",
                 )
             };
-            let f = &mut self.fibers[0];
-            if let State::WaitThunk(t) = f.state {
-                self.waiters.entry(t).or_default().retain(|&w| w != 0);
-            }
-            f.error = Some(error);
-            if let Some(c) = f.ctl.take() {
-                m.drop_ctl(c);
-            }
-            return self.resume(m, 0);
+            return self.fail_main(m, error);
         }
     }
+
+    /// Resumes fiber 0 (the one the result is for) with `error`: what it waited
+    /// for will not come.
+    fn fail_main(&mut self, m: &mut Machine<'p>, error: RuntimeError) -> Result<Control> {
+        let f = &mut self.fibers[0];
+        if let State::WaitThunk(t) = f.state {
+            self.waiters.entry(t).or_default().retain(|&w| w != 0);
+        }
+        f.error = Some(error);
+        if let Some(c) = f.ctl.take() {
+            m.drop_ctl(c);
+        }
+        self.resume(m, 0)
+    }
 }
+
+/// How long a wait for calls lasts at most, when an interrupt may come, before it
+/// looks at the interrupt flag again.
+pub(crate) const INTERRUPT_POLL: Duration = Duration::from_millis(50);

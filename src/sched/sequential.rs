@@ -73,7 +73,16 @@ impl<'p> Host<'p> for Sequential<'p> {
         }
         let answer = loop {
             let mut mine = None;
-            for (t, a) in policy.layer().wait(None) {
+            // An interrupt (the REPL's Ctrl-C) stops the waiting; the run's shutdown
+            // stops the call.
+            let wait = match &m.run.interrupt {
+                Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => {
+                    return Err(RuntimeError::new(ErrorKind::Interrupted, "interrupted"));
+                }
+                Some(_) => Some(super::fibers::INTERRUPT_POLL),
+                None => None,
+            };
+            for (t, a) in policy.layer().wait(wait) {
                 if t.0 == ticket {
                     mine = Some(a);
                 } else {
@@ -122,6 +131,8 @@ impl<'p> Host<'p> for Sequential<'p> {
 
     fn shutdown(&mut self, m: &mut Machine<'p>) {
         self.policy.borrow_mut().end_streams(m);
+        // A call still in flight was interrupted: it stops.
+        self.policy.borrow_mut().layer().shutdown();
     }
 
     fn held(&self, f: &mut dyn FnMut(HeldRef)) {

@@ -397,3 +397,132 @@ fn a_40_kb_line_typed_without_paste_marks_answers() {
     quit(p);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The processes whose command line holds `marker`, from `/proc` (pid, command line).
+fn processes_with(marker: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(marker) {
+            found.push((pid, cmd));
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for no process to hold `marker`; the ones left, if any.
+fn gone_within(marker: &str, limit: Duration) -> Vec<(u32, String)> {
+    let start = std::time::Instant::now();
+    loop {
+        let left = processes_with(marker);
+        if left.is_empty() || start.elapsed() > limit {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Ctrl-C while a process call runs stops the evaluation at once and the process with
+/// it (SIGTERM); one that ignores SIGTERM is killed two seconds later. The session
+/// goes on.
+#[test]
+fn ctrl_c_stops_running_process_calls() {
+    let dir = scratch("ctrlc-shell");
+    let mut p = start(&dir, &[]);
+    // Two calls: one that stops on SIGTERM, one that ignores it. Unique sleep lengths
+    // tell them apart in the process table.
+    send(
+        &mut p,
+        "shell \"sleep 31.25; echo a\" ++ shell \"trap '' TERM; sleep 32.75; echo b\"",
+    );
+    let start_wait = std::time::Instant::now();
+    while processes_with("sleep 31.25").is_empty() || processes_with("sleep 32.75").is_empty() {
+        assert!(
+            start_wait.elapsed() < Duration::from_secs(10),
+            "the calls did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pressed = std::time::Instant::now();
+    p.send_control('c').expect("ctrl-c");
+    expect(&mut p, "interrupted");
+    expect(&mut p, "spindle> ");
+    let answered = pressed.elapsed();
+    // The limit is 1 s; loose for a busy machine.
+    assert!(answered < Duration::from_secs(3), "{answered:?}");
+    let left = gone_within("sleep 31.25", Duration::from_secs(2));
+    assert!(left.is_empty(), "still running after SIGTERM: {left:?}");
+    // The one that ignores SIGTERM gets SIGKILL after the two seconds' grace.
+    let left = gone_within("sleep 32.75", Duration::from_secs(6));
+    assert!(left.is_empty(), "still running after SIGKILL: {left:?}");
+    send(&mut p, "1 + 1");
+    expect(&mut p, "2 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Lines typed while a call runs are not lost: each is taken at the next prompt.
+#[test]
+fn lines_typed_while_a_call_runs_are_kept() {
+    let dir = scratch("typeahead");
+    let mut p = start(&dir, &[]);
+    send(&mut p, "shell \"sleep 1; echo first\"");
+    std::thread::sleep(Duration::from_millis(300));
+    send(&mut p, "20 + 3");
+    send(&mut p, "\"x\" ++ \"y\"");
+    expect(&mut p, "\"first\\n\" : String");
+    expect(&mut p, "23 : Int");
+    expect(&mut p, "\"xy\" : String");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Ctrl-D on an empty continuation line drops the unfinished input; the session goes
+/// on without it.
+#[test]
+fn ctrl_d_on_a_continuation_line_cancels_the_input() {
+    let dir = scratch("ctrld-cont");
+    let mut p = start(&dir, &[]);
+    send(&mut p, "def pending (x : Int) : Int =");
+    std::thread::sleep(Duration::from_millis(300));
+    p.send_control('d').expect("ctrl-d");
+    std::thread::sleep(Duration::from_millis(300));
+    send(&mut p, "40 + 2");
+    expect(&mut p, "42 : Int");
+    send(&mut p, ":type pending");
+    expect(&mut p, "unbound name `pending`");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `:load` of a device that never ends, of a file over 64 MB, of a directory and of
+/// a file that is not text is refused at once; the session goes on.
+#[test]
+fn load_refuses_what_is_not_a_source_file() {
+    let dir = scratch("load-refuse");
+    let big = dir.join("big.sp");
+    let f = std::fs::File::create(&big).unwrap();
+    // Sparse: 65 MB that take no room on disk.
+    f.set_len(65 * 1024 * 1024).unwrap();
+    let binary = dir.join("binary.sp");
+    std::fs::write(&binary, b"def x = 1\n\x00\x01").unwrap();
+    let mut p = start(&dir, &[]);
+    send(&mut p, ":load /dev/zero");
+    expect(&mut p, "not a regular file");
+    send(&mut p, &format!(":load {}", big.display()));
+    expect(&mut p, "is too large");
+    send(&mut p, &format!(":load {}", dir.display()));
+    expect(&mut p, "it is a directory");
+    send(&mut p, &format!(":load {}", binary.display()));
+    expect(&mut p, "not text");
+    send(&mut p, "1 + 1");
+    expect(&mut p, "2 : Int");
+    quit(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
