@@ -535,6 +535,16 @@ pub fn read_file_into(path: &str, stream: &Stream, json: bool) -> Result<u64, Ca
     r
 }
 
+/// `bytes` as text, invalid UTF-8 replaced: validated by the standard library's fast
+/// check first (most lines are valid, and `from_utf8_lossy` walks them chunk by chunk,
+/// several times slower).
+fn lossy_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// Splits bytes read from a pipe or a file into lines (without their `\n`), keeping an
 /// unfinished last line for the next read; the bytes are UTF-8 with invalid sequences
 /// replaced.
@@ -549,10 +559,10 @@ impl LineSplitter {
         let mut rest = bytes;
         while let Some(i) = rest.iter().position(|&c| c == b'\n') {
             let go_on = if self.partial.is_empty() {
-                out(&String::from_utf8_lossy(&rest[..i]))
+                out(&lossy_text(&rest[..i]))
             } else {
                 self.partial.extend_from_slice(&rest[..i]);
-                let go_on = out(&String::from_utf8_lossy(&self.partial));
+                let go_on = out(&lossy_text(&self.partial));
                 self.partial.clear();
                 go_on
             };
@@ -575,7 +585,7 @@ impl LineSplitter {
         if self.partial.is_empty() {
             return None;
         }
-        let l = String::from_utf8_lossy(&self.partial).into_owned();
+        let l = lossy_text(&self.partial).into_owned();
         self.partial.clear();
         Some(l)
     }
