@@ -1,0 +1,469 @@
+/*
+ * External scanner of the Spindle grammar: what grammar.js cannot say on its own.
+ *
+ * Spindle's lexer (src/syntax/lexer.rs) and parser (src/syntax/parser/) have four
+ * context-dependent rules; this scanner reproduces each of them:
+ *
+ * 1. Layout. The bindings of a `where` clause, and the methods of an `interface` or
+ *    `instance` after `where`, are one per line, all starting in the column of the
+ *    first. A line that starts at that column begins the next item (`_layout_sep`); a
+ *    line that starts further left ends the block (`_layout_end`), and so does the end
+ *    of the input. Layout is suspended inside brackets: the scanner only emits a layout
+ *    token the parser can accept, and inside a bracket it cannot. At most one block is
+ *    open at a time (a `where` clause belongs to a top-level `def`, methods to a
+ *    top-level interface or instance), so the state is one column and one kind.
+ * 2. Words that are keywords in one place only: `total` at the start of a line before
+ *    `def`; `record`, `interface`, `instance` at the start of a line before a
+ *    capitalised name (maybe after `(`); `where` starting a line after a def's body, or
+ *    after an interface or instance head; `deriving` after a data declaration.
+ * 3. `-` directly before a digit is subtraction after an operand (`x -1` is `x - 1`) and
+ *    part of a negative literal elsewhere: the scanner emits `_minus` where the parser
+ *    accepts a binary operator, and otherwise leaves `-1` to the literal rules.
+ * 4. Block comments `{- ... -}` nest.
+ *
+ * Layout tokens have zero width and are placed right after the previous token (before
+ * the whitespace and comments that follow it), so a block's node ends where its last
+ * item ends. Whether a token starts a line counts line breaks inside block comments too,
+ * as Spindle's lexer does.
+ */
+
+#include "tree_sitter/parser.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wctype.h>
+
+enum TokenType {
+  LAYOUT_START,
+  BLOCK_START,
+  LAYOUT_SEP,
+  LAYOUT_END,
+  MINUS,
+  TOTAL,
+  RECORD,
+  INTERFACE,
+  INSTANCE,
+  WHERE_CLAUSE,
+  WHERE_BLOCK,
+  DERIVING,
+  BLOCK_COMMENT,
+  ERROR_SENTINEL,
+};
+
+/* What kind of layout block is open. */
+enum BlockKind {
+  BLOCK_NONE = 0,
+  BLOCK_WHERE = 1,   /* bindings of a `where` clause */
+  BLOCK_METHODS = 2, /* methods of an interface or instance */
+};
+
+typedef struct {
+  uint8_t kind;      /* enum BlockKind */
+  uint32_t column;   /* the block's column, when kind != BLOCK_NONE */
+  /* Set when the last token returned was a block comment that started a line or held
+   * a line break: the token right after it (at comment_end_column) starts a line. */
+  uint8_t comment_newline;
+  uint32_t comment_end_column;
+} Scanner;
+
+#define MAX_WORD 16
+
+/* The next token after whitespace and comments, as far as layout needs it. */
+typedef struct {
+  bool eof;
+  bool line_start;
+  uint32_t column;
+  int32_t first;          /* its first character */
+  char word[MAX_WORD + 1]; /* its word, if it is a short word ("" otherwise) */
+  bool decl_keyword;      /* it starts a declaration, as TokenKind::starts_declaration */
+} Next;
+
+static void advance(TSLexer *lexer) { lexer->advance(lexer, false); }
+static void skip(TSLexer *lexer) { lexer->advance(lexer, true); }
+
+static bool is_ident_start(int32_t c) { return c == '_' || iswalpha(c) || c > 127; }
+static bool is_ident_continue(int32_t c) {
+  return c == '_' || c == '\'' || iswalnum(c) || c > 127;
+}
+
+/* Reads a word into `out` (cut at MAX_WORD characters: then it is no keyword). */
+static void read_word(TSLexer *lexer, char *out) {
+  size_t n = 0;
+  bool too_long = false;
+  while (is_ident_continue(lexer->lookahead)) {
+    if (n < MAX_WORD && lexer->lookahead < 128) {
+      out[n++] = (char)lexer->lookahead;
+    } else {
+      too_long = true;
+    }
+    advance(lexer);
+  }
+  out[too_long ? 0 : n] = '\0';
+}
+
+static void skip_spaces(TSLexer *lexer) {
+  while (lexer->lookahead == ' ' || lexer->lookahead == '\t') advance(lexer);
+}
+
+/* Keywords of lexer.rs `keyword` (always keywords), except `_`. */
+static bool is_keyword(const char *w) {
+  static const char *const words[] = {"let",  "in",   "def",    "data",   "match", "with",
+                                      "if",   "then", "else",   "extern", "import", "Type"};
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+    if (strcmp(w, words[i]) == 0) return true;
+  }
+  return false;
+}
+
+/* After a word at the start of a line: whether it is the contextual keyword `total`,
+ * `record`, `interface` or `instance` (lexer.rs `declaration_word`). Consumes input. */
+static bool is_declaration_word(TSLexer *lexer, const char *w) {
+  if (strcmp(w, "total") == 0) {
+    skip_spaces(lexer);
+    char next[MAX_WORD + 1];
+    if (!is_ident_start(lexer->lookahead)) return false;
+    read_word(lexer, next);
+    return strcmp(next, "def") == 0;
+  }
+  if (strcmp(w, "record") == 0 || strcmp(w, "interface") == 0 ||
+      strcmp(w, "instance") == 0) {
+    skip_spaces(lexer);
+    while (lexer->lookahead == '(') advance(lexer);
+    return iswupper(lexer->lookahead);
+  }
+  return false;
+}
+
+/* Skips a block comment whose `{` was consumed and whose `-` is the lookahead; returns
+ * whether it was closed, and sets *newline if it holds a line break. */
+static bool skip_block_comment(TSLexer *lexer, bool *newline) {
+  advance(lexer); /* the '-' */
+  unsigned depth = 1;
+  while (!lexer->eof(lexer)) {
+    int32_t c = lexer->lookahead;
+    advance(lexer);
+    if (c == '{' && lexer->lookahead == '-') {
+      advance(lexer);
+      depth++;
+    } else if (c == '-' && lexer->lookahead == '}') {
+      advance(lexer);
+      if (--depth == 0) return true;
+    } else if (c == '\n') {
+      *newline = true;
+    }
+  }
+  return false;
+}
+
+/* Looks past whitespace and comments (already at a comment or a token) for the next
+ * token, filling `next`. `line_start` says whether a line already started. */
+static void look_ahead(TSLexer *lexer, bool line_start, Next *next) {
+  for (;;) {
+    int32_t c = lexer->lookahead;
+    if (lexer->eof(lexer)) break;
+    if (c == '\n') {
+      line_start = true;
+      advance(lexer);
+    } else if (iswspace(c)) {
+      advance(lexer);
+    } else if (c == '-') {
+      advance(lexer);
+      if (lexer->lookahead != '-') {
+        next->eof = false;
+        next->line_start = line_start;
+        next->first = '-';
+        next->word[0] = '\0';
+        next->decl_keyword = false;
+        /* Column of the '-': one before the current position. */
+        next->column = lexer->get_column(lexer) - 1;
+        return;
+      }
+      while (!lexer->eof(lexer) && lexer->lookahead != '\n') advance(lexer);
+    } else if (c == '{') {
+      uint32_t column = lexer->get_column(lexer);
+      advance(lexer);
+      if (lexer->lookahead == '-') {
+        skip_block_comment(lexer, &line_start);
+        continue;
+      }
+      next->eof = false;
+      next->line_start = line_start;
+      next->first = '{';
+      next->word[0] = '\0';
+      next->decl_keyword = false;
+      next->column = column;
+      return;
+    } else {
+      next->eof = false;
+      next->line_start = line_start;
+      next->first = c;
+      next->column = lexer->get_column(lexer);
+      next->word[0] = '\0';
+      next->decl_keyword = false;
+      if (is_ident_start(c)) {
+        read_word(lexer, next->word);
+        const char *w = next->word;
+        next->decl_keyword = strcmp(w, "def") == 0 || strcmp(w, "data") == 0 ||
+                             strcmp(w, "extern") == 0 || strcmp(w, "import") == 0 ||
+                             (line_start && is_declaration_word(lexer, w));
+      }
+      return;
+    }
+  }
+  next->eof = true;
+  next->line_start = true;
+  next->column = 0;
+  next->first = 0;
+  next->word[0] = '\0';
+  next->decl_keyword = false;
+}
+
+/* Whether `next` can start a `where` binding (parser `where_clause`: a name or `_`,
+ * not a keyword, not `where`, not a declaration). */
+static bool starts_binding(const Next *next) {
+  if (next->eof || !is_ident_start(next->first)) return false;
+  if (next->word[0] == '\0') return true; /* a long name */
+  if (strcmp(next->word, "_") == 0) return true;
+  return !is_keyword(next->word) && !next->decl_keyword && strcmp(next->word, "where") != 0;
+}
+
+/* The layout token due before `next`, if any (BLOCK_NONE-style -1 when none). */
+static int layout_token(Scanner *s, const bool *valid, const Next *next) {
+  if (valid[LAYOUT_START]) {
+    /* Right after a `where` of a def: the first binding, on this line or the next. */
+    if (starts_binding(next) && !(next->line_start && next->decl_keyword)) {
+      s->kind = BLOCK_WHERE;
+      s->column = next->column;
+      return LAYOUT_START;
+    }
+    return -1;
+  }
+  if (valid[BLOCK_START]) {
+    /* After `where` of an interface or instance: a block if the next token starts a
+     * line right of column 0 (parser `layout_block`). */
+    if (!next->eof && next->line_start && next->column > 0 && !next->decl_keyword) {
+      s->kind = BLOCK_METHODS;
+      s->column = next->column;
+      return BLOCK_START;
+    }
+    return -1;
+  }
+  if (s->kind == BLOCK_NONE) return -1;
+  if (next->eof) {
+    if (valid[LAYOUT_END]) {
+      s->kind = BLOCK_NONE;
+      return LAYOUT_END;
+    }
+    return -1;
+  }
+  if (!next->line_start || next->column > s->column) return -1;
+  bool more = next->column == s->column &&
+              (s->kind == BLOCK_WHERE ? starts_binding(next) : !next->decl_keyword);
+  if (more) return valid[LAYOUT_SEP] ? LAYOUT_SEP : -1;
+  if (valid[LAYOUT_END]) {
+    s->kind = BLOCK_NONE;
+    return LAYOUT_END;
+  }
+  return -1;
+}
+
+static bool finish(TSLexer *lexer, Scanner *s, int token) {
+  lexer->result_symbol = (TSSymbol)token;
+  s->comment_newline = 0;
+  return true;
+}
+
+/* Lexes a block comment whose `{` is consumed; `line_start` says whether it starts a
+ * line. Records for the next token whether it starts a line. */
+static bool block_comment(TSLexer *lexer, Scanner *s, bool line_start) {
+  bool newline = line_start;
+  if (!skip_block_comment(lexer, &newline)) return false; /* unterminated: an error */
+  lexer->mark_end(lexer);
+  lexer->result_symbol = BLOCK_COMMENT;
+  s->comment_newline = newline;
+  s->comment_end_column = newline ? lexer->get_column(lexer) : 0;
+  return true;
+}
+
+static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
+  if (valid[ERROR_SENTINEL]) {
+    /* Error recovery: every token is "valid"; only comments are lexed here. */
+    while (iswspace(lexer->lookahead)) skip(lexer);
+    if (lexer->lookahead == '{') {
+      advance(lexer);
+      if (lexer->lookahead == '-') return block_comment(lexer, s, false);
+    }
+    return false;
+  }
+
+  /* Zero-width tokens end here, right after the previous token. */
+  lexer->mark_end(lexer);
+
+  bool newline = false;
+  uint32_t skipped = 0;
+  while (iswspace(lexer->lookahead)) {
+    if (lexer->lookahead == '\n') {
+      newline = true;
+      skipped = 0;
+    } else {
+      skipped++;
+    }
+    skip(lexer);
+  }
+
+  bool layout_wanted = valid[LAYOUT_START] || valid[BLOCK_START] ||
+                       (s->kind != BLOCK_NONE && (valid[LAYOUT_SEP] || valid[LAYOUT_END]));
+
+  if (lexer->eof(lexer)) {
+    if (!layout_wanted) return false;
+    Next next = {.eof = true, .line_start = true};
+    int token = layout_token(s, valid, &next);
+    return token >= 0 && finish(lexer, s, token);
+  }
+
+  /* Whether the token here starts a line: a line break before it (maybe inside the
+   * block comment just returned), or only whitespace since the start of the line. */
+  bool line_start = newline;
+  bool known_line_start = newline;
+  int32_t c = lexer->lookahead;
+  bool comment_ahead = false;
+  uint32_t column = 0;
+  if (!known_line_start) {
+    column = lexer->get_column(lexer);
+    line_start = column == skipped ||
+                 (s->comment_newline && column == s->comment_end_column);
+  } else {
+    column = lexer->get_column(lexer);
+  }
+
+  if (c == '{') {
+    advance(lexer);
+    if (lexer->lookahead == '-') {
+      /* A block comment: layout is decided at the token after it. */
+      return block_comment(lexer, s, line_start);
+    }
+    if (layout_wanted) {
+      Next next = {.eof = false, .line_start = line_start, .column = column, .first = '{'};
+      int token = layout_token(s, valid, &next);
+      if (token >= 0) return finish(lexer, s, token);
+    }
+    return false;
+  }
+
+  if (c == '-') {
+    advance(lexer);
+    if (lexer->lookahead == '-') comment_ahead = true;
+    if (!comment_ahead) {
+      if (layout_wanted) {
+        Next next = {.eof = false, .line_start = line_start, .column = column, .first = '-'};
+        int token = layout_token(s, valid, &next);
+        if (token >= 0) return finish(lexer, s, token);
+      }
+      if (valid[MINUS] && lexer->lookahead != '>' && lexer->lookahead != '}') {
+        lexer->mark_end(lexer);
+        return finish(lexer, s, MINUS);
+      }
+      return false;
+    }
+    if (!layout_wanted) return false;
+    /* A line comment, then the token that decides the layout. */
+    while (!lexer->eof(lexer) && lexer->lookahead != '\n') advance(lexer);
+    Next next;
+    look_ahead(lexer, line_start, &next);
+    int token = layout_token(s, valid, &next);
+    return token >= 0 && finish(lexer, s, token);
+  }
+
+  if (!is_ident_start(c)) {
+    if (layout_wanted) {
+      Next next = {.eof = false, .line_start = line_start, .column = column, .first = c};
+      int token = layout_token(s, valid, &next);
+      if (token >= 0) return finish(lexer, s, token);
+    }
+    return false;
+  }
+
+  /* A word. */
+  Next next = {.eof = false, .line_start = line_start, .column = column, .first = c};
+  read_word(lexer, next.word);
+  const char *w = next.word;
+  bool contextual = strcmp(w, "total") == 0 || strcmp(w, "record") == 0 ||
+                    strcmp(w, "interface") == 0 || strcmp(w, "instance") == 0;
+
+  if (layout_wanted) {
+    next.decl_keyword = strcmp(w, "def") == 0 || strcmp(w, "data") == 0 ||
+                        strcmp(w, "extern") == 0 || strcmp(w, "import") == 0;
+    if (contextual && line_start) {
+      /* Deciding needs the input after the word; then no keyword token can be
+       * returned from this call, only a layout token. */
+      next.decl_keyword = is_declaration_word(lexer, w);
+      int token = layout_token(s, valid, &next);
+      return token >= 0 && finish(lexer, s, token);
+    }
+    int token = layout_token(s, valid, &next);
+    if (token >= 0) return finish(lexer, s, token);
+  }
+
+  if (strcmp(w, "where") == 0) {
+    if (line_start && valid[WHERE_CLAUSE]) {
+      lexer->mark_end(lexer);
+      return finish(lexer, s, WHERE_CLAUSE);
+    }
+    if (valid[WHERE_BLOCK]) {
+      lexer->mark_end(lexer);
+      return finish(lexer, s, WHERE_BLOCK);
+    }
+    return false;
+  }
+  if (strcmp(w, "deriving") == 0) {
+    if (valid[DERIVING]) {
+      lexer->mark_end(lexer);
+      return finish(lexer, s, DERIVING);
+    }
+    return false;
+  }
+  if (contextual && line_start) {
+    lexer->mark_end(lexer);
+    int token = strcmp(w, "total") == 0    ? TOTAL
+                : strcmp(w, "record") == 0 ? RECORD
+                : strcmp(w, "interface") == 0 ? INTERFACE
+                                              : INSTANCE;
+    if (is_declaration_word(lexer, w)) return finish(lexer, s, token);
+  }
+  return false;
+}
+
+void *tree_sitter_spindle_external_scanner_create(void) {
+  Scanner *s = (Scanner *)calloc(1, sizeof(Scanner));
+  return s;
+}
+
+void tree_sitter_spindle_external_scanner_destroy(void *payload) { free(payload); }
+
+unsigned tree_sitter_spindle_external_scanner_serialize(void *payload, char *buffer) {
+  Scanner *s = (Scanner *)payload;
+  buffer[0] = (char)s->kind;
+  buffer[1] = (char)s->comment_newline;
+  memcpy(buffer + 2, &s->column, sizeof(uint32_t));
+  memcpy(buffer + 6, &s->comment_end_column, sizeof(uint32_t));
+  return 10;
+}
+
+void tree_sitter_spindle_external_scanner_deserialize(void *payload, const char *buffer,
+                                                      unsigned length) {
+  Scanner *s = (Scanner *)payload;
+  memset(s, 0, sizeof(Scanner));
+  if (length >= 10) {
+    s->kind = (uint8_t)buffer[0];
+    s->comment_newline = (uint8_t)buffer[1];
+    memcpy(&s->column, buffer + 2, sizeof(uint32_t));
+    memcpy(&s->comment_end_column, buffer + 6, sizeof(uint32_t));
+  }
+}
+
+bool tree_sitter_spindle_external_scanner_scan(void *payload, TSLexer *lexer,
+                                               const bool *valid_symbols) {
+  return scan((Scanner *)payload, lexer, valid_symbols);
+}

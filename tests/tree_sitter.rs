@@ -1,0 +1,361 @@
+//! The tree-sitter grammar (editors/tree-sitter-spindle) against Spindle's own parser.
+//!
+//! Editors highlight and navigate Spindle with the tree-sitter grammar, while
+//! `spindle check` uses `spindle::syntax::parser`; this test keeps the two in step
+//! without the tree-sitter CLI, by compiling the grammar's committed `src/parser.c`
+//! through the binding crate:
+//!
+//! - every `.sp` file of the repository that Spindle parses gives a tree with no
+//!   `ERROR` or `MISSING` node, and its top-level declarations start and end at the
+//!   same bytes in both parsers;
+//! - every file Spindle refuses to parse gives at least one `ERROR` or `MISSING` node,
+//!   except the few listed in [`REFUSED_BEYOND_SYNTAX`] with the reason;
+//! - every case of the grammar's corpus (`test/corpus/*.txt`, the `tree-sitter test`
+//!   format) parses to the expected S-expression.
+
+use bumpalo::Bump;
+use spindle::syntax::ast::{Decl, DefRole};
+use spindle::syntax::parser::parse_module;
+use spindle::syntax::span::FileId;
+use std::path::{Path, PathBuf};
+use tree_sitter::{Node, Parser, Tree};
+
+/// Files Spindle refuses for a reason a tree-sitter grammar cannot see, with the
+/// reason; tree-sitter may parse them cleanly.
+const REFUSED_BEYOND_SYNTAX: &[(&str, &str)] = &[
+    (
+        "tests/check/invalid_utf8.sp",
+        "not valid UTF-8: Spindle refuses the bytes before lexing; tree-sitter reads them \
+         inside a string literal",
+    ),
+    (
+        "tests/typing/fail/deriving_function_field.sp",
+        "`deriving (Show)` of a type with a function field: the parser writes the \
+         instance and finds the field's type has no `show`",
+    ),
+    (
+        "tests/typing/fail/deriving_unknown.sp",
+        "`deriving (Functor)`: which interfaces can be derived is a list of names",
+    ),
+    (
+        "tests/typing/fail/record_duplicate_field.sp",
+        "a record field declared twice: a check of names, not of syntax",
+    ),
+    (
+        "tests/typing/fail/universe_out_of_range.sp",
+        "`Type 4294967295`: the level is a well-formed literal above the limit of 1000",
+    ),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.sp` file under the repository, build outputs and dependencies excluded,
+/// sorted (relative paths with `/`).
+fn sp_files() -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if path.is_dir() {
+                if name == "target" || name == "node_modules" || name.starts_with('.') {
+                    continue;
+                }
+                walk(&path, base, out);
+            } else if name.ends_with(".sp") {
+                let rel = path.strip_prefix(base).expect("under the root");
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root(), &root(), &mut out);
+    out.sort();
+    out
+}
+
+fn ts_parser() -> Parser {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_spindle::LANGUAGE.into())
+        .expect("the grammar's ABI is supported by the tree-sitter crate");
+    parser
+}
+
+/// The byte range of each top-level declaration the file's author wrote, as Spindle's
+/// parser sees it (the definitions it makes for interface methods and `deriving` are
+/// left out), or `None` when Spindle reports a syntax error.
+fn spindle_decls(text: &str) -> Option<Vec<(usize, usize)>> {
+    let arena = Bump::new();
+    let (module, diagnostics) = parse_module(&arena, FileId(0), text);
+    if diagnostics.iter().any(|d| d.is_error()) {
+        return None;
+    }
+    let ranges = module
+        .decls
+        .iter()
+        .filter(|d| {
+            !matches!(
+                d,
+                Decl::Def {
+                    role: DefRole::Method | DefRole::Derived,
+                    ..
+                }
+            )
+        })
+        .map(|d| {
+            let span = d.span();
+            (span.start as usize, span.end as usize)
+        })
+        .collect();
+    Some(ranges)
+}
+
+/// The byte range of each top-level declaration of a tree-sitter tree. A `total def`
+/// starts at its `def`, as in Spindle's spans.
+fn tree_decls(tree: &Tree) -> Vec<(usize, usize)> {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|n| n.kind().ends_with("_declaration"))
+        .map(|n| {
+            let start = if n.child_by_field_name("total").is_some() {
+                let mut c = n.walk();
+                let def = n.children(&mut c).find(|k| k.kind() == "def");
+                def.map_or(n.start_byte(), |d| d.start_byte())
+            } else {
+                n.start_byte()
+            };
+            (start, n.end_byte())
+        })
+        .collect()
+}
+
+/// The first ERROR or MISSING node, for messages.
+fn first_error(node: Node<'_>) -> Option<Node<'_>> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    if !node.has_error() {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    children.into_iter().find_map(first_error)
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text.as_bytes()[..byte.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[test]
+fn every_sp_file_parses_alike_in_both_parsers() {
+    let files = sp_files();
+    assert!(
+        files.len() >= 300,
+        "expected the repository's .sp files, found {}",
+        files.len()
+    );
+    let mut parser = ts_parser();
+    let (mut parsed, mut refused, mut agreed_decls) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for rel in &files {
+        let bytes = std::fs::read(root().join(rel)).expect("readable");
+        let tree = parser.parse(&bytes, None).expect("a tree");
+        let exempt = REFUSED_BEYOND_SYNTAX.iter().any(|(f, _)| f == rel);
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            assert!(exempt, "{rel}: not UTF-8 and not listed in REFUSED_BEYOND_SYNTAX");
+            refused += 1;
+            continue;
+        };
+        match spindle_decls(text) {
+            None => {
+                refused += 1;
+                if !tree.root_node().has_error() && !exempt {
+                    failures.push(format!(
+                        "{rel}: Spindle refuses it, tree-sitter gives no ERROR node"
+                    ));
+                }
+            }
+            Some(expected) => {
+                parsed += 1;
+                if let Some(err) = first_error(tree.root_node()) {
+                    failures.push(format!(
+                        "{rel}:{}:{}: tree-sitter gives {} where Spindle parses",
+                        err.start_position().row + 1,
+                        err.start_position().column + 1,
+                        if err.is_missing() {
+                            format!("MISSING {}", err.kind())
+                        } else {
+                            "ERROR".to_string()
+                        },
+                    ));
+                    continue;
+                }
+                let found = tree_decls(&tree);
+                if found != expected {
+                    let show = |ds: &[(usize, usize)]| {
+                        ds.iter()
+                            .map(|&(s, e)| format!("{}..{}", line_of(text, s), line_of(text, e)))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    failures.push(format!(
+                        "{rel}: declarations differ (lines)\n  spindle:     {}\n  tree-sitter: {}\n  bytes spindle {:?}\n  bytes ts      {:?}",
+                        show(&expected),
+                        show(&found),
+                        expected,
+                        found
+                    ));
+                } else {
+                    agreed_decls += expected.len();
+                }
+            }
+        }
+    }
+    for (file, why) in REFUSED_BEYOND_SYNTAX {
+        let bytes = std::fs::read(root().join(file)).expect("a listed file exists");
+        let refused_by_spindle = std::str::from_utf8(&bytes)
+            .ok()
+            .is_none_or(|text| spindle_decls(text).is_none());
+        assert!(
+            refused_by_spindle,
+            "{file} is listed as refused ({why}) but Spindle parses it: take it off the list"
+        );
+    }
+    println!(
+        "{} files: {parsed} parsed by both without error, {refused} refused; {agreed_decls} declarations agree",
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} files disagree:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    assert!(parsed > 200 && refused >= 2, "parsed {parsed}, refused {refused}");
+}
+
+/// One case of a corpus file.
+struct Case {
+    name: String,
+    code: String,
+    expected: String,
+}
+
+/// Whether `line` is a corpus header or separator line: only `c`, at least 3 of them.
+fn is_rule(line: &str, c: char) -> bool {
+    let t = line.trim_end();
+    t.len() >= 3 && t.chars().all(|x| x == c)
+}
+
+/// The cases of a corpus file in the `tree-sitter test` format.
+fn corpus_cases(text: &str) -> Vec<Case> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cases = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !is_rule(lines[i], '=') {
+            i += 1;
+            continue;
+        }
+        let name = lines[i + 1].trim().to_string();
+        i += 2;
+        // Attribute lines such as `:skip` follow the name.
+        while i < lines.len() && !is_rule(lines[i], '=') {
+            i += 1;
+        }
+        i += 1;
+        let code_start = i;
+        while i < lines.len() && !is_rule(lines[i], '-') {
+            i += 1;
+        }
+        let code = lines[code_start..i].join("\n");
+        i += 1;
+        let expected_start = i;
+        while i < lines.len() && !(is_rule(lines[i], '=') && i + 1 < lines.len()) {
+            i += 1;
+        }
+        let expected = lines[expected_start..i].join("\n");
+        cases.push(Case {
+            name,
+            code: code.trim_matches('\n').to_string() + "\n",
+            expected,
+        });
+    }
+    cases
+}
+
+/// An S-expression without field names, whitespace made single spaces, as
+/// `tree-sitter test` compares them when the expected output names no fields.
+fn normalize_sexp(s: &str) -> String {
+    let mut words = Vec::new();
+    for word in s.replace('(', " (").replace(')', " ) ").split_whitespace() {
+        if word.ends_with(':') && word.len() > 1 && !word.starts_with('(') {
+            continue;
+        }
+        words.push(word.to_string());
+    }
+    words.join(" ").replace("( ", "(").replace(" )", ")")
+}
+
+#[test]
+fn the_corpus_parses_as_recorded() {
+    let dir = root().join("editors/tree-sitter-spindle/test/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the corpus directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut parser = ts_parser();
+    let mut count = 0;
+    let mut failures = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable corpus");
+        for case in corpus_cases(&text) {
+            count += 1;
+            let tree = parser.parse(&case.code, None).expect("a tree");
+            let found = normalize_sexp(&tree.root_node().to_sexp());
+            let expected = normalize_sexp(&case.expected);
+            if found != expected {
+                failures.push(format!(
+                    "{}: {}\n  expected: {expected}\n  found:    {found}",
+                    file.file_name().unwrap().to_string_lossy(),
+                    case.name
+                ));
+            }
+        }
+    }
+    println!("{count} corpus cases in {} files", files.len());
+    assert!(count >= 30, "only {count} corpus cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_normalisation_keeps_differences() {
+    // The corpus comparison must be able to fail: field names and spacing are
+    // ignored, node kinds and nesting are not.
+    assert_eq!(
+        normalize_sexp("(a\n  name: (b)  (c))"),
+        normalize_sexp("(a (b) (c))")
+    );
+    assert_ne!(normalize_sexp("(a (b) (c))"), normalize_sexp("(a (b (c)))"));
+    assert_ne!(normalize_sexp("(a (b))"), normalize_sexp("(a (d))"));
+    let cases = corpus_cases("===\none\n===\n\ndef x = 1\n\n---\n\n(source_file)\n\n===\ntwo\n===\nx\n---\n(y)\n");
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0].name, "one");
+    assert_eq!(cases[0].code, "def x = 1\n");
+    assert_eq!(normalize_sexp(&cases[1].expected), "(y)");
+}
