@@ -157,6 +157,54 @@ fn line_of(text: &str, byte: usize) -> usize {
         + 1
 }
 
+/// Compares the two parsers on one text: `Ok(Some(n))` when both parse it (with `n`
+/// declarations at the same places), `Ok(None)` when both refuse it, `Err` with what
+/// differs otherwise. `refusal_exempt`: tree-sitter may parse it although Spindle
+/// refuses it.
+fn compare(
+    parser: &mut Parser,
+    name: &str,
+    text: &str,
+    refusal_exempt: bool,
+) -> Result<Option<usize>, String> {
+    let tree = parser.parse(text, None).expect("a tree");
+    let Some(expected) = spindle_decls(text) else {
+        if !tree.root_node().has_error() && !refusal_exempt {
+            return Err(format!(
+                "{name}: Spindle refuses it, tree-sitter gives no ERROR node"
+            ));
+        }
+        return Ok(None);
+    };
+    if let Some(err) = first_error(tree.root_node()) {
+        return Err(format!(
+            "{name}:{}:{}: tree-sitter gives {} where Spindle parses",
+            err.start_position().row + 1,
+            err.start_position().column + 1,
+            if err.is_missing() {
+                format!("MISSING {}", err.kind())
+            } else {
+                "ERROR".to_string()
+            },
+        ));
+    }
+    let found = tree_decls(&tree);
+    if found != expected {
+        let show = |ds: &[(usize, usize)]| {
+            ds.iter()
+                .map(|&(s, e)| format!("{}..{}", line_of(text, s), line_of(text, e)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        return Err(format!(
+            "{name}: declarations differ\n  spindle (lines):     {}\n  tree-sitter (lines): {}\n  spindle (bytes):     {expected:?}\n  tree-sitter (bytes): {found:?}",
+            show(&expected),
+            show(&found),
+        ));
+    }
+    Ok(Some(expected.len()))
+}
+
 #[test]
 fn every_sp_file_parses_alike_in_both_parsers() {
     let files = sp_files();
@@ -170,56 +218,19 @@ fn every_sp_file_parses_alike_in_both_parsers() {
     let mut failures = Vec::new();
     for rel in &files {
         let bytes = std::fs::read(root().join(rel)).expect("readable");
-        let tree = parser.parse(&bytes, None).expect("a tree");
         let exempt = REFUSED_BEYOND_SYNTAX.iter().any(|(f, _)| f == rel);
         let Ok(text) = std::str::from_utf8(&bytes) else {
             assert!(exempt, "{rel}: not UTF-8 and not listed in REFUSED_BEYOND_SYNTAX");
             refused += 1;
             continue;
         };
-        match spindle_decls(text) {
-            None => {
-                refused += 1;
-                if !tree.root_node().has_error() && !exempt {
-                    failures.push(format!(
-                        "{rel}: Spindle refuses it, tree-sitter gives no ERROR node"
-                    ));
-                }
-            }
-            Some(expected) => {
+        match compare(&mut parser, rel, text, exempt) {
+            Ok(Some(decls)) => {
                 parsed += 1;
-                if let Some(err) = first_error(tree.root_node()) {
-                    failures.push(format!(
-                        "{rel}:{}:{}: tree-sitter gives {} where Spindle parses",
-                        err.start_position().row + 1,
-                        err.start_position().column + 1,
-                        if err.is_missing() {
-                            format!("MISSING {}", err.kind())
-                        } else {
-                            "ERROR".to_string()
-                        },
-                    ));
-                    continue;
-                }
-                let found = tree_decls(&tree);
-                if found != expected {
-                    let show = |ds: &[(usize, usize)]| {
-                        ds.iter()
-                            .map(|&(s, e)| format!("{}..{}", line_of(text, s), line_of(text, e)))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    };
-                    failures.push(format!(
-                        "{rel}: declarations differ (lines)\n  spindle:     {}\n  tree-sitter: {}\n  bytes spindle {:?}\n  bytes ts      {:?}",
-                        show(&expected),
-                        show(&found),
-                        expected,
-                        found
-                    ));
-                } else {
-                    agreed_decls += expected.len();
-                }
+                agreed_decls += decls;
             }
+            Ok(None) => refused += 1,
+            Err(e) => failures.push(e),
         }
     }
     for (file, why) in REFUSED_BEYOND_SYNTAX {
@@ -358,4 +369,71 @@ fn the_normalisation_keeps_differences() {
     assert_eq!(cases[0].name, "one");
     assert_eq!(cases[0].code, "def x = 1\n");
     assert_eq!(normalize_sexp(&cases[1].expected), "(y)");
+}
+
+/// Small programs on the edges of the syntax (layout, words that are keywords in one
+/// place, `-` before a digit, comments), some valid, some not: both parsers must agree
+/// on each, as on the repository's files.
+const SNIPPETS: &[&str] = &[
+    // `-` before a digit: subtraction after an operand, a literal elsewhere.
+    "def f (x : Int) : Int = x -1\ndef g = f (-1) + [-1, -2] - 3\n",
+    "def h = Type -1\n",
+    // `where`: bindings on the `where` line or the next ones, continuation lines,
+    // comments between bindings and before the next declaration.
+    "def mean (xs : List Int) : Int = total / count\n  where total = sum xs\n        count = length\n          xs\n\n-- next\ndef main = mean [1]\n",
+    "def f = a\n  where\n    a = b\n    -- a comment\n    b = 1\n{- a block -}\ndef g = 2\n",
+    "def f = a + b\n  where\n    a = 1\n    b = match a with\n      | 1 -> 2\n      | _ -> 3\n\ndef g = 1\n",
+    "def f = a\n  where\n    a = (1\n  + 2)\n",
+    "def f = g x\n  where\n    g y = y\n    x = 1\ndata T = A | B\n",
+    // `where` is a name elsewhere.
+    "def where = 1\ndef g = let where = 2 in where\n",
+    "def f = g where\n",
+    "def f = 1\n  where\n",
+    "def f = 1\nwhere x = 2\n",
+    // `total`, `record`, `interface`, `instance` are names except starting a
+    // declaration.
+    "def total = 1\ndef record = total\ndef instance = record\n",
+    "total def f : Int = 1\nrecord R = { a : Int } deriving (Show)\ndef g = f\n",
+    "def f = total\n  def\n",
+    // Interfaces and instances: a block of methods, one per line.
+    "interface C (a : Type) where\n  m : a -> Int\n  n : a\n\ninstance C Int where\n  m x = x\n  n = 0\ninstance C String\ndef k = m 1\n",
+    "interface C (a : Type) where\n  m : a -> Int\n   -> Int\n",
+    "instance C Int where\n  m x = x\n    + 1\n  n = 0\n",
+    "instance C Int where m x = x\n",
+    "instance C Int where\n  m x = x\n   n = 0\n",
+    // Nested matches take the arms after them.
+    "def f x = match x with\n  | 0 -> match x with\n    | 1 -> 2\n    | _ -> 3\n  | _ -> 4\n",
+    "def f x = match x with | Just y if y > 0 -> y | _ -> 0\n",
+    "def f x = match x with\n  | 1.5 -> 0\n",
+    // Comparisons do not chain; brackets must close.
+    "def a = x < y < z\n",
+    "def a = (x < y) == (y < z)\n",
+    "def x = (1\ndef y = 2\n",
+    "def x = [1, 2\n",
+    // Comments nest.
+    "{- a {- nested -} comment -}\ndef x = 1 {- inline -} + 2 -- end\n",
+    "def x = 1 {- unclosed\n",
+    // Records, fields, holes, characters, telescopes, constraints.
+    "record P = { x : Int, y : Int }\ndef p = { x = 1, y = 2 }\ndef q = { p | x = 3 }.x\ndef r (s : P) = match s with | { x = a, .. } -> a\n",
+    "def id : {a : Type} (x : a) -> a = \\x -> x\ndef s : {a : Type} -> Show a => a -> String = \\x -> show x\n",
+    "def c = ['a', '\\n', '\\u{1F600}'] ++ [?goal, ?]\ndef x' = x'\n",
+    "def u : Type 1 = Type\ndef f = g {Int} 3 \\y -> y\n",
+    "#!/usr/bin/env spindle run\ndef main = 1\n",
+    "def x = \"bad \\q escape\"\n",
+];
+
+#[test]
+fn edge_cases_parse_alike_in_both_parsers() {
+    let mut parser = ts_parser();
+    let (mut both_parse, mut both_refuse) = (0, 0);
+    let mut failures = Vec::new();
+    for (i, text) in SNIPPETS.iter().enumerate() {
+        match compare(&mut parser, &format!("snippet {i} {text:?}"), text, false) {
+            Ok(Some(_)) => both_parse += 1,
+            Ok(None) => both_refuse += 1,
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(both_parse >= 10 && both_refuse >= 5, "{both_parse} parse, {both_refuse} refused");
 }

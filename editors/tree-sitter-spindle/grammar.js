@@ -90,11 +90,16 @@ module.exports = grammar({
     // `{ x` at the start of an arrow segment: a binder `{x : A} ->` or a record update
     // `{ x | f = e }`; decided by the token after the name.
     [$._binder, $._primary],
-    [$._binder, $.field_initializer],
   ],
 
   rules: {
-    source_file: $ => seq(optional($.shebang), repeat($._declaration)),
+    // A layout block's `_layout_end` stands between declarations, outside the
+    // declaration it closes: so a declaration ends with its last token, and comments
+    // between two declarations belong to neither.
+    source_file: $ => seq(
+      optional($.shebang),
+      repeat(choice($._declaration, $._layout_end)),
+    ),
 
     shebang: _ => token(seq('#!', /[^\n]*/)),
 
@@ -136,7 +141,6 @@ module.exports = grammar({
       alias($._where_clause, 'where'),
       $._layout_start,
       sep1($.binding, $._layout_sep),
-      $._layout_end,
     ),
 
     /** `name params : T = e`, as in a `where` clause or a `let`. */
@@ -208,7 +212,6 @@ module.exports = grammar({
         optional(seq(
           $._block_start,
           sep1(field('method', $.method_signature), $._layout_sep),
-          $._layout_end,
         )),
       )),
     ),
@@ -228,7 +231,6 @@ module.exports = grammar({
         optional(seq(
           $._block_start,
           sep1(field('method', $.method_definition), $._layout_sep),
-          $._layout_end,
         )),
       )),
     ),
@@ -299,29 +301,65 @@ module.exports = grammar({
       repeat(choice($.implicit_parameters, $.explicit_parameters)),
     ),
 
-    /** Everything but arrows and the open-ended forms. */
-    _operand_expression: $ => choice($.binary_expression, $.application, $._atom),
+    /**
+     * Everything but arrows and the open-ended forms: the binary operators, one level
+     * per precedence (LANGUAGE.md 3, docs/syntax.md 1), applications and atoms. The
+     * last operand may be a lambda, `let`, `if` or `match`, which extends to the right.
+     * Every level's node is a `binary_expression`.
+     */
+    _operand_expression: $ => $._or_level,
 
-    binary_expression: $ => {
-      /** @type {[RuleOrLiteral, number, 'left' | 'right'][]} */
-      const table = [
-        ['||', PREC.or, 'right'],
-        ['&&', PREC.and, 'right'],
-        [choice('==', '!=', '<', '<=', '>', '>='), PREC.compare, 'left'],
-        [choice('++', '::'), PREC.concat, 'right'],
-        [choice('+', alias($._minus, '-')), PREC.add, 'left'],
-        [choice('*', '/', '%'), PREC.mul, 'left'],
-        ['^', PREC.pow, 'right'],
-      ];
-      return choice(...table.map(([operator, precedence, assoc]) =>
-        (assoc === 'left' ? prec.left : prec.right)(precedence, seq(
-          field('left', $._operand_expression),
-          field('operator', operator),
-          // The last operand may be a lambda, `let`, `if` or `match`.
-          field('right', choice($._operand_expression, $._open_expression)),
-        )),
-      ));
-    },
+    _or_level: $ => choice(alias($.or_expression, $.binary_expression), $._and_level),
+    or_expression: $ => prec(PREC.or, seq(
+      field('left', $._and_level),
+      field('operator', '||'),
+      field('right', choice($._or_level, $._open_expression)),
+    )),
+
+    _and_level: $ => choice(alias($.and_expression, $.binary_expression), $._compare_level),
+    and_expression: $ => prec(PREC.and, seq(
+      field('left', $._compare_level),
+      field('operator', '&&'),
+      field('right', choice($._and_level, $._open_expression)),
+    )),
+
+    // Comparisons do not chain: `a < b < c` is refused, as by Spindle.
+    _compare_level: $ => choice(alias($.comparison, $.binary_expression), $._concat_level),
+    comparison: $ => prec(PREC.compare, seq(
+      field('left', $._concat_level),
+      field('operator', choice('==', '!=', '<', '<=', '>', '>=')),
+      field('right', choice($._concat_level, $._open_expression)),
+    )),
+
+    _concat_level: $ => choice(alias($.concat_expression, $.binary_expression), $._add_level),
+    concat_expression: $ => prec(PREC.concat, seq(
+      field('left', $._add_level),
+      field('operator', choice('++', '::')),
+      field('right', choice($._concat_level, $._open_expression)),
+    )),
+
+    _add_level: $ => choice(alias($.add_expression, $.binary_expression), $._mul_level),
+    add_expression: $ => prec(PREC.add, seq(
+      field('left', $._add_level),
+      field('operator', choice('+', alias($._minus, '-'))),
+      field('right', choice($._mul_level, $._open_expression)),
+    )),
+
+    _mul_level: $ => choice(alias($.mul_expression, $.binary_expression), $._pow_level),
+    mul_expression: $ => prec(PREC.mul, seq(
+      field('left', $._mul_level),
+      field('operator', choice('*', '/', '%')),
+      field('right', choice($._pow_level, $._open_expression)),
+    )),
+
+    _pow_level: $ => choice(alias($.pow_expression, $.binary_expression), $._app_level),
+    pow_expression: $ => prec(PREC.pow, seq(
+      field('left', $._app_level),
+      field('operator', '^'),
+      field('right', choice($._pow_level, $._open_expression)),
+    )),
+
+    _app_level: $ => choice($.application, $._atom),
 
     /** `f x {A} y`, whose last argument may be an open-ended form (`f x \y -> y`). */
     application: $ => prec.left(PREC.app, seq(
