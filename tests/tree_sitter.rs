@@ -260,6 +260,8 @@ fn every_sp_file_parses_alike_in_both_parsers() {
 /// One case of a corpus file.
 struct Case {
     name: String,
+    /// `:error`: the case only has to give an ERROR or MISSING node.
+    error: bool,
     code: String,
     expected: String,
 }
@@ -282,8 +284,10 @@ fn corpus_cases(text: &str) -> Vec<Case> {
         }
         let name = lines[i + 1].trim().to_string();
         i += 2;
-        // Attribute lines such as `:skip` follow the name.
+        // Attribute lines such as `:error` follow the name.
+        let mut error = false;
         while i < lines.len() && !is_rule(lines[i], '=') {
+            error |= lines[i].trim() == ":error";
             i += 1;
         }
         i += 1;
@@ -300,6 +304,7 @@ fn corpus_cases(text: &str) -> Vec<Case> {
         let expected = lines[expected_start..i].join("\n");
         cases.push(Case {
             name,
+            error,
             code: code.trim_matches('\n').to_string() + "\n",
             expected,
         });
@@ -331,13 +336,25 @@ fn the_corpus_parses_as_recorded() {
         .collect();
     files.sort();
     let mut parser = ts_parser();
-    let mut count = 0;
+    let (mut count, mut errors) = (0, 0);
     let mut failures = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("readable corpus");
         for case in corpus_cases(&text) {
             count += 1;
             let tree = parser.parse(&case.code, None).expect("a tree");
+            if case.error {
+                errors += 1;
+                if !tree.root_node().has_error() {
+                    failures.push(format!(
+                        "{}: {}: expected an ERROR node, found {}",
+                        file.file_name().unwrap().to_string_lossy(),
+                        case.name,
+                        tree.root_node().to_sexp()
+                    ));
+                }
+                continue;
+            }
             let found = normalize_sexp(&tree.root_node().to_sexp());
             let expected = normalize_sexp(&case.expected);
             if found != expected {
@@ -349,7 +366,10 @@ fn the_corpus_parses_as_recorded() {
             }
         }
     }
-    println!("{count} corpus cases in {} files", files.len());
+    println!(
+        "{count} corpus cases in {} files ({errors} of them malformed on purpose)",
+        files.len()
+    );
     assert!(count >= 30, "only {count} corpus cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -364,8 +384,11 @@ fn the_normalisation_keeps_differences() {
     );
     assert_ne!(normalize_sexp("(a (b) (c))"), normalize_sexp("(a (b (c)))"));
     assert_ne!(normalize_sexp("(a (b))"), normalize_sexp("(a (d))"));
-    let cases = corpus_cases("===\none\n===\n\ndef x = 1\n\n---\n\n(source_file)\n\n===\ntwo\n===\nx\n---\n(y)\n");
+    let cases = corpus_cases(
+        "===\none\n===\n\ndef x = 1\n\n---\n\n(source_file)\n\n===\ntwo\n:error\n===\nx\n---\n(y)\n",
+    );
     assert_eq!(cases.len(), 2);
+    assert!(!cases[0].error && cases[1].error);
     assert_eq!(cases[0].name, "one");
     assert_eq!(cases[0].code, "def x = 1\n");
     assert_eq!(normalize_sexp(&cases[1].expected), "(y)");
