@@ -460,3 +460,17 @@ fn edge_cases_parse_alike_in_both_parsers() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(both_parse >= 10 && both_refuse >= 5, "{both_parse} parse, {both_refuse} refused");
 }
+
+#[test]
+fn the_queries_compile_against_the_grammar() {
+    let language: tree_sitter::Language = tree_sitter_spindle::LANGUAGE.into();
+    for (name, source) in [
+        ("highlights.scm", tree_sitter_spindle::HIGHLIGHTS_QUERY),
+        ("locals.scm", tree_sitter_spindle::LOCALS_QUERY),
+        ("tags.scm", tree_sitter_spindle::TAGS_QUERY),
+    ] {
+        let query = tree_sitter::Query::new(&language, source)
+            .unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
+        assert!(query.pattern_count() > 5, "{name} has too few patterns");
+    }
+}
