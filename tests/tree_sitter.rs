@@ -41,10 +41,6 @@ const REFUSED_BEYOND_SYNTAX: &[(&str, &str)] = &[
         "tests/typing/fail/record_duplicate_field.sp",
         "a record field declared twice: a check of names, not of syntax",
     ),
-    (
-        "tests/typing/fail/universe_out_of_range.sp",
-        "`Type 4294967295`: the level is a well-formed literal above the limit of 1000",
-    ),
 ];
 
 fn root() -> PathBuf {
@@ -235,6 +231,12 @@ fn every_sp_file_parses_alike_in_both_parsers() {
     }
     for (file, why) in REFUSED_BEYOND_SYNTAX {
         let bytes = std::fs::read(root().join(file)).expect("a listed file exists");
+        let tree = parser.parse(&bytes, None).expect("a tree");
+        assert!(
+            !tree.root_node().has_error(),
+            "{file} is listed as refused beyond syntax ({why}) but tree-sitter finds an \
+             error in it anyway: take it off the list"
+        );
         let refused_by_spindle = std::str::from_utf8(&bytes)
             .ok()
             .is_none_or(|text| spindle_decls(text).is_none());
@@ -443,7 +445,92 @@ const SNIPPETS: &[&str] = &[
     "def u : Type 1 = Type\ndef f = g {Int} 3 \\y -> y\n",
     "#!/usr/bin/env spindle run\ndef main = 1\n",
     "def x = \"bad \\q escape\"\n",
+    "def x = 12ab\n",
+    "def x = 0x\n",
+    "def x = 1_\n",
+    "def x = \"unterminated\n",
+    "def x = 'ab'\n",
+    "def x = ''\n",
+    "def x = 1 & 2\n",
+    "def x = 9223372036854775808\n",
+    "def x = 1e999\n",
+    "data lower = A\n",
+    "data T = a\n",
+    "record R = { A : Int }\n",
+    "interface C where\n  m : Int\n",
+    "def f = \\ -> 1\n",
+    "def f = let x = 1\n",
+    "def f = if a then b\n",
+    "def f = match x\n",
+    "def f = { x = 1\n",
+    "def f = g {x\n",
+    "def f = x.\n",
+    "def f = (x : )\n",
+    "def f : {a : Type} = 1\n",
+    "def f : {a} -> a = 1\n",
+    "import foo\n",
+    "extern x\n",
+    "def f = 1\n  where x = 1\n  y = 2\n",
+    "def f = 1\n  where x = 1\n    y = 2\n",
+    "def f = 1\n  where\n    x = 1\n      where y = 2\n",
+    "instance C Int where\n  m = 1\n n = 2\n",
+    "instance C Int where\n  (m) = 1\n",
+    "def f = match x with\n  | A -> 1\n| B -> 2\n",
+    "def a = x |> y\n",
+    "def a = x :: y :: z == w\n",
+    "def a = [x | x <- xs]\n",
+    "def a = f x where y\n",
+    "def a = \"\\u{D800}\"\n",
+    "def a = ['\\u{110000}']\n",
+    "def a = Type 1001\n",
+    "def a = {}.x\n",
+    "def a = g { -1}\n",
+    "def a = g {-1}\n",
+    "def f (x y : Int) {z} _ = x\n",
+    "def f x = match x with | (a, b, c) -> a | [a, b] -> b\n",
+    "def f x = match x with | C {..} -> 1\n",
+    "def f x = match x with | -1.5 -> 1\n",
+    "data T = C { a : Int }\n",
+    "total def\n",
+    "total  def f = 1\n",
+    "record  R = { a : Int }\n",
+    "record (R) = { a : Int }\n",
+    "def x = 1\n  record R = { a : Int }\n",
+    "def f = x\n-1\n",
+    "def f = x\n  -1\n",
+    "def f = x -- c\n  where y = 1\n",
+    "def f = x {- c -}\n  where y = 1\n",
+    "def f = x\n  where {- c -} y = 1\n",
+    "def f = x\n  where\n    y = 1 {- c\n -} z = 2\n",
 ];
+
+/// Inputs Spindle refuses and the grammar accepts, with the reason the grammar does not
+/// follow: kept here so that the list stays true (the test checks that Spindle still
+/// refuses each) and short.
+const ACCEPTED_ONLY_BY_THE_GRAMMAR: &[(&str, &str)] = &[
+    (
+        "def f = match x with\n",
+        "a match with no arms is legal unless the input ends right after `with`; the \
+         grammar allows no arms anywhere",
+    ),
+    (
+        "def a = { f x | y = 1 }\n",
+        "Spindle reads `{ r | ...}` as an update only when a name and `|` or `.` open \
+         it; the grammar takes any operand before `|`",
+    ),
+];
+
+#[test]
+fn the_listed_divergences_are_refused_by_spindle() {
+    let mut parser = ts_parser();
+    for (text, why) in ACCEPTED_ONLY_BY_THE_GRAMMAR {
+        assert!(
+            spindle_decls(text).is_none(),
+            "{text:?} is listed as refused by Spindle ({why}) but it parses"
+        );
+        assert!(parser.parse(text, None).is_some());
+    }
+}
 
 #[test]
 fn edge_cases_parse_alike_in_both_parsers() {

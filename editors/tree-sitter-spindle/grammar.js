@@ -72,6 +72,7 @@ module.exports = grammar({
     $._where_block, // `where` after an interface or instance head
     $._deriving, // `deriving` after a data or record declaration
     $.block_comment, // `{- ... -}`, nesting
+    $._invalid_token, // never valid: a malformed literal or an unclosed block comment
     $._error_sentinel, // never valid: tells the scanner the parser is recovering
   ],
 
@@ -295,10 +296,32 @@ module.exports = grammar({
       field('body', $._expression),
     )),
 
-    /** Binders in braces (and parentheses after them) at the start of an arrow. */
+    /**
+     * Binders in braces (and parentheses after them) at the start of an arrow, each
+     * with its type: `{a : Type} (x : a) ->`.
+     */
     telescope: $ => seq(
-      $.implicit_parameters,
-      repeat(choice($.implicit_parameters, $.explicit_parameters)),
+      alias($.typed_implicit_parameters, $.implicit_parameters),
+      repeat(choice(
+        alias($.typed_implicit_parameters, $.implicit_parameters),
+        alias($.typed_explicit_parameters, $.explicit_parameters),
+      )),
+    ),
+
+    typed_implicit_parameters: $ => seq(
+      '{',
+      repeat1(field('name', $._binder)),
+      ':',
+      field('type', $._expression),
+      '}',
+    ),
+
+    typed_explicit_parameters: $ => seq(
+      '(',
+      repeat1(field('name', $._binder)),
+      ':',
+      field('type', $._expression),
+      ')',
     ),
 
     /**

@@ -20,6 +20,12 @@
  *    part of a negative literal elsewhere: the scanner emits `_minus` where the parser
  *    accepts a binary operator, and otherwise leaves `-1` to the literal rules.
  * 4. Block comments `{- ... -}` nest.
+ * 5. A malformed number literal (`12ab`, `0x`, `1_`, an `Int` beyond 64 bits, a float
+ *    beyond the `Float` range), a `\u{...}` escape that is no Unicode scalar value, a
+ *    universe level above 1000 (`Type 1001`) and a block comment never closed are
+ *    errors for Spindle's lexer or parser: the scanner returns `_invalid_token`, which
+ *    no rule accepts, so the tree has an ERROR node there (the grammar's own rules
+ *    would split `12ab` into two tokens and accept it).
  *
  * Layout tokens have zero width and are placed right after the previous token (before
  * the whitespace and comments that follow it), so a block's node ends where its last
@@ -32,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <wctype.h>
 
@@ -49,6 +56,7 @@ enum TokenType {
   WHERE_BLOCK,
   DERIVING,
   BLOCK_COMMENT,
+  INVALID_TOKEN,
   ERROR_SENTINEL,
 };
 
@@ -269,6 +277,173 @@ static int layout_token(Scanner *s, const bool *valid, const Next *next) {
   return -1;
 }
 
+/* Checks the number literal starting at the lookahead (a digit; any `-` is consumed)
+ * as lexer.rs `number` does: returns whether it is malformed or out of range. */
+static bool malformed_number(TSLexer *lexer, bool negative) {
+  char text[80];
+  size_t n = 0;
+  bool long_text = false;
+#define PUSH(c)                               \
+  do {                                        \
+    if (n + 1 < sizeof(text)) {               \
+      text[n++] = (char)(c);                  \
+    } else {                                  \
+      long_text = true;                       \
+    }                                         \
+  } while (0)
+  bool hex = false, is_float = false;
+  if (lexer->lookahead == '0') {
+    advance(lexer);
+    if (lexer->lookahead == 'x') {
+      advance(lexer);
+      hex = true;
+    } else {
+      PUSH('0');
+    }
+  }
+  const char *body_start = text;
+  size_t digits = 0;
+  int32_t last = 0;
+  if (hex) {
+    while (iswxdigit(lexer->lookahead) || lexer->lookahead == '_') {
+      last = lexer->lookahead;
+      if (last != '_') {
+        PUSH(last);
+        digits++;
+      }
+      advance(lexer);
+    }
+    if (digits == 0 && last == 0) return true; /* `0x` without digits */
+  } else {
+    while (iswdigit(lexer->lookahead) || lexer->lookahead == '_') {
+      last = lexer->lookahead;
+      if (last != '_') PUSH(last);
+      advance(lexer);
+    }
+    if (lexer->lookahead == '.') {
+      advance(lexer);
+      if (!iswdigit(lexer->lookahead)) {
+        /* `1.` then something else: the literal ended before the dot. */
+        goto check_int;
+      }
+      PUSH('.');
+      is_float = true;
+      while (iswdigit(lexer->lookahead) || lexer->lookahead == '_') {
+        last = lexer->lookahead;
+        if (last != '_') PUSH(last);
+        advance(lexer);
+      }
+    }
+    if (lexer->lookahead == 'e' || lexer->lookahead == 'E') {
+      advance(lexer);
+      bool sign = lexer->lookahead == '+' || lexer->lookahead == '-';
+      int32_t sign_char = lexer->lookahead;
+      if (sign) advance(lexer);
+      if (iswdigit(lexer->lookahead)) {
+        is_float = true;
+        PUSH('e');
+        if (sign) PUSH(sign_char);
+        while (iswdigit(lexer->lookahead) || lexer->lookahead == '_') {
+          last = lexer->lookahead;
+          if (last != '_') PUSH(last);
+          advance(lexer);
+        }
+      } else {
+        /* `1e`, `1ex`, `1e-x`: letters glued to the number, an invalid literal. */
+        return true;
+      }
+    }
+  }
+  if (is_ident_continue(lexer->lookahead)) return true; /* glued letters: `12ab` */
+  if (last == '_') return true;                          /* `1_` */
+  text[n] = '\0';
+  if (long_text) return false; /* not checked: let the grammar read it */
+  if (is_float) {
+    double x = strtod(body_start, NULL);
+    return isinf(x);
+  }
+check_int:
+  text[n] = '\0';
+  if (long_text) return false;
+  {
+    /* Whether the magnitude fits: up to 2^63 - 1, or 2^63 when negative. */
+    unsigned long long value = 0, limit = negative ? 9223372036854775808ULL
+                                                   : 9223372036854775807ULL;
+    unsigned base = hex ? 16 : 10;
+    for (size_t i = 0; i < n; i++) {
+      char c = text[i];
+      unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                                          : (unsigned)(c - 'A' + 10);
+      if (value > (limit - d) / base) return true;
+      value = value * base + d;
+    }
+  }
+  return false;
+#undef PUSH
+}
+
+/* Checks a string or character literal whose opening quote `quote` is the lookahead,
+ * for what the grammar's regular expressions let through: a `\u{...}` escape that is
+ * no Unicode scalar value (a surrogate, or above 10FFFF). Returns whether it has one. */
+static bool bad_unicode_escape(TSLexer *lexer, int32_t quote) {
+  advance(lexer);
+  while (!lexer->eof(lexer) && lexer->lookahead != quote) {
+    if (quote == '\'' && lexer->lookahead == '\n') return false;
+    if (lexer->lookahead != '\\') {
+      advance(lexer);
+      continue;
+    }
+    advance(lexer);
+    if (lexer->lookahead != 'u') {
+      if (!lexer->eof(lexer)) advance(lexer);
+      continue;
+    }
+    advance(lexer);
+    if (lexer->lookahead != '{') continue;
+    advance(lexer);
+    unsigned long value = 0;
+    int digits = 0;
+    while (iswxdigit(lexer->lookahead) && digits < 7) {
+      int32_t c = lexer->lookahead;
+      value = value * 16 + (unsigned long)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+      digits++;
+      advance(lexer);
+    }
+    if (digits >= 1 && digits <= 6 && lexer->lookahead == '}' &&
+        (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* After the word `Type`: whether a universe level follows that is above 1000 (parser
+ * `universe`). Consumes the input up to the end of the level. */
+static bool universe_out_of_range(TSLexer *lexer) {
+  while (iswspace(lexer->lookahead)) advance(lexer);
+  if (!iswdigit(lexer->lookahead)) return false;
+  unsigned long long level = 0;
+  bool hex = false;
+  if (lexer->lookahead == '0') {
+    advance(lexer);
+    if (lexer->lookahead == 'x') {
+      advance(lexer);
+      hex = true;
+    }
+  }
+  while (iswxdigit(lexer->lookahead) || lexer->lookahead == '_') {
+    int32_t c = lexer->lookahead;
+    if (!hex && !iswdigit(c)) break;
+    if (c != '_') {
+      unsigned d = (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+      if (level <= 1000000) level = level * (hex ? 16 : 10) + d;
+    }
+    advance(lexer);
+  }
+  return level > 1000;
+}
+
 static bool finish(TSLexer *lexer, Scanner *s, int token) {
   lexer->result_symbol = (TSSymbol)token;
   s->comment_newline = 0;
@@ -279,8 +454,14 @@ static bool finish(TSLexer *lexer, Scanner *s, int token) {
  * line. Records for the next token whether it starts a line. */
 static bool block_comment(TSLexer *lexer, Scanner *s, bool line_start) {
   bool newline = line_start;
-  if (!skip_block_comment(lexer, &newline)) return false; /* unterminated: an error */
+  bool closed = skip_block_comment(lexer, &newline);
   lexer->mark_end(lexer);
+  if (!closed) {
+    /* Unterminated: the rest of the input is one token that no rule accepts. */
+    lexer->result_symbol = INVALID_TOKEN;
+    s->comment_newline = 0;
+    return true;
+  }
   lexer->result_symbol = BLOCK_COMMENT;
   s->comment_newline = newline;
   s->comment_end_column = newline ? lexer->get_column(lexer) : 0;
@@ -333,7 +514,7 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
   if (!known_line_start) {
     column = lexer->get_column(lexer);
     line_start = column == skipped ||
-                 (s->comment_newline && column == s->comment_end_column);
+                 (s->comment_newline && column - skipped == s->comment_end_column);
   } else {
     column = lexer->get_column(lexer);
   }
@@ -365,6 +546,10 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
         lexer->mark_end(lexer);
         return finish(lexer, s, MINUS);
       }
+      if (iswdigit(lexer->lookahead) && malformed_number(lexer, true)) {
+        lexer->mark_end(lexer);
+        return finish(lexer, s, INVALID_TOKEN);
+      }
       return false;
     }
     if (!layout_wanted) return false;
@@ -381,6 +566,11 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
       Next next = {.eof = false, .line_start = line_start, .column = column, .first = c};
       int token = layout_token(s, valid, &next);
       if (token >= 0) return finish(lexer, s, token);
+    }
+    if ((iswdigit(c) && malformed_number(lexer, false)) ||
+        ((c == '"' || c == '\'') && bad_unicode_escape(lexer, c))) {
+      lexer->mark_end(lexer);
+      return finish(lexer, s, INVALID_TOKEN);
     }
     return false;
   }
@@ -406,6 +596,13 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     if (token >= 0) return finish(lexer, s, token);
   }
 
+  if (strcmp(w, "Type") == 0) {
+    if (universe_out_of_range(lexer)) {
+      lexer->mark_end(lexer);
+      return finish(lexer, s, INVALID_TOKEN);
+    }
+    return false;
+  }
   if (strcmp(w, "where") == 0) {
     if (line_start && valid[WHERE_CLAUSE]) {
       lexer->mark_end(lexer);
