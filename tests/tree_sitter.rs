@@ -216,7 +216,10 @@ fn every_sp_file_parses_alike_in_both_parsers() {
         let bytes = std::fs::read(root().join(rel)).expect("readable");
         let exempt = REFUSED_BEYOND_SYNTAX.iter().any(|(f, _)| f == rel);
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            assert!(exempt, "{rel}: not UTF-8 and not listed in REFUSED_BEYOND_SYNTAX");
+            assert!(
+                exempt,
+                "{rel}: not UTF-8 and not listed in REFUSED_BEYOND_SYNTAX"
+            );
             refused += 1;
             continue;
         };
@@ -256,7 +259,10 @@ fn every_sp_file_parses_alike_in_both_parsers() {
         files.len(),
         failures.join("\n")
     );
-    assert!(parsed > 200 && refused >= 2, "parsed {parsed}, refused {refused}");
+    assert!(
+        parsed > 200 && refused >= 2,
+        "parsed {parsed}, refused {refused}"
+    );
 }
 
 /// One case of a corpus file.
@@ -545,7 +551,10 @@ fn edge_cases_parse_alike_in_both_parsers() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(both_parse >= 10 && both_refuse >= 5, "{both_parse} parse, {both_refuse} refused");
+    assert!(
+        both_parse >= 10 && both_refuse >= 5,
+        "{both_parse} parse, {both_refuse} refused"
+    );
 }
 
 #[test]
