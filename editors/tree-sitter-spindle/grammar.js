@@ -11,7 +11,8 @@
  *
  * - layout: the bindings of a `where` clause and the methods of an `interface` /
  *   `instance` block are one per line, all in the column of the first; the scanner
- *   emits zero-width `_layout_start` / `_block_start`, `_layout_sep` and `_layout_end`
+ *   opens the block at its `where` (`_where_block` when methods follow on the next lines,
+ *   `_where_empty` when none do) and emits zero-width `_layout_sep` and `_layout_end`
  *   tokens (outside brackets only, as the parser suspends layout inside them);
  * - words that are keywords only in one place: `total` before `def`, `record`,
  *   `interface` and `instance` at the start of a line before a capitalised name,
@@ -59,8 +60,6 @@ module.exports = grammar({
   word: $ => $.identifier,
 
   externals: $ => [
-    $._layout_start, // zero width: before the first binding of a `where` clause
-    $._block_start, // zero width: before the first method of an interface/instance
     $._layout_sep, // zero width: a new line at the layout column
     $._layout_end, // zero width: a line left of the layout column, or the end
     $._minus, // `-` as subtraction (after an operand)
@@ -68,9 +67,13 @@ module.exports = grammar({
     $._record, // `record` at the start of a line, before a capitalised name
     $._interface, // likewise `interface`
     $._instance, // likewise `instance`
-    $._where_clause, // `where` starting a line after a def's body
-    $._where_block, // `where` after an interface or instance head
+    $._where_clause, // `where` starting a line after a def's body (opens the block)
+    $._where_block, // `where` after an interface or instance head, methods follow
+    $._where_empty, // `where` after an interface or instance head, no methods follow
+    $._no_arms, // zero width: a `match` with no arms (`with`, then no `|` nor pattern)
     $._deriving, // `deriving` after a data or record declaration
+    $._type, // `Type`, always a keyword (never a capitalised name)
+    $._method_name, // the name starting a method, at the column of its block
     $.block_comment, // `{- ... -}`, nesting
     $._invalid_token, // never valid: a malformed literal or an unclosed block comment
     $._error_sentinel, // never valid: tells the scanner the parser is recovering
@@ -140,7 +143,6 @@ module.exports = grammar({
 
     where_clause: $ => seq(
       alias($._where_clause, 'where'),
-      $._layout_start,
       sep1($.binding, $._layout_sep),
     ),
 
@@ -208,17 +210,18 @@ module.exports = grammar({
       alias($._interface, 'interface'),
       field('name', $.upper_identifier),
       repeat1(field('parameter', $._parameter)),
-      optional(seq(
-        alias($._where_block, 'where'),
-        optional(seq(
-          $._block_start,
-          sep1(field('method', $.method_signature), $._layout_sep),
-        )),
+      optional(choice(
+        seq(
+          alias($._where_block, 'where'),
+          // Each method starts a line at the block's column, with its name.
+          repeat1(field('method', $.method_signature)),
+        ),
+        alias($._where_empty, 'where'),
       )),
     ),
 
     method_signature: $ => seq(
-      field('name', $._name),
+      field('name', alias($._method_name, $.identifier)),
       ':',
       field('type', $._expression),
     ),
@@ -227,12 +230,13 @@ module.exports = grammar({
       alias($._instance, 'instance'),
       optional(seq(field('constraint', $._instance_type), '=>')),
       field('head', $._instance_type),
-      optional(seq(
-        alias($._where_block, 'where'),
-        optional(seq(
-          $._block_start,
-          sep1(field('method', $.method_definition), $._layout_sep),
-        )),
+      optional(choice(
+        seq(
+          alias($._where_block, 'where'),
+          // Each method starts a line at the block's column, with its name.
+          repeat1(field('method', $.method_definition)),
+        ),
+        alias($._where_empty, 'where'),
       )),
     ),
 
@@ -245,7 +249,7 @@ module.exports = grammar({
     )),
 
     method_definition: $ => seq(
-      field('name', $._name),
+      field('name', alias($._method_name, $.identifier)),
       repeat(field('parameter', $._parameter)),
       '=',
       field('body', $._expression),
@@ -432,10 +436,10 @@ module.exports = grammar({
       'match',
       field('scrutinee', $._expression),
       'with',
-      optional(seq(
-        optional('|'),
-        sep1(field('arm', $.match_arm), '|'),
-      )),
+      choice(
+        seq(optional('|'), sep1(field('arm', $.match_arm), '|')),
+        $._no_arms,
+      ),
     )),
 
     match_arm: $ => prec.right(PREC.open, seq(
@@ -479,7 +483,10 @@ module.exports = grammar({
     )),
 
     /** `Type` or `Type n`. */
-    universe: $ => prec.right(seq('Type', optional(field('level', $.integer)))),
+    universe: $ => prec.right(seq(
+      alias($._type, 'Type'),
+      optional(field('level', $.integer)),
+    )),
 
     unit: _ => seq('(', ')'),
 

@@ -1,18 +1,31 @@
 /*
  * External scanner of the Spindle grammar: what grammar.js cannot say on its own.
  *
- * Spindle's lexer (src/syntax/lexer.rs) and parser (src/syntax/parser/) have four
- * context-dependent rules; this scanner reproduces each of them:
+ * Spindle's lexer (src/syntax/lexer.rs) and parser (src/syntax/parser/) have rules that
+ * depend on context or count; this scanner reproduces each of them:
  *
  * 1. Layout. The bindings of a `where` clause, and the methods of an `interface` or
  *    `instance` after `where`, are one per line, all starting in the column of the
- *    first. A line that starts at that column begins the next item (`_layout_sep`); a
- *    line that starts further left ends the block (`_layout_end`), and so does the end
- *    of the input. Layout is suspended inside brackets: the scanner only emits a layout
- *    token the parser can accept, and inside a bracket it cannot. At most one block is
- *    open at a time (a `where` clause belongs to a top-level `def`, methods to a
- *    top-level interface or instance), so the state is one column and one kind.
- * 2. Words that are keywords in one place only: `total` at the start of a line before
+ *    first. The `where` token opens the block: the scanner looks past it for the first
+ *    item and records its column (`_where_clause`; `_where_block`, or `_where_empty`
+ *    when no method follows on a new line, as the parser's `layout_block`).
+ *    In a `where` clause, a line that starts at that column begins the next binding
+ *    (`_layout_sep`) and a line that starts further left ends the block
+ *    (`_layout_end`), as does the end of the input; like the parser, the scanner
+ *    applies this only where an expression could end (it emits a layout token only
+ *    where the parser can take one), so layout is suspended inside brackets.
+ *    In a block of methods, the parser ends the method at any line that starts at or
+ *    left of the column, inside brackets too: there the scanner returns the next
+ *    method's name (`_method_name`), `_layout_end`, or `_invalid_token` when the
+ *    method is cut short (an error for Spindle too).
+ *    At most one block is open at a time (a `where` clause belongs to a top-level
+ *    `def`, methods to a top-level interface or instance), so the state is one column
+ *    and one kind.
+ *    The parser looks at no layout before the first arm of a `match`: `with` followed
+ *    by no `|` and no pattern is a match without arms (`_no_arms`); where arms follow,
+ *    no layout token can come, so an arm may start at the layout column.
+ * 2. `Type` is always a keyword (`_type`), never a capitalised name.
+ *    Words that are keywords in one place only: `total` at the start of a line before
  *    `def`; `record`, `interface`, `instance` at the start of a line before a
  *    capitalised name (maybe after `(`); `where` starting a line after a def's body, or
  *    after an interface or instance head; `deriving` after a data declaration.
@@ -43,8 +56,6 @@
 #include <wctype.h>
 
 enum TokenType {
-  LAYOUT_START,
-  BLOCK_START,
   LAYOUT_SEP,
   LAYOUT_END,
   MINUS,
@@ -54,7 +65,11 @@ enum TokenType {
   INSTANCE,
   WHERE_CLAUSE,
   WHERE_BLOCK,
+  WHERE_EMPTY,
+  NO_ARMS,
   DERIVING,
+  TYPE,
+  METHOD_NAME,
   BLOCK_COMMENT,
   INVALID_TOKEN,
   ERROR_SENTINEL,
@@ -84,6 +99,7 @@ typedef struct {
   bool line_start;
   uint32_t column;
   int32_t first;          /* its first character */
+  int32_t second;         /* the character after a '-' (for `-1`) */
   char word[MAX_WORD + 1]; /* its word, if it is a short word ("" otherwise) */
   bool decl_keyword;      /* it starts a declaration, as TokenKind::starts_declaration */
 } Next;
@@ -179,6 +195,7 @@ static void look_ahead(TSLexer *lexer, bool line_start, Next *next) {
     } else if (c == '-') {
       advance(lexer);
       if (lexer->lookahead != '-') {
+        next->second = lexer->lookahead;
         next->eof = false;
         next->line_start = line_start;
         next->first = '-';
@@ -237,27 +254,8 @@ static bool starts_binding(const Next *next) {
   return !is_keyword(next->word) && !next->decl_keyword && strcmp(next->word, "where") != 0;
 }
 
-/* The layout token due before `next`, if any (BLOCK_NONE-style -1 when none). */
+/* The layout token due before `next` inside an open block, or -1. */
 static int layout_token(Scanner *s, const bool *valid, const Next *next) {
-  if (valid[LAYOUT_START]) {
-    /* Right after a `where` of a def: the first binding, on this line or the next. */
-    if (starts_binding(next) && !(next->line_start && next->decl_keyword)) {
-      s->kind = BLOCK_WHERE;
-      s->column = next->column;
-      return LAYOUT_START;
-    }
-    return -1;
-  }
-  if (valid[BLOCK_START]) {
-    /* After `where` of an interface or instance: a block if the next token starts a
-     * line right of column 0 (parser `layout_block`). */
-    if (!next->eof && next->line_start && next->column > 0 && !next->decl_keyword) {
-      s->kind = BLOCK_METHODS;
-      s->column = next->column;
-      return BLOCK_START;
-    }
-    return -1;
-  }
   if (s->kind == BLOCK_NONE) return -1;
   if (next->eof) {
     if (valid[LAYOUT_END]) {
@@ -269,12 +267,41 @@ static int layout_token(Scanner *s, const bool *valid, const Next *next) {
   if (!next->line_start || next->column > s->column) return -1;
   bool more = next->column == s->column &&
               (s->kind == BLOCK_WHERE ? starts_binding(next) : !next->decl_keyword);
-  if (more) return valid[LAYOUT_SEP] ? LAYOUT_SEP : -1;
-  if (valid[LAYOUT_END]) {
+  if (s->kind == BLOCK_METHODS) {
+    /* A method starts with its name: a token of its own, so that no zero-width token
+     * is due twice at one place. */
+    if (more && valid[METHOD_NAME] && is_ident_start(next->first) &&
+        strcmp(next->word, "_") != 0 && !is_keyword(next->word)) {
+      return METHOD_NAME;
+    }
+    if (!more && valid[LAYOUT_END]) {
+      s->kind = BLOCK_NONE;
+      return LAYOUT_END;
+    }
+    /* Spindle's parser ends the method at such a line whatever it is parsing (inside
+     * brackets too): a method cut short there, or no name, is an error. */
+    return INVALID_TOKEN;
+  }
+  if (more && valid[LAYOUT_SEP]) return LAYOUT_SEP;
+  if (!more && valid[LAYOUT_END]) {
     s->kind = BLOCK_NONE;
     return LAYOUT_END;
   }
   return -1;
+}
+
+/* Whether arms follow the `with` of a `match`: `|`, a token that starts a pattern, or
+ * the end of the input (then the missing arm is the error); parser `match_start`. */
+static bool arms_follow(const Next *next) {
+  if (next->eof) return true;
+  int32_t c = next->first;
+  if (c == '|' || c == '"' || c == '\'' || c == '(' || c == '[' || c == '{') return true;
+  if (iswdigit(c)) return true;
+  if (c == '-') return iswdigit(next->second);
+  if (!is_ident_start(c)) return false;
+  if (next->word[0] == '\0') return true; /* a long name */
+  if (strcmp(next->word, "_") == 0) return true;
+  return !is_keyword(next->word) && !next->decl_keyword;
 }
 
 /* Checks the number literal starting at the lookahead (a digit; any `-` is consumed)
@@ -494,8 +521,8 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     skip(lexer);
   }
 
-  bool layout_wanted = valid[LAYOUT_START] || valid[BLOCK_START] ||
-                       (s->kind != BLOCK_NONE && (valid[LAYOUT_SEP] || valid[LAYOUT_END]));
+  bool layout_wanted = s->kind == BLOCK_METHODS ||
+                       (s->kind == BLOCK_WHERE && (valid[LAYOUT_SEP] || valid[LAYOUT_END]));
 
   if (lexer->eof(lexer)) {
     if (!layout_wanted) return false;
@@ -506,25 +533,18 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
 
   /* Whether the token here starts a line: a line break before it (maybe inside the
    * block comment just returned), or only whitespace since the start of the line. */
-  bool line_start = newline;
-  bool known_line_start = newline;
   int32_t c = lexer->lookahead;
-  bool comment_ahead = false;
-  uint32_t column = 0;
-  if (!known_line_start) {
-    column = lexer->get_column(lexer);
-    line_start = column == skipped ||
-                 (s->comment_newline && column - skipped == s->comment_end_column);
-  } else {
-    column = lexer->get_column(lexer);
-  }
+  uint32_t column = lexer->get_column(lexer);
+  bool line_start = newline || column == skipped ||
+                    (s->comment_newline && column - skipped == s->comment_end_column);
 
   if (c == '{') {
     advance(lexer);
     if (lexer->lookahead == '-') {
-      /* A block comment: layout is decided at the token after it. */
+      /* A block comment: what comes after it is decided at the token after it. */
       return block_comment(lexer, s, line_start);
     }
+    /* A `{`: it starts a pattern, so it is no `_no_arms`. */
     if (layout_wanted) {
       Next next = {.eof = false, .line_start = line_start, .column = column, .first = '{'};
       int token = layout_token(s, valid, &next);
@@ -533,10 +553,18 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     return false;
   }
 
+  if (valid[NO_ARMS]) {
+    /* Right after `with`: no layout token can come here (the match is unfinished). */
+    Next next;
+    look_ahead(lexer, line_start, &next);
+    /* In a block of methods, a line at or left of its column ends the method first. */
+    bool cut = s->kind == BLOCK_METHODS && next.line_start && next.column <= s->column;
+    return (cut || !arms_follow(&next)) && finish(lexer, s, NO_ARMS);
+  }
+
   if (c == '-') {
     advance(lexer);
-    if (lexer->lookahead == '-') comment_ahead = true;
-    if (!comment_ahead) {
+    if (lexer->lookahead != '-') {
       if (layout_wanted) {
         Next next = {.eof = false, .line_start = line_start, .column = column, .first = '-'};
         int token = layout_token(s, valid, &next);
@@ -552,13 +580,15 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
       }
       return false;
     }
+    /* A line comment (lexed by the grammar), then the token that decides the layout:
+     * a layout token goes before the comment. */
     if (!layout_wanted) return false;
-    /* A line comment, then the token that decides the layout. */
     while (!lexer->eof(lexer) && lexer->lookahead != '\n') advance(lexer);
     Next next;
     look_ahead(lexer, line_start, &next);
     int token = layout_token(s, valid, &next);
-    return token >= 0 && finish(lexer, s, token);
+    /* A method's name is lexed when the scanner reaches it. */
+    return token >= 0 && token != METHOD_NAME && finish(lexer, s, token);
   }
 
   if (!is_ident_start(c)) {
@@ -582,37 +612,54 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
   bool contextual = strcmp(w, "total") == 0 || strcmp(w, "record") == 0 ||
                     strcmp(w, "interface") == 0 || strcmp(w, "instance") == 0;
 
-  if (layout_wanted) {
+  if (layout_wanted && line_start && column <= s->column) {
     next.decl_keyword = strcmp(w, "def") == 0 || strcmp(w, "data") == 0 ||
                         strcmp(w, "extern") == 0 || strcmp(w, "import") == 0;
-    if (contextual && line_start) {
-      /* Deciding needs the input after the word; then no keyword token can be
-       * returned from this call, only a layout token. */
+    if (contextual && column == s->column) {
+      /* Whether the block goes on needs the input after the word, so this call
+       * returns a layout token or nothing (then the word is a name). */
       next.decl_keyword = is_declaration_word(lexer, w);
       int token = layout_token(s, valid, &next);
-      return token >= 0 && finish(lexer, s, token);
+      return token >= 0 && token != METHOD_NAME && finish(lexer, s, token);
     }
     int token = layout_token(s, valid, &next);
+    if (token == METHOD_NAME) lexer->mark_end(lexer);
     if (token >= 0) return finish(lexer, s, token);
   }
 
   if (strcmp(w, "Type") == 0) {
+    /* Always the keyword: the grammar's capitalised names would take it otherwise
+     * where a universe cannot stand (`(a Type)`). */
+    lexer->mark_end(lexer);
     if (universe_out_of_range(lexer)) {
       lexer->mark_end(lexer);
       return finish(lexer, s, INVALID_TOKEN);
     }
-    return false;
+    return finish(lexer, s, TYPE);
   }
   if (strcmp(w, "where") == 0) {
-    if (line_start && valid[WHERE_CLAUSE]) {
-      lexer->mark_end(lexer);
+    bool clause = line_start && valid[WHERE_CLAUSE];
+    bool block = valid[WHERE_BLOCK] || valid[WHERE_EMPTY];
+    if (!clause && !block) return false;
+    lexer->mark_end(lexer);
+    Next item;
+    look_ahead(lexer, false, &item);
+    if (clause) {
+      /* The first binding, on this line or the next (parser `where_clause`). */
+      if (starts_binding(&item) && !(item.line_start && item.decl_keyword)) {
+        s->kind = BLOCK_WHERE;
+        s->column = item.column;
+      }
       return finish(lexer, s, WHERE_CLAUSE);
     }
-    if (valid[WHERE_BLOCK]) {
-      lexer->mark_end(lexer);
+    /* Methods follow when the next token starts a line right of column 0 (parser
+     * `layout_block`). */
+    if (!item.eof && item.line_start && item.column > 0 && !item.decl_keyword) {
+      s->kind = BLOCK_METHODS;
+      s->column = item.column;
       return finish(lexer, s, WHERE_BLOCK);
     }
-    return false;
+    return finish(lexer, s, WHERE_EMPTY);
   }
   if (strcmp(w, "deriving") == 0) {
     if (valid[DERIVING]) {
