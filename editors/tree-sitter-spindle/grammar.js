@@ -159,12 +159,13 @@ module.exports = grammar({
       'data',
       field('name', $.upper_identifier),
       repeat(field('parameter', $._parameter)),
+      // Without `=`, a `deriving` would be a parameter's name (as in Spindle).
       optional(seq(
         '=',
         optional('|'),
         sep1(field('constructor', $.constructor_declaration), '|'),
+        optional(field('deriving', $.deriving_clause)),
       )),
-      optional(field('deriving', $.deriving_clause)),
     ),
 
     constructor_declaration: $ => seq(

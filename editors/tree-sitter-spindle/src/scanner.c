@@ -616,11 +616,14 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     next.decl_keyword = strcmp(w, "def") == 0 || strcmp(w, "data") == 0 ||
                         strcmp(w, "extern") == 0 || strcmp(w, "import") == 0;
     if (contextual && column == s->column) {
-      /* Whether the block goes on needs the input after the word, so this call
-       * returns a layout token or nothing (then the word is a name). */
+      /* Whether the block goes on needs the input after the word. In a block of
+       * methods the word is taken as the next method's name (`total x = ...`): a
+       * declaration indented to the block's column there is refused. */
+      if (s->kind == BLOCK_METHODS) lexer->mark_end(lexer);
       next.decl_keyword = is_declaration_word(lexer, w);
       int token = layout_token(s, valid, &next);
-      return token >= 0 && token != METHOD_NAME && finish(lexer, s, token);
+      if (s->kind == BLOCK_METHODS && token != METHOD_NAME) token = INVALID_TOKEN;
+      return token >= 0 && finish(lexer, s, token);
     }
     int token = layout_token(s, valid, &next);
     if (token == METHOD_NAME) lexer->mark_end(lexer);
