@@ -78,9 +78,16 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
         .spawn(move || {
             let session = Session::new();
             let _ = flag_tx.send(session.interrupt_flag());
-            let mut worker = Worker::new(session, capture, worker_shared);
+            let mut worker = Worker::new(session, capture, worker_shared.clone());
             while let Ok(request) = req_rx.recv() {
-                worker.handle(request);
+                // A fault inside the session must not leave the client waiting for a
+                // reply forever: it is answered as an error, and the kernel goes on.
+                let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    worker.handle(request.clone())
+                }));
+                if handled.is_err() {
+                    answer_fault(&worker_shared, &request);
+                }
             }
         })
         .map_err(|e| format!("cannot start the session thread: {e}"))?;
@@ -103,6 +110,22 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
     // No process a cell started outlives the kernel.
     crate::external::lifetime::shutdown_all();
     result
+}
+
+/// Answers a request whose handling failed inside the kernel: an `error` output, an
+/// error reply of the request's kind, and the `idle` status.
+fn answer_fault(shared: &Shared, request: &Message) {
+    let error = json!({
+        "ename": "error",
+        "evalue": "an internal error of the Spindle kernel (the session goes on)",
+        "traceback": ["error: an internal error of the Spindle kernel (the session goes on)"],
+    });
+    shared.publish(Some(request), "error", error.clone());
+    let mut content = error;
+    content["status"] = json!("error");
+    let kind = request.msg_type().trim_end_matches("_request");
+    shared.reply(request, &format!("{kind}_reply"), content);
+    shared.publish(Some(request), "status", json!({"execution_state": "idle"}));
 }
 
 /// What the socket tasks share.

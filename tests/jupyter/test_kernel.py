@@ -126,6 +126,20 @@ class ExtraKernelTests(unittest.TestCase):
         self.assertGreater(result["received"] - streams[0]["received"], 1.0)
         self.assertEqual(result["content"]["data"]["text/plain"], '"done\\n" : String')
 
+    def test_a_message_with_a_wrong_signature_is_ignored(self) -> None:
+        from jupyter_client.session import Session
+
+        forged = Session(key=b"not the key", username="intruder")
+        forged.send(self.kc.shell_channel.socket, "execute_request", {"code": ':print "forged"',
+                    "silent": False, "store_history": True, "user_expressions": {},
+                    "allow_stdin": False, "stop_on_error": True})
+        msg_id = self.kc.execute(':print "signed"')
+        reply = self.kc.get_shell_msg(timeout=10)
+        # The first reply is the signed request's: the forged one got none.
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        texts = [m["content"]["text"] for m in self.outputs(msg_id) if m["msg_type"] == "stream"]
+        self.assertEqual(texts, ["signed\n"])
+
     def test_declarations_stay_for_later_cells_and_errors_name_their_place(self) -> None:
         msg_id = self.kc.execute("data Color = Red | Green\ndef favourite = Green")
         self.assertEqual(self.kc.get_shell_msg(timeout=10)["content"]["status"], "ok")
