@@ -12,11 +12,19 @@ use bumpalo::Bump;
 
 /// The REPL inputs a cell holds, in order (blank lines between them dropped).
 pub fn inputs(cell: &str) -> Vec<String> {
+    placed_inputs(cell)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// The REPL inputs a cell holds, each with the index of the cell line it starts on.
+pub fn placed_inputs(cell: &str) -> Vec<(usize, String)> {
     let mut inputs = Vec::new();
-    let mut pending: Option<String> = None;
-    for line in cell.lines() {
+    let mut pending: Option<(usize, String)> = None;
+    for (i, line) in cell.lines().enumerate() {
         match &mut pending {
-            Some(p) if repl::continues(p, line) => {
+            Some((_, p)) if repl::continues(p, line) => {
                 p.push('\n');
                 p.push_str(line);
             }
@@ -25,13 +33,19 @@ pub fn inputs(cell: &str) -> Vec<String> {
                     inputs.push(p);
                 }
                 if !line.trim().is_empty() {
-                    pending = Some(line.to_string());
+                    pending = Some((i, line.to_string()));
                 }
             }
         }
     }
     inputs.extend(pending);
     inputs
+}
+
+/// An input as the session is to read it: after as many empty lines as cell lines
+/// come before it, so that the places in its errors are the cell's lines.
+pub fn in_place(line: usize, input: &str) -> String {
+    format!("{}{input}", "\n".repeat(line))
 }
 
 /// What a cell is, for `is_complete_request`.
@@ -105,6 +119,10 @@ mod tests {
         );
         assert_eq!(inputs("(1 +\n2)"), vec!["(1 +\n2)"]);
         assert!(inputs("\n  \n").is_empty());
+        assert_eq!(
+            placed_inputs("def x = 1\n\nx +\n  1"),
+            vec![(0, "def x = 1".to_string()), (2, "x +\n  1".to_string())]
+        );
     }
 
     #[test]

@@ -193,8 +193,8 @@ impl Worker {
         let mut payload = Vec::new();
         let mut last_output = None;
         let mut error: Option<String> = None;
-        for input in cell::inputs(code) {
-            let (shown, err) = self.run_input(&input);
+        for (line, input) in cell::placed_inputs(code) {
+            let (shown, err) = self.run_input(&cell::in_place(line, &input));
             self.sync();
             for s in shown {
                 match s {
@@ -607,7 +607,18 @@ mod tests {
             ]
         );
         let tb = msgs[2].1["traceback"].to_string();
-        assert!(tb.contains(":1:"), "the place: {tb}");
+        assert!(tb.contains("<repl>:1:5"), "the place: {tb}");
+        // Places are the cell's lines.
+        w.handle(request(
+            "execute_request",
+            json!({"code": "def x = 1\n\nx +\n  \"a\""}),
+        ));
+        let msgs = drain(&mut rx);
+        let error = &msgs.iter().find(|(t, _)| t == "error").unwrap().1;
+        assert!(
+            error["evalue"].as_str().unwrap().starts_with("<repl>:4:3"),
+            "{error}"
+        );
         assert_eq!(msgs[3].1["status"], "error");
     }
 

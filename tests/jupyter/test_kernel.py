@@ -155,7 +155,8 @@ class ExtraKernelTests(unittest.TestCase):
         msg_id = self.kc.execute("def y = 1\nfavourite + 1")
         reply = self.kc.get_shell_msg(timeout=10)
         self.assertEqual(reply["content"]["status"], "error")
-        self.assertTrue(any("<repl>:1:" in line for line in reply["content"]["traceback"]))
+        # The place is the cell's line 2, column 1.
+        self.assertIn("<repl>:2:1", reply["content"]["evalue"])
 
 
 class NotebookTests(unittest.TestCase):
