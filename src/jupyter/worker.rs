@@ -608,6 +608,7 @@ mod tests {
         );
         let tb = msgs[2].1["traceback"].to_string();
         assert!(tb.contains("<repl>:1:5"), "the place: {tb}");
+        assert_eq!(msgs[3].1["status"], "error");
         // Places are the cell's lines.
         w.handle(request(
             "execute_request",
@@ -619,7 +620,6 @@ mod tests {
             error["evalue"].as_str().unwrap().starts_with("<repl>:4:3"),
             "{error}"
         );
-        assert_eq!(msgs[3].1["status"], "error");
     }
 
     #[test]
