@@ -133,6 +133,14 @@ fn forward(mut reader: std::io::PipeReader, name: StreamName, sink: Sink, seen: 
             Err(_) => return,
         };
         pending.extend_from_slice(&buf[..n]);
+        // A line written in pieces (`eprintln!` writes the text, then the newline)
+        // goes out as one message: what follows at once is read first.
+        while !pending.ends_with(b"\n") && pending.len() < buf.len() && more_soon(&reader) {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => pending.extend_from_slice(&buf[..n]),
+            }
+        }
         for piece in split(&mut pending) {
             match piece {
                 Piece::Text(text) => sink(name, text),
@@ -144,6 +152,13 @@ fn forward(mut reader: std::io::PipeReader, name: StreamName, sink: Sink, seen: 
             }
         }
     }
+}
+
+/// Whether the pipe has more to read within a few milliseconds.
+fn more_soon(reader: &std::io::PipeReader) -> bool {
+    use nix::poll::{PollFd, PollFlags, poll};
+    let mut fds = [PollFd::new(reader.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, 5u8), Ok(n) if n > 0)
 }
 
 /// What [`split`] finds in the bytes read.

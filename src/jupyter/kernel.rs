@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
 /// The kernel's log: the standard error it was started with (descriptor 2 itself is
@@ -70,7 +70,8 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
     let log: Log = Arc::new(Mutex::new(log_file));
 
     // The worker thread makes the session and hands back its interrupt flag.
-    let (req_tx, req_rx) = std::sync::mpsc::channel::<Message>();
+    // Requests for the worker, with the time they came.
+    let (req_tx, req_rx) = std::sync::mpsc::channel::<(Message, Instant)>();
     let (flag_tx, flag_rx) = std::sync::mpsc::channel();
     let worker_shared = shared.clone();
     std::thread::Builder::new()
@@ -79,14 +80,32 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
             let session = Session::new();
             let _ = flag_tx.send(session.interrupt_flag());
             let mut worker = Worker::new(session, capture, worker_shared.clone());
-            while let Ok(request) = req_rx.recv() {
-                // A fault inside the session must not leave the client waiting for a
-                // reply forever: it is answered as an error, and the kernel goes on.
+            // A fault inside the session must not leave the client waiting for a reply
+            // forever: it is answered as an error, and the kernel goes on.
+            let handle = |worker: &mut Worker, request: Message| {
                 let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     worker.handle(request.clone())
                 }));
                 if handled.is_err() {
                     answer_fault(&worker_shared, &request);
+                }
+            };
+            while let Ok((request, _)) = req_rx.recv() {
+                handle(&mut worker, request);
+                if let Some(failed) = worker.take_abort() {
+                    // The cells queued behind a failed one do not run; a request that
+                    // came after the failure ends the aborting.
+                    while let Ok((queued, came)) = req_rx.try_recv() {
+                        if came > failed {
+                            handle(&mut worker, queued);
+                            break;
+                        }
+                        if queued.msg_type() == "execute_request" {
+                            worker.abort(&queued);
+                        } else {
+                            handle(&mut worker, queued);
+                        }
+                    }
                 }
             }
         })
@@ -136,8 +155,8 @@ struct State {
     log: Log,
     /// The session's interrupt flag.
     interrupt: Arc<std::sync::atomic::AtomicBool>,
-    /// Requests for the worker.
-    requests: std::sync::mpsc::Sender<Message>,
+    /// Requests for the worker, with the time they came.
+    requests: std::sync::mpsc::Sender<(Message, Instant)>,
 }
 
 /// Binds a socket to a port of the connection file.
@@ -314,7 +333,7 @@ fn on_shell(state: &State, frames: Vec<Vec<u8>>) {
             sh.publish(Some(&m), "status", json!({"execution_state": "idle"}));
         }
         _ => {
-            if state.requests.send(m).is_err() {
+            if state.requests.send((m, Instant::now())).is_err() {
                 log(&state.log, "the session thread has ended");
             }
         }

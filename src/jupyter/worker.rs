@@ -80,6 +80,10 @@ pub struct Worker {
     shared: Shared,
     execution_count: u64,
     history: Vec<HistoryEntry>,
+    /// When a cell failed with `stop_on_error`, the time it did: the execute
+    /// requests that came before then, queued behind it, are answered `aborted`
+    /// ([`Worker::take_abort`]).
+    abort_queued: Option<std::time::Instant>,
 }
 
 /// What one input of a cell showed, before it is published.
@@ -102,7 +106,26 @@ impl Worker {
             shared,
             execution_count: 0,
             history: Vec::new(),
+            abort_queued: None,
         }
+    }
+
+    /// When the last cell failed with `stop_on_error`, the time it did: the execute
+    /// requests that had come by then are to be aborted (as a notebook's "run all"
+    /// expects: the cells after a failed one do not run); one sent after the failure
+    /// was seen runs. Cleared by the call.
+    pub fn take_abort(&mut self) -> Option<std::time::Instant> {
+        self.abort_queued.take()
+    }
+
+    /// Answers a queued execute request without running it: `aborted`.
+    pub fn abort(&mut self, request: &Message) {
+        self.shared
+            .publish(Some(request), "status", json!({"execution_state": "busy"}));
+        self.shared
+            .reply(request, "execute_reply", json!({"status": "aborted"}));
+        self.shared
+            .publish(Some(request), "status", json!({"execution_state": "idle"}));
     }
 
     /// Handles one shell request, between `busy` and `idle` statuses.
@@ -265,6 +288,11 @@ impl Worker {
                 "user_expressions": {},
             }),
             Some(text) => {
+                let stop = c
+                    .get("stop_on_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true);
+                self.abort_queued = stop.then(std::time::Instant::now);
                 let (ename, evalue, traceback) = error_parts(&text);
                 self.shared.publish(
                     Some(request),
@@ -620,6 +648,26 @@ mod tests {
             error["evalue"].as_str().unwrap().starts_with("<repl>:4:3"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_failed_cell_asks_to_abort_the_queued_ones() {
+        let (mut w, mut rx) = worker();
+        w.handle(request("execute_request", json!({"code": "1"})));
+        assert!(w.take_abort().is_none());
+        w.handle(request("execute_request", json!({"code": "nosuchname"})));
+        assert!(w.take_abort().is_some());
+        assert!(w.take_abort().is_none(), "taken once");
+        w.handle(request(
+            "execute_request",
+            json!({"code": "nosuchname", "stop_on_error": false}),
+        ));
+        assert!(w.take_abort().is_none());
+        drain(&mut rx);
+        w.abort(&request("execute_request", json!({"code": "1"})));
+        let msgs = drain(&mut rx);
+        assert_eq!(msgs[1].0, "execute_reply");
+        assert_eq!(msgs[1].1["status"], "aborted");
     }
 
     #[test]

@@ -122,9 +122,22 @@ class ExtraKernelTests(unittest.TestCase):
         streams = [m for m in msgs if m["msg_type"] == "stream"]
         result = next(m for m in msgs if m["msg_type"] == "execute_result")
         self.assertEqual(streams[0]["content"]["name"], "stderr")
-        self.assertIn("started", "".join(m["content"]["text"] for m in streams))
+        # The line comes whole, in one message.
+        self.assertEqual(streams[0]["content"]["text"], "started\n")
         self.assertGreater(result["received"] - streams[0]["received"], 1.0)
         self.assertEqual(result["content"]["data"]["text/plain"], '"done\\n" : String')
+
+    def test_cells_queued_behind_a_failed_one_are_aborted(self) -> None:
+        failing = self.kc.execute('shell "sleep 1; exit 3"')
+        queued = self.kc.execute(':print "not run"')
+        first = self.kc.get_shell_msg(timeout=10)
+        second = self.kc.get_shell_msg(timeout=10)
+        self.assertEqual(first["parent_header"]["msg_id"], failing)
+        self.assertEqual(first["content"]["status"], "error")
+        self.assertEqual(second["parent_header"]["msg_id"], queued)
+        self.assertEqual(second["content"]["status"], "aborted")
+        self.outputs(failing)
+        self.assertFalse([m for m in self.outputs(queued) if m["msg_type"] == "stream"])
 
     def test_a_message_with_a_wrong_signature_is_ignored(self) -> None:
         from jupyter_client.session import Session
