@@ -69,8 +69,8 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
     };
     let log: Log = Arc::new(Mutex::new(log_file));
 
-    // The worker thread makes the session and hands back its interrupt flag.
-    // Requests for the worker, with the time they came.
+    // The worker thread makes the session and hands back its interrupt flag; it reads
+    // the requests, with the time they came.
     let (req_tx, req_rx) = std::sync::mpsc::channel::<(Message, Instant)>();
     let (flag_tx, flag_rx) = std::sync::mpsc::channel();
     let worker_shared = shared.clone();
@@ -90,14 +90,22 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
                     answer_fault(&worker_shared, &request);
                 }
             };
-            while let Ok((request, _)) = req_rx.recv() {
+            let mut next = None;
+            loop {
+                let request = match next.take() {
+                    Some(request) => request,
+                    None => match req_rx.recv() {
+                        Ok((request, _)) => request,
+                        Err(_) => break,
+                    },
+                };
                 handle(&mut worker, request);
                 if let Some(failed) = worker.take_abort() {
                     // The cells queued behind a failed one do not run; a request that
-                    // came after the failure ends the aborting.
+                    // came after the failure ends the aborting, and is handled next.
                     while let Ok((queued, came)) = req_rx.try_recv() {
                         if came > failed {
-                            handle(&mut worker, queued);
+                            next = Some(queued);
                             break;
                         }
                         if queued.msg_type() == "execute_request" {
