@@ -343,6 +343,23 @@ pub fn evaluate_def_tree<'p>(
     Ok(crate::output::nf_tree(program, &term))
 }
 
+/// Evaluates the definition `def` to full normal form once and returns both its text
+/// as [`evaluate_def`] prints it (a `String` quoted) and its
+/// [`NfTree`](crate::output::NfTree) (for the JSON form): the Jupyter kernel shows
+/// both without calling an external twice.
+pub fn evaluate_def_both<'p>(
+    machine: &mut crate::machine::Machine<'p>,
+    program: &'p Program,
+    def: DefId,
+) -> crate::machine::error::Result<(String, crate::output::NfTree)> {
+    let value = machine.whnf_def(def)?;
+    let value = machine.normal_form(value)?;
+    let term = machine.sight().read_back(value);
+    let tree = crate::output::nf_tree(program, &term);
+    let text = machine.print_value(value, true)?;
+    Ok((text, tree))
+}
+
 /// Reads a source file through a snapshot: the snapshot's text if it has the file,
 /// otherwise the file's, which the snapshot then keeps.
 fn read_snapshot(

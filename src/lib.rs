@@ -43,6 +43,7 @@ pub mod core;
 pub mod diagnostic;
 pub mod driver;
 pub mod external;
+pub mod jupyter;
 pub mod machine;
 pub mod output;
 pub mod prelude;

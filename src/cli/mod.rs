@@ -8,6 +8,7 @@ mod check;
 mod decode;
 mod encode;
 mod hash;
+mod jupyter;
 mod repl;
 mod run;
 mod store;
@@ -77,6 +78,8 @@ pub enum Command {
     },
     /// The result store: `info` (size and record count), `gc --keep-days N`.
     Store(store::StoreArgs),
+    /// The Jupyter kernel: `install` registers it, `kernel FILE` runs it.
+    Jupyter(jupyter::JupyterArgs),
 }
 
 /// The command line as clap should read it: `run`'s words after FILE sorted into its
@@ -111,5 +114,6 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Some(Command::Decode { file }) => decode::main(&file),
         Some(Command::Hash { file }) => hash::main(&file),
         Some(Command::Store(args)) => store::main(args),
+        Some(Command::Jupyter(args)) => jupyter::main(args),
     }
 }

@@ -62,6 +62,10 @@ pub trait ReplBackend {
     /// evaluated and printed as `value : Type`.
     fn input(&mut self, text: &str) -> Reply;
 
+    /// `:print e`: evaluates an expression and prints its value as `spindle run`
+    /// prints it (a `String` raw, no type) and a newline; it does not become `it`.
+    fn print(&mut self, expr: &str) -> Reply;
+
     /// `:type e`: the type of an expression, without evaluating it.
     fn type_of(&mut self, expr: &str) -> Reply;
 
@@ -114,6 +118,11 @@ pub trait ReplBackend {
 pub const COMMANDS: &[(&str, &str, &str)] = &[
     (":type", "EXPR", "the type of EXPR, not evaluated"),
     (
+        ":print",
+        "EXPR",
+        "the value of EXPR as `spindle run` prints it (a String raw)",
+    ),
+    (
         ":load",
         "FILE",
         "load a program file (forgets this session's definitions)",
@@ -157,6 +166,8 @@ pub enum Command {
     /// `:type EXPR` (the expression padded with spaces where the command was, so
     /// error columns match the line as typed).
     Type(String),
+    /// `:print EXPR` (padded like [`Command::Type`]).
+    Print(String),
     /// `:load FILE`.
     Load(String),
     /// `:reload`.
@@ -223,6 +234,7 @@ pub fn parse_command(line: &str) -> Command {
     }
     match name {
         "type" => Command::Type(padded()),
+        "print" => Command::Print(padded()),
         "load" => Command::Load(arg.to_string()),
         "reload" => Command::Reload,
         "stack" => Command::Stack(padded()),
@@ -247,7 +259,10 @@ pub fn parse_command(line: &str) -> Command {
 /// as in a file.
 pub fn is_unfinished(line: &str) -> bool {
     let text = match parse_command(line) {
-        Command::Input(text) | Command::Type(text) | Command::Stack(text) => text,
+        Command::Input(text)
+        | Command::Type(text)
+        | Command::Print(text)
+        | Command::Stack(text) => text,
         _ => return false,
     };
     if text.trim().is_empty() {
@@ -338,6 +353,7 @@ pub fn handle(backend: &mut dyn ReplBackend, line: &str) -> Action {
     Action::Reply(match parse_command(line) {
         Command::Input(text) => backend.input(&text),
         Command::Type(expr) => backend.type_of(&expr),
+        Command::Print(expr) => backend.print(&expr),
         Command::Load(path) => backend.load(Path::new(&path)),
         Command::Reload => backend.reload(),
         Command::Stack(expr) => backend.stack(&expr),

@@ -85,6 +85,41 @@ pub struct Session {
     interrupt: Arc<AtomicBool>,
     /// The last input, when it was declarations: what an indented line continues.
     last_decl: Option<LastDecl>,
+    /// Whether an evaluated expression's value is also kept as data (its text, type
+    /// and JSON form) for [`Session::take_result`]: the Jupyter kernel shows it as
+    /// rich output; the terminal REPL leaves it off and prints the reply only.
+    keep_results: bool,
+    /// The last expression's value as data, when `keep_results` is on.
+    last_result: Option<Evaluated>,
+}
+
+/// An expression's value as data, for a frontend that shows more than the REPL's
+/// `value : Type` line (the Jupyter kernel, see [`Session::keep_results`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluated {
+    /// The value as the REPL prints it (a `String` quoted).
+    pub text: String,
+    /// Its type, as the REPL prints it.
+    pub ty: String,
+    /// The value as `spindle run --format json` prints it (one compact document).
+    pub json: String,
+}
+
+impl Evaluated {
+    /// Whether the value is of the prelude's `Json` type (the kernel also shows it as
+    /// JSON display data).
+    pub fn is_json(&self) -> bool {
+        self.ty.trim() == "Json"
+    }
+}
+
+/// How [`Session::evaluate`] shows a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Show {
+    /// As `value : Type` (a `String` quoted), and the value becomes `it`.
+    Value,
+    /// `:print`: as `spindle run` prints it (a `String` raw), without its type.
+    Print,
 }
 
 /// The last declaration input (see [`ReplBackend::extend`]).
@@ -115,7 +150,23 @@ impl Session {
             last_stats: None,
             interrupt: Arc::new(AtomicBool::new(false)),
             last_decl: None,
+            keep_results: false,
+            last_result: None,
         }
+    }
+
+    /// Keeps every evaluated expression's value as data (text, type and JSON form)
+    /// until [`Session::take_result`] takes it. Costs an evaluation to full normal
+    /// form, so only a frontend that shows the JSON form turns it on.
+    pub fn keep_results(&mut self, on: bool) {
+        self.keep_results = on;
+    }
+
+    /// The value of the last expression evaluated since the last call, when
+    /// [`Session::keep_results`] is on; `None` after a declaration, a command or an
+    /// error.
+    pub fn take_result(&mut self) -> Option<Evaluated> {
+        self.last_result.take()
     }
 
     /// The flag that interrupts a running evaluation when set (a Ctrl-C handler sets
@@ -165,6 +216,7 @@ impl Session {
         loaded: &Loaded,
         id: DefId,
         source: &str,
+        how: Show,
     ) -> (Reply, Option<(String, String)>) {
         let Some(program) = &loaded.program else {
             return (Reply::err(loaded.render_errors()), None);
@@ -178,14 +230,32 @@ impl Session {
         machine.options.user_file = Some(Box::new(move |f| driver::is_user_file(sources, f)));
         // The REPL evaluates with the same parallel scheduler as `spindle run`.
         crate::sched::Scheduler::install(&mut machine, crate::external::exec::Limits::default());
-        let result = driver::evaluate_def(&mut machine, id, true);
+        let mut json = None;
+        let result = match how {
+            Show::Print => driver::evaluate_def(&mut machine, id, false),
+            Show::Value if self.keep_results => {
+                driver::evaluate_def_both(&mut machine, program, id).map(|(text, tree)| {
+                    json = Some(crate::output::render_json(&tree));
+                    text
+                })
+            }
+            Show::Value => driver::evaluate_def(&mut machine, id, true),
+        };
         machine.shutdown();
         let mut stats = machine.sight().stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
         self.last_stats = Some(stats);
         match result {
+            Ok(text) if how == Show::Print => (Reply::out(format!("{text}\n")), None),
             Ok(text) => {
                 let reply = Reply::out(format!("{text} : {ty}\n"));
+                if let Some(json) = json {
+                    self.last_result = Some(Evaluated {
+                        text: text.clone(),
+                        ty: ty.clone(),
+                        json,
+                    });
+                }
                 let source_ty =
                     pretty::term_to_string(program, &[], &expression_type(program, id, source));
                 (reply, Some((text, source_ty)))
@@ -570,7 +640,7 @@ impl ReplBackend for Session {
                 }
                 match self.check_expr(text) {
                     Ok((loaded, id)) => {
-                        let (reply, value) = self.evaluate(&loaded, id, text);
+                        let (reply, value) = self.evaluate(&loaded, id, text, Show::Value);
                         if let Some((value, source_ty)) = value {
                             self.remember(text, &value, &source_ty);
                         }
@@ -705,6 +775,13 @@ impl ReplBackend for Session {
             )),
         }
         Reply::out(out)
+    }
+
+    fn print(&mut self, expr: &str) -> Reply {
+        match self.check_expr(expr) {
+            Ok((loaded, id)) => self.evaluate(&loaded, id, expr, Show::Print).0,
+            Err(reply) => reply,
+        }
     }
 
     fn type_of(&mut self, expr: &str) -> Reply {
@@ -1099,6 +1176,43 @@ mod tests {
         assert!(none.err.contains("no hole `?g`"), "{none:?}");
         // The request is gone: the next input is checked as usual.
         assert_eq!(line(&mut s, "1 + 1"), Reply::out("2 : Int\n"));
+    }
+
+    #[test]
+    fn print_writes_the_value_as_spindle_run_does() {
+        let mut s = Session::new();
+        assert_eq!(
+            line(&mut s, ":print \"hello, world\""),
+            Reply::out("hello, world\n")
+        );
+        assert_eq!(line(&mut s, ":p [1, 2]"), Reply::out("[1, 2]\n"));
+        // It does not become `it`, and errors are errors.
+        assert!(line(&mut s, "it").err.contains("it"));
+        assert!(line(&mut s, ":print 1 + \"a\"").err.contains("error"));
+        assert!(line(&mut s, ":print").err.contains("needs EXPR"));
+    }
+
+    #[test]
+    fn kept_results_carry_type_and_json_form() {
+        let mut s = Session::new();
+        assert_eq!(line(&mut s, "1 + 2"), Reply::out("3 : Int\n"));
+        assert_eq!(s.take_result(), None, "off by default");
+        s.keep_results(true);
+        assert_eq!(
+            line(&mut s, "(1, \"a\")"),
+            Reply::out("(1, \"a\") : (Int, String)\n")
+        );
+        let r = s.take_result().expect("a result");
+        assert_eq!(r.json, "[1,\"a\"]");
+        assert_eq!(r.ty, "(Int, String)");
+        assert!(!r.is_json());
+        assert_eq!(s.take_result(), None, "taken once");
+        line(&mut s, "JObj [(\"a\", JArr [JNum 1.5, JBool True])]");
+        let r = s.take_result().expect("a Json result");
+        assert!(r.is_json(), "{r:?}");
+        assert_eq!(r.json, "{\"a\":[1.5,true]}");
+        line(&mut s, "def x = 1");
+        assert_eq!(s.take_result(), None);
     }
 
     #[test]
