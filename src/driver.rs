@@ -387,7 +387,8 @@ pub const MAX_SOURCE_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// text (no NUL byte) and UTF-8.
 fn read_source(path: &Path) -> Result<String, Diagnostic> {
     use std::io::Read;
-    let cannot = |e: std::io::Error| Diagnostic::error(format!("cannot read {}: {e}", path.display()));
+    let cannot =
+        |e: std::io::Error| Diagnostic::error(format!("cannot read {}: {e}", path.display()));
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
         let what = if meta.is_dir() {

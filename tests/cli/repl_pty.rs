@@ -402,7 +402,11 @@ fn a_40_kb_line_typed_without_paste_marks_answers() {
 fn processes_with(marker: &str) -> Vec<(u32, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
