@@ -8,6 +8,7 @@ mod check;
 mod decode;
 mod encode;
 mod hash;
+mod lsp;
 mod repl;
 mod run;
 mod store;
@@ -77,6 +78,9 @@ pub enum Command {
     },
     /// The result store: `info` (size and record count), `gc --keep-days N`.
     Store(store::StoreArgs),
+    /// Serve an editor: a language server on standard input and output (diagnostics,
+    /// hover, definition, completion, symbols, code actions; see docs/editors-lsp.md).
+    Lsp,
 }
 
 /// The command line as clap should read it: `run`'s words after FILE sorted into its
@@ -111,5 +115,6 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Some(Command::Decode { file }) => decode::main(&file),
         Some(Command::Hash { file }) => hash::main(&file),
         Some(Command::Store(args)) => store::main(args),
+        Some(Command::Lsp) => lsp::main(),
     }
 }

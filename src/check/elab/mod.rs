@@ -72,6 +72,7 @@ mod sugar;
 pub(in crate::check) use context::Cx;
 pub(in crate::check) use conversion::refine;
 use operators::Deferred;
+pub(crate) use report::arms_of;
 pub(in crate::check) use sugar::{bool_match, data_args};
 
 /// One scope unit: the prelude (all its files) or one user file.
@@ -116,6 +117,9 @@ pub fn elaborate_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
     e.elaborate_declarations(units, prelude);
+    if crate::check::record::on() {
+        crate::check::record::finish(|t| e.metas.zonk(t));
+    }
     if !e.errors.iter().any(Diagnostic::is_error) {
         let found = crate::check::totality::report(&e.program, &e.prelude_files);
         e.errors.extend(found);
