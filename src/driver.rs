@@ -606,6 +606,26 @@ impl CheckedDocument {
     }
 }
 
+/// [`check_document`], checking again only what changed since the check that left
+/// `cache` ([`crate::check::reuse`]); returns the results to keep for the next check
+/// and how much this one re-checked.
+pub fn check_document_reusing(
+    name: &str,
+    path: Option<&Path>,
+    text: &str,
+    cache: crate::check::reuse::Cache,
+) -> (
+    CheckedDocument,
+    crate::check::reuse::Cache,
+    crate::check::reuse::Stats,
+) {
+    // The document is the first file added after none: its id is known before.
+    crate::check::reuse::begin(cache, FileId(0), text);
+    let checked = check_document(name, path, text);
+    let (cache, stats) = crate::check::reuse::end();
+    (checked, cache, stats)
+}
+
 /// [`load_from`], returning also the elaborated program whether or not it has errors
 /// (`None` when it was not elaborated: syntax or import errors).
 fn load_from_keeping(
@@ -729,6 +749,15 @@ fn load_from_keeping(
             },
             None,
         );
+    }
+    if crate::check::reuse::active() {
+        let entry = files_of_units.get(1).copied();
+        let others: Vec<&str> = sources
+            .files()
+            .filter(|(id, _)| Some(*id) != entry)
+            .flat_map(|(_, f)| [f.name.as_str(), f.text.as_str()])
+            .collect();
+        crate::check::reuse::set_environment(crate::check::reuse::hash_text(&others));
     }
     let mut eval = type_evaluator();
     let (program, errors) = elab::elaborate_program(&units, 1, eval.as_mut(), prelude_check);

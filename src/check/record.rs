@@ -149,3 +149,26 @@ pub fn data_head(ty: &RcTerm) -> Option<DataId> {
         _ => None,
     }
 }
+
+/// Adds records (of declarations whose check was reused, see
+/// [`crate::check::reuse`]).
+pub(crate) fn extend(types: Vec<TypeAt>, names: Vec<NameAt>, holes: Vec<HoleAt>) {
+    DATA.with(|d| {
+        let mut d = d.borrow_mut();
+        d.types.extend(types);
+        d.names.extend(names);
+        d.holes.extend(holes);
+    });
+}
+
+/// Copies of the records whose places satisfy `inside`.
+pub(crate) fn select(inside: &dyn Fn(Span) -> bool) -> (Vec<TypeAt>, Vec<NameAt>, Vec<HoleAt>) {
+    DATA.with(|d| {
+        let d = d.borrow();
+        (
+            d.types.iter().filter(|t| inside(t.span)).cloned().collect(),
+            d.names.iter().filter(|n| inside(n.span)).copied().collect(),
+            d.holes.iter().filter(|h| inside(h.span)).cloned().collect(),
+        )
+    })
+}

@@ -1,36 +1,30 @@
-//! Checking a document again after a change.
-//!
-//! (First version: every check is whole; the statistics say so.)
+//! Checking a document again after a change, re-checking only what the change can
+//! affect: the checker keeps, per group of mutually recursive definitions, its results
+//! under a key made of the group's text and its dependencies' keys, and reuses them
+//! when the key comes again (see [`crate::check::reuse`] for the scheme and why it is
+//! sound). The statistics of the last check are what `spindle/stats` answers.
 
 use super::analysis::Analysis;
+use crate::check::record;
 use std::path::Path;
 
-/// What is kept from one check of a document for the next.
-#[derive(Default)]
-pub struct Cache {}
+pub use crate::check::reuse::{Cache, Stats};
 
-/// How much a check re-checked, as `spindle/stats` reports it.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
-pub struct Stats {
-    /// The document's definitions.
-    pub definitions: usize,
-    /// How many of them were checked again.
-    pub checked: usize,
-    /// How many kept their results from the previous check.
-    pub reused: usize,
-}
-
-/// Checks `text` (the document `name` at `path`), reusing what `cache` allows.
+/// Checks `text` (the document `name` at `path`), reusing what `cache` allows, and
+/// leaves in `cache` what the next check may reuse.
 pub fn check(cache: &mut Cache, name: &str, path: Option<&Path>, text: &str) -> (Analysis, Stats) {
-    let _ = cache;
-    let analysis = Analysis::run(name, path, text);
-    let n = analysis.decls.len();
+    record::start();
+    let (checked, kept, stats) =
+        crate::driver::check_document_reusing(name, path, text, std::mem::take(cache));
+    let recording = record::take();
+    *cache = kept;
+    let decls = super::analysis::parse_decls(checked.file, text);
     (
-        analysis,
-        Stats {
-            definitions: n,
-            checked: n,
-            reused: 0,
+        Analysis {
+            checked,
+            recording,
+            decls,
         },
+        stats,
     )
 }

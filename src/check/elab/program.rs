@@ -313,12 +313,35 @@ impl<'e> Elab<'e> {
         }
         let groups = components(&edges);
         let mut done = vec![false; nodes.len()];
-        for group in &groups {
+        let keys = self.reuse_keys(&nodes, &edges, &groups);
+        for (g, group) in groups.iter().enumerate() {
             // A group is reachable whole or not at all (its members reach each other).
             if let Some(needed) = &needed
                 && !needed[group[0]]
             {
                 continue;
+            }
+            if let Some(Some(key)) = keys.get(g) {
+                let ranges = group
+                    .iter()
+                    .map(|i| {
+                        let s = nodes[*i].2.span();
+                        (s.start, s.end)
+                    })
+                    .collect();
+                let defs = group
+                    .iter()
+                    .filter_map(|i| match nodes[*i].0 {
+                        order::Node::Def(id) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                if crate::check::reuse::reuse_or_note(*key, ranges, defs, &mut self.program) {
+                    for i in group {
+                        done[*i] = true;
+                    }
+                    continue;
+                }
             }
             self.elaborate_nodes(group, &nodes, &mut done);
         }
@@ -365,6 +388,55 @@ impl<'e> Elab<'e> {
         }
         self.resolve_instances(true);
         self.zonk_program();
+    }
+
+    /// The key of each group for an incremental check ([`crate::check::reuse`]), or
+    /// none when no incremental check is on.
+    fn reuse_keys(
+        &self,
+        nodes: &[(order::Node, usize, &Decl<'_>)],
+        edges: &[Vec<usize>],
+        groups: &[Vec<usize>],
+    ) -> Vec<Option<u64>> {
+        if !crate::check::reuse::active() || crate::check::split::requested() {
+            return Vec::new();
+        }
+        let infos: Vec<crate::check::reuse::NodeInfo> = nodes
+            .iter()
+            .map(|(n, u, decl)| {
+                let (layout, instance) = match decl {
+                    Decl::Def { name, role, .. } => {
+                        (format!("{u} def {}", name.name), role.is_instance())
+                    }
+                    Decl::Data { name, ctors, .. } => (
+                        format!(
+                            "{u} data {} {}",
+                            name.name,
+                            ctors
+                                .iter()
+                                .map(|c| format!(
+                                    "{}/{}/{}",
+                                    c.name.name,
+                                    c.fields.len(),
+                                    c.field_names.len()
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        false,
+                    ),
+                    Decl::Extern { name, .. } => (format!("{u} extern {}", name.name), false),
+                    Decl::Import { path, .. } => (format!("{u} import {path}"), false),
+                };
+                crate::check::reuse::NodeInfo {
+                    span: decl.span(),
+                    is_def: matches!(n, order::Node::Def(_)),
+                    layout,
+                    instance,
+                }
+            })
+            .collect();
+        crate::check::reuse::keys(&infos, edges, groups)
     }
 
     /// Elaborates the declarations `group` (indices into `nodes`) not done yet, and
