@@ -69,6 +69,8 @@ struct Fresh {
     /// The members' places.
     ranges: Vec<(u32, u32)>,
     defs: Vec<DefId>,
+    /// Whether unknowns were left in it when its group was checked.
+    open: bool,
 }
 
 /// A group reused in this check, whose diagnostics and records are replayed.
@@ -245,19 +247,18 @@ pub(crate) fn keys(
 }
 
 /// If the group of key `key` (its members at `ranges`) was kept by the previous check,
-/// puts its definitions' results into `program` and returns true; otherwise notes it
-/// to be kept after this check and returns false.
+/// puts its definitions' results into `program` and returns its diagnostics (moved to
+/// where the group is now), to be reported where a check of the group would report
+/// them; otherwise notes the group to be kept after this check and returns `None`.
 pub(crate) fn reuse_or_note(
     key: u64,
     ranges: Vec<(u32, u32)>,
     defs: Vec<DefId>,
     program: &mut Program,
-) -> bool {
+) -> Option<Vec<Diagnostic>> {
     SESSION.with(|s| {
         let mut s = s.borrow_mut();
-        let Some(s) = s.as_mut() else {
-            return false;
-        };
+        let s = s.as_mut()?;
         let base = ranges.iter().map(|r| r.0).min().unwrap_or(0);
         let n = defs.len();
         s.stats.definitions += n;
@@ -272,10 +273,21 @@ pub(crate) fn reuse_or_note(
                     d.body = shift_term(body, file, delta);
                 }
             }
+            let diagnostics = entry
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    let mut d = d.clone();
+                    for l in &mut d.labels {
+                        l.span = shift_span(l.span, file, delta);
+                    }
+                    d
+                })
+                .collect();
             s.stats.reused += n;
             s.reused.push(Reused { key, delta });
             s.new.entries.insert(key, entry);
-            return true;
+            return Some(diagnostics);
         }
         s.stats.checked += n;
         s.fresh.push(Fresh {
@@ -283,64 +295,122 @@ pub(crate) fn reuse_or_note(
             base,
             ranges,
             defs,
+            open: false,
         });
-        false
+        None
     })
 }
 
-/// After elaboration: the diagnostics of the groups reused, moved to their places now
-/// (the records of their places go to the recording).
-pub(crate) fn replay() -> Vec<Diagnostic> {
+/// Notes that the definition `id` had unknowns left when its group was checked: its
+/// group is not kept.
+pub(crate) fn note_open(id: DefId) {
     SESSION.with(|s| {
-        let mut s = s.borrow_mut();
-        let Some(s) = s.as_mut() else {
-            return Vec::new();
+        if let Some(s) = s.borrow_mut().as_mut() {
+            for f in &mut s.fresh {
+                if f.defs.contains(&id) {
+                    f.open = true;
+                }
+            }
+        }
+    });
+}
+
+/// After elaboration: what was recorded of the places of the groups reused, moved to
+/// their places now, goes to the recording.
+pub(crate) fn replay_records() {
+    if !record::on() {
+        return;
+    }
+    SESSION.with(|s| {
+        let s = s.borrow();
+        let Some(s) = s.as_ref() else {
+            return;
         };
         let file = s.file;
-        let mut out = Vec::new();
         for r in &s.reused {
             let Some(entry) = s.new.entries.get(&r.key) else {
                 continue;
             };
             let mv = |span: Span| shift_span(span, file, r.delta);
-            for d in &entry.diagnostics {
-                let mut d = d.clone();
-                for l in &mut d.labels {
-                    l.span = mv(l.span);
-                }
-                out.push(d);
-            }
-            if record::on() {
-                let types = entry.types.iter().map(|t| TypeAt {
-                    span: mv(t.span),
-                    ty: t.ty.clone(),
-                    names: t.names.clone(),
-                });
-                let names = entry.names.iter().map(|n| NameAt {
-                    span: mv(n.span),
-                    global: n.global,
-                });
-                let holes = entry.holes.iter().map(|h| HoleAt {
-                    span: mv(h.span),
-                    ..h.clone()
-                });
-                record::extend(types.collect(), names.collect(), holes.collect());
-            }
+            let types = entry.types.iter().map(|t| TypeAt {
+                span: mv(t.span),
+                ty: t.ty.clone(),
+                names: t.names.clone(),
+            });
+            let names = entry.names.iter().map(|n| NameAt {
+                span: mv(n.span),
+                global: n.global,
+            });
+            let holes = entry.holes.iter().map(|h| HoleAt {
+                span: mv(h.span),
+                ..h.clone()
+            });
+            record::extend(types.collect(), names.collect(), holes.collect());
         }
-        out
     })
 }
 
 /// After the check: keeps the results of the groups checked afresh that can be
-/// reused (their definitions closed), with their diagnostics among `diagnostics`.
-pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic]) {
+/// reused (their definitions closed when their group was checked), with their
+/// diagnostics among `diagnostics` but those of `recomputed` (the totality report,
+/// made again at every check over the whole program).
+pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &[Diagnostic]) {
     SESSION.with(|s| {
         let mut s = s.borrow_mut();
         let Some(s) = s.as_mut() else {
             return;
         };
         let file = s.file;
-        for f in std::mem::take(&mut s.fresh) {
+        let mut fresh = std::mem::take(&mut s.fresh);
+        // Which group (fresh, by index) each diagnostic belongs to: the one holding
+        // all its places in the file. A diagnostic with places in several groups was
+        // made by the last of them (a group's check sees only itself and what it
+        // depends on, which comes before it): that group is not kept, so that its
+        // next check makes the diagnostic again.
+        let group_of = |span: Span| -> Option<Option<usize>> {
+            if span.file != file {
+                return None;
+            }
+            let hit = |ranges: &[(u32, u32)]| {
+                ranges
+                    .iter()
+                    .any(|(a, b)| *a <= span.start && span.end <= *b)
+            };
+            if let Some(i) = fresh.iter().position(|f| hit(&f.ranges)) {
+                return Some(Some(i));
+            }
+            // In a reused group, or in no group (a data type, an external).
+            Some(None)
+        };
+        let mut owned: Vec<Vec<Diagnostic>> = vec![Vec::new(); fresh.len()];
+        let mut not_kept = Vec::new();
+        for d in diagnostics {
+            if recomputed.contains(d) {
+                continue;
+            }
+            let places: Vec<Option<usize>> =
+                d.labels.iter().filter_map(|l| group_of(l.span)).collect();
+            match places.as_slice() {
+                [] => {}
+                [first, rest @ ..] if rest.iter().all(|p| p == first) => {
+                    if let Some(i) = first {
+                        owned[*i].push(d.clone());
+                    }
+                }
+                _ => {
+                    if let Some(last) = places.iter().flatten().max() {
+                        not_kept.push(*last);
+                    }
+                }
+            }
+        }
+        for i in not_kept {
+            fresh[i].open = true;
+        }
+        for (f, diagnostics) in fresh.into_iter().zip(owned) {
+            if f.open {
+                continue;
+            }
             let inside = |span: Span| {
                 span.file == file
                     && f.ranges
@@ -360,11 +430,6 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic]) {
             if !closed {
                 continue;
             }
-            let diagnostics = diagnostics
-                .iter()
-                .filter(|d| d.primary_span().is_some_and(inside))
-                .cloned()
-                .collect();
             let (types, names, holes) = record::select(&inside);
             s.new.entries.insert(
                 f.key,
@@ -383,7 +448,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic]) {
 
 /// Whether a term still has unknowns of the checker in it (it then belongs to one
 /// check only).
-fn has_unknowns(t: &RcTerm) -> bool {
+pub(crate) fn has_unknowns(t: &RcTerm) -> bool {
     let mut stack = vec![t];
     while let Some(t) = stack.pop() {
         if let Term::Hole(HoleKind::Meta(_) | HoleKind::MetaCtx(..), _) = &**t {

@@ -120,11 +120,11 @@ pub fn elaborate_program(
     if crate::check::record::on() {
         crate::check::record::finish(|t| e.metas.zonk(t));
     }
-    let replayed = crate::check::reuse::replay();
-    e.errors.extend(replayed);
+    crate::check::reuse::replay_records();
+    let mut totality = Vec::new();
     if !e.errors.iter().any(Diagnostic::is_error) {
-        let found = crate::check::totality::report(&e.program, &e.prelude_files);
-        e.errors.extend(found);
+        totality = crate::check::totality::report(&e.program, &e.prelude_files);
+        e.errors.extend(totality.iter().cloned());
     }
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),
@@ -134,7 +134,7 @@ pub fn elaborate_program(
     dedup(&mut errors);
     // In source order (declarations are checked in phases, not in file order).
     errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
-    crate::check::reuse::store(&e.program, &errors);
+    crate::check::reuse::store(&e.program, &errors, &totality);
     (e.program, errors)
 }
 

@@ -336,7 +336,10 @@ impl<'e> Elab<'e> {
                         _ => None,
                     })
                     .collect();
-                if crate::check::reuse::reuse_or_note(*key, ranges, defs, &mut self.program) {
+                if let Some(diagnostics) =
+                    crate::check::reuse::reuse_or_note(*key, ranges, defs, &mut self.program)
+                {
+                    self.errors.extend(diagnostics);
                     for i in group {
                         done[*i] = true;
                     }
@@ -552,6 +555,16 @@ impl<'e> Elab<'e> {
             let d = &mut self.program.defs[id.0 as usize];
             d.ty = ty;
             d.body = body;
+            if crate::check::reuse::active() {
+                // An unknown left now may be solved (or defaulted) by what comes later:
+                // such a definition belongs to this check only.
+                let d = &self.program.defs[id.0 as usize];
+                if crate::check::reuse::has_unknowns(&d.ty)
+                    || crate::check::reuse::has_unknowns(&d.body)
+                {
+                    crate::check::reuse::note_open(*id);
+                }
+            }
         }
     }
 
