@@ -12,7 +12,7 @@
 
 use crate::check::scope::Global;
 use crate::core::term::{DataId, RcTerm};
-use crate::syntax::span::Span;
+use crate::syntax::span::{FileId, Span};
 use std::cell::{Cell, RefCell};
 
 /// The type of the expression at a place, in the local context it was checked in.
@@ -22,8 +22,8 @@ pub struct TypeAt {
     pub span: Span,
     /// Its type, with every unknown substituted once the check is over.
     pub ty: RcTerm,
-    /// The names of the local variables around it, outermost first (what the type's
-    /// variables are printed as).
+    /// The names of the innermost local variables around it that the type may
+    /// mention, outermost first (what the type's variables are printed as).
     pub names: Vec<String>,
 }
 
@@ -73,45 +73,66 @@ pub struct Recording {
     pub holes: Vec<HoleAt>,
 }
 
-/// Contexts deeper than this are not recorded (the names of a hundred thousand
-/// nested variables would cost more than a hover is worth).
-const MAX_RECORDED_DEPTH: usize = 256;
+/// Types larger than this (in nodes, as a tree) are not recorded: a hover would cut
+/// them anyway, and walking them would cost more than a hover is worth.
+const MAX_RECORDED_TYPE: usize = 4096;
+
+/// [`FILE`] when no recording is on.
+const OFF: u32 = u32::MAX;
+/// [`FILE`] when every file is recorded.
+const ALL: u32 = u32::MAX - 1;
 
 thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
+    /// The file whose places are recorded ([`OFF`], [`ALL`] or a file id).
+    static FILE: Cell<u32> = const { Cell::new(OFF) };
     static DATA: RefCell<Recording> = RefCell::new(Recording::default());
 }
 
-/// Starts recording the checks made on this thread (what was recorded before is
-/// dropped).
-pub fn start() {
-    ON.with(|on| on.set(true));
+/// Starts recording the checks made on this thread, of the places in `file` (every
+/// file's if `None`); what was recorded before is dropped.
+pub fn start(file: Option<FileId>) {
+    FILE.with(|f| f.set(file.map_or(ALL, |f| f.0.min(ALL - 1))));
     DATA.with(|d| *d.borrow_mut() = Recording::default());
 }
 
 /// Stops recording and returns what was recorded.
 pub fn take() -> Recording {
-    ON.with(|on| on.set(false));
+    FILE.with(|f| f.set(OFF));
     DATA.with(|d| std::mem::take(&mut *d.borrow_mut()))
 }
 
 /// Whether a recording is on.
 #[inline]
 pub(crate) fn on() -> bool {
-    ON.with(Cell::get)
+    FILE.with(Cell::get) != OFF
 }
 
-/// Notes the type of the expression at `span` (when recording).
+/// Whether a recording is on and wants the place `span`.
+#[inline]
+pub(crate) fn wants(span: Span) -> bool {
+    let f = FILE.with(Cell::get);
+    f != OFF && (f == ALL || f == span.file.0)
+}
+
+/// Notes the type of the expression at `span` (when recording), in a context of
+/// `depth` variables whose names from the `from`-th on `names(from)` gives.
 pub(crate) fn note_type(
     span: Span,
     ty: &RcTerm,
-    names: impl FnOnce() -> Vec<String>,
-    depth: usize,
+    names: impl FnOnce(u32) -> Vec<String>,
+    depth: u32,
 ) {
-    if depth > MAX_RECORDED_DEPTH {
+    // Only the variables the type can mention need their names (most types mention
+    // none: no names are copied for them).
+    let Some(bound) = free_bound(ty) else {
         return;
-    }
-    let names = names();
+    };
+    let bound = bound.min(depth);
+    let names = if bound == 0 {
+        Vec::new()
+    } else {
+        names(depth - bound)
+    };
     DATA.with(|d| {
         d.borrow_mut().types.push(TypeAt {
             span,
@@ -119,6 +140,30 @@ pub(crate) fn note_type(
             names,
         })
     });
+}
+
+/// One more than the largest index of a variable `t` may mention (an unknown mentions
+/// those it is applied to), or `None` for a type too large to be worth a hover.
+fn free_bound(t: &RcTerm) -> Option<u32> {
+    use crate::core::term::{HoleKind, Ix, Term};
+    let mut bound = 0;
+    let mut stack = vec![(t, 0u32)];
+    let mut visited = 0usize;
+    while let Some((t, d)) = stack.pop() {
+        visited += 1;
+        if visited > MAX_RECORDED_TYPE {
+            return None;
+        }
+        match &**t {
+            Term::Var(Ix(i)) if *i >= d => bound = bound.max(i - d + 1),
+            Term::Hole(HoleKind::MetaCtx(_, count, skip), _) if skip + count > d => {
+                bound = bound.max(skip + count - d)
+            }
+            _ => {}
+        }
+        t.for_each_child(|c, b| stack.push((c, d + b)));
+    }
+    Some(bound)
 }
 
 /// Notes that the name at `span` means `global`.
@@ -161,14 +206,30 @@ pub(crate) fn extend(types: Vec<TypeAt>, names: Vec<NameAt>, holes: Vec<HoleAt>)
     });
 }
 
-/// Copies of the records whose places satisfy `inside`.
-pub(crate) fn select(inside: &dyn Fn(Span) -> bool) -> (Vec<TypeAt>, Vec<NameAt>, Vec<HoleAt>) {
+/// The records of each of `n` groups of places: copies of those `group_of` puts in
+/// one, by group.
+pub(crate) type Grouped = Vec<(Vec<TypeAt>, Vec<NameAt>, Vec<HoleAt>)>;
+
+/// Copies of the records, grouped by `group_of` (records in no group left out).
+pub(crate) fn select(group_of: &dyn Fn(Span) -> Option<usize>, n: usize) -> Grouped {
+    let mut out: Grouped = (0..n).map(|_| Default::default()).collect();
     DATA.with(|d| {
         let d = d.borrow();
-        (
-            d.types.iter().filter(|t| inside(t.span)).cloned().collect(),
-            d.names.iter().filter(|n| inside(n.span)).copied().collect(),
-            d.holes.iter().filter(|h| inside(h.span)).cloned().collect(),
-        )
-    })
+        for t in &d.types {
+            if let Some(g) = group_of(t.span).and_then(|g| out.get_mut(g)) {
+                g.0.push(t.clone());
+            }
+        }
+        for x in &d.names {
+            if let Some(g) = group_of(x.span).and_then(|g| out.get_mut(g)) {
+                g.1.push(*x);
+            }
+        }
+        for h in &d.holes {
+            if let Some(g) = group_of(h.span).and_then(|g| out.get_mut(g)) {
+                g.2.push(h.clone());
+            }
+        }
+    });
+    out
 }

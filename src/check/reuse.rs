@@ -367,20 +367,28 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         // made by the last of them (a group's check sees only itself and what it
         // depends on, which comes before it): that group is not kept, so that its
         // next check makes the diagnostic again.
+        // The groups' places, sorted (declarations do not overlap).
+        let mut places: Vec<(u32, u32, usize)> = fresh
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| f.ranges.iter().map(move |(a, b)| (*a, *b, i)))
+            .collect();
+        places.sort_unstable();
+        let fresh_group = |span: Span| -> Option<usize> {
+            if span.file != file {
+                return None;
+            }
+            let k = places.partition_point(|(a, _, _)| *a <= span.start);
+            let (_, end, i) = *places.get(k.checked_sub(1)?)?;
+            (span.end <= end).then_some(i)
+        };
+        // Which group a place is in: `None` outside the file, `Some(None)` in a
+        // group reused or in no group (a data type, an external).
         let group_of = |span: Span| -> Option<Option<usize>> {
             if span.file != file {
                 return None;
             }
-            let hit = |ranges: &[(u32, u32)]| {
-                ranges
-                    .iter()
-                    .any(|(a, b)| *a <= span.start && span.end <= *b)
-            };
-            if let Some(i) = fresh.iter().position(|f| hit(&f.ranges)) {
-                return Some(Some(i));
-            }
-            // In a reused group, or in no group (a data type, an external).
-            Some(None)
+            Some(fresh_group(span))
         };
         let mut owned: Vec<Vec<Diagnostic>> = vec![Vec::new(); fresh.len()];
         let mut not_kept = Vec::new();
@@ -407,16 +415,12 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         for i in not_kept {
             fresh[i].open = true;
         }
+        let mut records = record::select(&fresh_group, fresh.len()).into_iter();
         for (f, diagnostics) in fresh.into_iter().zip(owned) {
+            let (types, names, holes) = records.next().unwrap_or_default();
             if f.open {
                 continue;
             }
-            let inside = |span: Span| {
-                span.file == file
-                    && f.ranges
-                        .iter()
-                        .any(|(a, b)| *a <= span.start && span.end <= *b)
-            };
             let mut defs = Vec::new();
             let mut closed = true;
             for id in &f.defs {
@@ -430,7 +434,6 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
             if !closed {
                 continue;
             }
-            let (types, names, holes) = record::select(&inside);
             s.new.entries.insert(
                 f.key,
                 Entry {
@@ -449,8 +452,14 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
 /// Whether a term still has unknowns of the checker in it (it then belongs to one
 /// check only).
 pub(crate) fn has_unknowns(t: &RcTerm) -> bool {
+    // Terms share subterms (a type mentions its parts once however often they
+    // occur): each node is looked at once, so the cost is the size of the graph.
+    let mut seen: std::collections::HashSet<*const Term> = std::collections::HashSet::new();
     let mut stack = vec![t];
     while let Some(t) = stack.pop() {
+        if !seen.insert(std::rc::Rc::as_ptr(t)) {
+            continue;
+        }
         if let Term::Hole(HoleKind::Meta(_) | HoleKind::MetaCtx(..), _) = &**t {
             return true;
         }

@@ -56,7 +56,8 @@ pub struct Analysis {
 impl Analysis {
     /// Checks `text`, the document at `path` (if it is a file) named `name`.
     pub fn run(name: &str, path: Option<&Path>, text: &str) -> Analysis {
-        record::start();
+        // The document is the first file of its check.
+        record::start(Some(crate::syntax::span::FileId(0)));
         let checked = driver::check_document(name, path, text);
         let recording = record::take();
         let decls = parse_decls(checked.file, text);

@@ -13,7 +13,8 @@ pub use crate::check::reuse::{Cache, Stats};
 /// Checks `text` (the document `name` at `path`), reusing what `cache` allows, and
 /// leaves in `cache` what the next check may reuse.
 pub fn check(cache: &mut Cache, name: &str, path: Option<&Path>, text: &str) -> (Analysis, Stats) {
-    record::start();
+    // The document is the first file of its check.
+    record::start(Some(crate::syntax::span::FileId(0)));
     let (checked, kept, stats) =
         crate::driver::check_document_reusing(name, path, text, std::mem::take(cache));
     let recording = record::take();

@@ -45,9 +45,7 @@ fn global_doc(program: &Program, sources: &SourceMap, g: Global) -> Option<Strin
         Global::Con(c) => program.datas.get(c.data.0 as usize).map(|d| d.span)?,
         _ => global_span(program, g)?,
     };
-    if sources.files().nth(span.file.0 as usize).is_none() {
-        return None;
-    }
+    sources.files().nth(span.file.0 as usize)?;
     crate::syntax::doc::doc_at(sources, span)
 }
 

@@ -136,13 +136,8 @@ impl<'e> Elab<'e> {
         ty: &RcTerm,
     ) -> RcTerm {
         let term = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.check_inner(cx, e, ty));
-        if crate::check::record::on() {
-            crate::check::record::note_type(
-                e.span,
-                ty,
-                || cx.display_names(0),
-                cx.depth() as usize,
-            );
+        if crate::check::record::wants(e.span) {
+            crate::check::record::note_type(e.span, ty, |from| cx.display_names(from), cx.depth());
         }
         term
     }
@@ -398,13 +393,8 @@ impl<'e> Elab<'e> {
         e: &'s Expr<'s>,
     ) -> (RcTerm, RcTerm) {
         let (term, ty) = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.infer_inner(cx, e));
-        if crate::check::record::on() {
-            crate::check::record::note_type(
-                e.span,
-                &ty,
-                || cx.display_names(0),
-                cx.depth() as usize,
-            );
+        if crate::check::record::wants(e.span) {
+            crate::check::record::note_type(e.span, &ty, |from| cx.display_names(from), cx.depth());
         }
         (term, ty)
     }
@@ -705,7 +695,7 @@ impl<'e> Elab<'e> {
         }
         match self.global_as(cx, name, span, want_type) {
             Some(g) => {
-                if crate::check::record::on() {
+                if crate::check::record::wants(span) {
                     crate::check::record::note_name(span, g);
                 }
                 self.global_typed(cx, g, span)

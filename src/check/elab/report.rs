@@ -139,7 +139,7 @@ impl<'e> Elab<'e> {
                 )
             };
             let shown = show(&hole.goal);
-            if crate::check::record::on() {
+            if crate::check::record::wants(hole.span) {
                 let mut open = Vec::new();
                 self.metas
                     .unsolved_in(&self.metas.zonk(&hole.goal), &mut open);
