@@ -576,3 +576,62 @@ fn a_change_rechecks_only_what_depends_on_it() {
     assert_eq!(diags[0]["range"]["start"]["line"], json!(l), "{diags}");
     assert_eq!(s.finish(), Some(0));
 }
+
+#[test]
+fn definitions_and_hovers_across_an_import() {
+    let lib = scratch(
+        "imported",
+        "-- Triples a number.\ndef triple (n : Int) : Int = n * 3\n",
+    );
+    let main_text = format!(
+        "import \"{}\"\n\ndef main : Int = triple (1 + 2)\n",
+        lib.file_name().unwrap().to_string_lossy()
+    );
+    let main = lib.with_file_name("importer.sp");
+    std::fs::write(&main, &main_text).unwrap();
+    let uri = uri_of(&main);
+    let mut s = Server::start();
+    s.initialize();
+    assert_eq!(s.open(&uri, &main_text)["diagnostics"], json!([]));
+    let (l, c) = at(&main_text, "triple (", 1);
+    let d = s.request("textDocument/definition", pos(&uri, l, c));
+    assert_eq!(d["result"]["uri"], json!(uri_of(&lib)), "{d}");
+    assert_eq!(
+        d["result"]["range"]["start"],
+        json!({"line": 1, "character": 4}),
+        "{d}"
+    );
+    let h = s.request("textDocument/hover", pos(&uri, l, c));
+    let shown = h["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        shown.contains("triple : Int -> Int") && shown.contains("Triples a number."),
+        "{h}"
+    );
+    // An expression: the argument, then the whole application.
+    let (l, c) = at(&main_text, "1 + 2", 2);
+    let h = s.request("textDocument/hover", pos(&uri, l, c));
+    assert!(
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("1 + 2 : Int"),
+        "{h}"
+    );
+    // Changing the imported file on disk is seen at the next check (and re-checks).
+    std::fs::write(&lib, "def triple (n : Int) : String = \"three\"\n").unwrap();
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": main_text.clone()}]}),
+    );
+    let diags = s.diagnostics()["diagnostics"].clone();
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("type mismatch"),
+        "{diags}"
+    );
+    let stats = s.request("spindle/stats", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(stats["result"]["reused"], json!(0), "{stats}");
+    assert_eq!(s.finish(), Some(0));
+}

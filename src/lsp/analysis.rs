@@ -3,12 +3,11 @@
 //! the checker recorded of each place ([`crate::check::record`]), and the document's
 //! top-level declarations as parsed.
 
-use crate::check::record::{self, Recording};
+use crate::check::record::Recording;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::driver::{self, CheckedDocument};
+use crate::driver::CheckedDocument;
 use crate::syntax::ast::{DataKind, Decl, DefRole};
 use crate::syntax::span::{FileId, Span};
-use std::path::Path;
 
 /// A top-level declaration of the document, for document symbols and the
 /// incremental check.
@@ -54,20 +53,6 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Checks `text`, the document at `path` (if it is a file) named `name`.
-    pub fn run(name: &str, path: Option<&Path>, text: &str) -> Analysis {
-        // The document is the first file of its check.
-        record::start(Some(crate::syntax::span::FileId(0)));
-        let checked = driver::check_document(name, path, text);
-        let recording = record::take();
-        let decls = parse_decls(checked.file, text);
-        Analysis {
-            checked,
-            recording,
-            decls,
-        }
-    }
-
     /// The document's file id.
     pub fn file(&self) -> FileId {
         self.checked.file
