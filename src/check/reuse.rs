@@ -69,8 +69,10 @@ struct Fresh {
     /// The members' places.
     ranges: Vec<(u32, u32)>,
     defs: Vec<DefId>,
-    /// Whether unknowns were left in it when its group was checked.
+    /// Whether a diagnostic of it spans several groups (it is then not kept).
     open: bool,
+    /// Its index among the check's groups.
+    group: usize,
 }
 
 /// A group reused in this check, whose diagnostics and records are replayed.
@@ -92,6 +94,12 @@ struct Session {
     fresh: Vec<Fresh>,
     reused: Vec<Reused>,
     stats: Stats,
+    /// The groups each group depends on (by index, groups in dependency order).
+    deps: Vec<Vec<usize>>,
+    /// Whether each group left unknowns open when it was checked.
+    open: Vec<bool>,
+    /// The group being checked.
+    current: usize,
 }
 
 thread_local! {
@@ -111,6 +119,9 @@ pub fn begin(cache: Cache, file: FileId, text: &str) {
             fresh: Vec::new(),
             reused: Vec::new(),
             stats: Stats::default(),
+            deps: Vec::new(),
+            open: Vec::new(),
+            current: 0,
         })
     });
 }
@@ -204,6 +215,8 @@ pub(crate) fn keys(
         }
         let mut all: Vec<u64> = Vec::with_capacity(groups.len());
         let mut out = Vec::with_capacity(groups.len());
+        s.deps = vec![Vec::new(); groups.len()];
+        s.open = vec![false; groups.len()];
         for (g, members) in groups.iter().enumerate() {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             layout.hash(&mut h);
@@ -221,6 +234,7 @@ pub(crate) fn keys(
                     .collect();
                 deps.sort_unstable();
                 deps.dedup();
+                s.deps[g].extend(deps.iter().copied());
                 for d in deps {
                     // Dependencies come first, so their keys are known.
                     all.get(d).copied().unwrap_or(d as u64).hash(&mut h);
@@ -296,20 +310,29 @@ pub(crate) fn reuse_or_note(
             ranges,
             defs,
             open: false,
+            group: s.current,
         });
         None
     })
 }
 
-/// Notes that the definition `id` had unknowns left when its group was checked: its
-/// group is not kept.
-pub(crate) fn note_open(id: DefId) {
+/// Notes that the group being checked is the `g`-th.
+pub(crate) fn entering(g: usize) {
     SESSION.with(|s| {
         if let Some(s) = s.borrow_mut().as_mut() {
-            for f in &mut s.fresh {
-                if f.defs.contains(&id) {
-                    f.open = true;
-                }
+            s.current = g;
+        }
+    });
+}
+
+/// Notes that the group being checked left unknowns open: neither it nor the groups
+/// that depend on it are kept.
+pub(crate) fn note_open() {
+    SESSION.with(|s| {
+        if let Some(s) = s.borrow_mut().as_mut() {
+            let g = s.current;
+            if let Some(o) = s.open.get_mut(g) {
+                *o = true;
             }
         }
     });
@@ -415,10 +438,23 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         for i in not_kept {
             fresh[i].open = true;
         }
+        let none = std::collections::HashSet::new();
+        // A group is kept only if neither it nor any group it depends on, directly or
+        // not, left unknowns open when checked (a group may solve the unknowns of one
+        // it depends on, as the check of a definition may fix what a type-level
+        // function it unfolds left unknown).
+        let mut tainted = vec![false; s.open.len()];
+        for g in 0..s.open.len() {
+            let inherited = s
+                .deps
+                .get(g)
+                .is_some_and(|d| d.iter().any(|&x| tainted.get(x).copied().unwrap_or(true)));
+            tainted[g] = s.open[g] || inherited;
+        }
         let mut records = record::select(&fresh_group, fresh.len()).into_iter();
         for (f, diagnostics) in fresh.into_iter().zip(owned) {
             let (types, names, holes) = records.next().unwrap_or_default();
-            if f.open {
+            if f.open || tainted.get(f.group).copied().unwrap_or(true) {
                 continue;
             }
             let mut defs = Vec::new();
@@ -428,7 +464,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
                     closed = false;
                     break;
                 };
-                closed &= !has_unknowns(&d.ty) && !has_unknowns(&d.body);
+                closed &= !has_unknowns(&d.ty, &none) && !has_unknowns(&d.body, &none);
                 defs.push((*id, d.ty.clone(), d.body.clone()));
             }
             if !closed {
@@ -451,7 +487,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
 
 /// Whether a term still has unknowns of the checker in it (it then belongs to one
 /// check only).
-pub(crate) fn has_unknowns(t: &RcTerm) -> bool {
+pub(crate) fn has_unknowns(t: &RcTerm, except: &std::collections::HashSet<u32>) -> bool {
     // Terms share subterms (a type mentions its parts once however often they
     // occur): each node is looked at once, so the cost is the size of the graph.
     let mut seen: std::collections::HashSet<*const Term> = std::collections::HashSet::new();
@@ -460,7 +496,9 @@ pub(crate) fn has_unknowns(t: &RcTerm) -> bool {
         if !seen.insert(std::rc::Rc::as_ptr(t)) {
             continue;
         }
-        if let Term::Hole(HoleKind::Meta(_) | HoleKind::MetaCtx(..), _) = &**t {
+        if let Term::Hole(HoleKind::Meta(id) | HoleKind::MetaCtx(id, ..), _) = &**t
+            && !except.contains(id)
+        {
             return true;
         }
         t.for_each_child(|c, _| stack.push(c));

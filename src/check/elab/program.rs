@@ -321,6 +321,7 @@ impl<'e> Elab<'e> {
             {
                 continue;
             }
+            crate::check::reuse::entering(g);
             if let Some(Some(key)) = keys.get(g) {
                 let ranges = group
                     .iter()
@@ -555,16 +556,34 @@ impl<'e> Elab<'e> {
             let d = &mut self.program.defs[id.0 as usize];
             d.ty = ty;
             d.body = body;
-            if crate::check::reuse::active() {
-                // An unknown left now may be solved (or defaulted) by what comes later:
-                // such a definition belongs to this check only.
-                let d = &self.program.defs[id.0 as usize];
-                if crate::check::reuse::has_unknowns(&d.ty)
-                    || crate::check::reuse::has_unknowns(&d.body)
-                {
-                    crate::check::reuse::note_open(*id);
-                }
-            }
+        }
+        if crate::check::reuse::active() {
+            self.note_open_group(&defs, &datas);
+        }
+    }
+
+    /// For an incremental check ([`crate::check::reuse`]): whether the group just
+    /// checked left unknowns that what comes later may solve (or default) — those
+    /// instance search will solve at the end aside —, which makes the group, and
+    /// every group that depends on it, belong to this check only.
+    fn note_open_group(
+        &self,
+        defs: &[(DefId, usize, &Decl<'_>)],
+        datas: &[(DataId, usize, &Decl<'_>)],
+    ) {
+        let except = self.pending_instance_metas();
+        let open = |t: &RcTerm| crate::check::reuse::has_unknowns(&self.metas.zonk(t), &except);
+        let defs_open = defs.iter().any(|(id, _, _)| {
+            let d = &self.program.defs[id.0 as usize];
+            open(&d.ty) || open(&d.body)
+        });
+        let datas_open = datas.iter().any(|(id, _, _)| {
+            let d = &self.program.datas[id.0 as usize];
+            d.params.iter().any(|b| open(&b.ty))
+                || d.ctors.iter().any(|c| c.fields.iter().any(open))
+        });
+        if defs_open || datas_open {
+            crate::check::reuse::note_open();
         }
     }
 
