@@ -635,3 +635,62 @@ fn definitions_and_hovers_across_an_import() {
     assert_eq!(stats["result"]["reused"], json!(0), "{stats}");
     assert_eq!(s.finish(), Some(0));
 }
+
+/// The diagnostics a server publishes for `after` once it has checked `before`, and
+/// those a fresh server publishes for `after`.
+fn incremental_and_fresh(name: &str, before: &str, after: &str) -> (Value, Value) {
+    let path = scratch(name, after);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    s.open(&uri, before);
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": after}]}),
+    );
+    let incremental = s.diagnostics()["diagnostics"].clone();
+    assert_eq!(s.finish(), Some(0));
+    let mut f = Server::start();
+    f.initialize();
+    let fresh = f.open(&uri, after)["diagnostics"].clone();
+    assert_eq!(f.finish(), Some(0));
+    (incremental, fresh)
+}
+
+#[test]
+fn incremental_diagnostics_are_those_of_a_fresh_check() {
+    // A type-level function left with an unknown (`In` is unbound) that the check of
+    // `sumN` fixes: `sumN` may not be reused while `NArgs` is checked again. (The
+    // text is one a differential fuzz against fresh checks found.)
+    let nargs = "\
+def NArgs (n : Nat) : Type =
+  match n with
+  | Z -> In
+  | S m -> Int -> NArgs m
+
+def sumN (n : Nat) (acc : Int) : NArgs n =
+  match n with
+  | Z -> acc
+  | Z -> acc
+  | S m -> \\x -> sumN m (acc + x)
+
+def main : String = sumN (S Z) 0 1
+";
+    let (inc, fresh) = incremental_and_fresh("nargs", nargs, &nargs.replace(") 0 1", ") 5 1"));
+    assert_eq!(inc, fresh);
+    assert!(inc.to_string().contains("found `NArgs Z`"), "{inc}");
+
+    // An error at a place in one definition, found while checking another: it moves
+    // with the definition that was checked.
+    let eval = "\
+def F (n : Int) : Type = if n > 0 then Int else error \"F needs a positive number\"
+
+def x : F (0 - 1) = 3
+";
+    let (inc, fresh) = incremental_and_fresh("eval", eval, &eval.replace("def x", "\ndef x"));
+    assert_eq!(inc, fresh);
+    assert_eq!(inc.as_array().unwrap().len(), 1, "{inc}");
+    let (inc, fresh) = incremental_and_fresh("eval2", eval, &eval.replace("(0 - 1)", "1"));
+    assert_eq!(inc, fresh);
+    assert_eq!(inc, json!([]));
+}
