@@ -264,6 +264,15 @@ fn an_editor_session() {
             .contains("p.x : Int"),
         "{h}"
     );
+    let (l, c) = at(PROGRAM, "(fallback", 3);
+    let h = s.request("textDocument/hover", pos(&uri, l, c));
+    assert!(
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("fallback : String"),
+        "{h}"
+    );
     let (l, c) = at(PROGRAM, "length xs", 1);
     let h = s.request("textDocument/hover", pos(&uri, l, c));
     assert!(

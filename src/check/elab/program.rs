@@ -794,6 +794,15 @@ impl<'e> Elab<'e> {
                     format!("the type of the {what} `{}`", p.name.name),
                 ),
             };
+            if crate::check::record::wants(p.name.span) {
+                // A parameter's name has its type on hover.
+                crate::check::record::note_type(
+                    p.name.span,
+                    &ty,
+                    |from| cx.display_names(from),
+                    cx.depth(),
+                );
+            }
             cx.push(p.name.name, ty.clone());
             binders.push(Binder {
                 name: name_of(p.name.name),
