@@ -39,7 +39,7 @@ struct Entry {
     defs: Vec<(DefId, RcTerm, RcTerm)>,
     /// Its diagnostics.
     diagnostics: Vec<Diagnostic>,
-    /// What was recorded of its places.
+    /// What was recorded of its places: types, names and holes.
     types: Vec<TypeAt>,
     names: Vec<NameAt>,
     holes: Vec<HoleAt>,
@@ -48,6 +48,7 @@ struct Entry {
 /// The results kept from one check of a file for the next, by group key.
 #[derive(Default)]
 pub struct Cache {
+    /// The groups' results, by key.
     entries: HashMap<u64, Entry>,
 }
 
@@ -64,7 +65,9 @@ pub struct Stats {
 
 /// A group checked in this check, to be kept if it can be.
 struct Fresh {
+    /// Its key.
     key: u64,
+    /// Where its first declaration starts.
     base: u32,
     /// The members' places.
     ranges: Vec<(u32, u32)>,
@@ -77,7 +80,9 @@ struct Fresh {
 
 /// A group reused in this check, whose diagnostics and records are replayed.
 struct Reused {
+    /// Its key.
     key: u64,
+    /// How far it moved since the check that kept it (bytes).
     delta: i64,
 }
 
@@ -89,10 +94,15 @@ struct Session {
     text: String,
     /// A hash of every other file's text.
     env: u64,
+    /// What the previous check kept.
     old: Cache,
+    /// What this check keeps: the groups reused, then those checked that can be.
     new: Cache,
+    /// The groups checked in this check.
     fresh: Vec<Fresh>,
+    /// The groups reused in this check.
     reused: Vec<Reused>,
+    /// How much was checked.
     stats: Stats,
     /// The groups each group depends on (by index, groups in dependency order).
     deps: Vec<Vec<usize>>,
