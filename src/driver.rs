@@ -613,12 +613,83 @@ fn copy_decl<'a>(d: &Decl<'a>) -> Decl<'a> {
 /// Parses the prelude and the entry file (or session) with everything it imports, then
 /// resolves. The entry is unit 1. Imported files are read through `snapshot` if given.
 fn load_from(
+    sources: SourceMap,
+    entry: Entry,
+    prelude_files: &[(&str, &str)],
+    snapshot: Option<&mut FileSnapshot>,
+    prelude_check: PreludeCheck,
+) -> Loaded {
+    load_from_keeping(sources, entry, prelude_files, snapshot, prelude_check).0
+}
+
+/// A document checked for an editor ([`check_document`]).
+pub struct CheckedDocument {
+    /// The load, as `spindle check` sees it (same diagnostics).
+    pub loaded: Loaded,
+    /// The program as elaborated when it has errors (the places that checked still
+    /// have their types); `None` when it checked (then it is `loaded.program`) or when
+    /// it was not elaborated (syntax errors).
+    pub partial: Option<Program>,
+    /// The document's file among `loaded.sources`.
+    pub file: FileId,
+}
+
+/// Checks the text of an editor's document as `spindle check` would check the file
+/// `path` holding it (its imports are relative to `path`), keeping the elaborated
+/// program even when it has errors, for hovers and completions.
+pub fn check_document(name: &str, path: Option<&Path>, text: &str) -> CheckedDocument {
+    let mut sources = SourceMap::new();
+    let file = sources.add(name, path.map(Path::to_path_buf), text.to_string());
+    let (loaded, partial) = load_from_keeping(
+        sources,
+        Entry::File(file),
+        prelude::FILES,
+        None,
+        PreludeCheck::Whole,
+    );
+    CheckedDocument {
+        loaded,
+        partial,
+        file,
+    }
+}
+
+impl CheckedDocument {
+    /// The elaborated program, with or without errors.
+    pub fn program(&self) -> Option<&Program> {
+        self.loaded.program.as_ref().or(self.partial.as_ref())
+    }
+}
+
+/// [`check_document`], checking again only what changed since the check that left
+/// `cache` ([`crate::check::reuse`]); returns the results to keep for the next check
+/// and how much this one re-checked.
+pub fn check_document_reusing(
+    name: &str,
+    path: Option<&Path>,
+    text: &str,
+    cache: crate::check::reuse::Cache,
+) -> (
+    CheckedDocument,
+    crate::check::reuse::Cache,
+    crate::check::reuse::Stats,
+) {
+    // The document is the first file added after none: its id is known before.
+    crate::check::reuse::begin(cache, FileId(0), text);
+    let checked = check_document(name, path, text);
+    let (cache, stats) = crate::check::reuse::end();
+    (checked, cache, stats)
+}
+
+/// [`load_from`], returning also the elaborated program whether or not it has errors
+/// (`None` when it was not elaborated: syntax or import errors).
+fn load_from_keeping(
     mut sources: SourceMap,
     entry: Entry,
     prelude_files: &[(&str, &str)],
     mut snapshot: Option<&mut FileSnapshot>,
     prelude_check: PreludeCheck,
-) -> Loaded {
+) -> (Loaded, Option<Program>) {
     let arena = Bump::new();
     let mut diagnostics = Vec::new();
     let mut units: Vec<SourceUnit<'_>> = Vec::new();
@@ -725,20 +796,46 @@ fn load_from(
 
     if diagnostics.iter().any(Diagnostic::is_error) {
         // Syntax errors first: resolving a half-parsed program would only add noise.
-        return Loaded {
-            sources,
-            program: None,
-            diagnostics,
-        };
+        return (
+            Loaded {
+                sources,
+                program: None,
+                diagnostics,
+            },
+            None,
+        );
+    }
+    if crate::check::reuse::active() {
+        let entry = files_of_units.get(1).copied();
+        let others: Vec<&str> = sources
+            .files()
+            .filter(|(id, _)| Some(*id) != entry)
+            .flat_map(|(_, f)| [f.name.as_str(), f.text.as_str()])
+            .collect();
+        crate::check::reuse::set_environment(crate::check::reuse::hash_text(&others));
     }
     let mut eval = type_evaluator();
     let (program, errors) = elab::elaborate_program(&units, 1, eval.as_mut(), prelude_check);
     diagnostics.extend(errors);
     let ok = !diagnostics.iter().any(Diagnostic::is_error);
-    Loaded {
-        sources,
-        program: ok.then_some(program),
-        diagnostics,
+    if ok {
+        (
+            Loaded {
+                sources,
+                program: Some(program),
+                diagnostics,
+            },
+            None,
+        )
+    } else {
+        (
+            Loaded {
+                sources,
+                program: None,
+                diagnostics,
+            },
+            Some(program),
+        )
     }
 }
 

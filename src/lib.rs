@@ -37,6 +37,8 @@
 //!   through the passes.
 //! - [`output`]: normal forms as JSON (`--format json`).
 //! - [`repl`]: the REPL: a backend that keeps a session, and a `rustyline` frontend.
+//! - [`lsp`]: the language server for editors (`spindle lsp`), on the checker and
+//!   what it records of each place.
 
 pub mod check;
 pub mod core;
@@ -44,6 +46,7 @@ pub mod diagnostic;
 pub mod driver;
 pub mod external;
 pub mod jupyter;
+pub mod lsp;
 pub mod machine;
 pub mod output;
 pub mod prelude;

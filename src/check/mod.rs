@@ -11,6 +11,9 @@
 //! - [`meta`]: the unknowns (metavariables) and their solutions.
 //! - [`eval`]: what elaboration needs from the evaluator (weak head normal forms).
 //! - [`prim_types`]: the types of primitives.
+//! - [`record`]: what the checker learns about each place, kept for an editor;
+//!   [`reuse`]: an editor's incremental check (groups of definitions an edit cannot
+//!   change keep their results).
 
 mod coverage;
 pub mod elab;
@@ -21,6 +24,8 @@ mod levels;
 pub mod meta;
 mod patterns;
 pub mod prim_types;
+pub mod record;
+pub mod reuse;
 pub mod scope;
 pub mod split;
 pub mod totality;

@@ -39,6 +39,12 @@ pub(crate) fn wanted_at(hole: Option<&str>) -> Option<String> {
     })
 }
 
+/// Whether a split is asked for (an incremental check is then not made: the hole
+/// must be checked).
+pub(crate) fn requested() -> bool {
+    REQUEST.with(|r| r.borrow().is_some())
+}
+
 /// Records the answer (the first one, if the hole is checked more than once).
 pub(crate) fn answer(a: Answer) {
     ANSWER.with(|slot| {

@@ -9,6 +9,7 @@ mod decode;
 mod encode;
 mod hash;
 mod jupyter;
+mod lsp;
 mod repl;
 mod run;
 mod store;
@@ -80,6 +81,9 @@ pub enum Command {
     Store(store::StoreArgs),
     /// The Jupyter kernel: `install` registers it, `kernel FILE` runs it.
     Jupyter(jupyter::JupyterArgs),
+    /// Serve an editor: a language server on standard input and output (diagnostics,
+    /// hover, definition, completion, symbols, code actions; see docs/editors-lsp.md).
+    Lsp,
 }
 
 /// The command line as clap should read it: `run`'s words after FILE sorted into its
@@ -115,5 +119,6 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Some(Command::Hash { file }) => hash::main(&file),
         Some(Command::Store(args)) => store::main(args),
         Some(Command::Jupyter(args)) => jupyter::main(args),
+        Some(Command::Lsp) => lsp::main(),
     }
 }

@@ -135,7 +135,11 @@ impl<'e> Elab<'e> {
         e: &'s Expr<'s>,
         ty: &RcTerm,
     ) -> RcTerm {
-        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.check_inner(cx, e, ty))
+        let term = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.check_inner(cx, e, ty));
+        if crate::check::record::wants(e.span) {
+            crate::check::record::note_type(e.span, ty, |from| cx.display_names(from), cx.depth());
+        }
+        term
     }
 
     /// [`Elab::check`] on the current native stack.
@@ -388,7 +392,11 @@ impl<'e> Elab<'e> {
         cx: &mut Cx<'s>,
         e: &'s Expr<'s>,
     ) -> (RcTerm, RcTerm) {
-        stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.infer_inner(cx, e))
+        let (term, ty) = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.infer_inner(cx, e));
+        if crate::check::record::wants(e.span) {
+            crate::check::record::note_type(e.span, &ty, |from| cx.display_names(from), cx.depth());
+        }
+        (term, ty)
     }
 
     /// [`Elab::infer`] on the current native stack.
@@ -686,7 +694,12 @@ impl<'e> Elab<'e> {
             return (cx.var(lvl), cx.type_of(lvl));
         }
         match self.global_as(cx, name, span, want_type) {
-            Some(g) => self.global_typed(cx, g, span),
+            Some(g) => {
+                if crate::check::record::wants(span) {
+                    crate::check::record::note_name(span, g);
+                }
+                self.global_typed(cx, g, span)
+            }
             None => {
                 // Reported once, as unbound: its value and type are no further errors.
                 let ty = self.recovery_type(cx, span);

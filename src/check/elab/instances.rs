@@ -97,6 +97,16 @@ impl Elab<'_> {
         });
     }
 
+    /// The unknowns that instance search will solve at the end of the check (the
+    /// goals still pending): an incremental check ([`crate::check::reuse`]) does not
+    /// count them as left open by the group that made them.
+    pub(in crate::check) fn pending_instance_metas(&self) -> std::collections::HashSet<u32> {
+        self.instance_goals
+            .iter()
+            .filter_map(|g| crate::check::meta::flex(&g.meta).map(|f| f.id))
+            .collect()
+    }
+
     /// The head of `ty`'s argument, for finding an instance; `None` while unknown,
     /// `Some(None)` for a type no instance can be for (a variable, a function type).
     fn head_of(&mut self, cx: &Cx<'_>, ty: &RcTerm, span: Span) -> Option<Option<Head>> {

@@ -72,6 +72,7 @@ mod sugar;
 pub(in crate::check) use context::Cx;
 pub(in crate::check) use conversion::refine;
 use operators::Deferred;
+pub(crate) use report::arms_of;
 pub(in crate::check) use sugar::{bool_match, data_args};
 
 /// One scope unit: the prelude (all its files) or one user file.
@@ -116,9 +117,14 @@ pub fn elaborate_program(
 ) -> (Program, Vec<Diagnostic>) {
     let mut e = Elab::declare(units, eval);
     e.elaborate_declarations(units, prelude);
+    if crate::check::record::on() {
+        crate::check::record::finish(|t| e.metas.zonk(t));
+    }
+    crate::check::reuse::replay_records();
+    let mut totality = Vec::new();
     if !e.errors.iter().any(Diagnostic::is_error) {
-        let found = crate::check::totality::report(&e.program, &e.prelude_files);
-        e.errors.extend(found);
+        totality = crate::check::totality::report(&e.program, &e.prelude_files);
+        e.errors.extend(totality.iter().cloned());
     }
     e.program.main = e.scopes[entry].get("main").and_then(|(g, _)| match g {
         Global::Def(id) => Some(id),
@@ -128,6 +134,7 @@ pub fn elaborate_program(
     dedup(&mut errors);
     // In source order (declarations are checked in phases, not in file order).
     errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
+    crate::check::reuse::store(&e.program, &errors, &totality);
     (e.program, errors)
 }
 

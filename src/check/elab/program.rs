@@ -313,12 +313,39 @@ impl<'e> Elab<'e> {
         }
         let groups = components(&edges);
         let mut done = vec![false; nodes.len()];
-        for group in &groups {
+        let keys = self.reuse_keys(&nodes, &edges, &groups);
+        for (g, group) in groups.iter().enumerate() {
             // A group is reachable whole or not at all (its members reach each other).
             if let Some(needed) = &needed
                 && !needed[group[0]]
             {
                 continue;
+            }
+            crate::check::reuse::entering(g);
+            if let Some(Some(key)) = keys.get(g) {
+                let ranges = group
+                    .iter()
+                    .map(|i| {
+                        let s = nodes[*i].2.span();
+                        (s.start, s.end)
+                    })
+                    .collect();
+                let defs = group
+                    .iter()
+                    .filter_map(|i| match nodes[*i].0 {
+                        order::Node::Def(id) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(diagnostics) =
+                    crate::check::reuse::reuse_or_note(*key, ranges, defs, &mut self.program)
+                {
+                    self.errors.extend(diagnostics);
+                    for i in group {
+                        done[*i] = true;
+                    }
+                    continue;
+                }
             }
             self.elaborate_nodes(group, &nodes, &mut done);
         }
@@ -365,6 +392,55 @@ impl<'e> Elab<'e> {
         }
         self.resolve_instances(true);
         self.zonk_program();
+    }
+
+    /// The key of each group for an incremental check ([`crate::check::reuse`]), or
+    /// none when no incremental check is on.
+    fn reuse_keys(
+        &self,
+        nodes: &[(order::Node, usize, &Decl<'_>)],
+        edges: &[Vec<usize>],
+        groups: &[Vec<usize>],
+    ) -> Vec<Option<u64>> {
+        if !crate::check::reuse::active() || crate::check::split::requested() {
+            return Vec::new();
+        }
+        let infos: Vec<crate::check::reuse::NodeInfo> = nodes
+            .iter()
+            .map(|(n, u, decl)| {
+                let (layout, instance) = match decl {
+                    Decl::Def { name, role, .. } => {
+                        (format!("{u} def {}", name.name), role.is_instance())
+                    }
+                    Decl::Data { name, ctors, .. } => (
+                        format!(
+                            "{u} data {} {}",
+                            name.name,
+                            ctors
+                                .iter()
+                                .map(|c| format!(
+                                    "{}/{}/{}",
+                                    c.name.name,
+                                    c.fields.len(),
+                                    c.field_names.len()
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        false,
+                    ),
+                    Decl::Extern { name, .. } => (format!("{u} extern {}", name.name), false),
+                    Decl::Import { path, .. } => (format!("{u} import {path}"), false),
+                };
+                crate::check::reuse::NodeInfo {
+                    span: decl.span(),
+                    is_def: matches!(n, order::Node::Def(_)),
+                    layout,
+                    instance,
+                }
+            })
+            .collect();
+        crate::check::reuse::keys(&infos, edges, groups)
     }
 
     /// Elaborates the declarations `group` (indices into `nodes`) not done yet, and
@@ -480,6 +556,34 @@ impl<'e> Elab<'e> {
             let d = &mut self.program.defs[id.0 as usize];
             d.ty = ty;
             d.body = body;
+        }
+        if crate::check::reuse::active() {
+            self.note_open_group(&defs, &datas);
+        }
+    }
+
+    /// For an incremental check ([`crate::check::reuse`]): whether the group just
+    /// checked left unknowns that what comes later may solve (or default) — those
+    /// instance search will solve at the end aside —, which makes the group, and
+    /// every group that depends on it, belong to this check only.
+    fn note_open_group(
+        &self,
+        defs: &[(DefId, usize, &Decl<'_>)],
+        datas: &[(DataId, usize, &Decl<'_>)],
+    ) {
+        let except = self.pending_instance_metas();
+        let open = |t: &RcTerm| crate::check::reuse::has_unknowns(&self.metas.zonk(t), &except);
+        let defs_open = defs.iter().any(|(id, _, _)| {
+            let d = &self.program.defs[id.0 as usize];
+            open(&d.ty) || open(&d.body)
+        });
+        let datas_open = datas.iter().any(|(id, _, _)| {
+            let d = &self.program.datas[id.0 as usize];
+            d.params.iter().any(|b| open(&b.ty))
+                || d.ctors.iter().any(|c| c.fields.iter().any(open))
+        });
+        if defs_open || datas_open {
+            crate::check::reuse::note_open();
         }
     }
 
@@ -690,6 +794,15 @@ impl<'e> Elab<'e> {
                     format!("the type of the {what} `{}`", p.name.name),
                 ),
             };
+            if crate::check::record::wants(p.name.span) {
+                // A parameter's name has its type on hover.
+                crate::check::record::note_type(
+                    p.name.span,
+                    &ty,
+                    |from| cx.display_names(from),
+                    cx.depth(),
+                );
+            }
             cx.push(p.name.name, ty.clone());
             binders.push(Binder {
                 name: name_of(p.name.name),

@@ -26,6 +26,16 @@ pub(in crate::check) struct PendingHole {
     names: Vec<String>,
 }
 
+impl PendingHole {
+    /// The hole's name, without `?`, from its label (`None` for `?` alone).
+    fn label_name(&self) -> Option<&str> {
+        self.label
+            .strip_prefix("hole `?")
+            .and_then(|s| s.strip_suffix('`'))
+            .filter(|s| !s.is_empty())
+    }
+}
+
 impl<'e> Elab<'e> {
     /// Records a typed hole: the goal and the local variables with their types, to be
     /// reported by [`Elab::report_holes`].
@@ -104,63 +114,12 @@ impl<'e> Elab<'e> {
                 "`{var}` has type `{shown}`, which is not a data type: there are no cases to split into"
             ));
         };
-        let data = self.program.data(*d).clone();
-        let mut taken: std::collections::HashSet<String> = cx
+        let taken: std::collections::HashSet<String> = cx
             .names
             .innermost_first()
             .map(|(n, _)| n.to_string())
             .collect();
-        let b = &self.program.builtins;
-        let (list, pair, nil, cons) = (b.list, b.pair, b.nil, b.cons);
-        let mut arms = Vec::new();
-        for (i, ctor) in data.ctors.iter().enumerate() {
-            let mut names = Vec::new();
-            for (j, field) in ctor.fields.iter().enumerate() {
-                let base = match ctor.field_names.get(j) {
-                    Some(n) => n.to_string(),
-                    None => field_name(&self.program, field),
-                };
-                let mut name = base.clone();
-                let mut k = 1;
-                while taken.contains(&name) {
-                    name = format!("{base}{k}");
-                    k += 1;
-                }
-                taken.insert(name.clone());
-                names.push(name);
-            }
-            let con = crate::core::term::ConId {
-                data: *d,
-                index: i as u32,
-            };
-            let pattern = if *d == list && con == nil {
-                "[]".to_string()
-            } else if *d == pair && names.len() == 2 {
-                format!("({}, {})", names[0], names[1])
-            } else if *d == list && con == cons && names.len() == 2 {
-                format!("{} :: {}", names[0], names[1])
-            } else if !ctor.field_names.is_empty() {
-                let fields: Vec<String> = ctor
-                    .field_names
-                    .iter()
-                    .zip(&names)
-                    .map(|(f, n)| {
-                        if **f == *n {
-                            n.clone()
-                        } else {
-                            format!("{f} = {n}")
-                        }
-                    })
-                    .collect();
-                format!("{{ {} }}", fields.join(", "))
-            } else if names.is_empty() {
-                ctor.name.to_string()
-            } else {
-                format!("{} {}", ctor.name, names.join(" "))
-            };
-            arms.push(format!("| {pattern} -> ?{hole}"));
-        }
-        Ok(arms)
+        Ok(arms_of(&self.program, *d, taken, hole))
     }
 
     /// Reports every typed hole recorded, with the types as the end of elaboration
@@ -180,6 +139,12 @@ impl<'e> Elab<'e> {
                 )
             };
             let shown = show(&hole.goal);
+            if crate::check::record::wants(hole.span) {
+                let mut open = Vec::new();
+                self.metas
+                    .unsolved_in(&self.metas.zonk(&hole.goal), &mut open);
+                self.record_hole(&hole, &shown, !open.is_empty());
+            }
             let mut d = Diagnostic::error(format!("{} has type `{shown}`", hole.label))
                 .at(hole.span, format!("expected type: {shown}"));
             if hole.locals.is_empty() {
@@ -197,6 +162,45 @@ impl<'e> Elab<'e> {
             let d = self.explain_unknowns(d, &unknowns);
             self.errors.push(d);
         }
+    }
+
+    /// Notes a typed hole for the language server ([`crate::check::record`]): its
+    /// goal, its locals with their types, and the arms of a case split on each local
+    /// of a data type.
+    fn record_hole(&self, hole: &PendingHole, goal: &str, goal_open: bool) {
+        let names: Vec<&str> = hole.names.iter().map(String::as_str).collect();
+        let taken: std::collections::HashSet<String> =
+            hole.locals.iter().map(|(n, _)| n.clone()).collect();
+        let hole_name = hole.label_name();
+        let locals = hole
+            .locals
+            .iter()
+            .map(|(n, t)| {
+                let t = self.metas.zonk(t);
+                let mut unknowns = Vec::new();
+                let ty = pretty::term_to_string_cut_unknowns(
+                    &self.program,
+                    &names,
+                    &t,
+                    SHOWN_TYPE_LIMIT,
+                    &mut unknowns,
+                );
+                let arms = crate::check::record::data_head(&t)
+                    .map(|d| arms_of(&self.program, d, taken.clone(), hole_name.unwrap_or("")));
+                crate::check::record::HoleLocal {
+                    name: n.clone(),
+                    ty,
+                    arms,
+                }
+            })
+            .collect();
+        crate::check::record::note_hole(crate::check::record::HoleAt {
+            span: hole.span,
+            name: hole_name.map(str::to_string),
+            goal: goal.to_string(),
+            goal_open,
+            locals,
+        });
     }
 
     /// Reports an unbound name, suggesting a close one in scope.
@@ -307,6 +311,70 @@ impl<'e> Elab<'e> {
         let d = self.explain_unknowns(d, &unknowns);
         self.errors.push(d);
     }
+}
+
+/// The arms of a `match` on a value of the data type `d`: one `| PATTERN -> ?hole`
+/// per constructor, its fields named after their types and apart from the names in
+/// `taken` (`?` alone when `hole` is empty). `spindle check --split`, the REPL's
+/// `:split` and the language server's case split all write arms this way.
+pub(crate) fn arms_of(
+    program: &crate::core::program::Program,
+    d: DataId,
+    mut taken: std::collections::HashSet<String>,
+    hole: &str,
+) -> Vec<String> {
+    let data = program.data(d);
+    let b = &program.builtins;
+    let (list, pair, nil, cons) = (b.list, b.pair, b.nil, b.cons);
+    let mut arms = Vec::new();
+    for (i, ctor) in data.ctors.iter().enumerate() {
+        let mut names = Vec::new();
+        for (j, field) in ctor.fields.iter().enumerate() {
+            let base = match ctor.field_names.get(j) {
+                Some(n) => n.to_string(),
+                None => field_name(program, field),
+            };
+            let mut name = base.clone();
+            let mut k = 1;
+            while taken.contains(&name) {
+                name = format!("{base}{k}");
+                k += 1;
+            }
+            taken.insert(name.clone());
+            names.push(name);
+        }
+        let con = crate::core::term::ConId {
+            data: d,
+            index: i as u32,
+        };
+        let pattern = if d == list && con == nil {
+            "[]".to_string()
+        } else if d == pair && names.len() == 2 {
+            format!("({}, {})", names[0], names[1])
+        } else if d == list && con == cons && names.len() == 2 {
+            format!("{} :: {}", names[0], names[1])
+        } else if !ctor.field_names.is_empty() {
+            let fields: Vec<String> = ctor
+                .field_names
+                .iter()
+                .zip(&names)
+                .map(|(f, n)| {
+                    if **f == *n {
+                        n.clone()
+                    } else {
+                        format!("{f} = {n}")
+                    }
+                })
+                .collect();
+            format!("{{ {} }}", fields.join(", "))
+        } else if names.is_empty() {
+            ctor.name.to_string()
+        } else {
+            format!("{} {}", ctor.name, names.join(" "))
+        };
+        arms.push(format!("| {pattern} -> ?{hole}"));
+    }
+    arms
 }
 
 /// A name for a field of type `ty`, from the type: `n` for an `Int`, `s` for a
