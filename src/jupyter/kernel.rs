@@ -362,7 +362,8 @@ fn on_control(state: &State, frames: Vec<Vec<u8>>) -> bool {
         "interrupt_request" => {
             state.interrupt.store(true, Ordering::SeqCst);
             sh.interrupted.store(true, Ordering::SeqCst);
-            stop_calls();
+            // The evaluation stops at the flag, and its run's shutdown stops the
+            // calls it started (processes: SIGTERM, SIGKILL two seconds later).
             reply("interrupt_reply", json!({"status": "ok"}));
             false
         }
@@ -370,7 +371,7 @@ fn on_control(state: &State, frames: Vec<Vec<u8>>) -> bool {
             // Stop the running cell's calls, then answer and leave.
             state.interrupt.store(true, Ordering::SeqCst);
             sh.interrupted.store(true, Ordering::SeqCst);
-            stop_calls();
+            crate::external::lifetime::shutdown_all();
             let restart = m
                 .content
                 .get("restart")
@@ -397,38 +398,6 @@ fn on_control(state: &State, frames: Vec<Vec<u8>>) -> bool {
                 &format!("control request {other} is not handled"),
             );
             false
-        }
-    }
-}
-
-/// Stops the processes the running cell started: every child of the kernel that the
-/// process table of [`crate::external::lifetime`] records (its group gets SIGTERM,
-/// then SIGKILL after the grace period), so that an interrupt ends a cell waiting on
-/// a call at once. Only one cell runs at a time, so every recorded child is the
-/// running cell's; a pid that is not recorded is left alone.
-fn stop_calls() {
-    let me = std::process::id();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid ...`; the command may hold spaces and parentheses.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(me) {
-            crate::external::lifetime::stop(pid);
         }
     }
 }
