@@ -703,3 +703,101 @@ def x : F (0 - 1) = 3
     assert_eq!(inc, fresh);
     assert_eq!(inc, json!([]));
 }
+
+const LOCALS: &str = "\
+def sum (xs : List Int) : Int =
+  match xs with
+  | Nil -> 0
+  | Cons h t -> h + sum t
+
+def f (n : Int) : Int =
+  let m = n + 1 in
+  (\\k -> k + m) n + w
+  where w = 3
+";
+
+/// The range a definition request at `(l, c)` answers, as `(line, start, end)` on
+/// one line, with the answer's file.
+fn definition_at(s: &mut Server, uri: &str, (l, c): (usize, usize)) -> (String, Value) {
+    let d = s.request("textDocument/definition", pos(uri, l, c));
+    (
+        d["result"]["uri"].as_str().unwrap_or("").to_string(),
+        d["result"]["range"].clone(),
+    )
+}
+
+fn range(line: usize, start: usize, end: usize) -> Value {
+    json!({"start": {"line": line, "character": start}, "end": {"line": line, "character": end}})
+}
+
+#[test]
+fn definitions_of_local_variables() {
+    let path = scratch("locals", LOCALS);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    let published = s.open(&uri, LOCALS);
+    assert_eq!(published["diagnostics"], json!([]), "{published}");
+    // A parameter.
+    let got = definition_at(&mut s, &uri, at(LOCALS, "match xs", 7));
+    assert_eq!(got, (uri.clone(), range(0, 9, 11)));
+    // Pattern variables, at their uses.
+    let got = definition_at(&mut s, &uri, at(LOCALS, "h + sum", 0));
+    assert_eq!(got, (uri.clone(), range(3, 9, 10)));
+    let got = definition_at(&mut s, &uri, at(LOCALS, "sum t", 4));
+    assert_eq!(got, (uri.clone(), range(3, 11, 12)));
+    // A `let` binding, a lambda's binder, a `where` binding, a parameter again.
+    let got = definition_at(&mut s, &uri, at(LOCALS, "k + m", 4));
+    assert_eq!(got, (uri.clone(), range(6, 6, 7)));
+    let got = definition_at(&mut s, &uri, at(LOCALS, "k + m", 0));
+    assert_eq!(got, (uri.clone(), range(7, 4, 5)));
+    let got = definition_at(&mut s, &uri, at(LOCALS, "+ w", 2));
+    assert_eq!(got, (uri.clone(), range(8, 8, 9)));
+    let got = definition_at(&mut s, &uri, at(LOCALS, "n + 1", 0));
+    assert_eq!(got, (uri.clone(), range(5, 7, 8)));
+    // A global still goes to its declaration.
+    let got = definition_at(&mut s, &uri, at(LOCALS, "sum t", 0));
+    assert_eq!(got, (uri.clone(), range(0, 4, 7)));
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn hovers_on_pattern_variables() {
+    let path = scratch("patvars", LOCALS);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    s.open(&uri, LOCALS);
+    let mut hover = |(l, c): (usize, usize)| {
+        let h = s.request("textDocument/hover", pos(&uri, l, c));
+        (
+            h["result"]["contents"]["value"].clone(),
+            h["result"]["range"].clone(),
+        )
+    };
+    let shown = |text: &str| json!(format!("```spindle\n{text}\n```"));
+    // At the pattern.
+    assert_eq!(
+        hover(at(LOCALS, "Cons h t", 5)),
+        (shown("h : Int"), range(3, 9, 10))
+    );
+    assert_eq!(
+        hover(at(LOCALS, "Cons h t", 7)),
+        (shown("t : List Int"), range(3, 11, 12))
+    );
+    // At a use.
+    assert_eq!(
+        hover(at(LOCALS, "h + sum", 0)),
+        (shown("h : Int"), range(3, 16, 17))
+    );
+    assert_eq!(
+        hover(at(LOCALS, "sum t", 4)),
+        (shown("t : List Int"), range(3, 24, 25))
+    );
+    // The scrutinee.
+    assert_eq!(
+        hover(at(LOCALS, "match xs", 6)),
+        (shown("xs : List Int"), range(1, 8, 10))
+    );
+    assert_eq!(s.finish(), Some(0));
+}

@@ -41,7 +41,7 @@ use crate::core::term::{
     Binder, CaseArm, CasePat, ConId, DataId, Ix, Lit, Lvl, Match, Plicity, PrimType, RcTerm, Term,
 };
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::syntax::ast::{Arm, Expr, ExprKind, Pat, PatKind};
+use crate::syntax::ast::{Arm, Expr, ExprKind, Ident, Pat, PatKind};
 use crate::syntax::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -49,8 +49,8 @@ use std::rc::Rc;
 /// A pattern after sugar is removed and constructor names are resolved.
 #[derive(Clone, Debug)]
 enum IPat<'s> {
-    /// Matches anything; binds the name if there is one.
-    Any(Option<&'s str>),
+    /// Matches anything; binds the name (written where it says) if there is one.
+    Any(Option<Ident<'s>>),
     /// A constructor with one sub-pattern per explicit field (shared: rows are copied
     /// into several groups, and a list pattern's tail is as long as the list), and
     /// where it is written.
@@ -62,15 +62,15 @@ enum IPat<'s> {
 /// The pattern variables a row has bound so far, innermost first: a shared list, so
 /// that copying a row to several groups of a split costs nothing.
 #[derive(Clone, Default)]
-struct Binds<'s>(Option<Rc<(&'s str, Lvl, Binds<'s>)>>);
+struct Binds<'s>(Option<Rc<(Ident<'s>, Lvl, Binds<'s>)>>);
 
 impl<'s> Binds<'s> {
-    fn with(&self, name: &'s str, lvl: Lvl) -> Binds<'s> {
+    fn with(&self, name: Ident<'s>, lvl: Lvl) -> Binds<'s> {
         Binds(Some(Rc::new((name, lvl, self.clone()))))
     }
 
     /// The bindings, outermost (first bound) first.
-    fn to_vec(&self) -> Vec<(&'s str, Lvl)> {
+    fn to_vec(&self) -> Vec<(Ident<'s>, Lvl)> {
         let mut out = Vec::new();
         let mut cur = &self.0;
         while let Some(node) = cur {
@@ -302,8 +302,17 @@ impl Elab<'_> {
         // A variable scrutinee is examined in place: this is what lets each arm refine
         // the variable in the goal.
         if let ExprKind::Var(name) = scrut.kind
-            && let Some(lvl) = cx.lookup(name)
+            && let Some((lvl, binder)) = cx.lookup_bound(name)
         {
+            if crate::check::record::wants(scrut.span) {
+                crate::check::record::note_local(scrut.span, binder);
+                crate::check::record::note_type(
+                    scrut.span,
+                    &cx.type_of(lvl),
+                    |from| cx.display_names(from),
+                    cx.depth(),
+                );
+            }
             self.coverage.root = lvl.0;
             let t = self.compile(cx, &[lvl], rows, span, &goal);
             return (t, goal.ty);
@@ -432,7 +441,7 @@ impl Elab<'_> {
     fn lower<'s>(&mut self, cx: &Cx<'s>, p: &'s Pat<'s>, broken: &mut Vec<&'s str>) -> IPat<'s> {
         let b = self.program.builtins;
         match &p.kind {
-            PatKind::Var(name) => IPat::Any(Some(name)),
+            PatKind::Var(name) => IPat::Any(Some(Ident { name, span: p.span })),
             PatKind::Wild => IPat::Any(None),
             PatKind::Int(n) => IPat::Lit(Lit::Int(*n), p.span),
             PatKind::Str(s) => IPat::Lit(Lit::Str(Rc::from(*s)), p.span),
@@ -566,7 +575,7 @@ impl Elab<'_> {
                 let mut binds = row.binds.to_vec();
                 for (p, occ) in row.pats.iter().zip(&occs) {
                     if let IPat::Any(Some(name)) = p {
-                        binds.push((name, *occ));
+                        binds.push((*name, *occ));
                     }
                 }
                 match row.guard {
@@ -586,14 +595,12 @@ impl Elab<'_> {
         &mut self,
         cx: &mut Cx<'s>,
         row: &Row<'s>,
-        binds: Vec<(&'s str, Lvl)>,
+        binds: Vec<(Ident<'s>, Lvl)>,
         goal: &Goal,
     ) -> RcTerm {
         self.arm_use.reached[row.arm] = true;
         let saved = cx.names.len();
-        for (name, lvl) in binds {
-            cx.names.push(name, lvl);
-        }
+        self.bind_pattern_vars(cx, binds);
         let t = if row.unknown.is_empty() {
             self.check(cx, row.body, &goal.ty)
         } else {
@@ -601,6 +608,22 @@ impl Elab<'_> {
         };
         cx.names.truncate(saved);
         t
+    }
+
+    /// Names a row's pattern variables by their occurrences (and, when recording, notes
+    /// each one's type at its place in the pattern).
+    fn bind_pattern_vars<'s>(&mut self, cx: &mut Cx<'s>, binds: Vec<(Ident<'s>, Lvl)>) {
+        for (name, lvl) in binds {
+            if crate::check::record::wants(name.span) {
+                crate::check::record::note_type(
+                    name.span,
+                    &cx.type_of(lvl),
+                    |from| cx.display_names(from),
+                    cx.depth(),
+                );
+            }
+            cx.names.push(name.name, name.span, lvl);
+        }
     }
 
     /// The variable holding the value the `match` being compiled examines, if one
@@ -619,7 +642,7 @@ impl Elab<'_> {
         &mut self,
         cx: &mut Cx<'s>,
         row: &Row<'s>,
-        binds: Vec<(&'s str, Lvl)>,
+        binds: Vec<(Ident<'s>, Lvl)>,
         guard: &'s Expr<'s>,
         occs: &[Lvl],
         rest: Vec<Row<'s>>,
@@ -629,9 +652,7 @@ impl Elab<'_> {
         self.arm_use.reached[row.arm] = true;
         let b = self.program.builtins;
         let saved = cx.names.len();
-        for (name, lvl) in binds {
-            cx.names.push(name, lvl);
-        }
+        self.bind_pattern_vars(cx, binds);
         let bool_ty = Term::Data(b.bool_).rc();
         let cond = self.check(cx, guard, &bool_ty);
         let then_ = self.check(cx, row.body, &goal.ty);
@@ -662,7 +683,7 @@ impl Elab<'_> {
         let mut lets = Vec::new();
         for name in names {
             let ty = self.recovery_type(cx, body.span);
-            cx.push(name, ty.clone());
+            cx.push(name, body.span.first_point(), ty.clone());
             let value = self.recovery_type(cx, body.span);
             let lvl = cx.depth() as usize - 1;
             cx.entries[lvl].value = Some(value.clone());
@@ -751,13 +772,13 @@ impl Elab<'_> {
                     .collect(),
             };
             let binds = match (pat, occ) {
-                (IPat::Any(Some(n)), Occ::Var(l)) => row.binds.with(n, *l),
+                (IPat::Any(Some(n)), Occ::Var(l)) => row.binds.with(*n, *l),
                 _ => row.binds.clone(),
             };
             for (h, fields) in targets {
                 for (k, f) in fields.iter().enumerate() {
                     if let (IPat::Any(Some(n)), Some(slot @ None)) = (f, names[h].get_mut(k)) {
-                        *slot = Some(n);
+                        *slot = Some(n.name);
                     }
                 }
                 let mut pats = row.pats[..col].to_vec();
@@ -894,8 +915,8 @@ impl Elab<'_> {
                 };
                 let binds = match n {
                     Some(n) => {
-                        name.get_or_insert(*n);
-                        row.binds.with(n, dflt)
+                        name.get_or_insert(n.name);
+                        row.binds.with(*n, dflt)
                     }
                     None => row.binds.clone(),
                 };

@@ -36,6 +36,16 @@ pub struct NameAt {
     pub global: Global,
 }
 
+/// A name that refers to a local variable (a parameter, a `let` or `where` binding, a
+/// lambda's binder, a pattern variable).
+#[derive(Clone, Copy, Debug)]
+pub struct LocalAt {
+    /// Where the name is written.
+    pub span: Span,
+    /// Where the variable is bound (the binder's name).
+    pub binder: Span,
+}
+
 /// A local variable at a typed hole.
 #[derive(Clone, Debug)]
 pub struct HoleLocal {
@@ -69,6 +79,8 @@ pub struct Recording {
     pub types: Vec<TypeAt>,
     /// The names that resolved to globals.
     pub names: Vec<NameAt>,
+    /// The names that resolved to local variables.
+    pub locals: Vec<LocalAt>,
     /// The typed holes.
     pub holes: Vec<HoleAt>,
 }
@@ -171,6 +183,11 @@ pub(crate) fn note_name(span: Span, global: Global) {
     DATA.with(|d| d.borrow_mut().names.push(NameAt { span, global }));
 }
 
+/// Notes that the name at `span` refers to the local variable bound at `binder`.
+pub(crate) fn note_local(span: Span, binder: Span) {
+    DATA.with(|d| d.borrow_mut().locals.push(LocalAt { span, binder }));
+}
+
 /// Notes a typed hole.
 pub(crate) fn note_hole(hole: HoleAt) {
     DATA.with(|d| d.borrow_mut().holes.push(hole));
@@ -197,18 +214,24 @@ pub fn data_head(ty: &RcTerm) -> Option<DataId> {
 
 /// Adds records (of declarations whose check was reused, see
 /// [`crate::check::reuse`]).
-pub(crate) fn extend(types: Vec<TypeAt>, names: Vec<NameAt>, holes: Vec<HoleAt>) {
+pub(crate) fn extend(
+    types: Vec<TypeAt>,
+    names: Vec<NameAt>,
+    locals: Vec<LocalAt>,
+    holes: Vec<HoleAt>,
+) {
     DATA.with(|d| {
         let mut d = d.borrow_mut();
         d.types.extend(types);
         d.names.extend(names);
+        d.locals.extend(locals);
         d.holes.extend(holes);
     });
 }
 
 /// The records of each of `n` groups of places: copies of those `group_of` puts in
 /// one, by group.
-pub(crate) type Grouped = Vec<(Vec<TypeAt>, Vec<NameAt>, Vec<HoleAt>)>;
+pub(crate) type Grouped = Vec<(Vec<TypeAt>, Vec<NameAt>, Vec<LocalAt>, Vec<HoleAt>)>;
 
 /// Copies of the records, grouped by `group_of` (records in no group left out).
 pub(crate) fn select(group_of: &dyn Fn(Span) -> Option<usize>, n: usize) -> Grouped {
@@ -225,9 +248,14 @@ pub(crate) fn select(group_of: &dyn Fn(Span) -> Option<usize>, n: usize) -> Grou
                 g.1.push(*x);
             }
         }
+        for x in &d.locals {
+            if let Some(g) = group_of(x.span).and_then(|g| out.get_mut(g)) {
+                g.2.push(*x);
+            }
+        }
         for h in &d.holes {
             if let Some(g) = group_of(h.span).and_then(|g| out.get_mut(g)) {
-                g.2.push(h.clone());
+                g.3.push(h.clone());
             }
         }
     });

@@ -22,7 +22,7 @@
 //! The session is per thread and off unless [`begin`] starts it; nothing else pays
 //! for it.
 
-use crate::check::record::{self, HoleAt, NameAt, TypeAt};
+use crate::check::record::{self, HoleAt, LocalAt, NameAt, TypeAt};
 use crate::core::program::Program;
 use crate::core::term::{Binder, CaseArm, CasePat, DefId, HoleKind, Match, RcTerm, Term};
 use crate::diagnostic::Diagnostic;
@@ -42,6 +42,7 @@ struct Entry {
     /// What was recorded of its places: types, names and holes.
     types: Vec<TypeAt>,
     names: Vec<NameAt>,
+    locals: Vec<LocalAt>,
     holes: Vec<HoleAt>,
 }
 
@@ -374,11 +375,20 @@ pub(crate) fn replay_records() {
                 span: mv(n.span),
                 global: n.global,
             });
+            let locals = entry.locals.iter().map(|l| LocalAt {
+                span: mv(l.span),
+                binder: mv(l.binder),
+            });
             let holes = entry.holes.iter().map(|h| HoleAt {
                 span: mv(h.span),
                 ..h.clone()
             });
-            record::extend(types.collect(), names.collect(), holes.collect());
+            record::extend(
+                types.collect(),
+                names.collect(),
+                locals.collect(),
+                holes.collect(),
+            );
         }
     })
 }
@@ -463,7 +473,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         }
         let mut records = record::select(&fresh_group, fresh.len()).into_iter();
         for (f, diagnostics) in fresh.into_iter().zip(owned) {
-            let (types, names, holes) = records.next().unwrap_or_default();
+            let (types, names, locals, holes) = records.next().unwrap_or_default();
             if f.open || tainted.get(f.group).copied().unwrap_or(true) {
                 continue;
             }
@@ -488,6 +498,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
                     diagnostics,
                     types,
                     names,
+                    locals,
                     holes,
                 },
             );

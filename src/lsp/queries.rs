@@ -75,6 +75,19 @@ fn name_at(analysis: &Analysis, offset: usize) -> Option<(Span, Global)> {
         .map(|n| (n.span, n.global))
 }
 
+/// The binder of the local variable named at `offset`, with the name's place.
+fn local_at(analysis: &Analysis, offset: usize) -> Option<(Span, Span)> {
+    let file = analysis.file();
+    let offset = offset as u32;
+    analysis
+        .recording
+        .locals
+        .iter()
+        .filter(|n| n.span.file == file && n.span.start <= offset && offset <= n.span.end)
+        .min_by_key(|n| n.span.end - n.span.start)
+        .map(|n| (n.span, n.binder))
+}
+
 /// The global declared by the document at `offset` (on a declaration's name), if any.
 fn declared_at(analysis: &Analysis, program: &Program, offset: usize) -> Option<(Span, Global)> {
     let offset = offset as u32;
@@ -255,6 +268,9 @@ pub fn definition(
     offset: usize,
 ) -> Option<Location> {
     let program = analysis.checked.program()?;
+    if let Some((_, binder)) = local_at(analysis, offset) {
+        return location(analysis, uri, doc, binder);
+    }
     let (_, g) = name_at(analysis, offset).or_else(|| declared_at(analysis, program, offset))?;
     location(analysis, uri, doc, global_span(program, g)?)
 }

@@ -13,20 +13,24 @@ pub(in crate::check) struct Cx<'s> {
     pub(in crate::check) entries: Vec<CtxEntry>,
 }
 
+/// The variable a name names and where its binder is written.
+type Bound = (Lvl, Span);
+
 /// The source names in scope, in the order they were bound, with an index from each
 /// name to the variable it names now, so that looking a name up costs the same in a
 /// context of a hundred thousand variables as in a small one. Each binding remembers
 /// what its name named before, which unbinding restores.
 #[derive(Default)]
 pub(in crate::check) struct Names<'s> {
-    stack: Vec<(&'s str, Lvl, Option<Lvl>)>,
-    index: HashMap<&'s str, Lvl>,
+    stack: Vec<(&'s str, Lvl, Option<Bound>)>,
+    index: HashMap<&'s str, Bound>,
 }
 
 impl<'s> Names<'s> {
-    /// Binds `name` to the variable at `lvl`, shadowing what it named before.
-    pub(in crate::check) fn push(&mut self, name: &'s str, lvl: Lvl) {
-        let before = self.index.insert(name, lvl);
+    /// Binds `name`, written at `binder`, to the variable at `lvl`, shadowing what it
+    /// named before.
+    pub(in crate::check) fn push(&mut self, name: &'s str, binder: Span, lvl: Lvl) {
+        let before = self.index.insert(name, (lvl, binder));
         self.stack.push((name, lvl, before));
     }
 
@@ -63,6 +67,11 @@ impl<'s> Names<'s> {
 
     /// The variable `name` names, if any.
     pub(in crate::check) fn get(&self, name: &str) -> Option<Lvl> {
+        self.index.get(name).map(|&(l, _)| l)
+    }
+
+    /// The variable `name` names and where its binder is written, if any.
+    pub(in crate::check) fn get_bound(&self, name: &str) -> Option<(Lvl, Span)> {
         self.index.get(name).copied()
     }
 
@@ -87,9 +96,10 @@ impl<'s> Cx<'s> {
         self.entries.len() as u32
     }
 
-    /// Enters a variable the source calls `name`, of type `ty` (in the current scope).
-    pub(in crate::check) fn push(&mut self, name: &'s str, ty: RcTerm) {
-        self.names.push(name, Lvl(self.depth()));
+    /// Enters a variable the source calls `name` (written at `binder`), of type `ty`
+    /// (in the current scope).
+    pub(in crate::check) fn push(&mut self, name: &'s str, binder: Span, ty: RcTerm) {
+        self.names.push(name, binder, Lvl(self.depth()));
         self.push_hidden(name_of(name), ty);
     }
 
@@ -125,6 +135,11 @@ impl<'s> Cx<'s> {
     /// The variable a local name denotes, if it is a local.
     pub(in crate::check) fn lookup(&self, name: &str) -> Option<Lvl> {
         self.names.get(name)
+    }
+
+    /// The variable a local name denotes and where it is bound, if it is a local.
+    pub(in crate::check) fn lookup_bound(&self, name: &str) -> Option<(Lvl, Span)> {
+        self.names.get_bound(name)
     }
 
     /// Display names of the variables in scope from level `from` on, outermost first

@@ -46,7 +46,7 @@ impl<'e> Elab<'e> {
             let (dom, i) = self.check_type(cx, dom);
             level = level.max(i);
             let bound = name.map(|n| n.name).unwrap_or("_");
-            cx.push(bound, dom.clone());
+            cx.push(bound, name.map_or(cur.span, |n| n.span), dom.clone());
             binders.push(Binder {
                 name: name_of(bound),
                 plicity: *plicity,
@@ -231,7 +231,7 @@ impl<'e> Elab<'e> {
                         let (ann, _) = self.check_type(cx, ann);
                         self.expect(cx, p.span, &ann, &b.ty);
                     }
-                    cx.push(p.name.name, b.ty.clone());
+                    cx.push(p.name.name, p.name.span, b.ty.clone());
                     lams.push(Binder {
                         name: name_of(p.name.name),
                         plicity: p.plicity,
@@ -690,7 +690,10 @@ impl<'e> Elab<'e> {
         span: Span,
     ) -> (RcTerm, RcTerm) {
         let want_type = self.type_heads.remove(&span);
-        if let Some(lvl) = cx.lookup(name) {
+        if let Some((lvl, binder)) = cx.lookup_bound(name) {
+            if crate::check::record::wants(span) {
+                crate::check::record::note_local(span, binder);
+            }
             return (cx.var(lvl), cx.type_of(lvl));
         }
         match self.global_as(cx, name, span, want_type) {
@@ -775,13 +778,13 @@ impl<'e> Elab<'e> {
         // inside it then needs the annotation.
         let (ty, value) = match ty {
             Some(ty) => {
-                cx.push(name.name, ty.clone());
+                cx.push(name.name, name.span, ty.clone());
                 let value = self.check_lam(cx, params, rhs, &shift(&ty, 1), rhs.span);
                 (ty, value)
             }
             None => {
                 let ty = self.fresh(cx, name.span, format!("the type of `{}`", name.name));
-                cx.push(name.name, ty.clone());
+                cx.push(name.name, name.span, ty.clone());
                 let (value, inferred) = self.infer(cx, rhs);
                 self.expect(cx, rhs.span, &inferred, &shift(&ty, 1));
                 (ty, value)

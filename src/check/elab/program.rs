@@ -641,7 +641,7 @@ impl<'e> Elab<'e> {
         let mut cx = Cx::new(unit);
         let binders = self.program.data(id).params.clone();
         for (p, b) in params.iter().zip(binders) {
-            cx.push(p.name.name, b.ty);
+            cx.push(p.name.name, p.name.span, b.ty);
         }
         let mut level = 0;
         for (c, ctor) in ctors.iter().enumerate() {
@@ -651,7 +651,7 @@ impl<'e> Elab<'e> {
                 level = level.max(l);
                 // A record's later fields may name the earlier ones (`Vec n Int`).
                 match ctor.field_names.get(i) {
-                    Some(f) => cx.push(f.name, t.clone()),
+                    Some(f) => cx.push(f.name, f.span, t.clone()),
                     None => cx.push_hidden(name_of("_"), t.clone()),
                 }
                 fields.push(t);
@@ -700,7 +700,7 @@ impl<'e> Elab<'e> {
         for p in params {
             let Term::Pi(b, cod) = &*ty else { break };
             let b = b.clone();
-            cx.push(p.name.name, b.ty.clone());
+            cx.push(p.name.name, p.name.span, b.ty.clone());
             ty = cod.clone();
             binders.push(b);
         }
@@ -803,7 +803,7 @@ impl<'e> Elab<'e> {
                     cx.depth(),
                 );
             }
-            cx.push(p.name.name, ty.clone());
+            cx.push(p.name.name, p.name.span, ty.clone());
             binders.push(Binder {
                 name: name_of(p.name.name),
                 plicity: p.plicity,
