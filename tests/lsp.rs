@@ -799,5 +799,18 @@ fn hovers_on_pattern_variables() {
         hover(at(LOCALS, "match xs", 6)),
         (shown("xs : List Int"), range(1, 8, 10))
     );
+    // The binders of a `let`, a lambda and a `where`, at the binder itself.
+    assert_eq!(
+        hover(at(LOCALS, "let m", 4)),
+        (shown("m : Int"), range(6, 6, 7))
+    );
+    assert_eq!(
+        hover(at(LOCALS, "\\k ->", 1)),
+        (shown("k : Int"), range(7, 4, 5))
+    );
+    assert_eq!(
+        hover(at(LOCALS, "where w", 6)),
+        (shown("w : Int"), range(8, 8, 9))
+    );
     assert_eq!(s.finish(), Some(0));
 }

@@ -98,7 +98,19 @@ impl<'s> Cx<'s> {
 
     /// Enters a variable the source calls `name` (written at `binder`), of type `ty`
     /// (in the current scope).
+    ///
+    /// When the checker records places (the language server), the binder's name gets
+    /// its type for hover: every binder (a lambda's, a `let`'s, a parameter, a pattern
+    /// variable) comes through here.
     pub(in crate::check) fn push(&mut self, name: &'s str, binder: Span, ty: RcTerm) {
+        if binder.end > binder.start && crate::check::record::wants(binder) {
+            crate::check::record::note_type(
+                binder,
+                &ty,
+                |from| self.display_names(from),
+                self.depth(),
+            );
+        }
         self.names.push(name, binder, Lvl(self.depth()));
         self.push_hidden(name_of(name), ty);
     }
