@@ -159,6 +159,15 @@ fn pos(uri: &str, line: usize, character: usize) -> Value {
 }
 
 /// The line and column of the first occurrence of `marker` in `text` (0-based, the
+/// Asks for the hover at `(l, c)` and asserts that its text holds `expected`.
+fn assert_hover_contains(s: &mut Server, uri: &str, (l, c): (usize, usize), expected: &str) {
+    let h = s.request("textDocument/hover", pos(uri, l, c));
+    let shown = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(shown.contains(expected), "{expected:?} not in {h}");
+}
+
 /// text is ASCII), plus `skip` columns.
 fn at(text: &str, marker: &str, skip: usize) -> (usize, usize) {
     for (i, line) in text.lines().enumerate() {
@@ -246,41 +255,19 @@ fn an_editor_session() {
     let shown = h["result"]["contents"]["value"].as_str().unwrap();
     assert!(shown.contains("double : Int -> Int"), "{h}");
     assert!(shown.contains("Doubles a number."), "{h}");
-    let (l, c) = at(PROGRAM, "p.x", 0);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("p : Point"),
-        "{h}"
+    assert_hover_contains(&mut s, &uri, at(PROGRAM, "p.x", 0), "p : Point");
+    assert_hover_contains(&mut s, &uri, at(PROGRAM, "p.x", 2), "p.x : Int");
+    assert_hover_contains(
+        &mut s,
+        &uri,
+        at(PROGRAM, "(fallback", 3),
+        "fallback : String",
     );
-    let (l, c) = at(PROGRAM, "p.x", 2);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("p.x : Int"),
-        "{h}"
-    );
-    let (l, c) = at(PROGRAM, "(fallback", 3);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("fallback : String"),
-        "{h}"
-    );
-    let (l, c) = at(PROGRAM, "length xs", 1);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("length : {a : Type} -> List a -> Int"),
-        "{h}"
+    assert_hover_contains(
+        &mut s,
+        &uri,
+        at(PROGRAM, "length xs", 1),
+        "length : {a : Type} -> List a -> Int",
     );
 
     // Definition: a name of the file, then one of the prelude.
@@ -560,15 +547,7 @@ fn a_change_rechecks_only_what_depends_on_it() {
     assert_eq!(diags, full["diagnostics"]);
     assert_eq!(diags.as_array().unwrap().len(), 1, "{diags}");
     assert_eq!(fresh.finish(), Some(0));
-    let (l, c) = at(&edited, "leaf8 + leaf9", 9);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("leaf9 : Int"),
-        "{h}"
-    );
+    assert_hover_contains(&mut s, &uri, at(&edited, "leaf8 + leaf9", 9), "leaf9 : Int");
 
     // Moving everything down by a line re-checks nothing.
     let moved = format!("\n{edited}");
@@ -617,15 +596,7 @@ fn definitions_and_hovers_across_an_import() {
         "{h}"
     );
     // An expression: the argument, then the whole application.
-    let (l, c) = at(&main_text, "1 + 2", 2);
-    let h = s.request("textDocument/hover", pos(&uri, l, c));
-    assert!(
-        h["result"]["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .contains("1 + 2 : Int"),
-        "{h}"
-    );
+    assert_hover_contains(&mut s, &uri, at(&main_text, "1 + 2", 2), "1 + 2 : Int");
     // Changing the imported file on disk is seen at the next check (and re-checks).
     std::fs::write(&lib, "def triple (n : Int) : String = \"three\"\n").unwrap();
     s.notify(

@@ -49,41 +49,39 @@ fn global_doc(program: &Program, sources: &SourceMap, g: Global) -> Option<Strin
     crate::syntax::doc::doc_at(sources, span)
 }
 
-/// The smallest recorded expression around `offset` in the document.
-fn type_at(analysis: &Analysis, offset: usize) -> Option<&TypeAt> {
+/// The records of `items` (each at the place `span_of` gives) whose place in the
+/// document holds `offset`: what a query at the cursor chooses among.
+fn around<'a, T>(
+    analysis: &Analysis,
+    items: &'a [T],
+    span_of: impl Fn(&T) -> Span,
+    offset: usize,
+) -> impl Iterator<Item = &'a T> {
     let file = analysis.file();
     let offset = offset as u32;
-    analysis
-        .recording
-        .types
-        .iter()
-        .filter(|t| t.span.file == file && t.span.start <= offset && offset <= t.span.end)
+    items.iter().filter(move |t| {
+        let s = span_of(t);
+        s.file == file && s.start <= offset && offset <= s.end
+    })
+}
+
+/// The smallest recorded expression around `offset` in the document.
+fn type_at(analysis: &Analysis, offset: usize) -> Option<&TypeAt> {
+    around(analysis, &analysis.recording.types, |t| t.span, offset)
         .filter(|t| t.span.start < t.span.end)
         .min_by_key(|t| (t.span.end - t.span.start, u32::MAX - t.span.start))
 }
 
 /// The global named at `offset`, with the name's place.
 fn name_at(analysis: &Analysis, offset: usize) -> Option<(Span, Global)> {
-    let file = analysis.file();
-    let offset = offset as u32;
-    analysis
-        .recording
-        .names
-        .iter()
-        .filter(|n| n.span.file == file && n.span.start <= offset && offset <= n.span.end)
+    around(analysis, &analysis.recording.names, |n| n.span, offset)
         .min_by_key(|n| n.span.end - n.span.start)
         .map(|n| (n.span, n.global))
 }
 
 /// The binder of the local variable named at `offset`, with the name's place.
 fn local_at(analysis: &Analysis, offset: usize) -> Option<(Span, Span)> {
-    let file = analysis.file();
-    let offset = offset as u32;
-    analysis
-        .recording
-        .locals
-        .iter()
-        .filter(|n| n.span.file == file && n.span.start <= offset && offset <= n.span.end)
+    around(analysis, &analysis.recording.locals, |n| n.span, offset)
         .min_by_key(|n| n.span.end - n.span.start)
         .map(|n| (n.span, n.binder))
 }

@@ -794,15 +794,7 @@ impl<'e> Elab<'e> {
                     format!("the type of the {what} `{}`", p.name.name),
                 ),
             };
-            if crate::check::record::wants(p.name.span) {
-                // A parameter's name has its type on hover.
-                crate::check::record::note_type(
-                    p.name.span,
-                    &ty,
-                    |from| cx.display_names(from),
-                    cx.depth(),
-                );
-            }
+            // (`Cx::push` notes the name's type for hover when recording.)
             cx.push(p.name.name, p.name.span, ty.clone());
             binders.push(Binder {
                 name: name_of(p.name.name),
