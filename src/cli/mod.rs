@@ -4,6 +4,7 @@
 //! type or runtime). Clap itself exits with its usual status on a malformed command line.
 //! Errors are printed to standard error here, at the edge, from diagnostics as data.
 
+mod batch;
 mod check;
 mod decode;
 mod encode;

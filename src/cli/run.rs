@@ -12,7 +12,11 @@
 //! prints the machine's counters after the result.
 
 use clap::Args;
+use super::batch;
 use spindle::diagnostic;
+use spindle::external::batch::price::Prices;
+use spindle::external::batch::{EXIT_BATCH_PENDING, FrontierCall};
+use spindle::machine::error::ErrorKind;
 use spindle::driver;
 use spindle::external::calls::Calls;
 use spindle::external::exec::Limits;
@@ -66,6 +70,9 @@ pub struct RunArgs {
     /// The result store, progress, the trace, retries, timeouts, the executor.
     #[command(flatten)]
     pub calls: spindle::external::options::CallOptions,
+    /// Batch mode (`--llm-batch`, `--wait`, `--batch-fallback`) and prices.
+    #[command(flatten)]
+    pub batch: batch::BatchOptions,
     /// Words after FILE that look like options of `run` but are not (set by
     /// [`normalize`]): an error if they are near one ([`check_typos`]), else program
     /// arguments.
@@ -297,35 +304,138 @@ pub fn main(args: RunArgs) -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error in the evaluator{at}: {msg}");
     }));
-    let opened = match early.0.take().map(|t| t.join()) {
-        Some(Ok(opened)) => opened,
-        _ => Calls::new(config.clone()),
+    let name = args
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| args.file.display().to_string());
+    let identity = batch::Program {
+        name,
+        hash: spindle::proto::hash::program(program).to_hex(),
+        args: &args.args,
     };
-    let calls = match opened {
-        Ok(c) => c,
-        // Recording is a convenience unless this run reuses records: a store another
-        // run holds (or that cannot be opened) leaves this one without.
-        Err(e) if !args.calls.resume && !args.calls.plan => {
-            eprintln!("warning: {e}; this run records nothing");
-            match Calls::new(spindle::external::calls::Config {
-                store: None,
-                ..config
-            }) {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(1);
+    let mut session = match config.store.as_deref() {
+        Some(dir) if !args.calls.plan => {
+            match batch::Session::start(&args.batch, dir, &identity, args.calls.resume) {
+                Ok(s) => s,
+                Err((msg, code)) => {
+                    eprintln!("error: {msg}");
+                    return ExitCode::from(code);
                 }
             }
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        _ => None,
     };
+    let prices = Prices::of(&args.batch.llm_price);
+    let mut opened = Some(match early.0.take().map(|t| t.join()) {
+        Some(Ok(opened)) => opened,
+        _ => Calls::new(config.clone()),
+    });
+    let mut polls = 0u32;
+    loop {
+        let calls = match opened.take().unwrap_or_else(|| Calls::new(config.clone())) {
+            Ok(c) => c,
+            // Recording is a convenience unless this run reuses records: a store another
+            // run holds (or that cannot be opened) leaves this one without.
+            Err(e) if !args.calls.resume && !args.calls.plan && session.is_none() => {
+                eprintln!("warning: {e}; this run records nothing");
+                match Calls::new(spindle::external::calls::Config {
+                    store: None,
+                    ..config.clone()
+                }) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let mut calls = calls;
+        if let Some(s) = session.as_mut() {
+            // A batch that is out is waited for (`--wait`) or left to a later run.
+            loop {
+                match s.collect(calls.store()) {
+                    Ok(batch::Ready::Evaluate) => break,
+                    Ok(batch::Ready::Waiting(msg)) if args.batch.wait => {
+                        let d = batch::poll_delay(polls);
+                        polls += 1;
+                        eprintln!("batch: {msg}; looking again in {} s", d.as_secs_f64());
+                        std::thread::sleep(d);
+                    }
+                    Ok(batch::Ready::Waiting(msg)) => {
+                        eprintln!(
+                            "batch: {msg}\nbatch: `spindle run --resume {}` goes on once it is done",
+                            args.file.display()
+                        );
+                        return ExitCode::from(EXIT_BATCH_PENDING);
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        let _ = calls.finish();
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            calls.set_batch(s.config());
+        }
+        match round(&args, program, main, &loaded.sources, calls, limits, start, session.as_ref(), &prices) {
+            Round::Over(code) => {
+                if let Some(s) = &session {
+                    s.finish();
+                }
+                // The checked program goes back to the OS with the process.
+                std::mem::forget(loaded);
+                return code;
+            }
+            Round::Frontier(frontier) => {
+                let s = session.as_mut().expect("a frontier is only met in a batch run");
+                match s.submit(&frontier, &args.file.display().to_string()) {
+                    Ok(said) => eprint!("{said}"),
+                    Err(e) => {
+                        eprintln!("error: the batch cannot be submitted: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+                if !args.batch.wait {
+                    return ExitCode::from(EXIT_BATCH_PENDING);
+                }
+                let d = batch::poll_delay(0);
+                polls = 1;
+                std::thread::sleep(d);
+            }
+        }
+    }
+}
+
+/// How a round of evaluation ended.
+enum Round {
+    /// The run is over with this status.
+    Over(ExitCode),
+    /// A batch run met its frontier: these model calls are to be submitted.
+    Frontier(Vec<FrontierCall>),
+}
+
+/// Evaluates `main` once with the call layer `calls`: prints its value (held back in a
+/// batch run until the round that finishes), its errors, the plan, the statistics.
+#[allow(clippy::too_many_arguments)]
+fn round(
+    args: &RunArgs,
+    program: &spindle::core::program::Program,
+    main: spindle::core::term::DefId,
+    sources: &spindle::syntax::span::SourceMap,
+    calls: Calls,
+    limits: Limits,
+    start: Instant,
+    session: Option<&batch::Session>,
+    prices: &Prices,
+) -> Round {
     let mut policy = CallPolicy::new(calls);
     policy.set_fail_fast(args.fail_fast);
-    let sources = &loaded.sources;
     let files = sources.files().count();
     policy.set_place_shown(Box::new(move |span| {
         if (span.file.0 as usize) < files {
@@ -348,6 +458,9 @@ pub fn main(args: RunArgs) -> ExitCode {
     } else {
         spindle::sched::Scheduler::install_with(&mut machine, limits, policy.clone());
     }
+    // A batch run's output is held back until the round that finishes, so that
+    // standard output is what a live run prints.
+    let mut held = String::new();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
         // `--plan` prints the value only if it needs no call to run: its text is
         // held back until then, so standard output never shows part of a value.
@@ -361,6 +474,14 @@ pub fn main(args: RunArgs) -> ExitCode {
             }
             r
         }
+        Format::Text if session.is_some() => {
+            let (r, mut out) = machine.print_def(main, false, Output::collect());
+            if r.is_ok() {
+                out.push_line_end();
+            }
+            held = out.take();
+            r
+        }
         Format::Text => {
             let out = Output::stream(Box::new(std::io::stdout()));
             let (r, mut out) = machine.print_def(main, false, out);
@@ -370,14 +491,13 @@ pub fn main(args: RunArgs) -> ExitCode {
             r
         }
         Format::Json => driver::evaluate_def_tree(&mut machine, program, main).map(|tree| {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", spindle::output::render_json(&tree));
-            let _ = out.flush();
+            held = format!("{}\n", spindle::output::render_json(&tree));
         }),
     }));
     // A failed call ended the run: the calls still running finish and are recorded
     // (unless `--fail-fast` stopped them already).
-    if matches!(outcome, Ok(Err(_))) {
+    let planned_error = matches!(&outcome, Ok(Err(e)) if e.kind == ErrorKind::Planned);
+    if matches!(outcome, Ok(Err(_))) && !planned_error {
         policy.borrow_mut().finish_running_effects();
     }
     machine.shutdown();
@@ -388,28 +508,48 @@ pub fn main(args: RunArgs) -> ExitCode {
     }
     let planned = !calls.plan().is_empty();
     let call_stats = calls.stats();
+    let frontier = calls.frontier().to_vec();
+    let live_tokens = calls.tokens_by_model().clone();
     if args.calls.plan {
         eprint!("{}", calls.render_plan());
+        if args.batch.llm_batch.is_some() {
+            eprint!("{}", batch::plan_rounds(calls.plan(), calls.plan_blocked_count()));
+        }
     }
     drop(pol);
     lifetime::shutdown_all();
+    if planned_error && !frontier.is_empty() && session.is_some() {
+        // The round met its frontier: nothing it printed is shown.
+        return Round::Frontier(frontier);
+    }
+    {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(held.as_bytes());
+        let _ = stdout.flush();
+    }
     let code = match outcome {
         Err(_) => ExitCode::from(1),
         Ok(Ok(())) => ExitCode::SUCCESS,
         // `--plan` stops where calls would have to run: that is its answer, and its
         // exit status says something would run.
-        Ok(Err(e)) if planned && e.kind == spindle::machine::error::ErrorKind::Planned => {
-            ExitCode::from(PLAN_WOULD_RUN)
-        }
+        Ok(Err(e)) if planned && e.kind == ErrorKind::Planned => ExitCode::from(PLAN_WOULD_RUN),
         Ok(Err(e)) => {
             let e = machine.final_error(e);
             eprint!(
                 "{}",
-                diagnostic::render(&loaded.sources, &[e.to_diagnostic()])
+                diagnostic::render(sources, &[e.to_diagnostic()])
             );
             ExitCode::from(1)
         }
     };
+    if let Some(s) = session {
+        eprint!("{}", s.summary(prices, &live_tokens));
+    } else if !prices.is_empty()
+        && let Some(c) = prices.cost(&live_tokens, 1.0)
+        && !live_tokens.is_empty()
+    {
+        eprintln!("cost: {}", spindle::external::batch::price::dollars(c));
+    }
     if args.stats {
         let mut stats = machine.sight().stats();
         stats.wall_ms = start.elapsed().as_millis() as u64;
@@ -417,6 +557,15 @@ pub fn main(args: RunArgs) -> ExitCode {
         stats.tokens_out = call_stats.tokens_out;
         stats.tokens_reused = call_stats.tokens_reused;
         eprint!("{}", stats.render());
+        if !prices.is_empty() {
+            let batch_cost = session.map_or(Some(0.0), |s| prices.cost(s.batch_tokens(), 0.5));
+            if let (Some(b), Some(l)) = (batch_cost, prices.cost(&live_tokens, 1.0)) {
+                eprintln!("cost_usd {:.6}", b + l);
+            }
+        }
+        if let Some(s) = session {
+            eprintln!("batch_rounds {}", s.round());
+        }
     }
     // The process ends here: the machine's heap and the checked program go back to
     // the OS with it, without being freed object by object. (The host and the call
@@ -424,8 +573,7 @@ pub fn main(args: RunArgs) -> ExitCode {
     drop(machine.take_host());
     drop(policy);
     std::mem::forget(machine);
-    std::mem::forget(loaded);
-    code
+    Round::Over(code)
 }
 
 /// The exit status of `--plan` when some call would run (issue 24; 0: nothing would).

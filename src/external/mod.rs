@@ -24,6 +24,7 @@
 //!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
 
 pub mod budget;
+pub mod batch;
 pub mod calls;
 pub mod exec;
 pub mod fstrace;

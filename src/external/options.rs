@@ -166,6 +166,7 @@ impl CallOptions {
             resume_failed: self.resume_failed,
             rerun: self.rerun.clone(),
             tracer: Some(crate::external::fstrace::self_exe()),
+            batch: None,
         }
     }
 }

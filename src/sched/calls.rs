@@ -48,6 +48,14 @@ impl<'p> Scheduler<'p> {
                 self.policy.borrow_mut().stream_call_done(ticket, answer);
                 continue;
             };
+            // A stream whose call was not made (planned, or on a batch's frontier)
+            // never has items: its reader waits for good, as the call's maker does.
+            let answer = match answer {
+                Answer::Done(Err(e)) if e.kind == crate::external::request::CallErrorKind::Planned => {
+                    Answer::Planned
+                }
+                a => a,
+            };
             let answer = match answer {
                 Answer::Done(a) => a,
                 Answer::Planned => {

@@ -16,7 +16,9 @@ impl<'p> Scheduler<'p> {
     /// read the files as they are now). A normal run never does this: there the order
     /// is the point (`after (run "mkdir" ...) (writeFile ...)`).
     pub(super) fn fork_past_barriers(&mut self, m: &mut Machine<'p>, id: u32) {
-        if !self.fibers[id as usize].certain {
+        // Only a plan goes past barriers: a batch run's calls are not made *yet*, and
+        // what is ordered after them waits for them.
+        if !m.options.lazy_calls || !self.fibers[id as usize].certain {
             return;
         }
         let frames = self.fibers[id as usize].stacks.frames.clone();

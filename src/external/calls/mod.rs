@@ -99,6 +99,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+mod batching;
 mod helpers;
 mod moves;
 mod report;
@@ -110,6 +111,8 @@ use moves::PendingMove;
 use report::{EntryLine, exit_code, group_of, shown_of};
 use retry::retryable;
 use writer::StoreWriter;
+
+pub use batching::BatchConfig;
 
 /// Store batches are written at least this often while calls end.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
@@ -212,6 +215,9 @@ pub struct Config {
     /// The `spindle` binary that traces processes ([`fstrace::self_exe`] when it is the
     /// running one); `None`: processes are not traced.
     pub tracer: Option<PathBuf>,
+    /// `--llm-batch`: model calls not recorded go to the frontier
+    /// ([`Calls::frontier`]) instead of running; other calls are journaled.
+    pub batch: Option<BatchConfig>,
 }
 
 /// A call that `--plan` found would run.
@@ -254,6 +260,8 @@ pub struct CallStats {
     pub tokens_out: u64,
     /// Model tokens (in and out) of the calls answered from the store.
     pub tokens_reused: u64,
+    /// Calls answered from the journal of an earlier round of a batch run.
+    pub replayed: u64,
 }
 
 /// Where a call is: its state machine (as Nextflow's `TaskHandler`). A call enters
@@ -298,6 +306,8 @@ struct Entry {
     tokens: Option<(i64, i64)>,
     /// For a `paid` call: where its place's last request is kept.
     paid_place: Option<key::Hash>,
+    /// In a batch run: where the call's reply is journaled.
+    journal: Option<key::Hash>,
 }
 
 /// The failure of an `effect` call that did not start because an earlier failure
@@ -364,6 +374,10 @@ pub struct Calls {
     stream_waits: HashSet<Ticket>,
     /// Spool files named so far (for unique names).
     spools: u64,
+    /// Batch mode: the model calls not made ([`Calls::frontier`]).
+    frontier: Vec<crate::external::batch::FrontierCall>,
+    /// Tokens (in, out) of the model calls that ran, by model (for the cost).
+    tokens_by_model: std::collections::BTreeMap<String, (u64, u64)>,
 }
 
 impl std::fmt::Debug for Calls {
@@ -480,6 +494,8 @@ impl Calls {
             paid_unwritten: false,
             stream_waits: HashSet::default(),
             spools: 0,
+            frontier: Vec::new(),
+            tokens_by_model: Default::default(),
         })
     }
 
@@ -589,8 +605,15 @@ impl Calls {
             tokens: None,
             paid_place: matches!(request, Request::Llm(_))
                 .then(|| key::paid_place_key(call.external.name, &call.place.name, call.place.pos)),
+            journal: self.journal_key_of(call.external.name, &call.args, &request),
         };
+        let journal = entry.journal;
         self.entries.insert(ticket, Box::new(entry));
+        if let Some(j) = journal
+            && self.replayed(ticket, j)
+        {
+            return;
+        }
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.entries.len());
         let store_on = self.shared.store.is_some() || self.shared.plan;
         if !store_on || !recorded(call.external, &request) {
@@ -978,6 +1001,9 @@ impl Calls {
         if e.generation != generation {
             return;
         }
+        let keyed_pre = keyed.pre;
+        let frontier = matches!(decision, Decision::Run(_))
+            && batching::goes_to_frontier(&self.config, e, &keyed_pre);
         e.keyed = Some(keyed);
         match decision {
             Decision::Reuse(reply, key) => {
@@ -994,6 +1020,9 @@ impl Calls {
                 self.batch.used.push(key);
                 self.end_line(&e, Status::Reused, exit_code(&Ok(reply.clone())), "");
                 self.ready.push((ticket, Answer::Done(Ok(reply))));
+            }
+            Decision::Run(_) if frontier => {
+                self.to_frontier(ticket, keyed_pre);
             }
             Decision::Run(why) if self.shared.plan => {
                 let Some(e) = self.entries.remove(&ticket) else {
@@ -1148,6 +1177,11 @@ impl Calls {
                 e.tokens = Some(tokens);
                 self.stats.tokens_in += tokens.0.max(0) as u64;
                 self.stats.tokens_out += tokens.1.max(0) as u64;
+                if let Request::Llm(l) = &e.request {
+                    let t = self.tokens_by_model.entry(l.model.clone()).or_default();
+                    t.0 += tokens.0.max(0) as u64;
+                    t.1 += tokens.1.max(0) as u64;
+                }
                 let group = e.group.clone();
                 self.progress.tokens(&group, false, tokens);
             }
@@ -1288,6 +1322,9 @@ impl Calls {
             }
         };
         self.end_line(&e, status, exit, &detail);
+        if let (Some(j), Ok(reply)) = (e.journal, &result) {
+            self.journal(&e, j, reply);
+        }
         self.ready.push((ticket, Answer::Done(result)));
     }
 

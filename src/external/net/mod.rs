@@ -97,6 +97,23 @@ pub fn spawn(
     Ok(task.abort_handle())
 }
 
+/// Runs `work` (given the client) on the network thread and waits for its result on
+/// this one: the batch client's requests ([`crate::external::batch::api`]).
+pub fn block_on<T, F>(work: impl FnOnce(reqwest::Client) -> F) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = T> + Send + 'static,
+{
+    let net = net().map_err(|e| e.message)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fut = work(net.client.clone());
+    net.handle.spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv()
+        .map_err(|_| "the network executor stopped".to_string())
+}
+
 /// Performs `request` and waits for its answer on this thread (`--sequential`).
 pub fn perform_blocking(request: &Request) -> Result<Reply, CallError> {
     let (tx, rx) = std::sync::mpsc::channel();
