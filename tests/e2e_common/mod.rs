@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod batch_server;
 pub mod model_server;
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! A model and HTTP server for the tests, on 127.0.0.1 (no network): it speaks enough
-//! HTTP/1.1 (keep-alive, `Content-Length` bodies, chunked streams) for reqwest, logs
-//! every request with when it came, and answers as the test says: a reply after a
-//! delay, any status and headers, a dropped connection, or a streamed reply.
+//! HTTP/1.1 (keep-alive, `Content-Length` and chunked request bodies, chunked streams)
+//! for reqwest, logs every request with when it came, and answers as the test says: a
+//! reply after a delay, any status and headers, a dropped connection, or a streamed
+//! reply.
 //!
 //! Streaming (`llmStream`): a chat request with `"stream": true` is answered with
 //! server-sent events (`text/event-stream`, one event per HTTP chunk, as OpenAI sends
@@ -378,15 +379,34 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
                 headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
             }
         }
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k == "content-length")
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        let mut body = vec![0; len];
-        if reader.read_exact(&mut body).is_err() {
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.to_ascii_lowercase())
+        };
+        // curl asks before sending a large body.
+        if header("expect").as_deref() == Some("100-continue")
+            && out.write_all(b"HTTP/1.1 100 Continue\r\n\r\n").is_err()
+        {
             return;
         }
+        // A body of unknown length (a streamed multipart upload) comes in chunks.
+        let body = if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
+            match read_chunked(&mut reader) {
+                Some(b) => b,
+                None => return,
+            }
+        } else {
+            let len: usize = header("content-length")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let mut body = vec![0; len];
+            if reader.read_exact(&mut body).is_err() {
+                return;
+            }
+            body
+        };
         let seen = Seen {
             at: Instant::now(),
             method,
@@ -457,6 +477,33 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, handler: &Handler) {
                 }
             }
         }
+    }
+}
+
+/// A chunked request body (`transfer-encoding: chunked`), its trailers skipped;
+/// `None` when the connection ends first or a chunk's size is not hexadecimal.
+fn read_chunked(reader: &mut impl BufRead) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let size = line.trim().split(';').next()?.trim();
+        let size = usize::from_str_radix(size, 16).ok()?;
+        if size == 0 {
+            loop {
+                let mut trailer = String::new();
+                if reader.read_line(&mut trailer).ok()? == 0 || trailer.trim_end().is_empty() {
+                    return Some(body);
+                }
+            }
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..]).ok()?;
+        let mut crlf = [0; 2];
+        reader.read_exact(&mut crlf).ok()?;
     }
 }
 
