@@ -5,6 +5,8 @@
 mod common;
 mod e2e_common;
 
+#[path = "cli/batch.rs"]
+mod batch;
 #[path = "cli/batch_mock.rs"]
 mod batch_mock;
 #[path = "cli/calls_hold.rs"]

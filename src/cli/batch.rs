@@ -51,6 +51,11 @@ pub struct BatchOptions {
     /// submitted again in the next round, or made live.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = Fallback::Resubmit)]
     pub batch_fallback: Fallback,
+    /// In a batch run, submit only the model calls certainly needed, never those
+    /// speculation meets: no call the program may not use is paid for, at the cost of
+    /// more rounds (under `sortBy`, one or two calls a round).
+    #[arg(long)]
+    pub batch_certain_only: bool,
     /// A model's price in dollars per million tokens in and out (repeatable): the
     /// summary and --stats then show what the run cost (a batch's tokens at half).
     #[arg(long, value_name = "MODEL=IN,OUT", value_parser = price::parse)]
@@ -164,7 +169,11 @@ impl Session {
                     "batch {} of round {} is out",
                     run.batches
                         .iter()
-                        .map(|b| if b.id.is_empty() { "(being submitted)" } else { b.id.as_str() })
+                        .map(|b| if b.id.is_empty() {
+                            "(being submitted)"
+                        } else {
+                            b.id.as_str()
+                        })
                         .collect::<Vec<_>>()
                         .join(", "),
                     run.round
@@ -311,7 +320,10 @@ impl Session {
             if info.status == "failed" {
                 return Err(self.refused(info, &sub, &notes));
             }
-            for file in [&info.output_file_id, &info.error_file_id].into_iter().flatten() {
+            for file in [&info.output_file_id, &info.error_file_id]
+                .into_iter()
+                .flatten()
+            {
                 let text = self.client.content(file)?;
                 for (id, outcome) in results::read(&text, &notes)? {
                     let note = &notes[&id];
@@ -321,7 +333,11 @@ impl Session {
                             let (i, o) = (i.max(0) as u64, o.max(0) as u64);
                             self.run.tokens.0 += i;
                             self.run.tokens.1 += o;
-                            let t = self.run.tokens_by_model.entry(note.model.clone()).or_default();
+                            let t = self
+                                .run
+                                .tokens_by_model
+                                .entry(note.model.clone())
+                                .or_default();
                             t.0 += i;
                             t.1 += o;
                             let key = unhex(&id).ok_or("a custom id is not a key")?;
@@ -376,7 +392,12 @@ impl Session {
 
     /// The message for a batch the server refused: the lines it names, and the calls
     /// on them. The batch is forgotten, so that a corrected program submits anew.
-    fn refused(&mut self, info: &BatchInfo, sub: &Submitted, notes: &HashMap<String, CallNote>) -> String {
+    fn refused(
+        &mut self,
+        info: &BatchInfo,
+        sub: &Submitted,
+        notes: &HashMap<String, CallNote>,
+    ) -> String {
         let mut lines = Vec::new();
         for (line, msg) in &info.errors {
             let call = line
@@ -444,38 +465,25 @@ impl Session {
             .collect();
         // Written down before anything is sent: a run that dies from here on looks for
         // the tagged batch before submitting again.
+        let was_stored = self.stored;
         pending::save(&self.dir, &self.run)?;
         self.stored = true;
-        for (i, (endpoint, cs)) in by_endpoint.iter().enumerate() {
-            let jsonl: String = cs
-                .iter()
-                .map(|c| {
-                    serde_json::json!({
-                        "custom_id": c.custom_id(),
-                        "method": "POST",
-                        "url": endpoint,
-                        "body": c.body(),
-                    })
-                    .to_string()
-                        + "\n"
-                })
-                .collect();
-            let name = format!("spindle-{}-round{}-{i}.jsonl", self.run.program, self.run.round);
-            let file_id = self.client.upload(&name, &jsonl)?;
-            let info = self.client.create(
-                &file_id,
-                endpoint,
-                serde_json::json!({
-                    api::TAG_KEY: self.run.tag,
-                    api::ENDPOINT_KEY: endpoint,
-                    "spindle_program": self.run.program,
-                }),
-            )?;
-            if std::env::var_os(CRASH_ENV).is_some() {
-                std::process::exit(70);
+        let mut created_tried = false;
+        if let Err(e) = self.send(&by_endpoint, &mut created_tried) {
+            if !created_tried {
+                // Nothing can have been made on the server: the round never happened.
+                self.run.round -= 1;
+                self.run.stage = Stage::Collected;
+                self.run.batches.clear();
+                self.run.calls.clear();
+                if was_stored {
+                    pending::save(&self.dir, &self.run)?;
+                } else {
+                    pending::remove(&self.dir, &self.run.program)?;
+                    self.stored = false;
+                }
             }
-            self.run.batches[i].id = info.id;
-            pending::save(&self.dir, &self.run)?;
+            return Err(e);
         }
         self.run.stage = Stage::Submitted;
         self.run.submitted_calls += calls.len() as u64;
@@ -500,6 +508,51 @@ impl Session {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
+    }
+
+    /// Uploads and creates the round's batches, writing each id down as it comes;
+    /// `created_tried` says whether a batch may exist on the server.
+    fn send(
+        &mut self,
+        by_endpoint: &BTreeMap<&str, Vec<&FrontierCall>>,
+        created_tried: &mut bool,
+    ) -> Result<(), String> {
+        for (i, (endpoint, cs)) in by_endpoint.iter().enumerate() {
+            let jsonl: String = cs
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "custom_id": c.custom_id(),
+                        "method": "POST",
+                        "url": endpoint,
+                        "body": c.body(),
+                    })
+                    .to_string()
+                        + "\n"
+                })
+                .collect();
+            let name = format!(
+                "spindle-{}-round{}-{i}.jsonl",
+                self.run.program, self.run.round
+            );
+            let file_id = self.client.upload(&name, &jsonl)?;
+            *created_tried = true;
+            let info = self.client.create(
+                &file_id,
+                endpoint,
+                serde_json::json!({
+                    api::TAG_KEY: self.run.tag,
+                    api::ENDPOINT_KEY: endpoint,
+                    "spindle_program": self.run.program,
+                }),
+            )?;
+            if std::env::var_os(CRASH_ENV).is_some() {
+                std::process::exit(70);
+            }
+            self.run.batches[i].id = info.id;
+            pending::save(&self.dir, &self.run)?;
+        }
+        Ok(())
     }
 
     /// The run is over: its record goes.
@@ -533,10 +586,15 @@ impl Session {
 /// may make more calls once it has its value (the plan cannot see past that).
 pub fn plan_rounds(plan: &[spindle::external::calls::PlannedCall], blocked: usize) -> String {
     const MODEL: [&str; 4] = ["llm", "llmChat", "embed", "llmStream"];
-    let model_calls = plan.iter().filter(|c| MODEL.contains(&c.external.as_str())).count();
+    let model_calls = plan
+        .iter()
+        .filter(|c| MODEL.contains(&c.external.as_str()))
+        .count();
     match (model_calls, blocked) {
         (0, _) => "batch: no model call would run: no round is needed\n".to_string(),
-        (n, 0) => format!("batch: at least 1 round ({n} model calls, none waited on by more calls)\n"),
+        (n, 0) => {
+            format!("batch: at least 1 round ({n} model calls, none waited on by more calls)\n")
+        }
         (n, _) => format!(
             "batch: at least 2 rounds ({n} model calls in the first; later calls wait on answers \
              the plan cannot see)\n"

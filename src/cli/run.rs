@@ -11,18 +11,18 @@
 //! ends (success, error, a signal), no process it started is left running. `--stats`
 //! prints the machine's counters after the result.
 
-use clap::Args;
 use super::batch;
+use clap::Args;
 use spindle::diagnostic;
+use spindle::driver;
 use spindle::external::batch::price::Prices;
 use spindle::external::batch::{EXIT_BATCH_PENDING, FrontierCall};
-use spindle::machine::error::ErrorKind;
-use spindle::driver;
 use spindle::external::calls::Calls;
 use spindle::external::exec::Limits;
 use spindle::external::lifetime;
 use spindle::external::store::StoreError;
 use spindle::machine::Machine;
+use spindle::machine::error::ErrorKind;
 use spindle::machine::print::Output;
 use spindle::sched::CallPolicy;
 use std::ffi::OsString;
@@ -246,7 +246,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         io_jobs: args.io_jobs as usize,
         ..Limits::default()
     };
-    let config = args.calls.config(&args.file, limits);
+    let mut config = args.calls.config(&args.file, limits);
     spindle::external::net::settings::configure(args.calls.llm_settings());
     spindle::external::stream::set_buffer_items(args.calls.stream_buffer as usize);
     // An existing store is opened while the program is checked (opening reads the
@@ -326,6 +326,15 @@ pub fn main(args: RunArgs) -> ExitCode {
         }
         _ => None,
     };
+    // A round costs the batch's latency (minutes to hours): model calls met by
+    // speculation join the frontier, so that a round holds every call that does not
+    // wait on an answer (the summary says how many were speculative), unless
+    // `--batch-certain-only`.
+    if session.is_some() && !args.batch.batch_certain_only {
+        let mut s = spindle::external::net::settings::current();
+        s.speculate_paid = true;
+        spindle::external::net::settings::configure(s);
+    }
     let prices = Prices::of(&args.batch.llm_price);
     let mut opened = Some(match early.0.take().map(|t| t.join()) {
         Some(Ok(opened)) => opened,
@@ -383,7 +392,17 @@ pub fn main(args: RunArgs) -> ExitCode {
             }
             calls.set_batch(s.config());
         }
-        match round(&args, program, main, &loaded.sources, calls, limits, start, session.as_ref(), &prices) {
+        match round(
+            &args,
+            program,
+            main,
+            &loaded.sources,
+            calls,
+            limits,
+            start,
+            session.as_ref(),
+            &prices,
+        ) {
             Round::Over(code) => {
                 if let Some(s) = &session {
                     s.finish();
@@ -393,7 +412,9 @@ pub fn main(args: RunArgs) -> ExitCode {
                 return code;
             }
             Round::Frontier(frontier) => {
-                let s = session.as_mut().expect("a frontier is only met in a batch run");
+                let s = session
+                    .as_mut()
+                    .expect("a frontier is only met in a batch run");
                 match s.submit(&frontier, &args.file.display().to_string()) {
                     Ok(said) => eprint!("{said}"),
                     Err(e) => {
@@ -404,6 +425,9 @@ pub fn main(args: RunArgs) -> ExitCode {
                 if !args.batch.wait {
                     return ExitCode::from(EXIT_BATCH_PENDING);
                 }
+                // The next rounds reuse what this run recorded, the batch's replies
+                // included, as `--resume` would.
+                config.resume = true;
                 let d = batch::poll_delay(0);
                 polls = 1;
                 std::thread::sleep(d);
@@ -513,7 +537,10 @@ fn round(
     if args.calls.plan {
         eprint!("{}", calls.render_plan());
         if args.batch.llm_batch.is_some() {
-            eprint!("{}", batch::plan_rounds(calls.plan(), calls.plan_blocked_count()));
+            eprint!(
+                "{}",
+                batch::plan_rounds(calls.plan(), calls.plan_blocked_count())
+            );
         }
     }
     drop(pol);
@@ -535,10 +562,7 @@ fn round(
         Ok(Err(e)) if planned && e.kind == ErrorKind::Planned => ExitCode::from(PLAN_WOULD_RUN),
         Ok(Err(e)) => {
             let e = machine.final_error(e);
-            eprint!(
-                "{}",
-                diagnostic::render(sources, &[e.to_diagnostic()])
-            );
+            eprint!("{}", diagnostic::render(sources, &[e.to_diagnostic()]));
             ExitCode::from(1)
         }
     };

@@ -23,8 +23,8 @@
 //!   `--resume`, `--explain`, `--plan`), retries, the call timeout, [`progress`] and the
 //!   [`trace`]; [`options`] holds the `spindle run` options that configure it.
 
-pub mod budget;
 pub mod batch;
+pub mod budget;
 pub mod calls;
 pub mod exec;
 pub mod fstrace;

@@ -51,7 +51,9 @@ impl<'p> Scheduler<'p> {
             // A stream whose call was not made (planned, or on a batch's frontier)
             // never has items: its reader waits for good, as the call's maker does.
             let answer = match answer {
-                Answer::Done(Err(e)) if e.kind == crate::external::request::CallErrorKind::Planned => {
+                Answer::Done(Err(e))
+                    if e.kind == crate::external::request::CallErrorKind::Planned =>
+                {
                     Answer::Planned
                 }
                 a => a,

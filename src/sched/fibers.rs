@@ -248,8 +248,12 @@ impl<'p> Scheduler<'p> {
                 continue;
             }
             let error = if self.planned > 0 {
-                let waiting = self.plan_frontier(m);
-                self.policy.borrow_mut().layer().plan_blocked(waiting);
+                // A plan says how many of its calls others wait for; a batch run's
+                // frontier needs no more than the calls (the call layer has them).
+                if m.options.lazy_calls {
+                    let waiting = self.plan_frontier(m);
+                    self.policy.borrow_mut().layer().plan_blocked(waiting);
+                }
                 RuntimeError::new(crate::machine::error::ErrorKind::Planned, PLANNED)
             } else {
                 RuntimeError::new(

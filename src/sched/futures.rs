@@ -258,6 +258,15 @@ impl<'p> Scheduler<'p> {
     /// [`crate::machine::host::Host::before_error`].
     pub(super) fn error_order(&mut self, m: &mut Machine<'p>, e: RuntimeError) -> ErrorStep {
         let id = m.fiber;
+        // The run stops here (its frontier met, or interrupted): the futures would wait
+        // for the same calls that will not come, so they are not waited for.
+        if matches!(
+            e.kind,
+            crate::machine::error::ErrorKind::Planned
+                | crate::machine::error::ErrorKind::Interrupted
+        ) {
+            return ErrorStep::Fatal(e);
+        }
         let Some(&Future { thunk, mark }) = self.first_unfinished(m, id) else {
             return ErrorStep::Raise(e);
         };

@@ -315,6 +315,8 @@ struct State {
     shuffle: bool,
     /// How many valid batches held each `custom_id`.
     seen_ids: HashMap<String, u32>,
+    /// Models a batch may not name (a line that does is a validation error).
+    refused_models: Vec<String>,
 }
 
 impl State {
@@ -463,6 +465,7 @@ impl BatchServer {
             statuses: Arc::new(|_| DEFAULT_STATUSES.iter().map(|s| s.to_string()).collect()),
             shuffle: true,
             seen_ids: HashMap::new(),
+            refused_models: Vec::new(),
         }));
         let shared = state.clone();
         let server = Server::start(move |seen: &Seen, _: &[Seen]| handle(&shared, seen));
@@ -493,6 +496,11 @@ impl BatchServer {
     /// then the last one again. An empty sequence means the default one.
     pub fn set_statuses(&self, f: impl Fn(usize) -> Vec<String> + Send + Sync + 'static) {
         self.state().statuses = Arc::new(f);
+    }
+
+    /// Lines naming `model` fail a batch's validation from now on.
+    pub fn refuse_model(&self, model: &str) {
+        self.state().refused_models.push(model.to_string());
     }
 
     /// The same status sequence for every batch created from now on.
@@ -875,7 +883,22 @@ fn create(state: &Mutex<State>, seen: &Seen) -> Answer {
                 None,
             )],
         ),
-        Some(f) => validate(&f.content, endpoint),
+        Some(f) => {
+            let (lines, mut problems) = validate(&f.content, endpoint);
+            for (i, l) in lines.iter().enumerate() {
+                if let Some(m) = l["body"]["model"].as_str()
+                    && st.refused_models.iter().any(|r| r == m)
+                {
+                    let n = i + 1;
+                    problems.push((
+                        "invalid_request".into(),
+                        format!("Line {n}: the model '{m}' is not available for batches."),
+                        Some(n),
+                    ));
+                }
+            }
+            (lines, problems)
+        }
     };
     let index = st.batches.len();
     let custom_ids: Vec<String> = lines

@@ -73,7 +73,12 @@ impl BatchInfo {
                         let line = e.get("line").and_then(Value::as_u64);
                         let code = e.get("code").and_then(Value::as_str).unwrap_or("");
                         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                        (line, format!("{code}: {msg}").trim_start_matches(": ").to_string())
+                        (
+                            line,
+                            format!("{code}: {msg}")
+                                .trim_start_matches(": ")
+                                .to_string(),
+                        )
                     })
                     .collect()
             })
@@ -147,9 +152,10 @@ impl Client {
                 if let Some((content_type, b)) = body2 {
                     rq = rq.header("content-type", content_type).body(b);
                 }
-                let r = rq.send().await.map_err(|e| {
-                    crate::external::net::openai::network_message(&e, &url2)
-                })?;
+                let r = rq
+                    .send()
+                    .await
+                    .map_err(|e| crate::external::net::openai::network_message(&e, &url2))?;
                 let status = r.status().as_u16();
                 let body = r.text().await.map_err(|e| e.to_string())?;
                 Ok::<Got, String>(Got { status, body })
@@ -176,7 +182,12 @@ impl Client {
         }
     }
 
-    fn json(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value, String> {
+    fn json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let body = body.map(|b| ("application/json".to_string(), b.to_string()));
         let text = self.send(method, path, body)?;
         serde_json::from_str(&text).map_err(|e| format!("{path}: the answer is not JSON ({e})"))
@@ -211,7 +222,12 @@ impl Client {
     }
 
     /// Creates a batch of an uploaded file, tagged with `metadata`.
-    pub fn create(&self, file_id: &str, endpoint: &str, metadata: Value) -> Result<BatchInfo, String> {
+    pub fn create(
+        &self,
+        file_id: &str,
+        endpoint: &str,
+        metadata: Value,
+    ) -> Result<BatchInfo, String> {
         let v = self.json(
             reqwest::Method::POST,
             "batches",
@@ -241,7 +257,11 @@ impl Client {
                 None => "batches?limit=100".to_string(),
             };
             let v = self.json(reqwest::Method::GET, &path, None)?;
-            let data = v.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+            let data = v
+                .get("data")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for b in &data {
                 let info = BatchInfo::from_json(b)?;
                 if info.tag() == Some(tag) && info.endpoint == endpoint {
@@ -263,7 +283,11 @@ impl Client {
 
     /// A file's content.
     pub fn content(&self, file_id: &str) -> Result<String, String> {
-        self.send(reqwest::Method::GET, &format!("files/{file_id}/content"), None)
+        self.send(
+            reqwest::Method::GET,
+            &format!("files/{file_id}/content"),
+            None,
+        )
     }
 }
 
@@ -300,7 +324,10 @@ mod tests {
         });
         let b = BatchInfo::from_json(&v).unwrap();
         assert!(b.is_over());
-        assert_eq!(b.errors, vec![(Some(3), "invalid_request: missing model".to_string())]);
+        assert_eq!(
+            b.errors,
+            vec![(Some(3), "invalid_request: missing model".to_string())]
+        );
         assert_eq!(b.tag(), Some("abc"));
         assert_eq!(b.output_file_id, None);
         assert_eq!(b.counts, (4, 0, 0));

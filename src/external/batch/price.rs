@@ -15,7 +15,11 @@ pub fn parse(s: &str) -> Result<(String, (f64, f64)), String> {
     let (i, o) = rest.split_once(',').ok_or_else(bad)?;
     let num = |t: &str| -> Result<f64, String> {
         let x: f64 = t.trim().parse().map_err(|_| bad())?;
-        if x.is_finite() && x >= 0.0 { Ok(x) } else { Err(bad()) }
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            Err(bad())
+        }
     };
     if model.trim().is_empty() {
         return Err(bad());
@@ -64,7 +68,10 @@ mod tests {
 
     #[test]
     fn prices_parse_and_batch_tokens_cost_half() {
-        assert_eq!(parse("gpt-4o=2.5,10").unwrap(), ("gpt-4o".into(), (2.5, 10.0)));
+        assert_eq!(
+            parse("gpt-4o=2.5,10").unwrap(),
+            ("gpt-4o".into(), (2.5, 10.0))
+        );
         for bad in ["gpt", "=1,2", "m=1", "m=a,2", "m=-1,2", "m=1,inf"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

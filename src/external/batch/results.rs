@@ -27,7 +27,10 @@ pub enum Outcome {
 /// Reads an output or error file's lines: (custom id, outcome), for the calls of
 /// `calls` (other custom ids are not this run's and are left out). A line that cannot
 /// be read is an error naming its number.
-pub fn read(text: &str, calls: &HashMap<String, CallNote>) -> Result<Vec<(String, Outcome)>, String> {
+pub fn read(
+    text: &str,
+    calls: &HashMap<String, CallNote>,
+) -> Result<Vec<(String, Outcome)>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -64,7 +67,11 @@ fn outcome(v: &Value, note: &CallNote) -> Outcome {
             .and_then(|e| e.get("message"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        return Outcome::Failed(format!("status {status}: {msg}").trim_end_matches(": ").to_string());
+        return Outcome::Failed(
+            format!("status {status}: {msg}")
+                .trim_end_matches(": ")
+                .to_string(),
+        );
     }
     let text = body.to_string();
     let parsed = if note.endpoint.ends_with("/embeddings") {
@@ -80,7 +87,13 @@ fn outcome(v: &Value, note: &CallNote) -> Outcome {
 
 /// Adds the record of a reply to `batch`: the record a live call would have made.
 /// A streamed call's reply is written as a spool of one chunk in the store `dir`.
-pub fn record(dir: &Path, note: &CallNote, key: &[u8; 32], reply: Reply, batch: &mut Batch) -> Result<(), String> {
+pub fn record(
+    dir: &Path,
+    note: &CallNote,
+    key: &[u8; 32],
+    reply: Reply,
+    batch: &mut Batch,
+) -> Result<(), String> {
     let reply = match (note.external.as_str(), reply) {
         (
             "llmStream",
@@ -94,7 +107,8 @@ pub fn record(dir: &Path, note: &CallNote, key: &[u8; 32], reply: Reply, batch: 
             let folder = dir.join(STREAMS_DIR);
             std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
             let spool = folder.join(format!("batch-{}.jsonl", note.custom_id));
-            let mut f = std::fs::File::create(&spool).map_err(|e| format!("{}: {e}", spool.display()))?;
+            let mut f =
+                std::fs::File::create(&spool).map_err(|e| format!("{}: {e}", spool.display()))?;
             let items = u64::from(!text.is_empty());
             if items == 1 {
                 let line = serde_json::to_string(&text).map_err(|e| e.to_string())?;
@@ -157,7 +171,10 @@ mod tests {
         let got = read(&text, &calls).unwrap();
         assert_eq!(got.len(), 3);
         assert_eq!(got[0].0, "b");
-        assert!(matches!(&got[0].1, Outcome::Reply(Reply::Embedding { tokens_in: 2, .. })));
+        assert!(matches!(
+            &got[0].1,
+            Outcome::Reply(Reply::Embedding { tokens_in: 2, .. })
+        ));
         assert_eq!(
             got[1].1,
             Outcome::Reply(Reply::Llm {
@@ -190,7 +207,9 @@ mod tests {
         record(d.path(), &n, &[7; 32], reply, &mut batch).unwrap();
         let (key, pre, rec) = &batch.records[0];
         assert_eq!((key, pre), (&[7; 32], &[7; 32]));
-        let Some(Reply::Stream { spool, items, .. }) = rec.reply.as_ref().and_then(|r| r.to_reply()) else {
+        let Some(Reply::Stream { spool, items, .. }) =
+            rec.reply.as_ref().and_then(|r| r.to_reply())
+        else {
             panic!("not a stream: {rec:?}")
         };
         assert_eq!(items, 1);

@@ -63,7 +63,7 @@ impl Calls {
 
     /// Puts a model call on the frontier: it is answered "planned" (its fibers wait
     /// for good this round) and listed for the batch.
-    pub(super) fn to_frontier(&mut self, ticket: crate::external::exec::Ticket, pre: Hash) {
+    pub(super) fn put_on_frontier(&mut self, ticket: crate::external::exec::Ticket, pre: Hash) {
         let Some(e) = self.entries.remove(&ticket) else {
             return;
         };

@@ -1022,7 +1022,7 @@ impl Calls {
                 self.ready.push((ticket, Answer::Done(Ok(reply))));
             }
             Decision::Run(_) if frontier => {
-                self.to_frontier(ticket, keyed_pre);
+                self.put_on_frontier(ticket, keyed_pre);
             }
             Decision::Run(why) if self.shared.plan => {
                 let Some(e) = self.entries.remove(&ticket) else {
