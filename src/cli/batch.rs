@@ -154,6 +154,7 @@ impl Session {
                     submitted_calls: 0,
                     tokens: (0, 0),
                     tokens_by_model: BTreeMap::new(),
+                    live_tokens_by_model: BTreeMap::new(),
                 },
                 stored: false,
                 replay: false,
@@ -238,6 +239,15 @@ impl Session {
     /// The rounds submitted so far.
     pub fn round(&self) -> u32 {
         self.run.round
+    }
+
+    /// Counts the tokens of model calls a round made live (`--batch-fallback live`).
+    pub fn add_live_tokens(&mut self, tokens: &BTreeMap<String, (u64, u64)>) {
+        for (m, (i, o)) in tokens {
+            let t = self.run.live_tokens_by_model.entry(m.clone()).or_default();
+            t.0 += i;
+            t.1 += o;
+        }
     }
 
     /// Tokens (in, out) by model of the replies collected from batches.
@@ -326,7 +336,7 @@ impl Session {
             {
                 let text = self.client.content(file)?;
                 for (id, outcome) in results::read(&text, &notes)? {
-                    let note = &notes[&id];
+                    let Some(note) = notes.get(&id) else { continue };
                     match outcome {
                         Outcome::Reply(reply) => {
                             let (i, o) = reply.tokens();
@@ -366,7 +376,7 @@ impl Session {
             failed += 1;
             let n = self.run.failures.entry(id.clone()).or_default();
             *n += 1;
-            let note = &notes[id];
+            let Some(note) = notes.get(id) else { continue };
             if self.fallback == Fallback::Live {
                 if let Some(k) = unhex(id) {
                     self.live.push(k);
@@ -565,8 +575,15 @@ impl Session {
     }
 
     /// The summary line of a finished batch run.
-    pub fn summary(&self, prices: &Prices, live: &BTreeMap<String, (u64, u64)>) -> String {
+    pub fn summary(&self, prices: &Prices, last: &BTreeMap<String, (u64, u64)>) -> String {
         let (i, o) = self.run.tokens;
+        let mut live = self.run.live_tokens_by_model.clone();
+        for (m, (a, b)) in last {
+            let t = live.entry(m.clone()).or_default();
+            t.0 += a;
+            t.1 += b;
+        }
+        let live = &live;
         let cost = match (
             prices.cost(&self.run.tokens_by_model, 0.5),
             prices.cost(live, 1.0),
@@ -574,9 +591,13 @@ impl Session {
             (Some(b), Some(l)) if !prices.is_empty() => format!("; cost {}", price::dollars(b + l)),
             _ => String::new(),
         };
+        let rounds = match self.run.round {
+            1 => "1 round".to_string(),
+            n => format!("{n} rounds"),
+        };
         format!(
-            "batch: done in {} rounds: {} model calls submitted, tokens {i} in, {o} out{cost}\n",
-            self.run.round, self.run.submitted_calls
+            "batch: done in {rounds}: {} model calls submitted, tokens {i} in, {o} out{cost}\n",
+            self.run.submitted_calls
         )
     }
 }

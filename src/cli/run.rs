@@ -411,10 +411,14 @@ pub fn main(args: RunArgs) -> ExitCode {
                 std::mem::forget(loaded);
                 return code;
             }
-            Round::Frontier(frontier) => {
-                let s = session
-                    .as_mut()
-                    .expect("a frontier is only met in a batch run");
+            Round::Frontier(frontier, live_tokens) => {
+                let Some(s) = session.as_mut() else {
+                    eprintln!(
+                        "error: internal error: model calls were batched outside a batch run"
+                    );
+                    return ExitCode::from(1);
+                };
+                s.add_live_tokens(&live_tokens);
                 match s.submit(&frontier, &args.file.display().to_string()) {
                     Ok(said) => eprint!("{said}"),
                     Err(e) => {
@@ -440,8 +444,12 @@ pub fn main(args: RunArgs) -> ExitCode {
 enum Round {
     /// The run is over with this status.
     Over(ExitCode),
-    /// A batch run met its frontier: these model calls are to be submitted.
-    Frontier(Vec<FrontierCall>),
+    /// A batch run met its frontier: these model calls are to be submitted (and the
+    /// round's live model calls used these tokens, by model).
+    Frontier(
+        Vec<FrontierCall>,
+        std::collections::BTreeMap<String, (u64, u64)>,
+    ),
 }
 
 /// Evaluates `main` once with the call layer `calls`: prints its value (held back in a
@@ -547,7 +555,7 @@ fn round(
     lifetime::shutdown_all();
     if planned_error && !frontier.is_empty() && session.is_some() {
         // The round met its frontier: nothing it printed is shown.
-        return Round::Frontier(frontier);
+        return Round::Frontier(frontier, live_tokens);
     }
     {
         let mut stdout = std::io::stdout().lock();

@@ -547,3 +547,64 @@ def main : List String =
     let posts = server.seen().iter().filter(|s| s.path == "/hook").count();
     assert_eq!(posts, 1, "the POST was made once over three runs");
 }
+
+/// A responder that answers any prompt with text some example can parse: a list of
+/// lines, a score, a verdict (depending on the prompt's length, so answers differ).
+fn varied_answer(item: &Item) -> Outcome {
+    let p = item.prompt();
+    let text = match p.len() % 4 {
+        0 => format!("{}", 1 + p.len() % 9),
+        1 => format!("TRUE. it holds ({})", p.len()),
+        2 => format!("Paris\nLyon\nNice {}\n", p.len() % 5),
+        _ => format!("FALSE: no ({})", p.len() % 7),
+    };
+    let mut out = default_outcome(item);
+    if let Outcome::Ok(body) = &mut out
+        && body.get("choices").is_some()
+    {
+        body["choices"][0]["message"]["content"] = serde_json::Value::String(text);
+    }
+    out
+}
+
+#[test]
+fn every_example_with_model_calls_prints_in_batch_mode_what_it_prints_live() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut programs = vec![root.join("examples/llm/panel.sp")];
+    for name in ["city", "debate", "factcheck", "sot", "tot"] {
+        programs.push(root.join(format!("benches/llm/{name}.sp")));
+    }
+    for path in programs {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let server = BatchServer::start(varied_answer);
+        statuses(&server);
+        let live_wf = Wf::new();
+        live_wf.write("p.sp", &src);
+        let live = run_against(&live_wf, &server, &["p.sp"]);
+        let live_out = ok(&live);
+        let wf = Wf::new();
+        wf.write("p.sp", &src);
+        let o = wf
+            .command(&["--llm-batch", "openai", "--wait", "p.sp"])
+            .env("OPENAI_BASE_URL", server.base())
+            .env("OPENAI_API_KEY", KEY)
+            .env("SPINDLE_BATCH_POLL_MS", "5")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            ok(&o),
+            live_out,
+            "{}: batch and live differ\n{}",
+            path.display(),
+            stderr(&o)
+        );
+        assert!(!server.batches().is_empty(), "{}", path.display());
+        assert_no_call_twice(&server);
+        let done = stderr(&o)
+            .lines()
+            .find(|l| l.starts_with("batch: done"))
+            .map(str::to_string);
+        eprintln!("{}: {}", path.display(), done.unwrap_or_default());
+    }
+}

@@ -102,6 +102,9 @@ pub struct BatchRun {
     /// Tokens in and out by model, for the cost.
     #[serde(default)]
     pub tokens_by_model: BTreeMap<String, (u64, u64)>,
+    /// Tokens in and out by model of the calls earlier rounds made live.
+    #[serde(default)]
+    pub live_tokens_by_model: BTreeMap<String, (u64, u64)>,
 }
 
 /// The record's file for the program `name` in store `dir`.
@@ -218,6 +221,7 @@ mod tests {
             submitted_calls: 2,
             tokens: (1, 2),
             tokens_by_model: BTreeMap::new(),
+            live_tokens_by_model: BTreeMap::new(),
         }
     }
 
