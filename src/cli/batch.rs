@@ -250,6 +250,11 @@ impl Session {
         }
     }
 
+    /// Tokens (in, out) of every reply collected from batches so far.
+    pub fn batch_tokens_total(&self) -> (u64, u64) {
+        self.run.tokens
+    }
+
     /// Tokens (in, out) by model of the replies collected from batches.
     pub fn batch_tokens(&self) -> &BTreeMap<String, (u64, u64)> {
         &self.run.tokens_by_model

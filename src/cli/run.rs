@@ -574,7 +574,7 @@ fn round(
             ExitCode::from(1)
         }
     };
-    if let Some(s) = session {
+    if let Some(s) = session.filter(|s| s.round() > 0) {
         eprint!("{}", s.summary(prices, &live_tokens));
     } else if !prices.is_empty()
         && let Some(c) = prices.cost(&live_tokens, 1.0)
@@ -596,7 +596,10 @@ fn round(
             }
         }
         if let Some(s) = session {
+            let (i, o) = s.batch_tokens_total();
             eprintln!("batch_rounds {}", s.round());
+            eprintln!("batch_tokens_in {i}");
+            eprintln!("batch_tokens_out {o}");
         }
     }
     // The process ends here: the machine's heap and the checked program go back to

@@ -293,11 +293,16 @@ fn shuffled_results_and_calls_a_batch_did_not_answer_go_round_again() {
     assert!(server.live_calls().is_empty());
 }
 
-#[test]
-fn with_batch_fallback_live_unanswered_calls_are_made_live() {
-    let server = BatchServer::start(|item: &Item| {
+/// A server whose batches never answer the prompt `q1` (with this error), and a
+/// workflow asking `q0` .. `q{n-1}`.
+fn q1_refused_in_batches(
+    err_code: &'static str,
+    message: &'static str,
+    n: usize,
+) -> (BatchServer, Wf) {
+    let server = BatchServer::start(move |item: &Item| {
         if item.custom_id.is_some() && item.prompt() == "q1" {
-            return Outcome::error("server_error", "no");
+            return Outcome::error(err_code, message);
         }
         default_outcome(item)
     });
@@ -305,8 +310,16 @@ fn with_batch_fallback_live_unanswered_calls_are_made_live() {
     let wf = Wf::new();
     wf.write(
         "wf.sp",
-        "def main : List String = map (\\i -> llm \"m\" (\"q\" ++ showInt i)) (range 0 3)\n",
+        &format!(
+            "def main : List String = map (\\i -> llm \"m\" (\"q\" ++ showInt i)) (range 0 {n})\n"
+        ),
     );
+    (server, wf)
+}
+
+#[test]
+fn with_batch_fallback_live_unanswered_calls_are_made_live() {
+    let (server, wf) = q1_refused_in_batches("server_error", "no", 3);
     let o = run_against(&wf, &server, &["--llm-batch", "openai", "wf.sp"]);
     assert_eq!(code(&o), PENDING);
     let mut o = run_against(
@@ -330,18 +343,7 @@ fn with_batch_fallback_live_unanswered_calls_are_made_live() {
 
 #[test]
 fn a_call_no_batch_answers_is_an_error_naming_it() {
-    let server = BatchServer::start(|item: &Item| {
-        if item.custom_id.is_some() && item.prompt() == "q1" {
-            return Outcome::error("invalid_prompt", "refused");
-        }
-        default_outcome(item)
-    });
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write(
-        "wf.sp",
-        "def main : List String = map (\\i -> llm \"m\" (\"q\" ++ showInt i)) (range 0 2)\n",
-    );
+    let (server, wf) = q1_refused_in_batches("invalid_prompt", "refused", 2);
     let (last, _) = batch_to_end(&wf, &server, "wf.sp");
     assert_eq!(code(&last), 1);
     let err = stderr(&last);
@@ -467,6 +469,10 @@ fn wait_goes_through_every_round_in_one_process() {
     let err = stderr(&o);
     assert!(err.contains("batch: done in 6 rounds"), "{err}");
     assert!(err.contains("batch_rounds 6"), "{err}");
+    assert!(
+        err.contains("batch_tokens_in ") && err.contains("batch_tokens_out "),
+        "{err}"
+    );
     assert!(
         err.contains("; cost $") && err.contains("cost_usd "),
         "{err}"

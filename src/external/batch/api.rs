@@ -4,6 +4,7 @@
 //! client ([`crate::external::net::block_on`]); transient failures (429, 5xx, a lost
 //! connection) are tried again a few times; every message has the key masked out.
 
+use crate::external::net::openai::provider_message;
 use crate::external::net::settings::{self, mask};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -289,22 +290,6 @@ impl Client {
             None,
         )
     }
-}
-
-/// The provider's message in an error body, or the start of the body.
-fn provider_message(body: &str) -> String {
-    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
-        let e = v.get("error")?;
-        e.get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| e.as_str().map(str::to_string))
-    });
-    from_json
-        .unwrap_or_else(|| body.trim().chars().take(300).collect())
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 #[cfg(test)]

@@ -373,8 +373,8 @@ pub fn parse_embedding(body: &str) -> Result<Reply, String> {
 }
 
 /// The provider's message in an error body (`{"error": {"message": ...}}`), or the
-/// start of the body.
-fn provider_message(body: &str) -> String {
+/// start of the body (also what the batch client says of a refused request).
+pub fn provider_message(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
         let e = v.get("error")?;
         e.get("message")
