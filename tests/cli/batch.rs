@@ -614,3 +614,28 @@ fn every_example_with_model_calls_prints_in_batch_mode_what_it_prints_live() {
         eprintln!("{}: {}", path.display(), done.unwrap_or_default());
     }
 }
+
+#[test]
+fn a_sequential_batch_run_submits_one_call_a_round_and_prints_the_same() {
+    let server = BatchServer::echo();
+    statuses(&server);
+    let wf = Wf::new();
+    wf.write("wf.sp", TWO_LEVELS);
+    let mut o = run_against(
+        &wf,
+        &server,
+        &["--sequential", "--llm-batch", "openai", "wf.sp"],
+    );
+    let mut rounds = 0;
+    while code(&o) == PENDING {
+        rounds += 1;
+        assert!(rounds < 30, "{}", stderr(&o));
+        o = run_against(&wf, &server, &["--sequential", "--resume", "wf.sp"]);
+    }
+    assert_eq!(
+        ok(&o).trim(),
+        "[\"re: again re: q0\", \"re: again re: q1\", \"re: again re: q2\"]"
+    );
+    assert_eq!(server.batches().len(), 6, "one call at a time: six rounds");
+    assert_no_call_twice(&server);
+}
