@@ -639,3 +639,69 @@ fn a_sequential_batch_run_submits_one_call_a_round_and_prints_the_same() {
     assert_eq!(server.batches().len(), 6, "one call at a time: six rounds");
     assert_no_call_twice(&server);
 }
+
+/// The phrasing generator's programs (`../shared/phrasing`, `SPINDLE_PHRASING_DIR`:
+/// a folder of generated `.sp` files with their `-- expect:` line), their `delay`
+/// service turned into a model call answered with its prompt: each prints its
+/// expected value in batch mode, no call is submitted twice, and the rounds are
+/// counted. Run by hand (`--ignored`): the generator is not part of this repository.
+#[test]
+#[ignore]
+fn generated_programs_print_their_expected_value_in_batch_mode() {
+    let Some(dir) = std::env::var_os("SPINDLE_PHRASING_DIR") else {
+        return;
+    };
+    let echo = |item: &Item| {
+        let mut out = default_outcome(item);
+        if let Outcome::Ok(body) = &mut out {
+            body["choices"][0]["message"]["content"] = serde_json::Value::String(item.prompt());
+        }
+        out
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sp"))
+        .collect();
+    files.sort();
+    for path in files {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let Some(expect) = src
+            .lines()
+            .find_map(|l| l.strip_prefix("-- expect: "))
+            .and_then(|e| serde_json::from_str::<String>(e).ok())
+        else {
+            continue;
+        };
+        let src = src.replace(
+            "delay (ms + (x - x)) x",
+            "fromMaybe 0 (parseInt (llm \"m\" (showInt (x + (ms - ms)))))",
+        );
+        let server = BatchServer::start(echo);
+        statuses(&server);
+        let wf = Wf::new();
+        wf.write("p.sp", &src);
+        let o = wf
+            .command(&["--llm-batch", "openai", "--wait", "p.sp"])
+            .env("OPENAI_BASE_URL", server.base())
+            .env("OPENAI_API_KEY", KEY)
+            .env("SPINDLE_BATCH_POLL_MS", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(ok(&o).trim(), expect, "{}\n{}", path.display(), stderr(&o));
+        assert_no_call_twice(&server);
+        assert!(
+            server.live_calls().is_empty(),
+            "{}: calls made live",
+            path.display()
+        );
+        let calls = submitted(&server).len();
+        eprintln!(
+            "{}: {} rounds, {} calls",
+            path.file_name().unwrap().to_string_lossy(),
+            server.batches().len(),
+            calls
+        );
+    }
+}
