@@ -747,41 +747,25 @@ fn hovers_on_pattern_variables() {
         )
     };
     let shown = |text: &str| json!(format!("```spindle\n{text}\n```"));
-    // At the pattern.
-    assert_eq!(
-        hover(at(LOCALS, "Cons h t", 5)),
-        (shown("h : Int"), range(3, 9, 10))
-    );
-    assert_eq!(
-        hover(at(LOCALS, "Cons h t", 7)),
-        (shown("t : List Int"), range(3, 11, 12))
-    );
-    // At a use.
-    assert_eq!(
-        hover(at(LOCALS, "h + sum", 0)),
-        (shown("h : Int"), range(3, 16, 17))
-    );
-    assert_eq!(
-        hover(at(LOCALS, "sum t", 4)),
-        (shown("t : List Int"), range(3, 24, 25))
-    );
-    // The scrutinee.
-    assert_eq!(
-        hover(at(LOCALS, "match xs", 6)),
-        (shown("xs : List Int"), range(1, 8, 10))
-    );
-    // The binders of a `let`, a lambda and a `where`, at the binder itself.
-    assert_eq!(
-        hover(at(LOCALS, "let m", 4)),
-        (shown("m : Int"), range(6, 6, 7))
-    );
-    assert_eq!(
-        hover(at(LOCALS, "\\k ->", 1)),
-        (shown("k : Int"), range(7, 4, 5))
-    );
-    assert_eq!(
-        hover(at(LOCALS, "where w", 6)),
-        (shown("w : Int"), range(8, 8, 9))
-    );
+    // (where the cursor is, what hover shows, the name's range): at a pattern's
+    // variables, at uses, the scrutinee, and the binders of a `let`, a lambda and a
+    // `where` at the binder itself.
+    let cases = [
+        ("Cons h t", 5, "h : Int", (3, 9, 10)),
+        ("Cons h t", 7, "t : List Int", (3, 11, 12)),
+        ("h + sum", 0, "h : Int", (3, 16, 17)),
+        ("sum t", 4, "t : List Int", (3, 24, 25)),
+        ("match xs", 6, "xs : List Int", (1, 8, 10)),
+        ("let m", 4, "m : Int", (6, 6, 7)),
+        ("\\k ->", 1, "k : Int", (7, 4, 5)),
+        ("where w", 6, "w : Int", (8, 8, 9)),
+    ];
+    for (needle, offset, text, (line, from, to)) in cases {
+        assert_eq!(
+            hover(at(LOCALS, needle, offset)),
+            (shown(text), range(line, from, to)),
+            "hover at {needle:?}+{offset}"
+        );
+    }
     assert_eq!(s.finish(), Some(0));
 }

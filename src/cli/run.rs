@@ -490,28 +490,20 @@ fn round(
     } else {
         spindle::sched::Scheduler::install_with(&mut machine, limits, policy.clone());
     }
-    // A batch run's output is held back until the round that finishes, so that
-    // standard output is what a live run prints.
+    // Output printed only once the round is over (see the arms below).
     let mut held = String::new();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match args.format {
-        // `--plan` prints the value only if it needs no call to run: its text is
-        // held back until then, so standard output never shows part of a value.
-        Format::Text if args.calls.plan => {
-            let (r, mut out) = machine.print_def(main, false, Output::collect());
-            if r.is_ok() {
-                out.push_line_end();
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(out.take().as_bytes());
-                let _ = stdout.flush();
-            }
-            r
-        }
-        Format::Text if session.is_some() => {
+        // Held back: `--plan` prints the value only if it needs no call to run, so
+        // that standard output never shows part of a value; a batch run prints in the
+        // round that finishes (what a live run prints, up to an error if one ends it).
+        Format::Text if args.calls.plan || session.is_some() => {
             let (r, mut out) = machine.print_def(main, false, Output::collect());
             if r.is_ok() {
                 out.push_line_end();
             }
-            held = out.take();
+            if r.is_ok() || !args.calls.plan {
+                held = out.take();
+            }
             r
         }
         Format::Text => {

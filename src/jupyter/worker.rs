@@ -586,6 +586,11 @@ mod tests {
         v
     }
 
+    /// The messages' types, in order.
+    fn types(msgs: &[(String, Value)]) -> Vec<&str> {
+        msgs.iter().map(|(t, _)| t.as_str()).collect()
+    }
+
     #[test]
     fn a_cell_runs_its_inputs_and_shows_values_rich() {
         let (mut w, mut rx) = worker();
@@ -594,9 +599,8 @@ mod tests {
             json!({"code": "def x = 20\nx + 22\nJObj [(\"a\", JNum 1.5)]"}),
         ));
         let msgs = drain(&mut rx);
-        let types: Vec<&str> = msgs.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(
-            types,
+            types(&msgs),
             [
                 "status",
                 "execute_input",
@@ -623,9 +627,8 @@ mod tests {
             json!({"code": "1 + \"a\"\n:print \"not reached\""}),
         ));
         let msgs = drain(&mut rx);
-        let types: Vec<&str> = msgs.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(
-            types,
+            types(&msgs),
             [
                 "status",
                 "execute_input",

@@ -18,13 +18,18 @@ const KEY: &str = "sk-test-batch-abcdefghijklmnop";
 const PENDING: i32 = 75;
 
 fn run_against(wf: &Wf, server: &BatchServer, args: &[&str]) -> Output {
-    wf.command(args)
-        .env("OPENAI_BASE_URL", server.base())
+    run_with_env(wf, server, args, &[])
+}
+
+/// `spindle run` against `server` with more environment variables.
+fn run_with_env(wf: &Wf, server: &BatchServer, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = wf.command(args);
+    c.env("OPENAI_BASE_URL", server.base())
         .env("OPENAI_API_KEY", KEY)
         .env_remove("SPINDLE_BATCH_POLL_MS")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("spindle runs")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null());
+    c.output().expect("spindle runs")
 }
 
 fn code(o: &Output) -> i32 {
@@ -383,14 +388,12 @@ fn a_crash_between_submitting_and_recording_never_makes_a_second_batch() {
     statuses(&server);
     let wf = Wf::new();
     wf.write("wf.sp", TWO_LEVELS);
-    let crashed = wf
-        .command(&["--llm-batch", "openai", "wf.sp"])
-        .env("OPENAI_BASE_URL", server.base())
-        .env("OPENAI_API_KEY", KEY)
-        .env("SPINDLE_TEST_CRASH_AFTER_BATCH_CREATE", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let crashed = run_with_env(
+        &wf,
+        &server,
+        &["--llm-batch", "openai", "wf.sp"],
+        &[("SPINDLE_TEST_CRASH_AFTER_BATCH_CREATE", "1")],
+    );
     assert_eq!(code(&crashed), 70, "{}", stderr(&crashed));
     assert_eq!(server.batches().len(), 1);
     assert!(
@@ -449,8 +452,10 @@ fn wait_goes_through_every_round_in_one_process() {
     let live_wf = Wf::new();
     live_wf.write("tot.sp", TOT);
     let live = ok(&run_against(&live_wf, &server, &["tot.sp"]));
-    let o = wf
-        .command(&[
+    let o = run_with_env(
+        &wf,
+        &server,
+        &[
             "--llm-batch",
             "openai",
             "--wait",
@@ -458,13 +463,9 @@ fn wait_goes_through_every_round_in_one_process() {
             "gpt-4o-mini=1,2",
             "--stats",
             "tot.sp",
-        ])
-        .env("OPENAI_BASE_URL", server.base())
-        .env("OPENAI_API_KEY", KEY)
-        .env("SPINDLE_BATCH_POLL_MS", "10")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+        ],
+        &[("SPINDLE_BATCH_POLL_MS", "10")],
+    );
     assert_eq!(ok(&o), live);
     let err = stderr(&o);
     assert!(err.contains("batch: done in 6 rounds"), "{err}");
@@ -590,14 +591,12 @@ fn every_example_with_model_calls_prints_in_batch_mode_what_it_prints_live() {
         let live_out = ok(&live);
         let wf = Wf::new();
         wf.write("p.sp", &src);
-        let o = wf
-            .command(&["--llm-batch", "openai", "--wait", "p.sp"])
-            .env("OPENAI_BASE_URL", server.base())
-            .env("OPENAI_API_KEY", KEY)
-            .env("SPINDLE_BATCH_POLL_MS", "5")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
+        let o = run_with_env(
+            &wf,
+            &server,
+            &["--llm-batch", "openai", "--wait", "p.sp"],
+            &[("SPINDLE_BATCH_POLL_MS", "5")],
+        );
         assert_eq!(
             ok(&o),
             live_out,
@@ -681,14 +680,12 @@ fn generated_programs_print_their_expected_value_in_batch_mode() {
         statuses(&server);
         let wf = Wf::new();
         wf.write("p.sp", &src);
-        let o = wf
-            .command(&["--llm-batch", "openai", "--wait", "p.sp"])
-            .env("OPENAI_BASE_URL", server.base())
-            .env("OPENAI_API_KEY", KEY)
-            .env("SPINDLE_BATCH_POLL_MS", "1")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
+        let o = run_with_env(
+            &wf,
+            &server,
+            &["--llm-batch", "openai", "--wait", "p.sp"],
+            &[("SPINDLE_BATCH_POLL_MS", "1")],
+        );
         assert_eq!(ok(&o).trim(), expect, "{}\n{}", path.display(), stderr(&o));
         assert_no_call_twice(&server);
         assert!(
