@@ -206,8 +206,13 @@ impl Session {
             let session = blake3::hash(format!("{}:{}", run.session, program.hash).as_bytes());
             run.session = hex(session.as_bytes());
         }
-        // The base URL the batch went to, unless the command line names another.
-        let client = if opts.llm_batch.is_none() && std::env::var_os("OPENAI_BASE_URL").is_none() {
+        // The base URL the batch went to, unless `--llm-base-url` or
+        // `OPENAI_BASE_URL` names another.
+        let configured = client.base
+            != spindle::external::net::settings::normalise_base(
+                spindle::external::net::settings::DEFAULT_BASE_URL,
+            );
+        let client = if !configured {
             Client {
                 base: run.base_url.clone(),
                 ..client
