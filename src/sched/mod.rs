@@ -130,7 +130,7 @@ pub struct Scheduler<'p> {
     /// The fibers waiting for those calls (the maker and those that wanted the same
     /// call), with the call's ticket.
     planned_waits: Vec<(u64, u32)>,
-    frontier: VecDeque<Val>,
+    frontier: speculation::FrontierQueue,
     /// Words of records that parked fibers' code continues in (their parents' slots),
     /// put on the frontier only when it runs dry ([`Scheduler::push_record`]); each
     /// one counted.
@@ -212,7 +212,8 @@ impl<'p> Scheduler<'p> {
             tickets: HashMap::default(),
             planned: 0,
             planned_waits: Vec::new(),
-            frontier: VecDeque::new(),
+            frontier: Default::default(),
+
             frontier_later: VecDeque::new(),
             spec_live: 0,
             spec_budget: SPEC_BUDGET,
@@ -541,8 +542,8 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 m.heap.release(v);
             }
         }
-        while let Some(v) = self.frontier.pop_front() {
-            m.heap.release(v);
+        while let Some(t) = self.frontier.pop() {
+            m.heap.release(Val::Thunk(t));
         }
         while let Some(v) = self.frontier_later.pop_front() {
             m.heap.release(v);
@@ -569,7 +570,11 @@ impl<'p> Host<'p> for Scheduler<'p> {
                 f(HeldRef::Val(v));
             }
         }
-        for &v in self.frontier.iter().chain(&self.frontier_later) {
+        for v in self
+            .frontier
+            .iter()
+            .chain(self.frontier_later.iter().copied())
+        {
             f(HeldRef::Val(v));
         }
         self.policy.borrow().held(f);
@@ -591,8 +596,8 @@ impl<'p> Host<'p> for Scheduler<'p> {
     fn held_bytes(&self, machine_bytes: usize) -> usize {
         let own = self.saved_bytes
             + self.fibers.capacity() * std::mem::size_of::<Fiber>()
-            + (self.frontier.capacity() + self.frontier_later.capacity())
-                * std::mem::size_of::<Val>()
+            + self.frontier.bytes()
+            + self.frontier_later.capacity() * std::mem::size_of::<Val>()
             + (self.tickets.len() + self.waiters.len() + self.running.len()) * 64;
         own + external_readers(machine_bytes + own)
     }

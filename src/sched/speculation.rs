@@ -10,12 +10,80 @@ use crate::machine::Machine;
 use crate::machine::frame::Control;
 use crate::machine::heap::ThunkState;
 use crate::machine::value::{NIL, Ref, Val};
+use std::collections::VecDeque;
 
 /// How many records up from a parked frame's own [`Scheduler::push_record`] looks.
 const RECORD_LOOK_UP: usize = 8;
 
 /// How many words [`Scheduler::frontier_later`] holds at most (the oldest go first).
 const LATER_MOST: usize = 4096;
+
+/// How many thunks the frontier holds before [`Scheduler::push_frontier`] stops
+/// looking for more and puts the words it is given aside for later. Speculation takes
+/// from the frontier only when no certain fiber can run; a program whose certain
+/// fibers keep the processor busy (a fan-out of 20,000 calls) never takes from it,
+/// and looking into data for thunks nobody takes cost a quarter of its time.
+const FRONTIER_BACKLOG: usize = 4 * SPEC_START_MOST;
+
+/// How many speculative fibers [`Scheduler::speculate`] starts in one go at most.
+const SPEC_START_MOST: usize = 64;
+
+/// The frontier: thunks to speculate on, oldest first, each at most once. Parked
+/// fibers' scans meet the same unevaluated thunks again and again (the elements
+/// ahead of a consumer); queued once, the frontier stays as long as the work it
+/// names, not as long as the number of looks (20,000 calls once made 1.3 million
+/// entries). Each queued thunk is counted (retained) by the caller, so its number is
+/// not reused while it is marked here.
+#[derive(Default)]
+pub(super) struct FrontierQueue {
+    queue: VecDeque<Ref>,
+    /// One bit per thunk number: queued now.
+    queued: Vec<u64>,
+}
+
+impl FrontierQueue {
+    /// Whether thunk `t` is queued.
+    pub(super) fn contains(&self, t: Ref) -> bool {
+        self.queued
+            .get(t as usize / 64)
+            .is_some_and(|w| w & (1u64 << (t % 64)) != 0)
+    }
+
+    /// Queues thunk `t` (not queued yet).
+    pub(super) fn push(&mut self, t: Ref) {
+        let word = t as usize / 64;
+        if word >= self.queued.len() {
+            self.queued.resize(word + 1, 0);
+        }
+        self.queued[word] |= 1u64 << (t % 64);
+        self.queue.push_back(t);
+    }
+
+    /// The oldest queued thunk, no longer queued.
+    pub(super) fn pop(&mut self) -> Option<Ref> {
+        let t = self.queue.pop_front()?;
+        self.queued[t as usize / 64] &= !(1u64 << (t % 64));
+        Some(t)
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The queued thunks, oldest first.
+    pub(super) fn iter(&self) -> impl Iterator<Item = Val> + '_ {
+        self.queue.iter().map(|&t| Val::Thunk(t))
+    }
+
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> usize {
+        self.queue.capacity() * std::mem::size_of::<Ref>() + self.queued.capacity() * 8
+    }
+}
 
 impl<'p> Scheduler<'p> {
     /// Makes fiber `id`, and whatever it waits for, certain.
@@ -85,18 +153,24 @@ impl<'p> Scheduler<'p> {
                     if level == 0 {
                         self.push_frontier(m, v);
                     } else if matches!(v, Val::Thunk(_) | Val::Con(_)) {
-                        if self.frontier_later.len() >= LATER_MOST
-                            && let Some(old) = self.frontier_later.pop_front()
-                        {
-                            m.heap.release(old);
-                        }
-                        m.heap.retain(v);
-                        self.frontier_later.push_back(v);
+                        self.put_aside(m, v);
                     }
                 }
             }
             r = m.heap.recs.get(r).parent;
         }
+    }
+
+    /// Puts word `v` (borrowed) aside for later ([`Scheduler::frontier_later`]), the
+    /// oldest word going if there are too many.
+    fn put_aside(&mut self, m: &mut Machine<'p>, v: Val) {
+        if self.frontier_later.len() >= LATER_MOST
+            && let Some(old) = self.frontier_later.pop_front()
+        {
+            m.heap.release(old);
+        }
+        m.heap.retain(v);
+        self.frontier_later.push_back(v);
     }
 
     /// Moves words put aside for later ([`Scheduler::frontier_later`]), the latest
@@ -116,6 +190,14 @@ impl<'p> Scheduler<'p> {
     /// up to [`FRONTIER_LOOKAHEAD`] objects deep (a fold over the heap:
     /// [`crate::machine::unwind::Frontier`]).
     pub(super) fn push_frontier(&mut self, m: &mut Machine<'p>, v: Val) {
+        if self.frontier.len() >= FRONTIER_BACKLOG {
+            // Speculation has work enough queued: the word waits with those put
+            // aside for later, and is looked into only if the frontier runs dry.
+            if matches!(v, Val::Thunk(_) | Val::Con(_)) {
+                self.put_aside(m, v);
+            }
+            return;
+        }
         let room = 1_000_000usize.saturating_sub(self.frontier.len());
         if room == 0 {
             return;
@@ -125,9 +207,12 @@ impl<'p> Scheduler<'p> {
         for t in found {
             // Only work that may start a call is worth speculating on (and holding
             // here: a frontier entry keeps everything it reaches alive).
-            if self.worth_forking(m, t) {
+            if let Val::Thunk(r) = t
+                && !self.frontier.contains(r)
+                && self.worth_forking(m, t)
+            {
+                self.frontier.push(r);
                 m.heap.retain(t);
-                self.frontier.push_back(t);
             }
         }
     }
@@ -137,16 +222,17 @@ impl<'p> Scheduler<'p> {
         let mut started = false;
         while self.spec_live < self.spec_fibers {
             self.expand_later(m);
-            let Some(v) = self.frontier.pop_front() else {
+            let Some(t) = self.frontier.pop() else {
                 break;
             };
+            let v = Val::Thunk(t);
             match v {
                 Val::Thunk(t)
                     if matches!(m.heap.thunks.get(t).state, ThunkState::Suspended { .. }) =>
                 {
                     self.spawn(Control::Force(t), false);
                     started = true;
-                    if self.spec_q.len() >= 64 {
+                    if self.spec_q.len() >= SPEC_START_MOST {
                         break;
                     }
                 }
