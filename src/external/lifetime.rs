@@ -384,10 +384,44 @@ pub fn shutdown_all() {
 }
 
 /// The children of Spindle that no table entry stands for: descendants of its tools
-/// that left their group and whose parents died (Spindle is a subreaper), from `/proc`.
+/// that left their group and whose parents died (Spindle is a subreaper).
 fn adopted_children() -> Vec<i32> {
-    let me = std::process::id() as i32;
     let table: HashSet<i32> = lock().groups.keys().copied().collect();
+    let children = own_children().unwrap_or_else(children_from_every_process);
+    children
+        .into_iter()
+        .filter(|pid| !table.contains(pid))
+        .collect()
+}
+
+/// Spindle's children, from each of its threads' `/proc/self/task/TID/children`
+/// (a few small files, where a scan of `/proc` reads one file per process on the
+/// machine: milliseconds at every exit, more on a busy login node); `None` where the
+/// kernel does not provide those files.
+fn own_children() -> Option<Vec<i32>> {
+    let tasks = std::fs::read_dir("/proc/self/task").ok()?;
+    let mut out = Vec::new();
+    for task in tasks.flatten() {
+        let Ok(list) = std::fs::read_to_string(task.path().join("children")) else {
+            // A thread that ended meanwhile has no file; a kernel without the
+            // files has none for any thread.
+            if task.path().exists() {
+                return None;
+            }
+            continue;
+        };
+        out.extend(
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+    }
+    Some(out)
+}
+
+/// Spindle's children, from the `stat` of every process in `/proc` (where
+/// [`own_children`] cannot tell).
+fn children_from_every_process() -> Vec<i32> {
+    let me = std::process::id() as i32;
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -406,7 +440,7 @@ fn adopted_children() -> Vec<i32> {
         let mut fields = stat[close + 1..].split_whitespace();
         let _state = fields.next();
         let ppid = fields.next().and_then(|p| p.parse::<i32>().ok());
-        if ppid == Some(me) && !table.contains(&pid) {
+        if ppid == Some(me) {
             out.push(pid);
         }
     }
