@@ -324,15 +324,7 @@ impl<'p> Machine<'p> {
             Code::Bin { prim, a, b, span } => return self.bin(prim, a, b, span, env),
             Code::Prim { prim, args, span } => {
                 let op = StrictOp::Prim(prim, span);
-                return self.strict_code(
-                    op,
-                    args,
-                    env,
-                    matches!(
-                        prim,
-                        Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars
-                    ),
-                );
+                return self.strict_code(op, args, env, prim.takes_whole_args());
             }
             Code::Extern { ext, args } => {
                 return self.strict_code(StrictOp::Extern(ext, Site(c)), args, env, true);

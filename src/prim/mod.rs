@@ -267,6 +267,17 @@ const TABLE: &[(Prim, &str, usize)] = &[
 ];
 
 impl Prim {
+    /// Whether the primitive needs its arguments in normal form (a list walked to its
+    /// end with every element evaluated: `prim_join`'s strings, a sort's numbers):
+    /// the machine evaluates them so before it runs, and the spine analysis counts
+    /// them as walked.
+    pub fn takes_whole_args(self) -> bool {
+        matches!(
+            self,
+            Prim::Join | Prim::SortInts | Prim::SortPrims | Prim::FromChars
+        )
+    }
+
     /// The primitive a source name refers to, if any.
     pub fn from_name(name: &str) -> Option<Prim> {
         TABLE

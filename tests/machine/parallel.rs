@@ -488,6 +488,22 @@ fn calls_in_fields_of_evaluated_elements_start_at_once() {
     assert_eq!(run(&p, Some(8), true), sequential, "{text}");
 }
 
+/// `prim_join` (what `unlines` and `concatStrings` are) walks its list to its end, so
+/// a printed `unlines (xs ++ ys)` needs `ys` whole from the start: the process that
+/// makes `ys` runs while the one that makes `xs` does, not after it.
+#[test]
+fn a_joined_list_starts_the_calls_of_its_second_part_at_once() {
+    for main in [
+        "def main : String = unlines (lines (shell \"sleep 0.3; echo a\") ++ lines (shell \"sleep 0.3; echo b\"))\n",
+        "def main : String = concatStrings (words (shell \"sleep 0.3; echo a\") ++ words (shell \"sleep 0.3; echo b\"))\n",
+    ] {
+        let p = load_text("join.sp", main);
+        assert_eq!(peak_in_flight(&p, main), 2, "{main}");
+        let sequential = run(&p, None, true);
+        assert_eq!(run(&p, Some(8), true), sequential, "{main}");
+    }
+}
+
 /// Spine walks (a certain fiber walking a list a call needs to its end) share what
 /// they evaluate and leave the heap whole: every object is released once.
 #[test]

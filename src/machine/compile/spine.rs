@@ -19,7 +19,9 @@
 //! - a variable gets the demand on the term;
 //! - `Cons h t` under SPINE puts SPINE on `t`; `++` (`prim_concat`) under SPINE puts
 //!   SPINE on both operands, under WHNF, WHNF on the first; `prim_seq a b` WHNF on
-//!   `a` and the term's demand on `b`; other strict primitives WHNF on their operands;
+//!   `a` and the term's demand on `b`; a primitive that takes its arguments whole
+//!   (`prim_join`, the sorts: [`Prim::takes_whole_args`]) SPINE on them; other strict
+//!   primitives WHNF on their operands;
 //!   an external's arguments are needed in normal form (SPINE);
 //! - a `let` passes the demand its body makes on the bound variable to its right-hand
 //!   side;
@@ -285,6 +287,15 @@ impl<'a> Walk<'a> {
                 Prim::Catch => Needs::none(),
                 Prim::After | Prim::Trace | Prim::Reading | Prim::Writing => {
                     self.term(explicit[0], WHNF)
+                }
+                // `prim_join sep xs` (what `unlines` and `concatStrings` are) and the
+                // sorts walk their list to its end.
+                p if p.takes_whole_args() => {
+                    let mut n = Needs::none();
+                    for a in &explicit[..p.arity()] {
+                        n = n.join(self.term(a, SPINE));
+                    }
+                    n
                 }
                 _ => {
                     let mut n = Needs::none();
