@@ -80,7 +80,12 @@ impl<'p> Machine<'p> {
                     }
                 }
             } else {
-                self.mkarg(a, env)
+                match self.heap.slot(rec, i) {
+                    // Made already while an earlier argument was evaluated
+                    // ([`Self::needed_later_args`]): the scheduler may be evaluating it.
+                    Val::Erased => self.mkarg(a, env),
+                    _ => continue,
+                }
             };
             self.heap.set_slot(rec, i, v);
         }
@@ -110,6 +115,54 @@ impl<'p> Machine<'p> {
             Some(sk) if self.tiers.on.loops => self.skip_loop(sk, body, rec),
             _ => Ok(Control::Eval(body, rec)),
         }
+    }
+
+    /// For known call `c` (record `rec`, codes in `env`) whose argument `next` is being
+    /// evaluated (a [`Frame::CallArgs`]): the later lazy arguments the definition
+    /// certainly needs once called (by its spine signature: to WHNF whenever the
+    /// call's value is needed, and to its spine also when `spine` says the call's own
+    /// spine is), made now as the call will make them and put in their slots, so
+    /// that certain work can start on them while argument `next` waits (`xs ++ ys`
+    /// starts `ys` while `xs` waits on its first line). Pairs of the word (borrowed:
+    /// the record holds it) and whether its spine is needed. Arguments that are
+    /// strict, or may become so by a condition, are left to the call.
+    pub fn needed_later_args(
+        &mut self,
+        c: CodeId,
+        env: Ref,
+        next: u32,
+        rec: Ref,
+        spine: bool,
+    ) -> Vec<(Val, bool)> {
+        let Code::CallDef { def, args, strict } = self.code.nodes[c as usize] else {
+            return Vec::new();
+        };
+        let (on_whnf, on_spine) = self.spine_masks_of(def, rec, next);
+        let wanted = on_whnf | if spine { on_spine } else { 0 };
+        if wanted == 0 || self.options.lazy_calls {
+            return Vec::new();
+        }
+        let conditional: u64 = self.code.cond_args.get(def.0 as usize).map_or(0, |conds| {
+            conds
+                .iter()
+                .filter(|c| c.arg < 64)
+                .fold(0, |m, c| m | 1 << c.arg)
+        });
+        let mut out = Vec::new();
+        for i in next + 1..args.len.min(64) {
+            let bit = 1u64 << i;
+            if wanted & bit == 0 || (strict | conditional) & bit != 0 {
+                continue;
+            }
+            if !matches!(self.heap.slot(rec, i), Val::Erased) {
+                continue;
+            }
+            let a = self.code.args[(args.start + i) as usize];
+            let v = self.mkarg(a, env);
+            self.heap.set_slot(rec, i, v);
+            out.push((v, spine && on_spine & bit != 0));
+        }
+        out
     }
 
     /// The arguments of known call `c` from `next` on that are strict because the

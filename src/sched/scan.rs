@@ -221,6 +221,15 @@ impl<'p> Scheduler<'p> {
                     self.fork_arm_needs(m, id, i, mi, env);
                     self.push_record(m, env, &mut seen);
                 }
+                Frame::CallArgs {
+                    code,
+                    env,
+                    next,
+                    rec,
+                } if certain && self.spines_on => {
+                    self.fork_later_args(m, id, i, (code, env, next, rec));
+                    self.push_record(m, env, &mut seen);
+                }
                 Frame::BinL { env, .. }
                 | Frame::Case { env, .. }
                 | Frame::LetStrict { env, .. }
@@ -313,6 +322,34 @@ impl<'p> Scheduler<'p> {
                 Host::fork_spine(self, m, v);
             } else {
                 self.need(m, v, d == NF);
+            }
+        }
+    }
+
+    /// For the known call at frame `i` of certain fiber `id`, waiting for one of its
+    /// arguments: the later arguments its definition certainly needs get certain
+    /// fibers now (walks of their spines where it walks them), if they may reach a
+    /// call ([`Machine::needed_later_args`]).
+    fn fork_later_args(
+        &mut self,
+        m: &mut Machine<'p>,
+        id: u32,
+        i: usize,
+        (code, env, next, rec): (
+            u32,
+            crate::machine::value::Ref,
+            u32,
+            crate::machine::value::Ref,
+        ),
+    ) {
+        use crate::machine::compile::spine::SPINE;
+        let spine = m.demand_below(&self.fibers[id as usize].stacks.frames[..i]) >= SPINE;
+        for (v, walk) in m.needed_later_args(code, env, next, rec, spine) {
+            if walk && self.worth_forking(m, v) {
+                m.heap.retain(v);
+                Host::fork_spine(self, m, v);
+            } else {
+                self.need(m, v, false);
             }
         }
     }

@@ -504,6 +504,35 @@ fn a_joined_list_starts_the_calls_of_its_second_part_at_once() {
     }
 }
 
+/// A known call waiting for one argument starts the later ones its definition
+/// certainly needs: in `xs ++ ys` walked to its end, the stream `ys` comes from starts
+/// while `xs` waits for its first line, not once `xs` has ended. The first process
+/// waits (up to 2 s) for a file the second makes, and says whether it appeared.
+#[test]
+fn a_call_waiting_for_its_first_argument_starts_the_later_ones_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, consumer) in ["length", "unlines"].iter().enumerate() {
+        let flag = dir.path().join(format!("flag{n}"));
+        let flag = flag.display();
+        let first = format!(
+            "for i in $(seq 100); do test -e {flag} && break; sleep 0.02; done; \
+             test -e {flag} && echo overlap || echo alone"
+        );
+        let shown = if *consumer == "length" {
+            "showInt (length"
+        } else {
+            "(unlines"
+        };
+        let main = format!(
+            "def both : List String = shellLines \"{first}\" ++ shellLines \"touch {flag}; echo b\"\n\
+             def main : String = {shown} both) ++ \" \" ++ concatStrings both\n"
+        );
+        let p = load_text("later.sp", &main);
+        let out = run(&p, Some(8), true).unwrap();
+        assert!(out.contains("overlap"), "{main}\n{out}");
+    }
+}
+
 /// Spine walks (a certain fiber walking a list a call needs to its end) share what
 /// they evaluate and leave the heap whole: every object is released once.
 #[test]
