@@ -769,3 +769,81 @@ fn hovers_on_pattern_variables() {
     }
     assert_eq!(s.finish(), Some(0));
 }
+
+impl Server {
+    /// The next diagnostics published for `uri` (those of other documents skipped).
+    fn diagnostics_of(&mut self, uri: &str) -> Value {
+        loop {
+            let d = self.diagnostics();
+            if d["uri"] == json!(uri) {
+                return d;
+            }
+        }
+    }
+
+    /// Replaces the whole text of an open document.
+    fn replace_text(&mut self, uri: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+}
+
+#[test]
+fn an_open_import_is_checked_with_its_unsaved_text() {
+    let saved = "def triple (n : Int) : Int = n * 3\n";
+    let lib = scratch("unsaved-lib", saved);
+    let lib_uri = uri_of(&lib);
+    let main_text = format!(
+        "import \"{}\"\n\ndef main : Int = triple 2\n",
+        lib.file_name().unwrap().to_string_lossy()
+    );
+    let main = lib.with_file_name("unsaved-importer.sp");
+    std::fs::write(&main, &main_text).unwrap();
+    let uri = uri_of(&main);
+    let mut s = Server::start();
+    s.initialize();
+    assert_eq!(s.open(&lib_uri, saved)["diagnostics"], json!([]));
+    assert_eq!(s.open(&uri, &main_text)["diagnostics"], json!([]));
+
+    // An edit of the open import, not saved: the importer is checked again with it
+    // and its new diagnostics published; hover in the importer sees the new type.
+    let unsaved = "def triple (n : Int) : String = \"three\"\n";
+    s.replace_text(&lib_uri, 2, unsaved);
+    let diags = s.diagnostics_of(&uri)["diagnostics"].clone();
+    assert_eq!(diags.as_array().map(Vec::len), Some(1), "{diags}");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("type mismatch: expected `Int`, found `String`"),
+        "{diags}"
+    );
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), saved);
+    assert_hover_contains(
+        &mut s,
+        &uri,
+        at(&main_text, "triple 2", 1),
+        "triple : Int -> String",
+    );
+
+    // A document opened while the import has unsaved edits sees them too.
+    let other_text = main_text.replace("def main : Int", "def other : String");
+    let other = lib.with_file_name("unsaved-other.sp");
+    std::fs::write(&other, &other_text).unwrap();
+    assert_eq!(
+        s.open(&uri_of(&other), &other_text)["diagnostics"],
+        json!([])
+    );
+
+    // Closing the import without saving: the importers read the file again.
+    s.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": lib_uri}}),
+    );
+    assert_eq!(s.diagnostics_of(&uri)["diagnostics"], json!([]));
+    let diags = s.diagnostics_of(&uri_of(&other))["diagnostics"].clone();
+    assert!(diags.to_string().contains("found `Int`"), "{diags}");
+    assert_eq!(s.finish(), Some(0));
+}
