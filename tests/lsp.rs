@@ -847,3 +847,93 @@ fn an_open_import_is_checked_with_its_unsaved_text() {
     assert!(diags.to_string().contains("found `Int`"), "{diags}");
     assert_eq!(s.finish(), Some(0));
 }
+
+const SCOPES: &str = "\
+def pick (m : Maybe Int) (fallback : Int) : Int =
+  match m with
+  | Just inner -> let twice = inner * 2 in (\\k -> let m = \"shadow\" in k + fa) twice
+  | Nothing -> (let unused = 1 in unused) + fa
+  where extra = 3
+";
+
+/// The completions at `(l, c)`: each label with its detail.
+fn completions_at(s: &mut Server, uri: &str, (l, c): (usize, usize)) -> Vec<(String, Value)> {
+    let r = s.request("textDocument/completion", pos(uri, l, c));
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["detail"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn completion_offers_the_local_variables_in_scope_at_the_cursor() {
+    let path = scratch("scopes", SCOPES);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    s.open(&uri, SCOPES);
+    let detail = |items: &[(String, Value)], name: &str| {
+        items
+            .iter()
+            .find(|(l, _)| l == name)
+            .map(|(_, d)| d.clone())
+    };
+    // In the first arm, under a lambda and a `let` that shadows a parameter: every
+    // binder around the cursor, the innermost `m` with its type.
+    let first = completions_at(&mut s, &uri, at(SCOPES, "k + fa", 6));
+    for (name, ty) in [
+        ("k", "Int"),
+        ("m", "String"),
+        ("twice", "Int"),
+        ("inner", "Int"),
+        ("fallback", "Int"),
+        ("extra", "Int"),
+    ] {
+        assert_eq!(detail(&first, name), Some(json!(ty)), "{name} in {first:?}");
+    }
+    assert_eq!(
+        first.iter().filter(|(l, _)| l == "m").count(),
+        1,
+        "{first:?}"
+    );
+    assert_eq!(detail(&first, "unused"), None, "{first:?}");
+    // Globals of the prelude still come, with their types.
+    assert!(
+        detail(&first, "length").is_some_and(|d| d.to_string().contains("List a -> Int")),
+        "{first:?}"
+    );
+    // In the second arm: neither the other arm's binders nor a `let` that ended
+    // before the cursor; the parameter `m` with its own type.
+    let second = completions_at(&mut s, &uri, at(SCOPES, ") + fa", 6));
+    for gone in ["inner", "twice", "k", "unused"] {
+        assert_eq!(detail(&second, gone), None, "{gone} in {second:?}");
+    }
+    assert_eq!(detail(&second, "m"), Some(json!("Maybe Int")), "{second:?}");
+    assert_eq!(
+        detail(&second, "fallback"),
+        Some(json!("Int")),
+        "{second:?}"
+    );
+    // Completed (it checks), then moved down a line: the check is reused, and the
+    // scopes moved with it.
+    let done = SCOPES.replace("+ fa", "+ fallback");
+    s.replace_text(&uri, 2, &done);
+    assert_eq!(s.diagnostics_of(&uri)["diagnostics"], json!([]));
+    let moved = format!("\n{done}");
+    s.replace_text(&uri, 3, &moved);
+    s.diagnostics_of(&uri);
+    let stats = s.request("spindle/stats", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(stats["result"]["reused"], json!(1), "{stats}");
+    let again = completions_at(&mut s, &uri, at(&moved, "k + fa", 6));
+    assert_eq!(detail(&again, "inner"), Some(json!("Int")), "{again:?}");
+    let again = completions_at(&mut s, &uri, at(&moved, ") + fa", 6));
+    assert_eq!(detail(&again, "inner"), None, "{again:?}");
+    assert_eq!(s.finish(), Some(0));
+}
