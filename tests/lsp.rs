@@ -937,3 +937,118 @@ fn completion_offers_the_local_variables_in_scope_at_the_cursor() {
     assert_eq!(detail(&again, "inner"), None, "{again:?}");
     assert_eq!(s.finish(), Some(0));
 }
+
+const FILLS: &str = "\
+def count (xs : List Int) : Int = 0
+
+def total : List Int -> Int = ?sum
+
+def twice : Int -> Int = ?same
+
+def loud : String -> String = ?text
+
+def pick (n : Int) (xs : List Int) : Int = ?p
+";
+
+/// The names the *Fill* actions at the hole `?name` of `text` offer, in order.
+fn fills_at(s: &mut Server, uri: &str, text: &str, hole: &str) -> Vec<String> {
+    let (l, c) = at(text, &format!("?{hole}"), 1);
+    let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
+    let r = s.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+    );
+    let prefix = format!("Fill `?{hole}` with `");
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .filter_map(|a| {
+            a["title"]
+                .as_str()?
+                .strip_prefix(&prefix)?
+                .strip_suffix('`')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn fill_offers_names_whose_type_instantiates_to_the_hole() {
+    let path = scratch("fills", FILLS);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    // Trying the candidates leaves the check as it was: the holes, nothing else.
+    let diags = s.open(&uri, FILLS)["diagnostics"].clone();
+    let messages: Vec<&str> = diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 4, "{diags}");
+    assert!(messages.iter().all(|m| m.starts_with("hole `?")), "{diags}");
+
+    // `List Int -> Int`: the file's `count`, then the prelude's `sum` (the same
+    // type), then `length : {a : Type} -> List a -> Int` instantiated.
+    let sum = fills_at(&mut s, &uri, FILLS, "sum");
+    let place = |name: &str| sum.iter().position(|n| n == name);
+    assert!(place("length").is_some(), "{sum:?}");
+    assert!(
+        place("count") < place("sum") && place("sum") < place("length"),
+        "{sum:?}"
+    );
+    assert!(sum.len() <= 12, "{sum:?}");
+    // `Int -> Int`: `id`, and `abs` (its constraint `Signed Int` has an instance).
+    let same = fills_at(&mut s, &uri, FILLS, "same");
+    for want in ["id", "abs"] {
+        assert!(same.contains(&want.to_string()), "{want} not in {same:?}");
+    }
+    assert!(!same.contains(&"count".to_string()), "{same:?}");
+    // `String -> String`: `id` and `show`, not `abs` (no `Signed String`).
+    let text = fills_at(&mut s, &uri, FILLS, "text");
+    for want in ["id", "show"] {
+        assert!(text.contains(&want.to_string()), "{want} not in {text:?}");
+    }
+    assert!(!text.contains(&"abs".to_string()), "{text:?}");
+    // `Int` with a local of that type: the local first, no function.
+    let p = fills_at(&mut s, &uri, FILLS, "p");
+    assert_eq!(p.first().map(String::as_str), Some("n"), "{p:?}");
+    assert!(
+        !p.iter()
+            .any(|n| ["count", "id", "length"].contains(&n.as_str())),
+        "{p:?}"
+    );
+
+    // Another definition's type changes (not one the hole's refers to): the hole's
+    // definition is checked again, and `count` no longer fits.
+    let changed = FILLS.replace(
+        "(xs : List Int) : Int = 0",
+        "(xs : List Int) : String = \"0\"",
+    );
+    s.replace_text(&uri, 2, &changed);
+    s.diagnostics_of(&uri);
+    let sum = fills_at(&mut s, &uri, &changed, "sum");
+    assert!(!sum.contains(&"count".to_string()), "{sum:?}");
+    assert!(sum.contains(&"length".to_string()), "{sum:?}");
+
+    // The fills applied, the file checks.
+    let filled = FILLS
+        .replace("?sum", "length")
+        .replace("?same", "abs")
+        .replace("?text", "show")
+        .replace("?p", "n");
+    let filled_path = scratch("fills-applied", &filled);
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .arg("check")
+        .arg(&filled_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.finish(), Some(0));
+}

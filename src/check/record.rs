@@ -71,6 +71,30 @@ pub struct HoleLocal {
     pub arms: Option<Vec<String>>,
 }
 
+/// How a name fills a typed hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FillKind {
+    /// A local variable whose type is the hole's (or instantiates to it).
+    Local,
+    /// A global whose type is the hole's, as it is.
+    Exact,
+    /// A global whose type is the hole's once its implicit parameters are
+    /// instantiated (`length : {a : Type} -> List a -> Int` for `List Int -> Int`).
+    Instantiated,
+}
+
+/// A name that can fill a typed hole: the checker's unifier found its type fits the
+/// hole's goal, in a trial it then undid.
+#[derive(Clone, Debug)]
+pub struct Fill {
+    /// The name, as written at the hole.
+    pub name: String,
+    /// How it fits.
+    pub kind: FillKind,
+    /// Where it is declared (`None` for a local variable).
+    pub declared: Option<Span>,
+}
+
 /// A typed hole, as the checker reports it.
 #[derive(Clone, Debug)]
 pub struct HoleAt {
@@ -84,7 +108,15 @@ pub struct HoleAt {
     pub goal_open: bool,
     /// The local variables in scope there (the innermost ones the report lists).
     pub locals: Vec<HoleLocal>,
+    /// The names that fit it: its local variables first, then the globals in scope
+    /// whose type is its goal, then those whose type instantiates to it (each in the
+    /// order: the file's, its imports', the prelude's), at most
+    /// [`MAX_FILLS`]; none when the goal is open.
+    pub fills: Vec<Fill>,
 }
+
+/// How many names a hole's record lists as fitting it at most.
+pub const MAX_FILLS: usize = 24;
 
 /// Everything recorded during one check.
 #[derive(Default, Debug)]

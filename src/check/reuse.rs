@@ -16,8 +16,10 @@
 //! of its places for the editor ([`crate::check::record`]), every place moved by how
 //! far the group moved in the file. Only groups without unknowns left in their
 //! signatures when they were checked are kept (an unknown in a signature could be
-//! solved by a later group, whose change would then change this one), and only groups
-//! of definitions (data types and externals are always checked; they are cheap).
+//! solved by a later group, whose change would then change this one), only groups
+//! without a typed hole (the names that fit a hole depend on every global in scope),
+//! and only groups of definitions (data types and externals are always checked; they
+//! are cheap).
 //!
 //! The session is per thread and off unless [`begin`] starts it; nothing else pays
 //! for it.
@@ -497,7 +499,13 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         let mut records = record::select(&fresh_group, fresh.len()).into_iter();
         for (f, diagnostics) in fresh.into_iter().zip(owned) {
             let group_records = records.next().unwrap_or_default();
-            if f.open || tainted.get(f.group).copied().unwrap_or(true) {
+            // A group with a typed hole is checked every time: the names that fit
+            // the hole depend on every global in scope, not only on those the group
+            // refers to.
+            if f.open
+                || tainted.get(f.group).copied().unwrap_or(true)
+                || !group_records.holes.is_empty()
+            {
                 continue;
             }
             let mut defs = Vec::new();

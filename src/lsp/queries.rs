@@ -700,64 +700,28 @@ pub fn code_actions(
     out
 }
 
-/// The names that have a hole's type: its local variables of that type, then the
-/// globals of the document, its imports and the prelude whose declared type is that
-/// type (as printed), at most [`FILL_CANDIDATES`].
+/// The names that fill a hole, as the checker found them (its local variables, then
+/// the globals whose type is the hole's, then those whose type instantiates to it):
+/// not the definition the hole is in (it would loop), nor the prelude's internals; at
+/// most [`FILL_CANDIDATES`].
 fn fill_candidates(analysis: &Analysis, hole: &HoleAt) -> Vec<String> {
-    if hole.goal_open {
-        return Vec::new();
-    }
-    let mut out: Vec<String> = hole
-        .locals
-        .iter()
-        .rev()
-        .filter(|l| l.ty == hole.goal)
-        .map(|l| l.name.clone())
-        .collect();
-    if let Some(program) = analysis.checked.program() {
-        let sources = &analysis.checked.loaded.sources;
-        let mut globals: Vec<(String, Global, Span)> = Vec::new();
-        for (i, d) in program.defs.iter().enumerate() {
-            globals.push((
-                d.name.to_string(),
-                Global::Def(crate::core::term::DefId(i as u32)),
-                d.span,
-            ));
+    let sources = &analysis.checked.loaded.sources;
+    let mut out: Vec<String> = Vec::new();
+    for fill in &hole.fills {
+        if out.len() >= FILL_CANDIDATES {
+            break;
         }
-        for (i, d) in program.datas.iter().enumerate() {
-            for (j, c) in d.ctors.iter().enumerate() {
-                let con = ConId {
-                    data: DataId(i as u32),
-                    index: j as u32,
-                };
-                if !d.record {
-                    globals.push((c.name.to_string(), Global::Con(con), c.span));
-                }
-            }
-        }
-        globals
-            .sort_by_key(|(_, _, span)| (span.file != analysis.file(), is_prelude(sources, *span)));
-        for (name, g, span) in globals {
-            if out.len() >= FILL_CANDIDATES {
-                break;
-            }
-            // A definition cannot fill a hole in its own body (it would loop).
-            let own = analysis.decls.iter().any(|d| {
-                d.name == name && d.span.start <= hole.span.start && hole.span.end <= d.span.end
+        let name = &fill.name;
+        let own = fill.declared.is_some()
+            && analysis.decls.iter().any(|d| {
+                d.name == *name && d.span.start <= hole.span.start && hole.span.end <= d.span.end
             });
-            if own
-                || name.contains('\'')
-                || name.starts_with('<')
-                || out.contains(&name)
-                || (is_prelude(sources, span) && crate::repl::session::is_prelude_internal(&name))
-            {
-                continue;
-            }
-            if global_type(program, g).as_deref() == Some(hole.goal.as_str()) {
-                out.push(name);
-            }
+        let internal = fill.declared.is_some_and(|span| {
+            is_prelude(sources, span) && crate::repl::session::is_prelude_internal(name)
+        });
+        if !own && !internal && !out.contains(name) {
+            out.push(name.clone());
         }
     }
-    out.truncate(FILL_CANDIDATES);
     out
 }
