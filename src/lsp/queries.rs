@@ -367,7 +367,7 @@ fn local_completions(
     // Innermost first: the smallest scope, then the binder written last.
     scopes.sort_by_key(|x| {
         (
-            x.extent.end - x.extent.start,
+            x.extent.end.saturating_sub(x.extent.start),
             std::cmp::Reverse(x.binder.start),
         )
     });
