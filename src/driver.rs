@@ -637,14 +637,24 @@ pub struct CheckedDocument {
 /// Checks the text of an editor's document as `spindle check` would check the file
 /// `path` holding it (its imports are relative to `path`), keeping the elaborated
 /// program even when it has errors, for hovers and completions.
-pub fn check_document(name: &str, path: Option<&Path>, text: &str) -> CheckedDocument {
+///
+/// `open` holds the text of the other files the editor has open, by canonical path:
+/// an import of one of them reads that text (perhaps not saved yet), not the file's.
+pub fn check_document(
+    name: &str,
+    path: Option<&Path>,
+    text: &str,
+    open: &FileSnapshot,
+) -> CheckedDocument {
     let mut sources = SourceMap::new();
     let file = sources.add(name, path.map(Path::to_path_buf), text.to_string());
+    // A copy: the load adds to its snapshot the files it reads from disk.
+    let mut files = open.clone();
     let (loaded, partial) = load_from_keeping(
         sources,
         Entry::File(file),
         prelude::FILES,
-        None,
+        Some(&mut files),
         PreludeCheck::Whole,
     );
     CheckedDocument {
@@ -668,6 +678,7 @@ pub fn check_document_reusing(
     name: &str,
     path: Option<&Path>,
     text: &str,
+    open: &FileSnapshot,
     cache: crate::check::reuse::Cache,
 ) -> (
     CheckedDocument,
@@ -676,7 +687,7 @@ pub fn check_document_reusing(
 ) {
     // The document is the first file added after none: its id is known before.
     crate::check::reuse::begin(cache, FileId(0), text);
-    let checked = check_document(name, path, text);
+    let checked = check_document(name, path, text, open);
     let (cache, stats) = crate::check::reuse::end();
     (checked, cache, stats)
 }

@@ -769,3 +769,286 @@ fn hovers_on_pattern_variables() {
     }
     assert_eq!(s.finish(), Some(0));
 }
+
+impl Server {
+    /// The next diagnostics published for `uri` (those of other documents skipped).
+    fn diagnostics_of(&mut self, uri: &str) -> Value {
+        loop {
+            let d = self.diagnostics();
+            if d["uri"] == json!(uri) {
+                return d;
+            }
+        }
+    }
+
+    /// Replaces the whole text of an open document.
+    fn replace_text(&mut self, uri: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+}
+
+#[test]
+fn an_open_import_is_checked_with_its_unsaved_text() {
+    let saved = "def triple (n : Int) : Int = n * 3\n";
+    let lib = scratch("unsaved-lib", saved);
+    let lib_uri = uri_of(&lib);
+    let main_text = format!(
+        "import \"{}\"\n\ndef main : Int = triple 2\n",
+        lib.file_name().unwrap().to_string_lossy()
+    );
+    let main = lib.with_file_name("unsaved-importer.sp");
+    std::fs::write(&main, &main_text).unwrap();
+    let uri = uri_of(&main);
+    let mut s = Server::start();
+    s.initialize();
+    assert_eq!(s.open(&lib_uri, saved)["diagnostics"], json!([]));
+    assert_eq!(s.open(&uri, &main_text)["diagnostics"], json!([]));
+
+    // An edit of the open import, not saved: the importer is checked again with it
+    // and its new diagnostics published; hover in the importer sees the new type.
+    let unsaved = "def triple (n : Int) : String = \"three\"\n";
+    s.replace_text(&lib_uri, 2, unsaved);
+    let diags = s.diagnostics_of(&uri)["diagnostics"].clone();
+    assert_eq!(diags.as_array().map(Vec::len), Some(1), "{diags}");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("type mismatch: expected `Int`, found `String`"),
+        "{diags}"
+    );
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), saved);
+    assert_hover_contains(
+        &mut s,
+        &uri,
+        at(&main_text, "triple 2", 1),
+        "triple : Int -> String",
+    );
+
+    // A document opened while the import has unsaved edits sees them too.
+    let other_text = main_text.replace("def main : Int", "def other : String");
+    let other = lib.with_file_name("unsaved-other.sp");
+    std::fs::write(&other, &other_text).unwrap();
+    assert_eq!(
+        s.open(&uri_of(&other), &other_text)["diagnostics"],
+        json!([])
+    );
+
+    // Closing the import without saving: the importers read the file again.
+    s.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": lib_uri}}),
+    );
+    assert_eq!(s.diagnostics_of(&uri)["diagnostics"], json!([]));
+    let diags = s.diagnostics_of(&uri_of(&other))["diagnostics"].clone();
+    assert!(diags.to_string().contains("found `Int`"), "{diags}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+const SCOPES: &str = "\
+def pick (m : Maybe Int) (fallback : Int) : Int =
+  match m with
+  | Just inner -> let twice = inner * 2 in (\\k -> let m = \"shadow\" in k + fa) twice
+  | Nothing -> (let unused = 1 in unused) + fa
+  where extra = 3
+";
+
+/// The completions at `(l, c)`: each label with its detail.
+fn completions_at(s: &mut Server, uri: &str, (l, c): (usize, usize)) -> Vec<(String, Value)> {
+    let r = s.request("textDocument/completion", pos(uri, l, c));
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["detail"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn completion_offers_the_local_variables_in_scope_at_the_cursor() {
+    let path = scratch("scopes", SCOPES);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    s.open(&uri, SCOPES);
+    let detail = |items: &[(String, Value)], name: &str| {
+        items
+            .iter()
+            .find(|(l, _)| l == name)
+            .map(|(_, d)| d.clone())
+    };
+    // In the first arm, under a lambda and a `let` that shadows a parameter: every
+    // binder around the cursor, the innermost `m` with its type.
+    let first = completions_at(&mut s, &uri, at(SCOPES, "k + fa", 6));
+    for (name, ty) in [
+        ("k", "Int"),
+        ("m", "String"),
+        ("twice", "Int"),
+        ("inner", "Int"),
+        ("fallback", "Int"),
+        ("extra", "Int"),
+    ] {
+        assert_eq!(detail(&first, name), Some(json!(ty)), "{name} in {first:?}");
+    }
+    assert_eq!(
+        first.iter().filter(|(l, _)| l == "m").count(),
+        1,
+        "{first:?}"
+    );
+    assert_eq!(detail(&first, "unused"), None, "{first:?}");
+    // Globals of the prelude still come, with their types.
+    assert!(
+        detail(&first, "length").is_some_and(|d| d.to_string().contains("List a -> Int")),
+        "{first:?}"
+    );
+    // In the second arm: neither the other arm's binders nor a `let` that ended
+    // before the cursor; the parameter `m` with its own type.
+    let second = completions_at(&mut s, &uri, at(SCOPES, ") + fa", 6));
+    for gone in ["inner", "twice", "k", "unused"] {
+        assert_eq!(detail(&second, gone), None, "{gone} in {second:?}");
+    }
+    assert_eq!(detail(&second, "m"), Some(json!("Maybe Int")), "{second:?}");
+    assert_eq!(
+        detail(&second, "fallback"),
+        Some(json!("Int")),
+        "{second:?}"
+    );
+    // Completed (it checks), then moved down a line: the check is reused, and the
+    // scopes moved with it.
+    let done = SCOPES.replace("+ fa", "+ fallback");
+    s.replace_text(&uri, 2, &done);
+    assert_eq!(s.diagnostics_of(&uri)["diagnostics"], json!([]));
+    let moved = format!("\n{done}");
+    s.replace_text(&uri, 3, &moved);
+    s.diagnostics_of(&uri);
+    let stats = s.request("spindle/stats", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(stats["result"]["reused"], json!(1), "{stats}");
+    let again = completions_at(&mut s, &uri, at(&moved, "k + fa", 6));
+    assert_eq!(detail(&again, "inner"), Some(json!("Int")), "{again:?}");
+    let again = completions_at(&mut s, &uri, at(&moved, ") + fa", 6));
+    assert_eq!(detail(&again, "inner"), None, "{again:?}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+const FILLS: &str = "\
+def count (xs : List Int) : Int = 0
+
+def total : List Int -> Int = ?sum
+
+def twice : Int -> Int = ?same
+
+def loud : String -> String = ?text
+
+def pick (n : Int) (xs : List Int) : Int = ?p
+";
+
+/// The names the *Fill* actions at the hole `?name` of `text` offer, in order.
+fn fills_at(s: &mut Server, uri: &str, text: &str, hole: &str) -> Vec<String> {
+    let (l, c) = at(text, &format!("?{hole}"), 1);
+    let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
+    let r = s.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+    );
+    let prefix = format!("Fill `?{hole}` with `");
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .filter_map(|a| {
+            a["title"]
+                .as_str()?
+                .strip_prefix(&prefix)?
+                .strip_suffix('`')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn fill_offers_names_whose_type_instantiates_to_the_hole() {
+    let path = scratch("fills", FILLS);
+    let uri = uri_of(&path);
+    let mut s = Server::start();
+    s.initialize();
+    // Trying the candidates leaves the check as it was: the holes, nothing else.
+    let diags = s.open(&uri, FILLS)["diagnostics"].clone();
+    let messages: Vec<&str> = diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 4, "{diags}");
+    assert!(messages.iter().all(|m| m.starts_with("hole `?")), "{diags}");
+
+    // `List Int -> Int`: the file's `count`, then the prelude's `sum` (the same
+    // type), then `length : {a : Type} -> List a -> Int` instantiated.
+    let sum = fills_at(&mut s, &uri, FILLS, "sum");
+    let place = |name: &str| sum.iter().position(|n| n == name);
+    assert!(place("length").is_some(), "{sum:?}");
+    assert!(
+        place("count") < place("sum") && place("sum") < place("length"),
+        "{sum:?}"
+    );
+    assert!(sum.len() <= 12, "{sum:?}");
+    // `Int -> Int`: `id`, and `abs` (its constraint `Signed Int` has an instance).
+    let same = fills_at(&mut s, &uri, FILLS, "same");
+    for want in ["id", "abs"] {
+        assert!(same.contains(&want.to_string()), "{want} not in {same:?}");
+    }
+    assert!(!same.contains(&"count".to_string()), "{same:?}");
+    // `String -> String`: `id` and `show`, not `abs` (no `Signed String`).
+    let text = fills_at(&mut s, &uri, FILLS, "text");
+    for want in ["id", "show"] {
+        assert!(text.contains(&want.to_string()), "{want} not in {text:?}");
+    }
+    assert!(!text.contains(&"abs".to_string()), "{text:?}");
+    // `Int` with a local of that type: the local first, no function.
+    let p = fills_at(&mut s, &uri, FILLS, "p");
+    assert_eq!(p.first().map(String::as_str), Some("n"), "{p:?}");
+    assert!(
+        !p.iter()
+            .any(|n| ["count", "id", "length"].contains(&n.as_str())),
+        "{p:?}"
+    );
+
+    // Another definition's type changes (not one the hole's refers to): the hole's
+    // definition is checked again, and `count` no longer fits.
+    let changed = FILLS.replace(
+        "(xs : List Int) : Int = 0",
+        "(xs : List Int) : String = \"0\"",
+    );
+    s.replace_text(&uri, 2, &changed);
+    s.diagnostics_of(&uri);
+    let sum = fills_at(&mut s, &uri, &changed, "sum");
+    assert!(!sum.contains(&"count".to_string()), "{sum:?}");
+    assert!(sum.contains(&"length".to_string()), "{sum:?}");
+
+    // The fills applied, the file checks.
+    let filled = FILLS
+        .replace("?sum", "length")
+        .replace("?same", "abs")
+        .replace("?text", "show")
+        .replace("?p", "n");
+    let filled_path = scratch("fills-applied", &filled);
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .arg("check")
+        .arg(&filled_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.finish(), Some(0));
+}

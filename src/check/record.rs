@@ -46,6 +46,20 @@ pub struct LocalAt {
     pub binder: Span,
 }
 
+/// Where a local variable is in scope, as the checker had it: for completing the
+/// names in scope at a place.
+#[derive(Clone, Debug)]
+pub struct ScopeAt {
+    /// The variable's name.
+    pub name: String,
+    /// Where it is bound (the binder's name; its type is recorded there).
+    pub binder: Span,
+    /// From the start of the first expression checked with the variable in scope to
+    /// the end of the last (its body: a lambda's, an arm's, a `let`'s; a definition's
+    /// later parameters, result type and body for a parameter).
+    pub extent: Span,
+}
+
 /// A local variable at a typed hole.
 #[derive(Clone, Debug)]
 pub struct HoleLocal {
@@ -55,6 +69,30 @@ pub struct HoleLocal {
     pub ty: String,
     /// The arms of a `match` on it (`| PATTERN -> ?h`), when its type is a data type.
     pub arms: Option<Vec<String>>,
+}
+
+/// How a name fills a typed hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FillKind {
+    /// A local variable whose type is the hole's (or instantiates to it).
+    Local,
+    /// A global whose type is the hole's, as it is.
+    Exact,
+    /// A global whose type is the hole's once its implicit parameters are
+    /// instantiated (`length : {a : Type} -> List a -> Int` for `List Int -> Int`).
+    Instantiated,
+}
+
+/// A name that can fill a typed hole: the checker's unifier found its type fits the
+/// hole's goal, in a trial it then undid.
+#[derive(Clone, Debug)]
+pub struct Fill {
+    /// The name, as written at the hole.
+    pub name: String,
+    /// How it fits.
+    pub kind: FillKind,
+    /// Where it is declared (`None` for a local variable).
+    pub declared: Option<Span>,
 }
 
 /// A typed hole, as the checker reports it.
@@ -70,7 +108,15 @@ pub struct HoleAt {
     pub goal_open: bool,
     /// The local variables in scope there (the innermost ones the report lists).
     pub locals: Vec<HoleLocal>,
+    /// The names that fit it: its local variables first, then the globals in scope
+    /// whose type is its goal, then those whose type instantiates to it (each in the
+    /// order: the file's, its imports', the prelude's), at most
+    /// [`MAX_FILLS`]; none when the goal is open.
+    pub fills: Vec<Fill>,
 }
+
+/// How many names a hole's record lists as fitting it at most.
+pub const MAX_FILLS: usize = 24;
 
 /// Everything recorded during one check.
 #[derive(Default, Debug)]
@@ -83,6 +129,8 @@ pub struct Recording {
     pub locals: Vec<LocalAt>,
     /// The typed holes.
     pub holes: Vec<HoleAt>,
+    /// The local variables' scopes.
+    pub scopes: Vec<ScopeAt>,
 }
 
 /// Types larger than this (in nodes, as a tree) are not recorded: a hover would cut
@@ -188,6 +236,18 @@ pub(crate) fn note_local(span: Span, binder: Span) {
     DATA.with(|d| d.borrow_mut().locals.push(LocalAt { span, binder }));
 }
 
+/// Notes that the local variable `name`, bound at `binder`, is in scope over
+/// `extent`.
+pub(crate) fn note_scope(name: &str, binder: Span, extent: Span) {
+    DATA.with(|d| {
+        d.borrow_mut().scopes.push(ScopeAt {
+            name: name.to_string(),
+            binder,
+            extent,
+        })
+    });
+}
+
 /// Notes a typed hole.
 pub(crate) fn note_hole(hole: HoleAt) {
     DATA.with(|d| d.borrow_mut().holes.push(hole));
@@ -214,48 +274,57 @@ pub fn data_head(ty: &RcTerm) -> Option<DataId> {
 
 /// Adds records (of declarations whose check was reused, see
 /// [`crate::check::reuse`]).
-pub(crate) fn extend(
-    types: Vec<TypeAt>,
-    names: Vec<NameAt>,
-    locals: Vec<LocalAt>,
-    holes: Vec<HoleAt>,
-) {
+pub(crate) fn extend(group: GroupRecords) {
     DATA.with(|d| {
         let mut d = d.borrow_mut();
-        d.types.extend(types);
-        d.names.extend(names);
-        d.locals.extend(locals);
-        d.holes.extend(holes);
+        d.types.extend(group.types);
+        d.names.extend(group.names);
+        d.locals.extend(group.locals);
+        d.holes.extend(group.holes);
+        d.scopes.extend(group.scopes);
     });
 }
 
-/// The records of each of `n` groups of places: copies of those `group_of` puts in
-/// one, by group.
-pub(crate) type Grouped = Vec<(Vec<TypeAt>, Vec<NameAt>, Vec<LocalAt>, Vec<HoleAt>)>;
+/// What was recorded of the places of one group of declarations.
+#[derive(Default, Clone, Debug)]
+pub(crate) struct GroupRecords {
+    pub(crate) types: Vec<TypeAt>,
+    pub(crate) names: Vec<NameAt>,
+    pub(crate) locals: Vec<LocalAt>,
+    pub(crate) holes: Vec<HoleAt>,
+    /// The scopes of the variables bound in the group (by the binder's place).
+    pub(crate) scopes: Vec<ScopeAt>,
+}
 
-/// Copies of the records, grouped by `group_of` (records in no group left out).
-pub(crate) fn select(group_of: &dyn Fn(Span) -> Option<usize>, n: usize) -> Grouped {
-    let mut out: Grouped = (0..n).map(|_| Default::default()).collect();
+/// Copies of the records, grouped by `group_of` into `n` groups (records in no group
+/// left out).
+pub(crate) fn select(group_of: &dyn Fn(Span) -> Option<usize>, n: usize) -> Vec<GroupRecords> {
+    let mut out: Vec<GroupRecords> = (0..n).map(|_| Default::default()).collect();
     DATA.with(|d| {
         let d = d.borrow();
         for t in &d.types {
             if let Some(g) = group_of(t.span).and_then(|g| out.get_mut(g)) {
-                g.0.push(t.clone());
+                g.types.push(t.clone());
             }
         }
         for x in &d.names {
             if let Some(g) = group_of(x.span).and_then(|g| out.get_mut(g)) {
-                g.1.push(*x);
+                g.names.push(*x);
             }
         }
         for x in &d.locals {
             if let Some(g) = group_of(x.span).and_then(|g| out.get_mut(g)) {
-                g.2.push(*x);
+                g.locals.push(*x);
             }
         }
         for h in &d.holes {
             if let Some(g) = group_of(h.span).and_then(|g| out.get_mut(g)) {
-                g.3.push(h.clone());
+                g.holes.push(h.clone());
+            }
+        }
+        for x in &d.scopes {
+            if let Some(g) = group_of(x.binder).and_then(|g| out.get_mut(g)) {
+                g.scopes.push(x.clone());
             }
         }
     });

@@ -16,13 +16,15 @@
 //! of its places for the editor ([`crate::check::record`]), every place moved by how
 //! far the group moved in the file. Only groups without unknowns left in their
 //! signatures when they were checked are kept (an unknown in a signature could be
-//! solved by a later group, whose change would then change this one), and only groups
-//! of definitions (data types and externals are always checked; they are cheap).
+//! solved by a later group, whose change would then change this one), only groups
+//! without a typed hole (the names that fit a hole depend on every global in scope),
+//! and only groups of definitions (data types and externals are always checked; they
+//! are cheap).
 //!
 //! The session is per thread and off unless [`begin`] starts it; nothing else pays
 //! for it.
 
-use crate::check::record::{self, HoleAt, LocalAt, NameAt, TypeAt};
+use crate::check::record::{self, GroupRecords, HoleAt, LocalAt, NameAt, ScopeAt, TypeAt};
 use crate::core::program::Program;
 use crate::core::term::{Binder, CaseArm, CasePat, DefId, HoleKind, Match, RcTerm, Term};
 use crate::diagnostic::Diagnostic;
@@ -39,11 +41,8 @@ struct Entry {
     defs: Vec<(DefId, RcTerm, RcTerm)>,
     /// Its diagnostics.
     diagnostics: Vec<Diagnostic>,
-    /// What was recorded of its places: types, names and holes.
-    types: Vec<TypeAt>,
-    names: Vec<NameAt>,
-    locals: Vec<LocalAt>,
-    holes: Vec<HoleAt>,
+    /// What was recorded of its places: types, names, holes, scopes.
+    records: GroupRecords,
 }
 
 /// The results kept from one check of a file for the next, by group key.
@@ -366,31 +365,57 @@ pub(crate) fn replay_records() {
                 continue;
             };
             let mv = |span: Span| shift_span(span, file, r.delta);
-            let types = entry.types.iter().map(|t| TypeAt {
+            record::extend(moved(&entry.records, &mv));
+        }
+    })
+}
+
+/// Records of a group, each place moved by `mv`.
+fn moved(records: &GroupRecords, mv: &dyn Fn(Span) -> Span) -> GroupRecords {
+    GroupRecords {
+        types: records
+            .types
+            .iter()
+            .map(|t| TypeAt {
                 span: mv(t.span),
                 ty: t.ty.clone(),
                 names: t.names.clone(),
-            });
-            let names = entry.names.iter().map(|n| NameAt {
+            })
+            .collect(),
+        names: records
+            .names
+            .iter()
+            .map(|n| NameAt {
                 span: mv(n.span),
                 global: n.global,
-            });
-            let locals = entry.locals.iter().map(|l| LocalAt {
+            })
+            .collect(),
+        locals: records
+            .locals
+            .iter()
+            .map(|l| LocalAt {
                 span: mv(l.span),
                 binder: mv(l.binder),
-            });
-            let holes = entry.holes.iter().map(|h| HoleAt {
+            })
+            .collect(),
+        holes: records
+            .holes
+            .iter()
+            .map(|h| HoleAt {
                 span: mv(h.span),
                 ..h.clone()
-            });
-            record::extend(
-                types.collect(),
-                names.collect(),
-                locals.collect(),
-                holes.collect(),
-            );
-        }
-    })
+            })
+            .collect(),
+        scopes: records
+            .scopes
+            .iter()
+            .map(|x| ScopeAt {
+                name: x.name.clone(),
+                binder: mv(x.binder),
+                extent: mv(x.extent),
+            })
+            .collect(),
+    }
 }
 
 /// After the check: keeps the results of the groups checked afresh that can be
@@ -473,8 +498,14 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
         }
         let mut records = record::select(&fresh_group, fresh.len()).into_iter();
         for (f, diagnostics) in fresh.into_iter().zip(owned) {
-            let (types, names, locals, holes) = records.next().unwrap_or_default();
-            if f.open || tainted.get(f.group).copied().unwrap_or(true) {
+            let group_records = records.next().unwrap_or_default();
+            // A group with a typed hole is checked every time: the names that fit
+            // the hole depend on every global in scope, not only on those the group
+            // refers to.
+            if f.open
+                || tainted.get(f.group).copied().unwrap_or(true)
+                || !group_records.holes.is_empty()
+            {
                 continue;
             }
             let mut defs = Vec::new();
@@ -496,10 +527,7 @@ pub(crate) fn store(program: &Program, diagnostics: &[Diagnostic], recomputed: &
                     base: f.base,
                     defs,
                     diagnostics,
-                    types,
-                    names,
-                    locals,
-                    holes,
+                    records: group_records,
                 },
             );
         }

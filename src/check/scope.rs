@@ -131,6 +131,12 @@ impl UnitScope {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.keys().map(String::as_str)
     }
+
+    /// Every name declared here with what it means in an expression and where it is
+    /// declared, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Global, Span)> {
+        self.names.iter().map(|(n, &(g, s))| (n.as_str(), g, s))
+    }
 }
 
 /// The built-in names that are no declaration of any file.

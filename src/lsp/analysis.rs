@@ -50,6 +50,10 @@ pub struct Analysis {
     pub recording: Recording,
     /// The document's top-level declarations (empty if it does not parse).
     pub decls: Vec<DeclInfo>,
+    /// The canonical paths of the files the check read for the document's imports
+    /// (direct or not): when one of them, open in the editor, changes, the document
+    /// is checked again.
+    pub imported: Vec<std::path::PathBuf>,
 }
 
 impl Analysis {

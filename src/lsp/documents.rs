@@ -72,6 +72,20 @@ impl Store {
     pub fn close(&mut self, uri: &Uri) {
         self.docs.remove(uri.as_str());
     }
+
+    /// The text of every open document that is a file on disk, by the file's
+    /// canonical path: what a check reads for an import of one of them instead of
+    /// the file (whose text may be older than the editor's).
+    pub fn open_files(&self) -> crate::driver::FileSnapshot {
+        self.docs
+            .iter()
+            .filter_map(|(uri, doc)| {
+                let uri: Uri = uri.parse().ok()?;
+                let path = uri_to_path(&uri)?.canonicalize().ok()?;
+                Some((path, doc.text.clone()))
+            })
+            .collect()
+    }
 }
 
 /// The file a `file:` URI names (percent escapes decoded); `None` for other schemes.

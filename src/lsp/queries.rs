@@ -5,7 +5,7 @@
 
 use super::analysis::{Analysis, DeclKind};
 use super::documents::{Document, path_to_uri};
-use crate::check::record::{HoleAt, TypeAt, data_head};
+use crate::check::record::{HoleAt, ScopeAt, TypeAt, data_head};
 use crate::check::scope::Global;
 use crate::core::pretty;
 use crate::core::program::Program;
@@ -338,9 +338,63 @@ pub fn completion(
     }
     name_completions(
         analysis.checked.program().map(|_| analysis).or(previous),
-        text,
         start,
     )
+}
+
+/// Whether a binder's name is one the source can write and complete (not `_`, not a
+/// name the checker made up).
+fn is_local_name(name: &str) -> bool {
+    name != "_"
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || c == '_')
+        && name.chars().all(is_name_char)
+        && !name.contains('\'')
+}
+
+/// The local variables in scope at byte `at` (the innermost of each name, as the
+/// checker bound them: parameters, `let` and `where` bindings, lambdas' and arms'
+/// binders whose scope holds `at`), with their types; their names go to `seen`.
+fn local_completions(
+    analysis: &Analysis,
+    at: usize,
+    seen: &mut HashSet<String>,
+) -> Vec<CompletionItem> {
+    let mut scopes: Vec<&ScopeAt> =
+        around(analysis, &analysis.recording.scopes, |x| x.extent, at).collect();
+    // Innermost first: the smallest scope, then the binder written last.
+    scopes.sort_by_key(|x| {
+        (
+            x.extent.end.saturating_sub(x.extent.start),
+            std::cmp::Reverse(x.binder.start),
+        )
+    });
+    let chosen: Vec<&ScopeAt> = scopes
+        .into_iter()
+        .filter(|x| is_local_name(&x.name) && seen.insert(x.name.clone()))
+        .collect();
+    let binders: HashSet<Span> = chosen.iter().map(|x| x.binder).collect();
+    let types: HashMap<Span, &TypeAt> = analysis
+        .recording
+        .types
+        .iter()
+        .filter(|t| binders.contains(&t.span))
+        .map(|t| (t.span, t))
+        .collect();
+    let program = analysis.checked.program();
+    chosen
+        .into_iter()
+        .map(|x| CompletionItem {
+            label: x.name.clone(),
+            kind: Some(CompletionItemKind::VARIABLE),
+            detail: program
+                .zip(types.get(&x.binder))
+                .map(|(p, t)| show_type(p, t)),
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// The fields of the record type that the name `receiver`, written at `at`, has.
@@ -399,88 +453,15 @@ fn record_fields(program: &Program, d: DataId) -> Vec<CompletionItem> {
     out
 }
 
-/// The names in scope at byte `at`: the program's globals (not the prelude's
-/// internals), the local names bound earlier in the declaration around `at`, and the
-/// keywords.
-fn name_completions(analysis: Option<&Analysis>, text: &str, at: usize) -> Vec<CompletionItem> {
+/// The names in scope at byte `at`: the local variables the checker had in scope
+/// there (with their types), the program's globals (not the prelude's internals),
+/// and the keywords.
+fn name_completions(analysis: Option<&Analysis>, at: usize) -> Vec<CompletionItem> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     if let Some(a) = analysis {
-        // The names bound in the enclosing declaration before the cursor: parameters,
-        // `let`s, lambdas and patterns (any lower-case name written there that is no
-        // global).
-        if let Some(decl) = a
-            .decls
-            .iter()
-            .find(|d| d.span.start as usize <= at && at <= d.span.end as usize)
-        {
-            let before = text
-                .get(decl.span.start as usize..at.min(text.len()))
-                .unwrap_or("");
-            for word in before.split(|c: char| !is_name_char(c)) {
-                let first = word.chars().next();
-                if first.is_some_and(|c| c.is_lowercase() || c == '_')
-                    && word != "_"
-                    && !KEYWORDS.contains(&word)
-                    && seen.insert(word.to_string())
-                {
-                    out.push(CompletionItem {
-                        label: word.to_string(),
-                        kind: Some(CompletionItemKind::VARIABLE),
-                        ..Default::default()
-                    });
-                }
-            }
-        }
-        if let Some(program) = a.checked.program() {
-            let sources = &a.checked.loaded.sources;
-            let mut globals = Vec::new();
-            for (i, d) in program.datas.iter().enumerate() {
-                let id = DataId(i as u32);
-                globals.push((d.name.to_string(), Global::Data(id), d.span));
-                if !d.record {
-                    for (j, c) in d.ctors.iter().enumerate() {
-                        let con = ConId {
-                            data: id,
-                            index: j as u32,
-                        };
-                        globals.push((c.name.to_string(), Global::Con(con), c.span));
-                    }
-                }
-            }
-            for (i, e) in program.externs.iter().enumerate() {
-                let id = crate::core::term::ExternId(i as u32);
-                globals.push((e.name.to_string(), Global::Extern(id), e.span));
-            }
-            for (i, d) in program.defs.iter().enumerate() {
-                let id = crate::core::term::DefId(i as u32);
-                globals.push((d.name.to_string(), Global::Def(id), d.span));
-            }
-            // The document's own names first, then imports', then the prelude's.
-            globals.sort_by_key(|(_, _, span)| (span.file != a.file(), is_prelude(sources, *span)));
-            for (name, g, span) in globals {
-                if name.contains('\'')
-                    || name.starts_with('<')
-                    || (is_prelude(sources, span)
-                        && crate::repl::session::is_prelude_internal(&name))
-                    || !seen.insert(name.clone())
-                {
-                    continue;
-                }
-                let kind = match g {
-                    Global::Def(_) => CompletionItemKind::FUNCTION,
-                    Global::Data(_) => CompletionItemKind::STRUCT,
-                    Global::Con(_) => CompletionItemKind::ENUM_MEMBER,
-                    _ => CompletionItemKind::FUNCTION,
-                };
-                out.push(CompletionItem {
-                    label: name,
-                    kind: Some(kind),
-                    detail: global_type(program, g),
-                    ..Default::default()
-                });
-            }
-        }
+        out.extend(local_completions(a, at, &mut seen));
+        out.extend(global_completions(a, &mut seen));
     }
     for k in KEYWORDS {
         if seen.insert(k.to_string()) {
@@ -490,6 +471,62 @@ fn name_completions(analysis: Option<&Analysis>, text: &str, at: usize) -> Vec<C
                 ..Default::default()
             });
         }
+    }
+    out
+}
+
+/// The globals of the program whose names are not in `seen` (which they join), with
+/// their types: the document's first, then its imports', then the prelude's (not
+/// its internals).
+fn global_completions(a: &Analysis, seen: &mut HashSet<String>) -> Vec<CompletionItem> {
+    let Some(program) = a.checked.program() else {
+        return Vec::new();
+    };
+    let sources = &a.checked.loaded.sources;
+    let mut globals = Vec::new();
+    for (i, d) in program.datas.iter().enumerate() {
+        let id = DataId(i as u32);
+        globals.push((d.name.to_string(), Global::Data(id), d.span));
+        if !d.record {
+            for (j, c) in d.ctors.iter().enumerate() {
+                let con = ConId {
+                    data: id,
+                    index: j as u32,
+                };
+                globals.push((c.name.to_string(), Global::Con(con), c.span));
+            }
+        }
+    }
+    for (i, e) in program.externs.iter().enumerate() {
+        let id = crate::core::term::ExternId(i as u32);
+        globals.push((e.name.to_string(), Global::Extern(id), e.span));
+    }
+    for (i, d) in program.defs.iter().enumerate() {
+        let id = crate::core::term::DefId(i as u32);
+        globals.push((d.name.to_string(), Global::Def(id), d.span));
+    }
+    globals.sort_by_key(|(_, _, span)| (span.file != a.file(), is_prelude(sources, *span)));
+    let mut out = Vec::new();
+    for (name, g, span) in globals {
+        if name.contains('\'')
+            || name.starts_with('<')
+            || (is_prelude(sources, span) && crate::repl::session::is_prelude_internal(&name))
+            || !seen.insert(name.clone())
+        {
+            continue;
+        }
+        let kind = match g {
+            Global::Def(_) => CompletionItemKind::FUNCTION,
+            Global::Data(_) => CompletionItemKind::STRUCT,
+            Global::Con(_) => CompletionItemKind::ENUM_MEMBER,
+            _ => CompletionItemKind::FUNCTION,
+        };
+        out.push(CompletionItem {
+            label: name,
+            kind: Some(kind),
+            detail: global_type(program, g),
+            ..Default::default()
+        });
     }
     out
 }
@@ -663,64 +700,28 @@ pub fn code_actions(
     out
 }
 
-/// The names that have a hole's type: its local variables of that type, then the
-/// globals of the document, its imports and the prelude whose declared type is that
-/// type (as printed), at most [`FILL_CANDIDATES`].
+/// The names that fill a hole, as the checker found them (its local variables, then
+/// the globals whose type is the hole's, then those whose type instantiates to it):
+/// not the definition the hole is in (it would loop), nor the prelude's internals; at
+/// most [`FILL_CANDIDATES`].
 fn fill_candidates(analysis: &Analysis, hole: &HoleAt) -> Vec<String> {
-    if hole.goal_open {
-        return Vec::new();
-    }
-    let mut out: Vec<String> = hole
-        .locals
-        .iter()
-        .rev()
-        .filter(|l| l.ty == hole.goal)
-        .map(|l| l.name.clone())
-        .collect();
-    if let Some(program) = analysis.checked.program() {
-        let sources = &analysis.checked.loaded.sources;
-        let mut globals: Vec<(String, Global, Span)> = Vec::new();
-        for (i, d) in program.defs.iter().enumerate() {
-            globals.push((
-                d.name.to_string(),
-                Global::Def(crate::core::term::DefId(i as u32)),
-                d.span,
-            ));
+    let sources = &analysis.checked.loaded.sources;
+    let mut out: Vec<String> = Vec::new();
+    for fill in &hole.fills {
+        if out.len() >= FILL_CANDIDATES {
+            break;
         }
-        for (i, d) in program.datas.iter().enumerate() {
-            for (j, c) in d.ctors.iter().enumerate() {
-                let con = ConId {
-                    data: DataId(i as u32),
-                    index: j as u32,
-                };
-                if !d.record {
-                    globals.push((c.name.to_string(), Global::Con(con), c.span));
-                }
-            }
-        }
-        globals
-            .sort_by_key(|(_, _, span)| (span.file != analysis.file(), is_prelude(sources, *span)));
-        for (name, g, span) in globals {
-            if out.len() >= FILL_CANDIDATES {
-                break;
-            }
-            // A definition cannot fill a hole in its own body (it would loop).
-            let own = analysis.decls.iter().any(|d| {
-                d.name == name && d.span.start <= hole.span.start && hole.span.end <= d.span.end
+        let name = &fill.name;
+        let own = fill.declared.is_some()
+            && analysis.decls.iter().any(|d| {
+                d.name == *name && d.span.start <= hole.span.start && hole.span.end <= d.span.end
             });
-            if own
-                || name.contains('\'')
-                || name.starts_with('<')
-                || out.contains(&name)
-                || (is_prelude(sources, span) && crate::repl::session::is_prelude_internal(&name))
-            {
-                continue;
-            }
-            if global_type(program, g).as_deref() == Some(hole.goal.as_str()) {
-                out.push(name);
-            }
+        let internal = fill.declared.is_some_and(|span| {
+            is_prelude(sources, span) && crate::repl::session::is_prelude_internal(name)
+        });
+        if !own && !internal && !out.contains(name) {
+            out.push(name.clone());
         }
     }
-    out.truncate(FILL_CANDIDATES);
     out
 }

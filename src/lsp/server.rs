@@ -233,7 +233,9 @@ impl Server {
                     };
                     let doc = p.text_document;
                     self.docs.open(&doc.uri, doc.text, doc.version);
-                    self.check(&doc.uri)
+                    let mut out = self.check(&doc.uri);
+                    out.extend(self.check_importers(&doc.uri));
+                    out
                 }
                 no::DidChangeTextDocument::METHOD => {
                     let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params)
@@ -245,7 +247,9 @@ impl Server {
                         Some(doc) => doc.apply(p.content_changes, p.text_document.version),
                         None => return Vec::new(),
                     }
-                    self.check(&uri)
+                    let mut out = self.check(&uri);
+                    out.extend(self.check_importers(&uri));
+                    out
                 }
                 no::DidCloseTextDocument::METHOD => {
                     let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params)
@@ -255,7 +259,10 @@ impl Server {
                     let uri = p.text_document.uri;
                     self.docs.close(&uri);
                     self.checked.remove(uri.as_str());
-                    vec![publish(uri, Vec::new(), None)]
+                    // Its importers read it from disk again.
+                    let mut out = self.check_importers(&uri);
+                    out.insert(0, publish(uri, Vec::new(), None));
+                    out
                 }
                 // `initialized`, `didSave`, `$/cancelRequest`, settings...: nothing to do.
                 _ => Vec::new(),
@@ -279,8 +286,9 @@ impl Server {
             .remove(&key)
             .map(|c| (c.cache, c.last_good, c.analysis))
             .map_or((Cache::default(), None, None), |(c, g, a)| (c, g, Some(a)));
+        let open = self.docs.open_files();
         let (analysis, stats) =
-            super::incremental::check(&mut cache.0, &name, path.as_deref(), &doc.text);
+            super::incremental::check(&mut cache.0, &name, path.as_deref(), &doc.text, &open);
         let last_good = if analysis.checked.program().is_some() {
             None
         } else {
@@ -302,6 +310,25 @@ impl Server {
             },
         );
         vec![publish(uri.clone(), diagnostics, Some(version))]
+    }
+
+    /// Checks again the other open documents that import the file `uri` names
+    /// (directly or not), which has just changed, opened or closed, and returns their
+    /// diagnostics to publish.
+    fn check_importers(&mut self, uri: &Uri) -> Vec<Message> {
+        let Some(changed) = uri_to_path(uri).and_then(|p| p.canonicalize().ok()) else {
+            return Vec::new();
+        };
+        let mut importers: Vec<&String> = self
+            .checked
+            .iter()
+            .filter(|(key, c)| *key != uri.as_str() && c.analysis.imported.contains(&changed))
+            .map(|(key, _)| key)
+            .collect();
+        // In a fixed order, whatever the table's.
+        importers.sort();
+        let importers: Vec<Uri> = importers.iter().filter_map(|k| k.parse().ok()).collect();
+        importers.iter().flat_map(|u| self.check(u)).collect()
     }
 }
 

@@ -20,10 +20,54 @@ type Bound = (Lvl, Span);
 /// name to the variable it names now, so that looking a name up costs the same in a
 /// context of a hundred thousand variables as in a small one. Each binding remembers
 /// what its name named before, which unbinding restores.
+///
+/// When the checker records places (the language server), each binding also gathers
+/// the places of the expressions checked while it is the innermost one ([`Names::touch`]);
+/// when it is unbound, what it gathered goes to the binding around it and the whole is
+/// noted as the variable's scope ([`crate::check::record::note_scope`]): completion
+/// offers the variables whose scope holds the cursor.
 #[derive(Default)]
 pub(in crate::check) struct Names<'s> {
-    stack: Vec<(&'s str, Lvl, Option<Bound>)>,
+    stack: Vec<Binding<'s>>,
     index: HashMap<&'s str, Bound>,
+}
+
+/// One name bound, in [`Names`].
+struct Binding<'s> {
+    name: &'s str,
+    lvl: Lvl,
+    /// Where its binder is written.
+    binder: Span,
+    /// What the name named before.
+    before: Option<Bound>,
+    /// The places checked in its scope so far (when recording).
+    reach: Reach,
+}
+
+/// The smallest range of a file holding some places: `start > end` while empty.
+#[derive(Clone, Copy)]
+struct Reach {
+    start: u32,
+    end: u32,
+}
+
+impl Reach {
+    /// No place yet.
+    const EMPTY: Reach = Reach {
+        start: u32::MAX,
+        end: 0,
+    };
+
+    /// Grows to hold `start..end`.
+    fn add(&mut self, start: u32, end: u32) {
+        self.start = self.start.min(start);
+        self.end = self.end.max(end);
+    }
+
+    /// Whether it holds no place.
+    fn is_empty(self) -> bool {
+        self.start > self.end
+    }
 }
 
 impl<'s> Names<'s> {
@@ -31,26 +75,56 @@ impl<'s> Names<'s> {
     /// named before.
     pub(in crate::check) fn push(&mut self, name: &'s str, binder: Span, lvl: Lvl) {
         let before = self.index.insert(name, (lvl, binder));
-        self.stack.push((name, lvl, before));
+        self.stack.push(Binding {
+            name,
+            lvl,
+            binder,
+            before,
+            reach: Reach::EMPTY,
+        });
     }
 
     /// Unbinds the innermost name.
     pub(in crate::check) fn pop(&mut self) -> Option<(&'s str, Lvl)> {
-        let (name, lvl, before) = self.stack.pop()?;
-        match before {
-            Some(b) => {
-                self.index.insert(name, b);
+        let b = self.stack.pop()?;
+        match b.before {
+            Some(before) => {
+                self.index.insert(b.name, before);
             }
             None => {
-                self.index.remove(name);
+                self.index.remove(b.name);
             }
         }
-        Some((name, lvl))
+        self.close(&b);
+        Some((b.name, b.lvl))
+    }
+
+    /// Notes that the expression at `span` (a place recorded) was checked with the
+    /// names as they are: it is in the innermost binding's scope.
+    pub(in crate::check) fn touch(&mut self, span: Span) {
+        if let Some(b) = self.stack.last_mut() {
+            b.reach.add(span.start, span.end);
+        }
+    }
+
+    /// Ends the scope of a binding just unbound: the places it gathered are in the
+    /// scope of the binding around it too, and are noted as its scope.
+    fn close(&mut self, b: &Binding<'s>) {
+        if b.reach.is_empty() {
+            return;
+        }
+        if let Some(outer) = self.stack.last_mut() {
+            outer.reach.add(b.reach.start, b.reach.end);
+        }
+        if b.binder.end > b.binder.start && crate::check::record::wants(b.binder) {
+            let extent = Span::new(b.binder.file, b.reach.start, b.reach.end);
+            crate::check::record::note_scope(b.name, b.binder, extent);
+        }
     }
 
     /// The innermost binding, if any.
     pub(in crate::check) fn last(&self) -> Option<(&'s str, Lvl)> {
-        self.stack.last().map(|(n, l, _)| (*n, *l))
+        self.stack.last().map(|b| (b.name, b.lvl))
     }
 
     /// How many bindings there are.
@@ -77,7 +151,17 @@ impl<'s> Names<'s> {
 
     /// The bindings, innermost first (shadowed ones included).
     pub(in crate::check) fn innermost_first(&self) -> impl Iterator<Item = (&'s str, Lvl)> + '_ {
-        self.stack.iter().rev().map(|(n, l, _)| (*n, *l))
+        self.stack.iter().rev().map(|b| (b.name, b.lvl))
+    }
+}
+
+impl Drop for Names<'_> {
+    /// A context dropped with names still bound (a definition's parameters) ends
+    /// their scopes, innermost first.
+    fn drop(&mut self) {
+        while let Some(b) = self.stack.pop() {
+            self.close(&b);
+        }
     }
 }
 

@@ -207,6 +207,21 @@ impl<'e> Elab<'e> {
         false
     }
 
+    /// Runs `attempt` (unifications) and undoes what it did whatever it found: the
+    /// unknowns it solved or made are as they were, the errors it reported are
+    /// withdrawn. For questions that must leave the check as it is (does this name
+    /// fit that hole?).
+    pub(in crate::check) fn probe<T>(&mut self, attempt: impl FnOnce(&mut Self) -> T) -> T {
+        let trial = self.metas.begin_trial();
+        let errors = self.errors.len();
+        let budget_report = self.budget_report;
+        let out = attempt(self);
+        self.metas.undo(trial);
+        self.errors.truncate(errors);
+        self.budget_report = budget_report;
+        out
+    }
+
     /// Whether `t` is an unsolved metavariable application.
     pub(in crate::check) fn is_unsolved_meta(&self, t: &RcTerm) -> bool {
         flex(t).is_some_and(|f| self.metas.is_unsolved(f.id))

@@ -138,6 +138,7 @@ impl<'e> Elab<'e> {
         let term = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.check_inner(cx, e, ty));
         if crate::check::record::wants(e.span) {
             crate::check::record::note_type(e.span, ty, |from| cx.display_names(from), cx.depth());
+            cx.names.touch(e.span);
         }
         term
     }
@@ -395,6 +396,7 @@ impl<'e> Elab<'e> {
         let (term, ty) = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.infer_inner(cx, e));
         if crate::check::record::wants(e.span) {
             crate::check::record::note_type(e.span, &ty, |from| cx.display_names(from), cx.depth());
+            cx.names.touch(e.span);
         }
         (term, ty)
     }

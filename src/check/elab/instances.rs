@@ -42,7 +42,7 @@ pub(in crate::check) struct InstanceGoal {
 
 /// What an instance is found by: the head of the type it is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Head {
+pub(in crate::check) enum Head {
     /// A data type (`List`, `Maybe`, a record).
     Data(DataId),
     /// `Int`, `Float`, `String` or `Char`.
@@ -126,7 +126,7 @@ impl Elab<'_> {
     /// The instances, by interface and head; reports instances that are not of an
     /// interface applied to a type constructor, overlapping ones, and hand-written
     /// `Eq` instances.
-    fn instance_table(&mut self) -> HashMap<(DataId, Head), DefId> {
+    pub(in crate::check) fn instance_table(&mut self) -> HashMap<(DataId, Head), DefId> {
         let mut table: HashMap<(DataId, Head), DefId> = HashMap::new();
         let eq = self.scopes[PRELUDE_UNIT]
             .get("Eq")
@@ -282,6 +282,37 @@ impl Elab<'_> {
         for id in unsolved {
             self.metas.mark_defaultable_id(id);
         }
+    }
+
+    /// Whether a dictionary of type `ty` (an interface applied to a type, in `cx`) is
+    /// at hand: a local one of exactly that type, or an instance in `table` for the
+    /// type's head (whose own constraints are not looked into).
+    pub(in crate::check) fn has_instance(
+        &mut self,
+        cx: &Cx<'_>,
+        ty: &RcTerm,
+        table: &HashMap<(DataId, Head), DefId>,
+        span: Span,
+    ) -> bool {
+        let want = self.whnf(cx, ty, span);
+        let (head, args) = spine(&want);
+        let (Term::Data(class), Some((_, arg))) = (&**head, args.first()) else {
+            return false;
+        };
+        let class = *class;
+        let arg = (*arg).clone();
+        let target = self.metas.zonk(&want);
+        for lvl in (0..cx.depth()).rev() {
+            let lty = cx.type_of(Lvl(lvl));
+            if !matches!(&**spine(&lty).0, Term::Data(d) if *d == class) {
+                continue;
+            }
+            let lty = self.whnf(cx, &lty, span);
+            if crate::core::equiv::alpha_eq(&self.metas.zonk(&lty), &target) {
+                return true;
+            }
+        }
+        matches!(self.head_of(cx, &arg, span), Some(Some(h)) if table.contains_key(&(class, h)))
     }
 
     fn attempt(

@@ -31,6 +31,8 @@
 //!   as what it is) and the checks that two types agree.
 //! - `resolve`, `report`, `context`: name resolution, messages (typed holes, unbound
 //!   names, mismatches, types cut to a readable length), and the local context.
+//! - `fill`: for the language server, the names that fit a typed hole (tried by
+//!   unification, each try undone).
 //!
 //! Costs are kept in proportion to the program: unknowns are created in constant time
 //! whatever the depth of their context ([`HoleKind::MetaCtx`]), shared types are
@@ -60,6 +62,7 @@ mod context;
 mod conversion;
 mod data;
 mod expr;
+mod fill;
 mod instances;
 mod operators;
 mod order;

@@ -16,14 +16,19 @@ const HOLE_LOCALS_SHOWN: usize = 30;
 /// application is checked against `Maybe Int`).
 pub(in crate::check) struct PendingHole {
     label: String,
-    span: Span,
-    goal: RcTerm,
+    pub(super) span: Span,
+    pub(super) goal: RcTerm,
     /// The innermost local variables: name and type (in the hole's scope).
-    locals: Vec<(String, RcTerm)>,
+    pub(super) locals: Vec<(String, RcTerm)>,
     /// How many more local variables there are.
     more: usize,
     /// Display names of the variables the goal and those types may mention.
     names: Vec<String>,
+    /// The scope unit it is in.
+    pub(super) unit: usize,
+    /// The local context at the hole, kept when its place is recorded (for the
+    /// language server): what the names that may fill it are tried in.
+    pub(super) entries: Option<Vec<crate::check::eval::CtxEntry>>,
 }
 
 impl PendingHole {
@@ -82,6 +87,8 @@ impl<'e> Elab<'e> {
             locals,
             more,
             names: cx.display_names(depth - reach),
+            unit: cx.unit,
+            entries: crate::check::record::wants(span).then(|| cx.entries.clone()),
         });
     }
 
@@ -126,6 +133,17 @@ impl<'e> Elab<'e> {
     /// knows them.
     pub(in crate::check) fn report_holes(&mut self) {
         for hole in std::mem::take(&mut self.holes) {
+            let recorded = crate::check::record::wants(hole.span);
+            let mut open = Vec::new();
+            if recorded {
+                self.metas
+                    .unsolved_in(&self.metas.zonk(&hole.goal), &mut open);
+            }
+            let fills = if recorded && open.is_empty() {
+                self.fills(&hole)
+            } else {
+                Vec::new()
+            };
             let names: Vec<&str> = hole.names.iter().map(String::as_str).collect();
             let mut unknowns = Vec::new();
             let mut show = |t: &RcTerm| {
@@ -139,11 +157,8 @@ impl<'e> Elab<'e> {
                 )
             };
             let shown = show(&hole.goal);
-            if crate::check::record::wants(hole.span) {
-                let mut open = Vec::new();
-                self.metas
-                    .unsolved_in(&self.metas.zonk(&hole.goal), &mut open);
-                self.record_hole(&hole, &shown, !open.is_empty());
+            if recorded {
+                self.record_hole(&hole, &shown, !open.is_empty(), fills);
             }
             let mut d = Diagnostic::error(format!("{} has type `{shown}`", hole.label))
                 .at(hole.span, format!("expected type: {shown}"));
@@ -165,9 +180,15 @@ impl<'e> Elab<'e> {
     }
 
     /// Notes a typed hole for the language server ([`crate::check::record`]): its
-    /// goal, its locals with their types, and the arms of a case split on each local
-    /// of a data type.
-    fn record_hole(&self, hole: &PendingHole, goal: &str, goal_open: bool) {
+    /// goal, its locals with their types, the arms of a case split on each local of a
+    /// data type, and the names that fit it.
+    fn record_hole(
+        &self,
+        hole: &PendingHole,
+        goal: &str,
+        goal_open: bool,
+        fills: Vec<crate::check::record::Fill>,
+    ) {
         let names: Vec<&str> = hole.names.iter().map(String::as_str).collect();
         let taken: std::collections::HashSet<String> =
             hole.locals.iter().map(|(n, _)| n.clone()).collect();
@@ -200,6 +221,7 @@ impl<'e> Elab<'e> {
             goal: goal.to_string(),
             goal_open,
             locals,
+            fills,
         });
     }
 
