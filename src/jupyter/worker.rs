@@ -61,8 +61,33 @@ pub struct Shared {
 impl Shared {
     /// Publishes a message of `msg_type` on IOPub, answering `parent`.
     pub fn publish(&self, parent: Option<&Message>, msg_type: &str, content: Value) {
-        let mut m = Message::new(msg_type, &self.kernel_session, parent, content);
-        m.identities = vec![format!("kernel.{}.{msg_type}", self.kernel_session).into_bytes()];
+        let m = Message::new(msg_type, &self.kernel_session, parent, content);
+        self.publish_message(m);
+    }
+
+    /// Publishes a message whose content is JSON text written in the order it is to
+    /// be sent ([`Message::content_text`]): a value's JSON form with its record's
+    /// fields in order. Text that is not a JSON object (never made here) goes as an
+    /// empty content.
+    pub fn publish_text(&self, parent: Option<&Message>, msg_type: &str, text: String) {
+        let content = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Value::is_object);
+        let ordered = content.is_some();
+        let mut m = Message::new(
+            msg_type,
+            &self.kernel_session,
+            parent,
+            content.unwrap_or_else(|| json!({})),
+        );
+        m.content_text = ordered.then_some(text);
+        self.publish_message(m);
+    }
+
+    /// Sends a message on IOPub under the topic of its type.
+    fn publish_message(&self, mut m: Message) {
+        let topic = format!("kernel.{}.{}", self.kernel_session, m.msg_type());
+        m.identities = vec![topic.into_bytes()];
         let _ = self.out.send(Outgoing::IoPub(m));
     }
 
@@ -229,28 +254,24 @@ impl Worker {
                     Shown::Stdout(_) => {}
                     Shown::Value(v) => {
                         let plain = format!("{} : {}", v.text, v.ty);
-                        let json_value: Value =
-                            serde_json::from_str(&v.json).unwrap_or(Value::String(v.json.clone()));
                         if !silent {
                             if v.is_json() {
-                                self.shared.publish(
+                                let data = mime_bundle(&v.text, &v.json);
+                                self.shared.publish_text(
                                     Some(request),
                                     "display_data",
-                                    json!({
-                                        "data": {"application/json": json_value, "text/plain": v.text},
-                                        "metadata": {},
-                                        "transient": {},
-                                    }),
+                                    format!(
+                                        "{{\"data\":{data},\"metadata\":{{}},\"transient\":{{}}}}"
+                                    ),
                                 );
                             }
-                            self.shared.publish(
+                            let data = mime_bundle(&plain, &v.json);
+                            self.shared.publish_text(
                                 Some(request),
                                 "execute_result",
-                                json!({
-                                    "execution_count": count,
-                                    "data": {"text/plain": plain, "application/json": json_value},
-                                    "metadata": {},
-                                }),
+                                format!(
+                                    "{{\"execution_count\":{count},\"data\":{data},\"metadata\":{{}}}}"
+                                ),
                             );
                         }
                         last_output = Some(plain);
@@ -437,6 +458,23 @@ impl Worker {
     }
 }
 
+/// A MIME bundle of `text/plain` and `application/json`, as JSON text. The JSON form
+/// goes in as the session wrote it (`spindle run --format json`'s text), so that an
+/// object keeps its keys in the value's order (a record's fields as declared, a
+/// `JObj`'s entries as given); text that is not one JSON document (deeper than the
+/// reader's limit) goes as a JSON string.
+fn mime_bundle(plain: &str, json: &str) -> String {
+    let json = if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
+        json.to_string()
+    } else {
+        Value::String(json.to_string()).to_string()
+    };
+    format!(
+        "{{\"text/plain\":{},\"application/json\":{json}}}",
+        Value::String(plain.to_string())
+    )
+}
+
 /// The last `n` of `items` (all without `n`).
 fn last<T>(mut items: Vec<T>, n: Option<usize>) -> Vec<T> {
     if let Some(n) = n
@@ -576,14 +614,30 @@ mod tests {
     }
 
     fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>) -> Vec<(String, Value)> {
+        drain_messages(rx)
+            .into_iter()
+            .map(|m| (m.msg_type().to_string(), m.content))
+            .collect()
+    }
+
+    /// The messages sent so far, whole.
+    fn drain_messages(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>) -> Vec<Message> {
         let mut v = Vec::new();
         while let Ok(o) = rx.try_recv() {
             let m = match o {
                 Outgoing::Shell(m) | Outgoing::Control(m) | Outgoing::IoPub(m) => m,
             };
-            v.push((m.msg_type().to_string(), m.content));
+            v.push(m);
         }
         v
+    }
+
+    /// The content frame a message goes out with, as text.
+    fn sent_content(m: &Message) -> String {
+        let signer = crate::jupyter::wire::Signer::new("hmac-sha256", "").unwrap();
+        let frames = m.encode(&signer);
+        // identities, delimiter, signature, header, parent header, metadata, content
+        String::from_utf8(frames[m.identities.len() + 5].clone()).unwrap()
     }
 
     /// The messages' types, in order.
@@ -617,6 +671,46 @@ mod tests {
         assert_eq!(msgs[4].1["data"]["application/json"], json!({"a": 1.5}));
         assert_eq!(msgs[6].1["status"], "ok");
         assert_eq!(msgs[6].1["execution_count"], 1);
+    }
+
+    #[test]
+    fn json_objects_keep_the_order_of_the_value() {
+        let (mut w, mut rx) = worker();
+        w.handle(request(
+            "execute_request",
+            json!({"code": "record P = { zeta : Int, alpha : String }\n\
+                            { alpha = \"a\", zeta = 1 }\n\
+                            JObj [(\"b\", JNull), (\"a\", JBool True)]"}),
+        ));
+        let sent: Vec<(String, String)> = drain_messages(&mut rx)
+            .iter()
+            .filter(|m| matches!(m.msg_type(), "execute_result" | "display_data"))
+            .map(|m| (m.msg_type().to_string(), sent_content(m)))
+            .collect();
+        let kinds: Vec<&str> = sent.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(kinds, ["execute_result", "display_data", "execute_result"]);
+        // As `spindle run --format json` writes them: a record's fields as declared,
+        // a `JObj`'s entries as given.
+        for (i, want) in [
+            (0, r#""application/json":{"zeta":1,"alpha":"a"}"#),
+            (1, r#""application/json":{"b":null,"a":true}"#),
+            (2, r#""application/json":{"b":null,"a":true}"#),
+        ] {
+            assert!(sent[i].1.contains(want), "{want} in {}", sent[i].1);
+        }
+        assert!(
+            sent[0]
+                .1
+                .starts_with(r#"{"execution_count":1,"data":{"text/plain":"#),
+            "{}",
+            sent[0].1
+        );
+        // The content read back is the same document.
+        let back: Value = serde_json::from_str(&sent[0].1).unwrap();
+        assert_eq!(
+            back["data"]["application/json"],
+            json!({"alpha": "a", "zeta": 1})
+        );
     }
 
     #[test]

@@ -172,6 +172,15 @@ class ExtraKernelTests(unittest.TestCase):
         self.assertIn("<repl>:2:1", reply["content"]["evalue"])
 
 
+    def test_json_objects_keep_the_order_of_the_value(self) -> None:
+        # As `spindle run --format json` writes them: a record's fields as declared.
+        msg_id = self.kc.execute('record Pt = { zeta : Int, alpha : String }\n{ alpha = "a", zeta = 1 }')
+        self.assertEqual(self.kc.get_shell_msg(timeout=10)["content"]["status"], "ok")
+        results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
+        value = results[0]["content"]["data"]["application/json"]
+        self.assertEqual(list(value.items()), [("zeta", 1), ("alpha", "a")])
+
+
 class NotebookTests(unittest.TestCase):
     """examples/notebook.ipynb runs headless, with the outputs it promises."""
 
