@@ -79,7 +79,8 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
         .spawn(move || {
             let session = Session::new();
             let _ = flag_tx.send(session.interrupt_flag());
-            let mut worker = Worker::new(session, capture, worker_shared.clone());
+            let history = super::history::History::open_default();
+            let mut worker = Worker::new(session, capture, worker_shared.clone(), history);
             // A fault inside the session must not leave the client waiting for a reply
             // forever: it is answered as an error, and the kernel goes on.
             let handle = |worker: &mut Worker, request: Message| {

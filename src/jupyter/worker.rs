@@ -9,6 +9,7 @@
 
 use super::capture::Capture;
 use super::cell;
+use super::history::{History, HistoryEntry};
 use super::wire::Message;
 use crate::repl::session::{Evaluated, Session};
 use crate::repl::{self, Command, ReplBackend, Reply};
@@ -30,20 +31,6 @@ pub enum Outgoing {
 
 /// Where the worker sends its messages.
 pub type Out = tokio::sync::mpsc::UnboundedSender<Outgoing>;
-
-/// The session number history entries carry (history lives as long as the kernel).
-pub const HISTORY_SESSION: u64 = 1;
-
-/// One executed cell, for `history_request`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryEntry {
-    /// Its execution count.
-    pub line: u64,
-    /// The cell's text.
-    pub input: String,
-    /// The last value's `text/plain`, if the cell had one.
-    pub output: Option<String>,
-}
 
 /// State shared by the worker and the socket thread.
 #[derive(Clone)]
@@ -104,7 +91,8 @@ pub struct Worker {
     capture: Option<Capture>,
     shared: Shared,
     execution_count: u64,
-    history: Vec<HistoryEntry>,
+    /// The cells of earlier kernels and this one's, for `history_request`.
+    history: History,
     /// When a cell failed with `stop_on_error`, the time it did: the execute
     /// requests that came before then, queued behind it, are answered `aborted`
     /// ([`Worker::take_abort`]).
@@ -122,15 +110,22 @@ enum Shown {
 }
 
 impl Worker {
-    /// A worker over a new session that keeps values as data.
-    pub fn new(mut session: Session, capture: Option<Capture>, shared: Shared) -> Worker {
+    /// A worker over a new session that keeps values as data, with `history` (the
+    /// kernel's: [`History::open_default`]; the tests': in memory or a file of their
+    /// own).
+    pub fn new(
+        mut session: Session,
+        capture: Option<Capture>,
+        shared: Shared,
+        history: History,
+    ) -> Worker {
         session.keep_results(true);
         Worker {
             session,
             capture,
             shared,
             execution_count: 0,
-            history: Vec::new(),
+            history,
             abort_queued: None,
         }
     }
@@ -295,11 +290,7 @@ impl Worker {
             }
         }
         if store {
-            self.history.push(HistoryEntry {
-                line: count,
-                input: code.to_string(),
-                output: last_output,
-            });
+            self.history.push(count, code, last_output);
         }
         let content = match error {
             None => json!({
@@ -405,30 +396,33 @@ impl Worker {
         }
     }
 
-    /// The answer to a `history_request` (`tail`, `range`, `search`).
+    /// The answer to a `history_request` (`tail`, `range`, `search`), from the cells
+    /// of this kernel and of earlier ones ([`History`]). A `range`'s session is a
+    /// kernel's number when positive, and counts back from this kernel's otherwise (0
+    /// this one, -1 the one before), as in IPython.
     fn history_reply(&self, c: &Value) -> Value {
         let output = c.get("output").and_then(Value::as_bool).unwrap_or(false);
         let n = c.get("n").and_then(Value::as_u64).map(|n| n as usize);
+        let all = self.history.entries();
         let entries: Vec<&HistoryEntry> = match c.get("hist_access_type").and_then(Value::as_str) {
-            Some("tail") => last(self.history.iter().collect(), n),
+            Some("tail") => last(all.iter().collect(), n),
             Some("range") => {
                 let start = c.get("start").and_then(Value::as_u64).unwrap_or(0);
                 let stop = c.get("stop").and_then(Value::as_u64).unwrap_or(u64::MAX);
-                let session = c.get("session").and_then(Value::as_i64).unwrap_or(0);
-                if session > 0 && session as u64 != HISTORY_SESSION {
-                    Vec::new()
+                let asked = c.get("session").and_then(Value::as_i64).unwrap_or(0);
+                let session = if asked > 0 {
+                    Some(asked.unsigned_abs())
                 } else {
-                    self.history
-                        .iter()
-                        .filter(|e| e.line >= start && e.line < stop)
-                        .collect()
-                }
+                    self.history.session().checked_sub(asked.unsigned_abs())
+                };
+                all.iter()
+                    .filter(|e| Some(e.session) == session && e.line >= start && e.line < stop)
+                    .collect()
             }
             Some("search") => {
                 let pattern = c.get("pattern").and_then(Value::as_str).unwrap_or("*");
                 let unique = c.get("unique").and_then(Value::as_bool).unwrap_or(false);
-                let mut hits: Vec<&HistoryEntry> = self
-                    .history
+                let mut hits: Vec<&HistoryEntry> = all
                     .iter()
                     .filter(|e| glob_match(pattern, &e.input))
                     .collect();
@@ -451,7 +445,7 @@ impl Worker {
                 } else {
                     json!(e.input)
                 };
-                json!([HISTORY_SESSION, e.line, item])
+                json!([e.session, e.line, item])
             })
             .collect();
         json!({"status": "ok", "history": history})
@@ -604,7 +598,10 @@ mod tests {
             interrupted: Arc::new(AtomicBool::new(false)),
             out: tx,
         };
-        (Worker::new(Session::new(), None, shared), rx)
+        (
+            Worker::new(Session::new(), None, shared, History::in_memory()),
+            rx,
+        )
     }
 
     fn request(msg_type: &str, content: Value) -> Message {
@@ -792,6 +789,73 @@ mod tests {
         let msgs = drain(&mut rx);
         let reply = &msgs.iter().find(|(t, _)| t == "history_reply").unwrap().1;
         assert_eq!(reply["history"], json!([[1, 2, ":print \"hi\""]]));
+    }
+
+    #[test]
+    fn history_goes_back_to_earlier_kernels() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("kernel_history");
+        let kernel = |history: History| {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let shared = Shared {
+                kernel_session: "k".into(),
+                current: Arc::new(Mutex::new(None)),
+                interrupted: Arc::new(AtomicBool::new(false)),
+                out: tx,
+            };
+            (Worker::new(Session::new(), None, shared, history), rx)
+        };
+        let history = |w: &mut Worker, rx: &mut _, content: Value| {
+            w.handle(request("history_request", content));
+            let msgs = drain(rx);
+            msgs.into_iter()
+                .find(|(t, _)| t == "history_reply")
+                .unwrap()
+                .1["history"]
+                .clone()
+        };
+        let (mut first, mut rx) = kernel(History::open(file.clone()));
+        for code in ["1 + 2", "def x = 5"] {
+            first.handle(request("execute_request", json!({"code": code})));
+        }
+        drop(first);
+        let (mut second, mut rx2) = kernel(History::open(file.clone()));
+        second.handle(request("execute_request", json!({"code": "2 * 5"})));
+        drain(&mut rx);
+        let tail = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "tail", "n": 3, "output": true, "raw": true}),
+        );
+        assert_eq!(
+            tail,
+            json!([
+                [1, 1, ["1 + 2", "3 : Int"]],
+                [1, 2, ["def x = 5", null]],
+                [2, 1, ["2 * 5", "10 : Int"]]
+            ])
+        );
+        let search = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "search", "pattern": "1 *", "output": false}),
+        );
+        assert_eq!(search, json!([[1, 1, "1 + 2"]]));
+        // Sessions by number, or counted back from this kernel's.
+        for session in [1, -1] {
+            let range = history(
+                &mut second,
+                &mut rx2,
+                json!({"hist_access_type": "range", "session": session, "start": 2, "stop": 3}),
+            );
+            assert_eq!(range, json!([[1, 2, "def x = 5"]]), "session {session}");
+        }
+        let range = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "range", "session": 0, "start": 1}),
+        );
+        assert_eq!(range, json!([[2, 1, "2 * 5"]]));
     }
 
     #[test]

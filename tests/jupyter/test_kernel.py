@@ -8,7 +8,11 @@ Needs the kernel spec installed where this Python's Jupyter finds it
 
 from __future__ import annotations
 
+import atexit
+import os
 import pathlib
+import shutil
+import tempfile
 import time
 import unittest
 
@@ -18,6 +22,12 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The kernels keep their history under $XDG_DATA_HOME/spindle: the tests' own
+# directory, not the user's.
+_DATA = tempfile.mkdtemp(prefix="spindle-kernel-tests-")
+atexit.register(shutil.rmtree, _DATA, True)
+os.environ["XDG_DATA_HOME"] = _DATA
 
 
 class SpindleKernelTests(jupyter_kernel_test.KernelTests):
@@ -179,6 +189,34 @@ class ExtraKernelTests(unittest.TestCase):
         results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
         value = results[0]["content"]["data"]["application/json"]
         self.assertEqual(list(value.items()), [("zeta", 1), ("alpha", "a")])
+
+
+class HistoryAcrossKernelsTests(unittest.TestCase):
+    """History is kept across kernels, as IPython keeps it: a new kernel's `tail`
+    has the cells of the kernel before it."""
+
+    def test_a_new_kernel_has_the_cells_of_the_one_before(self) -> None:
+        with tempfile.TemporaryDirectory() as data:
+            env = {**os.environ, "XDG_DATA_HOME": data}
+            km, kc = start_new_kernel(kernel_name="spindle", env=env)
+            try:
+                for code in ["1 + 2", 'def greeting = "hi"']:
+                    kc.execute_interactive(code, timeout=10)
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel()
+            km, kc = start_new_kernel(kernel_name="spindle", env=env)
+            try:
+                kc.execute_interactive("2 * 5", timeout=10)
+                kc.history(hist_access_type="tail", n=3, output=False, raw=True)
+                history = kc.get_shell_msg(timeout=10)["content"]["history"]
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel()
+            self.assertEqual(
+                history, [[1, 1, "1 + 2"], [1, 2, 'def greeting = "hi"'], [2, 1, "2 * 5"]]
+            )
+            self.assertTrue((pathlib.Path(data) / "spindle" / "kernel_history").is_file())
 
 
 class NotebookTests(unittest.TestCase):
