@@ -49,7 +49,7 @@ pub struct ConnectionInfo {
     pub shell_port: u16,
     /// The IOPub channel's port (outputs and status, published).
     pub iopub_port: u16,
-    /// The stdin channel's port (bound; this kernel never asks for input).
+    /// The stdin channel's port (`input_request` when a cell reads standard input).
     pub stdin_port: u16,
     /// The control channel's port (interrupt, shutdown).
     pub control_port: u16,

@@ -10,6 +10,7 @@
 use super::capture::Capture;
 use super::cell;
 use super::history::{History, HistoryEntry};
+use super::input::Input;
 use super::wire::Message;
 use crate::repl::session::{Evaluated, Session};
 use crate::repl::{self, Command, ReplBackend, Reply};
@@ -27,6 +28,8 @@ pub enum Outgoing {
     Control(Message),
     /// A message published on IOPub.
     IoPub(Message),
+    /// A request on the stdin channel (`input_request`).
+    Stdin(Message),
 }
 
 /// Where the worker sends its messages.
@@ -43,6 +46,8 @@ pub struct Shared {
     pub interrupted: Arc<AtomicBool>,
     /// The outgoing messages.
     pub out: Out,
+    /// The running cell's requests for input and their answers.
+    pub input: Arc<Input>,
 }
 
 impl Shared {
@@ -233,6 +238,7 @@ impl Worker {
             );
         }
         self.shared.interrupted.store(false, Ordering::SeqCst);
+        self.shared.input.begin(request);
         let mut payload = Vec::new();
         let mut last_output = None;
         let mut error: Option<String> = None;
@@ -289,6 +295,7 @@ impl Worker {
                 break;
             }
         }
+        self.shared.input.end();
         if store {
             self.history.push(count, code, last_output);
         }
@@ -597,6 +604,7 @@ mod tests {
             current: Arc::new(Mutex::new(None)),
             interrupted: Arc::new(AtomicBool::new(false)),
             out: tx,
+            input: Arc::new(Input::new()),
         };
         (
             Worker::new(Session::new(), None, shared, History::in_memory()),
@@ -622,7 +630,10 @@ mod tests {
         let mut v = Vec::new();
         while let Ok(o) = rx.try_recv() {
             let m = match o {
-                Outgoing::Shell(m) | Outgoing::Control(m) | Outgoing::IoPub(m) => m,
+                Outgoing::Shell(m)
+                | Outgoing::Control(m)
+                | Outgoing::IoPub(m)
+                | Outgoing::Stdin(m) => m,
             };
             v.push(m);
         }
@@ -802,6 +813,7 @@ mod tests {
                 current: Arc::new(Mutex::new(None)),
                 interrupted: Arc::new(AtomicBool::new(false)),
                 out: tx,
+                input: Arc::new(Input::new()),
             };
             (Worker::new(Session::new(), None, shared, history), rx)
         };
@@ -856,6 +868,120 @@ mod tests {
             json!({"hist_access_type": "range", "session": 0, "start": 1}),
         );
         assert_eq!(range, json!([[2, 1, "2 * 5"]]));
+    }
+
+    /// Waits (10 s at most) for a message of type `want`: the types of those before
+    /// it, and it.
+    fn wait_for(
+        rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
+        want: &str,
+    ) -> (Vec<String>, Message) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut before = Vec::new();
+        while std::time::Instant::now() < deadline {
+            match rx.try_recv() {
+                Ok(
+                    Outgoing::Shell(m)
+                    | Outgoing::Control(m)
+                    | Outgoing::IoPub(m)
+                    | Outgoing::Stdin(m),
+                ) => {
+                    if m.msg_type() == want {
+                        return (before, m);
+                    }
+                    before.push(m.msg_type().to_string());
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        panic!("no {want} within 10 s (after {before:?})");
+    }
+
+    #[test]
+    fn a_cell_reads_standard_input_from_the_notebook() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let shared = Shared {
+            kernel_session: "k".into(),
+            current: Arc::new(Mutex::new(None)),
+            interrupted: Arc::new(AtomicBool::new(false)),
+            out: tx,
+            input: Arc::new(Input::new()),
+        };
+        let source = shared.clone();
+        crate::external::stdin::set_source(Some(Arc::new(move || source.input.read_line(&source))));
+        // The worker on a thread of its own, as in the kernel: a read waits there.
+        let (requests, incoming) = std::sync::mpsc::channel::<Message>();
+        let worker_shared = shared.clone();
+        let worker = std::thread::spawn(move || {
+            let mut w = Worker::new(Session::new(), None, worker_shared, History::in_memory());
+            for r in incoming {
+                w.handle(r);
+            }
+        });
+        let cell = |code: &str, allow: bool| {
+            request(
+                "execute_request",
+                json!({"code": code, "allow_stdin": allow}),
+            )
+        };
+        let answer = |value: &str| {
+            shared
+                .input
+                .answer(&request("input_reply", json!({"value": value})))
+        };
+
+        // `readFile "/dev/stdin"` asks the notebook and reads the line typed.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", true))
+            .unwrap();
+        let (_, ask) = wait_for(&mut rx, "input_request");
+        assert_eq!(ask.content, json!({"prompt": "", "password": false}));
+        assert_eq!(
+            ask.identities,
+            vec![b"peer".to_vec()],
+            "to the cell's client"
+        );
+        assert_eq!(ask.parent_header["msg_type"], "execute_request");
+        answer("Ada");
+        let (_, result) = wait_for(&mut rx, "execute_result");
+        assert_eq!(result.content["data"]["text/plain"], "\"Ada\\n\" : String");
+        assert_eq!(wait_for(&mut rx, "execute_reply").1.content["status"], "ok");
+
+        // `readLines "/dev/stdin"`: the one line typed.
+        requests
+            .send(cell("readLines \"/dev/fd/0\"", true))
+            .unwrap();
+        wait_for(&mut rx, "input_request");
+        answer("four");
+        let (_, result) = wait_for(&mut rx, "execute_result");
+        assert_eq!(
+            result.content["data"]["text/plain"],
+            "[\"four\"] : List String"
+        );
+        assert_eq!(wait_for(&mut rx, "execute_reply").1.content["status"], "ok");
+
+        // Without `allow_stdin`, an error at once, and nothing asked.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", false))
+            .unwrap();
+        let (before, reply) = wait_for(&mut rx, "execute_reply");
+        assert!(!before.iter().any(|t| t == "input_request"), "{before:?}");
+        assert_eq!(reply.content["status"], "error");
+        let traceback = reply.content["traceback"].to_string();
+        assert!(traceback.contains("allow_stdin"), "{traceback}");
+
+        // An interrupt stops a read that waits.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", true))
+            .unwrap();
+        wait_for(&mut rx, "input_request");
+        shared.interrupted.store(true, Ordering::SeqCst);
+        let (_, reply) = wait_for(&mut rx, "execute_reply");
+        assert_eq!(reply.content["status"], "error");
+
+        drop(requests);
+        worker.join().unwrap();
+        crate::external::stdin::set_source(None);
     }
 
     #[test]

@@ -99,6 +99,15 @@ class ExtraKernelTests(unittest.TestCase):
                 return got
         raise AssertionError(f"no idle status for {msg_id}")
 
+    def reply_to(self, msg_id: str, timeout: float = 10) -> dict:
+        """The shell reply to one request (replies left unread by earlier tests are
+        skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.01))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
+
     def interrupt_after(self, code: str, wait: float) -> None:
         """Runs `code`, interrupts it after `wait` s; the reply must come within 2 s
         of the interrupt, as an error, and the next cell must work."""
@@ -182,10 +191,31 @@ class ExtraKernelTests(unittest.TestCase):
         self.assertIn("<repl>:2:1", reply["content"]["evalue"])
 
 
+    def test_a_cell_reads_standard_input_from_the_notebook(self) -> None:
+        msg_id = self.kc.execute('readFile "/dev/stdin"', allow_stdin=True)
+        ask = self.kc.get_stdin_msg(timeout=10)
+        self.assertEqual(ask["msg_type"], "input_request")
+        self.assertEqual(ask["parent_header"]["msg_id"], msg_id)
+        self.assertFalse(ask["content"]["password"])
+        self.kc.input("Ada")
+        reply = self.reply_to(msg_id)
+        self.assertEqual(reply["content"]["status"], "ok")
+        results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
+        self.assertEqual(results[0]["content"]["data"]["text/plain"], '"Ada\\n" : String')
+
+    def test_standard_input_without_allow_stdin_is_an_error_at_once(self) -> None:
+        start = time.monotonic()
+        msg_id = self.kc.execute('readFile "/dev/stdin"', allow_stdin=False)
+        reply = self.reply_to(msg_id)
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertIn("allow_stdin", "\n".join(reply["content"]["traceback"]))
+        self.outputs(msg_id)
+
     def test_json_objects_keep_the_order_of_the_value(self) -> None:
         # As `spindle run --format json` writes them: a record's fields as declared.
         msg_id = self.kc.execute('record Pt = { zeta : Int, alpha : String }\n{ alpha = "a", zeta = 1 }')
-        self.assertEqual(self.kc.get_shell_msg(timeout=10)["content"]["status"], "ok")
+        self.assertEqual(self.reply_to(msg_id)["content"]["status"], "ok")
         results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
         value = results[0]["content"]["data"]["application/json"]
         self.assertEqual(list(value.items()), [("zeta", 1), ("alpha", "a")])
