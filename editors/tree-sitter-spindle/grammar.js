@@ -17,7 +17,8 @@
  * - words that are keywords only in one place: `total` before `def`, `record`,
  *   `interface` and `instance` at the start of a line before a capitalised name,
  *   `where` starting a line after a def's body (or after an interface/instance head),
- *   `deriving` after a data declaration;
+ *   `deriving` after a data declaration; a `where` starting a line where no clause
+ *   can follow but what comes before could end is an error (`_invalid_token`);
  * - `-` before a digit: subtraction after an operand (`x -1` is `x - 1`), part of a
  *   negative literal elsewhere (`f (-1)`);
  * - nested block comments `{- {- -} -}`.
@@ -90,11 +91,9 @@ module.exports = grammar({
 
   supertypes: $ => [$._declaration, $._expression, $._pattern],
 
-  conflicts: $ => [
-    // `{ x` at the start of an arrow segment: a binder `{x : A} ->` or a record update
-    // `{ x | f = e }`; decided by the token after the name.
-    [$._binder, $._primary],
-  ],
+  // `{ x` at the start of an arrow segment is a binder `{x : A} ->` or a record update
+  // `{ x | f = e }`: the update's record is a name of its own rule (`_update_record`),
+  // so the token after the name decides without a conflict.
 
   rules: {
     // A layout block's `_layout_end` stands between declarations, outside the
@@ -517,13 +516,31 @@ module.exports = grammar({
       '}',
     ),
 
-    /** `{ r | name = e, ... }`. */
+    /**
+     * `{ r | name = e, ... }`, `{ r.f | ... }`: the record is a name or a field of one,
+     * as Spindle reads braces (`{ f x | ... }` is refused: braces that open with a name
+     * and a token other than `|`, `.` or `=` are an implicit argument or binder).
+     */
     record_update: $ => seq(
       '{',
-      field('record', $._operand_expression),
+      field('record', $._update_record),
       '|',
       sep1(field('field', $.field_initializer), ','),
       '}',
+    ),
+
+    // `{ r.` is always an update for Spindle (never an implicit argument `{ r.f }`):
+    // the name goes to the update first.
+    _update_record: $ => choice(
+      prec(1, $.identifier),
+      prec(1, $.upper_identifier),
+      alias($.update_field_access, $.field_access),
+    ),
+
+    update_field_access: $ => seq(
+      field('record', $._update_record),
+      '.',
+      field('field', $._name),
     ),
 
     field_initializer: $ => seq(

@@ -9,6 +9,8 @@
 //! - [`request`]: what executors are asked ([`Request`](request::Request)), what they
 //!   answer ([`Reply`](request::Reply)) and how calls fail
 //!   ([`CallError`](request::CallError)).
+//! - [`stdin`]: the program's standard input, when a frontend (the Jupyter kernel)
+//!   gives it instead of descriptor 0.
 //! - [`budget`]: the bytes external results hold while they are read, counted
 //!   against `--max-memory`.
 //! - [`exec`]: the [`Executor`](exec::Executor) a single-threaded scheduler drives
@@ -35,6 +37,7 @@ pub use crate::core::plain;
 pub mod progress;
 pub mod registry;
 pub mod request;
+pub mod stdin;
 pub mod store;
 pub mod stream;
 pub mod trace;

@@ -404,6 +404,18 @@ impl Request {
         }
     }
 
+    /// Whether it reads the program's standard input (`readFile "/dev/stdin"`,
+    /// `readLines "/dev/stdin"`): reading uses the input up, so the call starts only
+    /// when it is certainly needed ([`super::stdin`]).
+    pub fn reads_stdin(&self) -> bool {
+        match self {
+            Request::ReadFile(path) | Request::ReadLines { path, .. } => {
+                super::stdin::names_stdin(path)
+            }
+            _ => false,
+        }
+    }
+
     /// The executor that performs this request.
     pub fn executor(&self) -> ExecutorKind {
         match self {

@@ -476,6 +476,14 @@ pub fn read_file_into(path: &str, stream: &Stream, json: bool) -> Result<u64, Ca
         )
     };
     let r = (|| {
+        // Standard input given by a frontend (a notebook): the one line typed.
+        if !json && let Some(line) = super::stdin::read_line(path) {
+            let line = line.map_err(|e| fail(std::io::Error::other(e)))?;
+            let mut batch = Items::default();
+            batch.push(&line);
+            stream.push_all(&mut batch);
+            return Ok(1);
+        }
         let mut f = std::fs::File::open(path).map_err(fail)?;
         let mut split = LineSplitter::default();
         let mut buf = vec![0u8; 1 << 16];

@@ -1,8 +1,8 @@
 //! `spindle jupyter kernel CONNECTION_FILE`: the sockets and what answers them.
 //!
 //! The five channels are ZeroMQ sockets bound as the connection file says: shell and
-//! control (ROUTER), IOPub (PUB), stdin (ROUTER, bound but never asked), heartbeat
-//! (REP, echoed). They live on one thread with a small tokio runtime; the REPL session
+//! control (ROUTER), IOPub (PUB), stdin (ROUTER: `input_request` when a cell reads
+//! standard input, see [`super::input`]), heartbeat (REP, echoed). They live on one thread with a small tokio runtime; the REPL session
 //! lives on the worker thread ([`super::worker`]), so that while a cell runs the
 //! control channel still reads `interrupt_request` and sets the session's interrupt
 //! flag at once, and the heartbeat keeps answering.
@@ -11,6 +11,7 @@
 //! kernel's own standard error and ignored (the protocol has no reply for it).
 
 use super::capture::{Capture, Sink, StreamName};
+use super::input::Input;
 use super::spec::KERNEL_NAME;
 use super::wire::{ConnectionInfo, Message, PROTOCOL_VERSION, Signer, new_id};
 use super::worker::{Outgoing, Shared, Worker};
@@ -44,7 +45,13 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
         current: Arc::new(Mutex::new(None)),
         interrupted: Arc::new(AtomicBool::new(false)),
         out: out_tx,
+        input: Arc::new(Input::new()),
     };
+    // A cell's reads of standard input are asked of the notebook.
+    let stdin_shared = shared.clone();
+    crate::external::stdin::set_source(Some(Arc::new(move || {
+        stdin_shared.input.read_line(&stdin_shared)
+    })));
     // Standard output and error become `stream` messages, parented by the request
     // being handled.
     let sink_shared = shared.clone();
@@ -79,7 +86,8 @@ pub fn run(connection_file: &Path) -> Result<(), String> {
         .spawn(move || {
             let session = Session::new();
             let _ = flag_tx.send(session.interrupt_flag());
-            let mut worker = Worker::new(session, capture, worker_shared.clone());
+            let history = super::history::History::open_default();
+            let mut worker = Worker::new(session, capture, worker_shared.clone(), history);
             // A fault inside the session must not leave the client waiting for a reply
             // forever: it is answered as an error, and the kernel goes on.
             let handle = |worker: &mut Worker, request: Message| {
@@ -203,8 +211,9 @@ async fn serve(
     let mut heartbeat = zeromq::RepSocket::new();
     bind(&mut heartbeat, &info, info.hb_port).await?;
 
-    let (mut shell_send, mut shell_recv) = shell.split();
-    let (mut control_send, mut control_recv) = control.split();
+    let (shell_send, mut shell_recv) = shell.split();
+    let (control_send, mut control_recv) = control.split();
+    let (stdin_send, mut stdin_recv) = stdin.split();
 
     tokio::spawn(async move {
         while let Ok(ping) = heartbeat.recv().await {
@@ -224,6 +233,23 @@ async fn serve(
         }
     });
 
+    // The stdin channel brings the answers to `input_request`.
+    let s = state.clone();
+    tokio::spawn(async move {
+        loop {
+            match stdin_recv.recv().await {
+                Ok(m) => {
+                    if let Some(m) = read(&s, frames(m), "stdin")
+                        && m.msg_type() == "input_reply"
+                    {
+                        s.shared.input.answer(&m);
+                    }
+                }
+                Err(e) => log(&s.log, &format!("stdin channel: {e}")),
+            }
+        }
+    });
+
     let (exit_tx, mut exit_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let s = state.clone();
     tokio::spawn(async move {
@@ -239,19 +265,23 @@ async fn serve(
         }
     });
 
-    // Bound so that clients can connect; this kernel never asks for input.
-    let _stdin = stdin;
+    let mut sockets = Sockets {
+        shell: shell_send,
+        control: control_send,
+        stdin: stdin_send,
+        iopub,
+    };
     loop {
         tokio::select! {
             m = out_rx.recv() => match m {
-                Some(out) => send(&state, &mut shell_send, &mut control_send, &mut iopub, out).await,
+                Some(out) => send(&state, &mut sockets, out).await,
                 None => return Ok(()),
             },
             _ = exit_rx.recv() => {
                 // The shutdown reply is queued already: send what is queued, give the
                 // sockets a moment to write it, then leave.
                 while let Ok(out) = out_rx.try_recv() {
-                    send(&state, &mut shell_send, &mut control_send, &mut iopub, out).await;
+                    send(&state, &mut sockets, out).await;
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 return Ok(());
@@ -260,32 +290,48 @@ async fn serve(
     }
 }
 
-/// Sends one outgoing message on its socket.
-async fn send(
-    state: &State,
-    shell: &mut zeromq::RouterSendHalf,
-    control: &mut zeromq::RouterSendHalf,
-    iopub: &mut zeromq::PubSocket,
-    out: Outgoing,
-) {
+/// The sockets messages are sent on.
+struct Sockets {
+    shell: zeromq::RouterSendHalf,
+    control: zeromq::RouterSendHalf,
+    stdin: zeromq::RouterSendHalf,
+    iopub: zeromq::PubSocket,
+}
+
+/// Sends one outgoing message on its socket. An `input_request` that cannot be sent
+/// (no client on the stdin channel) fails the read waiting for its answer.
+async fn send(state: &State, sockets: &mut Sockets, out: Outgoing) {
     let (channel, m) = match out {
         Outgoing::Shell(m) => ("shell", m),
         Outgoing::Control(m) => ("control", m),
         Outgoing::IoPub(m) => ("iopub", m),
+        Outgoing::Stdin(m) => ("stdin", m),
     };
     let Some(zm) = zmq_message(m.encode(&state.signer)) else {
+        if channel == "stdin" {
+            state
+                .shared
+                .input
+                .failed("the request for input could not be made".into());
+        }
         return;
     };
     let sent = match channel {
-        "shell" => shell.send(zm).await,
-        "control" => control.send(zm).await,
-        _ => iopub.send(zm).await,
+        "shell" => sockets.shell.send(zm).await,
+        "control" => sockets.control.send(zm).await,
+        "stdin" => sockets.stdin.send(zm).await,
+        _ => sockets.iopub.send(zm).await,
     };
     if let Err(e) = sent {
         log(
             &state.log,
             &format!("cannot send {} on {channel}: {e}", m.msg_type()),
         );
+        if channel == "stdin" {
+            state.shared.input.failed(format!(
+                "the notebook cannot be asked for input (no client on the stdin channel: {e})"
+            ));
+        }
     }
 }
 

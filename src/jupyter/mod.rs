@@ -13,10 +13,14 @@
 //! - [`worker`]: the requests that need the session, on a thread of their own;
 //! - [`cell`]: a cell as REPL inputs, and whether a cell is complete;
 //! - [`capture`]: standard output and error as `stream` messages;
+//! - [`history`]: the cells run, kept across kernels for `history_request`;
+//! - [`input`]: standard input read by a cell, asked of the notebook;
 //! - [`spec`]: the kernel spec that `install` writes.
 
 pub mod capture;
 pub mod cell;
+pub mod history;
+pub mod input;
 pub mod kernel;
 pub mod spec;
 pub mod wire;

@@ -49,7 +49,7 @@ pub struct ConnectionInfo {
     pub shell_port: u16,
     /// The IOPub channel's port (outputs and status, published).
     pub iopub_port: u16,
-    /// The stdin channel's port (bound; this kernel never asks for input).
+    /// The stdin channel's port (`input_request` when a cell reads standard input).
     pub stdin_port: u16,
     /// The control channel's port (interrupt, shutdown).
     pub control_port: u16,
@@ -235,6 +235,12 @@ pub struct Message {
     pub metadata: Value,
     /// The message's content, by type.
     pub content: Value,
+    /// The content as it is to be sent, when the order of its keys matters: a value's
+    /// JSON form keeps its record's fields in the order `spindle run --format json`
+    /// writes them, which a `serde_json` map (sorted: the crate is built without
+    /// `preserve_order`) would lose. [`Message::encode`] sends it in place of
+    /// `content`, which holds the same document read back.
+    pub content_text: Option<String>,
     /// Binary buffers after the content (kept, never used here).
     pub buffers: Vec<Vec<u8>>,
 }
@@ -286,6 +292,7 @@ impl Message {
             parent_header: field(2, "parent header")?,
             metadata: field(3, "metadata")?,
             content: field(4, "content")?,
+            content_text: None,
             buffers: parts.into_iter().skip(5).collect(),
         })
     }
@@ -296,7 +303,10 @@ impl Message {
             self.header.to_string().into_bytes(),
             self.parent_header.to_string().into_bytes(),
             self.metadata.to_string().into_bytes(),
-            self.content.to_string().into_bytes(),
+            match &self.content_text {
+                Some(text) => text.clone().into_bytes(),
+                None => self.content.to_string().into_bytes(),
+            },
         ];
         let refs: Vec<&[u8]> = json.iter().map(Vec::as_slice).collect();
         let signature = signer.sign(&refs);
@@ -330,6 +340,7 @@ impl Message {
                 .unwrap_or_else(|| Value::Object(Map::new())),
             metadata: Value::Object(Map::new()),
             content,
+            content_text: None,
             buffers: Vec::new(),
         }
     }

@@ -9,6 +9,8 @@
 
 use super::capture::Capture;
 use super::cell;
+use super::history::{History, HistoryEntry};
+use super::input::Input;
 use super::wire::Message;
 use crate::repl::session::{Evaluated, Session};
 use crate::repl::{self, Command, ReplBackend, Reply};
@@ -26,24 +28,12 @@ pub enum Outgoing {
     Control(Message),
     /// A message published on IOPub.
     IoPub(Message),
+    /// A request on the stdin channel (`input_request`).
+    Stdin(Message),
 }
 
 /// Where the worker sends its messages.
 pub type Out = tokio::sync::mpsc::UnboundedSender<Outgoing>;
-
-/// The session number history entries carry (history lives as long as the kernel).
-pub const HISTORY_SESSION: u64 = 1;
-
-/// One executed cell, for `history_request`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryEntry {
-    /// Its execution count.
-    pub line: u64,
-    /// The cell's text.
-    pub input: String,
-    /// The last value's `text/plain`, if the cell had one.
-    pub output: Option<String>,
-}
 
 /// State shared by the worker and the socket thread.
 #[derive(Clone)]
@@ -56,13 +46,40 @@ pub struct Shared {
     pub interrupted: Arc<AtomicBool>,
     /// The outgoing messages.
     pub out: Out,
+    /// The running cell's requests for input and their answers.
+    pub input: Arc<Input>,
 }
 
 impl Shared {
     /// Publishes a message of `msg_type` on IOPub, answering `parent`.
     pub fn publish(&self, parent: Option<&Message>, msg_type: &str, content: Value) {
-        let mut m = Message::new(msg_type, &self.kernel_session, parent, content);
-        m.identities = vec![format!("kernel.{}.{msg_type}", self.kernel_session).into_bytes()];
+        let m = Message::new(msg_type, &self.kernel_session, parent, content);
+        self.publish_message(m);
+    }
+
+    /// Publishes a message whose content is JSON text written in the order it is to
+    /// be sent ([`Message::content_text`]): a value's JSON form with its record's
+    /// fields in order. Text that is not a JSON object (never made here) goes as an
+    /// empty content.
+    pub fn publish_text(&self, parent: Option<&Message>, msg_type: &str, text: String) {
+        let content = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Value::is_object);
+        let ordered = content.is_some();
+        let mut m = Message::new(
+            msg_type,
+            &self.kernel_session,
+            parent,
+            content.unwrap_or_else(|| json!({})),
+        );
+        m.content_text = ordered.then_some(text);
+        self.publish_message(m);
+    }
+
+    /// Sends a message on IOPub under the topic of its type.
+    fn publish_message(&self, mut m: Message) {
+        let topic = format!("kernel.{}.{}", self.kernel_session, m.msg_type());
+        m.identities = vec![topic.into_bytes()];
         let _ = self.out.send(Outgoing::IoPub(m));
     }
 
@@ -79,7 +96,8 @@ pub struct Worker {
     capture: Option<Capture>,
     shared: Shared,
     execution_count: u64,
-    history: Vec<HistoryEntry>,
+    /// The cells of earlier kernels and this one's, for `history_request`.
+    history: History,
     /// When a cell failed with `stop_on_error`, the time it did: the execute
     /// requests that came before then, queued behind it, are answered `aborted`
     /// ([`Worker::take_abort`]).
@@ -97,15 +115,22 @@ enum Shown {
 }
 
 impl Worker {
-    /// A worker over a new session that keeps values as data.
-    pub fn new(mut session: Session, capture: Option<Capture>, shared: Shared) -> Worker {
+    /// A worker over a new session that keeps values as data, with `history` (the
+    /// kernel's: [`History::open_default`]; the tests': in memory or a file of their
+    /// own).
+    pub fn new(
+        mut session: Session,
+        capture: Option<Capture>,
+        shared: Shared,
+        history: History,
+    ) -> Worker {
         session.keep_results(true);
         Worker {
             session,
             capture,
             shared,
             execution_count: 0,
-            history: Vec::new(),
+            history,
             abort_queued: None,
         }
     }
@@ -213,6 +238,7 @@ impl Worker {
             );
         }
         self.shared.interrupted.store(false, Ordering::SeqCst);
+        self.shared.input.begin(request);
         let mut payload = Vec::new();
         let mut last_output = None;
         let mut error: Option<String> = None;
@@ -229,28 +255,24 @@ impl Worker {
                     Shown::Stdout(_) => {}
                     Shown::Value(v) => {
                         let plain = format!("{} : {}", v.text, v.ty);
-                        let json_value: Value =
-                            serde_json::from_str(&v.json).unwrap_or(Value::String(v.json.clone()));
                         if !silent {
                             if v.is_json() {
-                                self.shared.publish(
+                                let data = mime_bundle(&v.text, &v.json);
+                                self.shared.publish_text(
                                     Some(request),
                                     "display_data",
-                                    json!({
-                                        "data": {"application/json": json_value, "text/plain": v.text},
-                                        "metadata": {},
-                                        "transient": {},
-                                    }),
+                                    format!(
+                                        "{{\"data\":{data},\"metadata\":{{}},\"transient\":{{}}}}"
+                                    ),
                                 );
                             }
-                            self.shared.publish(
+                            let data = mime_bundle(&plain, &v.json);
+                            self.shared.publish_text(
                                 Some(request),
                                 "execute_result",
-                                json!({
-                                    "execution_count": count,
-                                    "data": {"text/plain": plain, "application/json": json_value},
-                                    "metadata": {},
-                                }),
+                                format!(
+                                    "{{\"execution_count\":{count},\"data\":{data},\"metadata\":{{}}}}"
+                                ),
                             );
                         }
                         last_output = Some(plain);
@@ -273,12 +295,9 @@ impl Worker {
                 break;
             }
         }
+        self.shared.input.end();
         if store {
-            self.history.push(HistoryEntry {
-                line: count,
-                input: code.to_string(),
-                output: last_output,
-            });
+            self.history.push(count, code, last_output);
         }
         let content = match error {
             None => json!({
@@ -384,30 +403,33 @@ impl Worker {
         }
     }
 
-    /// The answer to a `history_request` (`tail`, `range`, `search`).
+    /// The answer to a `history_request` (`tail`, `range`, `search`), from the cells
+    /// of this kernel and of earlier ones ([`History`]). A `range`'s session is a
+    /// kernel's number when positive, and counts back from this kernel's otherwise (0
+    /// this one, -1 the one before), as in IPython.
     fn history_reply(&self, c: &Value) -> Value {
         let output = c.get("output").and_then(Value::as_bool).unwrap_or(false);
         let n = c.get("n").and_then(Value::as_u64).map(|n| n as usize);
+        let all = self.history.entries();
         let entries: Vec<&HistoryEntry> = match c.get("hist_access_type").and_then(Value::as_str) {
-            Some("tail") => last(self.history.iter().collect(), n),
+            Some("tail") => last(all.iter().collect(), n),
             Some("range") => {
                 let start = c.get("start").and_then(Value::as_u64).unwrap_or(0);
                 let stop = c.get("stop").and_then(Value::as_u64).unwrap_or(u64::MAX);
-                let session = c.get("session").and_then(Value::as_i64).unwrap_or(0);
-                if session > 0 && session as u64 != HISTORY_SESSION {
-                    Vec::new()
+                let asked = c.get("session").and_then(Value::as_i64).unwrap_or(0);
+                let session = if asked > 0 {
+                    Some(asked.unsigned_abs())
                 } else {
-                    self.history
-                        .iter()
-                        .filter(|e| e.line >= start && e.line < stop)
-                        .collect()
-                }
+                    self.history.session().checked_sub(asked.unsigned_abs())
+                };
+                all.iter()
+                    .filter(|e| Some(e.session) == session && e.line >= start && e.line < stop)
+                    .collect()
             }
             Some("search") => {
                 let pattern = c.get("pattern").and_then(Value::as_str).unwrap_or("*");
                 let unique = c.get("unique").and_then(Value::as_bool).unwrap_or(false);
-                let mut hits: Vec<&HistoryEntry> = self
-                    .history
+                let mut hits: Vec<&HistoryEntry> = all
                     .iter()
                     .filter(|e| glob_match(pattern, &e.input))
                     .collect();
@@ -430,11 +452,28 @@ impl Worker {
                 } else {
                     json!(e.input)
                 };
-                json!([HISTORY_SESSION, e.line, item])
+                json!([e.session, e.line, item])
             })
             .collect();
         json!({"status": "ok", "history": history})
     }
+}
+
+/// A MIME bundle of `text/plain` and `application/json`, as JSON text. The JSON form
+/// goes in as the session wrote it (`spindle run --format json`'s text), so that an
+/// object keeps its keys in the value's order (a record's fields as declared, a
+/// `JObj`'s entries as given); text that is not one JSON document (deeper than the
+/// reader's limit) goes as a JSON string.
+fn mime_bundle(plain: &str, json: &str) -> String {
+    let json = if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
+        json.to_string()
+    } else {
+        Value::String(json.to_string()).to_string()
+    };
+    format!(
+        "{{\"text/plain\":{},\"application/json\":{json}}}",
+        Value::String(plain.to_string())
+    )
 }
 
 /// The last `n` of `items` (all without `n`).
@@ -565,8 +604,12 @@ mod tests {
             current: Arc::new(Mutex::new(None)),
             interrupted: Arc::new(AtomicBool::new(false)),
             out: tx,
+            input: Arc::new(Input::new()),
         };
-        (Worker::new(Session::new(), None, shared), rx)
+        (
+            Worker::new(Session::new(), None, shared, History::in_memory()),
+            rx,
+        )
     }
 
     fn request(msg_type: &str, content: Value) -> Message {
@@ -576,14 +619,33 @@ mod tests {
     }
 
     fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>) -> Vec<(String, Value)> {
+        drain_messages(rx)
+            .into_iter()
+            .map(|m| (m.msg_type().to_string(), m.content))
+            .collect()
+    }
+
+    /// The messages sent so far, whole.
+    fn drain_messages(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>) -> Vec<Message> {
         let mut v = Vec::new();
         while let Ok(o) = rx.try_recv() {
             let m = match o {
-                Outgoing::Shell(m) | Outgoing::Control(m) | Outgoing::IoPub(m) => m,
+                Outgoing::Shell(m)
+                | Outgoing::Control(m)
+                | Outgoing::IoPub(m)
+                | Outgoing::Stdin(m) => m,
             };
-            v.push((m.msg_type().to_string(), m.content));
+            v.push(m);
         }
         v
+    }
+
+    /// The content frame a message goes out with, as text.
+    fn sent_content(m: &Message) -> String {
+        let signer = crate::jupyter::wire::Signer::new("hmac-sha256", "").unwrap();
+        let frames = m.encode(&signer);
+        // identities, delimiter, signature, header, parent header, metadata, content
+        String::from_utf8(frames[m.identities.len() + 5].clone()).unwrap()
     }
 
     /// The messages' types, in order.
@@ -617,6 +679,46 @@ mod tests {
         assert_eq!(msgs[4].1["data"]["application/json"], json!({"a": 1.5}));
         assert_eq!(msgs[6].1["status"], "ok");
         assert_eq!(msgs[6].1["execution_count"], 1);
+    }
+
+    #[test]
+    fn json_objects_keep_the_order_of_the_value() {
+        let (mut w, mut rx) = worker();
+        w.handle(request(
+            "execute_request",
+            json!({"code": "record P = { zeta : Int, alpha : String }\n\
+                            { alpha = \"a\", zeta = 1 }\n\
+                            JObj [(\"b\", JNull), (\"a\", JBool True)]"}),
+        ));
+        let sent: Vec<(String, String)> = drain_messages(&mut rx)
+            .iter()
+            .filter(|m| matches!(m.msg_type(), "execute_result" | "display_data"))
+            .map(|m| (m.msg_type().to_string(), sent_content(m)))
+            .collect();
+        let kinds: Vec<&str> = sent.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(kinds, ["execute_result", "display_data", "execute_result"]);
+        // As `spindle run --format json` writes them: a record's fields as declared,
+        // a `JObj`'s entries as given.
+        for (i, want) in [
+            (0, r#""application/json":{"zeta":1,"alpha":"a"}"#),
+            (1, r#""application/json":{"b":null,"a":true}"#),
+            (2, r#""application/json":{"b":null,"a":true}"#),
+        ] {
+            assert!(sent[i].1.contains(want), "{want} in {}", sent[i].1);
+        }
+        assert!(
+            sent[0]
+                .1
+                .starts_with(r#"{"execution_count":1,"data":{"text/plain":"#),
+            "{}",
+            sent[0].1
+        );
+        // The content read back is the same document.
+        let back: Value = serde_json::from_str(&sent[0].1).unwrap();
+        assert_eq!(
+            back["data"]["application/json"],
+            json!({"alpha": "a", "zeta": 1})
+        );
     }
 
     #[test]
@@ -698,6 +800,188 @@ mod tests {
         let msgs = drain(&mut rx);
         let reply = &msgs.iter().find(|(t, _)| t == "history_reply").unwrap().1;
         assert_eq!(reply["history"], json!([[1, 2, ":print \"hi\""]]));
+    }
+
+    #[test]
+    fn history_goes_back_to_earlier_kernels() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("kernel_history");
+        let kernel = |history: History| {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let shared = Shared {
+                kernel_session: "k".into(),
+                current: Arc::new(Mutex::new(None)),
+                interrupted: Arc::new(AtomicBool::new(false)),
+                out: tx,
+                input: Arc::new(Input::new()),
+            };
+            (Worker::new(Session::new(), None, shared, history), rx)
+        };
+        let history = |w: &mut Worker, rx: &mut _, content: Value| {
+            w.handle(request("history_request", content));
+            let msgs = drain(rx);
+            msgs.into_iter()
+                .find(|(t, _)| t == "history_reply")
+                .unwrap()
+                .1["history"]
+                .clone()
+        };
+        let (mut first, mut rx) = kernel(History::open(file.clone()));
+        for code in ["1 + 2", "def x = 5"] {
+            first.handle(request("execute_request", json!({"code": code})));
+        }
+        drop(first);
+        let (mut second, mut rx2) = kernel(History::open(file.clone()));
+        second.handle(request("execute_request", json!({"code": "2 * 5"})));
+        drain(&mut rx);
+        let tail = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "tail", "n": 3, "output": true, "raw": true}),
+        );
+        assert_eq!(
+            tail,
+            json!([
+                [1, 1, ["1 + 2", "3 : Int"]],
+                [1, 2, ["def x = 5", null]],
+                [2, 1, ["2 * 5", "10 : Int"]]
+            ])
+        );
+        let search = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "search", "pattern": "1 *", "output": false}),
+        );
+        assert_eq!(search, json!([[1, 1, "1 + 2"]]));
+        // Sessions by number, or counted back from this kernel's.
+        for session in [1, -1] {
+            let range = history(
+                &mut second,
+                &mut rx2,
+                json!({"hist_access_type": "range", "session": session, "start": 2, "stop": 3}),
+            );
+            assert_eq!(range, json!([[1, 2, "def x = 5"]]), "session {session}");
+        }
+        let range = history(
+            &mut second,
+            &mut rx2,
+            json!({"hist_access_type": "range", "session": 0, "start": 1}),
+        );
+        assert_eq!(range, json!([[2, 1, "2 * 5"]]));
+    }
+
+    /// Waits (10 s at most) for a message of type `want`: the types of those before
+    /// it, and it.
+    fn wait_for(
+        rx: &mut tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
+        want: &str,
+    ) -> (Vec<String>, Message) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut before = Vec::new();
+        while std::time::Instant::now() < deadline {
+            match rx.try_recv() {
+                Ok(
+                    Outgoing::Shell(m)
+                    | Outgoing::Control(m)
+                    | Outgoing::IoPub(m)
+                    | Outgoing::Stdin(m),
+                ) => {
+                    if m.msg_type() == want {
+                        return (before, m);
+                    }
+                    before.push(m.msg_type().to_string());
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        panic!("no {want} within 10 s (after {before:?})");
+    }
+
+    #[test]
+    fn a_cell_reads_standard_input_from_the_notebook() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let shared = Shared {
+            kernel_session: "k".into(),
+            current: Arc::new(Mutex::new(None)),
+            interrupted: Arc::new(AtomicBool::new(false)),
+            out: tx,
+            input: Arc::new(Input::new()),
+        };
+        let source = shared.clone();
+        crate::external::stdin::set_source(Some(Arc::new(move || source.input.read_line(&source))));
+        // The worker on a thread of its own, as in the kernel: a read waits there.
+        let (requests, incoming) = std::sync::mpsc::channel::<Message>();
+        let worker_shared = shared.clone();
+        let worker = std::thread::spawn(move || {
+            let mut w = Worker::new(Session::new(), None, worker_shared, History::in_memory());
+            for r in incoming {
+                w.handle(r);
+            }
+        });
+        let cell = |code: &str, allow: bool| {
+            request(
+                "execute_request",
+                json!({"code": code, "allow_stdin": allow}),
+            )
+        };
+        let answer = |value: &str| {
+            shared
+                .input
+                .answer(&request("input_reply", json!({"value": value})))
+        };
+
+        // `readFile "/dev/stdin"` asks the notebook and reads the line typed.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", true))
+            .unwrap();
+        let (_, ask) = wait_for(&mut rx, "input_request");
+        assert_eq!(ask.content, json!({"prompt": "", "password": false}));
+        assert_eq!(
+            ask.identities,
+            vec![b"peer".to_vec()],
+            "to the cell's client"
+        );
+        assert_eq!(ask.parent_header["msg_type"], "execute_request");
+        answer("Ada");
+        let (_, result) = wait_for(&mut rx, "execute_result");
+        assert_eq!(result.content["data"]["text/plain"], "\"Ada\\n\" : String");
+        assert_eq!(wait_for(&mut rx, "execute_reply").1.content["status"], "ok");
+
+        // `readLines "/dev/stdin"`: the one line typed.
+        requests
+            .send(cell("readLines \"/dev/fd/0\"", true))
+            .unwrap();
+        wait_for(&mut rx, "input_request");
+        answer("four");
+        let (_, result) = wait_for(&mut rx, "execute_result");
+        assert_eq!(
+            result.content["data"]["text/plain"],
+            "[\"four\"] : List String"
+        );
+        assert_eq!(wait_for(&mut rx, "execute_reply").1.content["status"], "ok");
+
+        // Without `allow_stdin`, an error at once, and nothing asked.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", false))
+            .unwrap();
+        let (before, reply) = wait_for(&mut rx, "execute_reply");
+        assert!(!before.iter().any(|t| t == "input_request"), "{before:?}");
+        assert_eq!(reply.content["status"], "error");
+        let traceback = reply.content["traceback"].to_string();
+        assert!(traceback.contains("allow_stdin"), "{traceback}");
+
+        // An interrupt stops a read that waits.
+        requests
+            .send(cell("readFile \"/dev/stdin\"", true))
+            .unwrap();
+        wait_for(&mut rx, "input_request");
+        shared.interrupted.store(true, Ordering::SeqCst);
+        let (_, reply) = wait_for(&mut rx, "execute_reply");
+        assert_eq!(reply.content["status"], "error");
+
+        drop(requests);
+        worker.join().unwrap();
+        crate::external::stdin::set_source(None);
     }
 
     #[test]

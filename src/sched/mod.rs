@@ -348,10 +348,12 @@ impl<'p> Host<'p> for Scheduler<'p> {
             self.fibers[id as usize].call_wait = Some(CallWait::Shared(k.clone()));
             return Ok(Control::Park);
         }
+        // A read of standard input uses it up: it waits for certainty as an effect.
         let waits_for_certainty = req
             .call
             .external
-            .waits_for_certainty(crate::external::net::settings::speculate_paid());
+            .waits_for_certainty(crate::external::net::settings::speculate_paid())
+            || req.request.reads_stdin();
         if waits_for_certainty && self.policy.borrow().has_failed() {
             // A failure already decided the run: nothing new starts.
             if let Some(v) = req.passthrough {

@@ -8,7 +8,11 @@ Needs the kernel spec installed where this Python's Jupyter finds it
 
 from __future__ import annotations
 
+import atexit
+import os
 import pathlib
+import shutil
+import tempfile
 import time
 import unittest
 
@@ -18,6 +22,12 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The kernels keep their history under $XDG_DATA_HOME/spindle: the tests' own
+# directory, not the user's.
+_DATA = tempfile.mkdtemp(prefix="spindle-kernel-tests-")
+atexit.register(shutil.rmtree, _DATA, True)
+os.environ["XDG_DATA_HOME"] = _DATA
 
 
 class SpindleKernelTests(jupyter_kernel_test.KernelTests):
@@ -88,6 +98,15 @@ class ExtraKernelTests(unittest.TestCase):
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 return got
         raise AssertionError(f"no idle status for {msg_id}")
+
+    def reply_to(self, msg_id: str, timeout: float = 10) -> dict:
+        """The shell reply to one request (replies left unread by earlier tests are
+        skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.01))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
 
     def interrupt_after(self, code: str, wait: float) -> None:
         """Runs `code`, interrupts it after `wait` s; the reply must come within 2 s
@@ -170,6 +189,64 @@ class ExtraKernelTests(unittest.TestCase):
         self.assertEqual(reply["content"]["status"], "error")
         # The place is the cell's line 2, column 1.
         self.assertIn("<repl>:2:1", reply["content"]["evalue"])
+
+
+    def test_a_cell_reads_standard_input_from_the_notebook(self) -> None:
+        msg_id = self.kc.execute('readFile "/dev/stdin"', allow_stdin=True)
+        ask = self.kc.get_stdin_msg(timeout=10)
+        self.assertEqual(ask["msg_type"], "input_request")
+        self.assertEqual(ask["parent_header"]["msg_id"], msg_id)
+        self.assertFalse(ask["content"]["password"])
+        self.kc.input("Ada")
+        reply = self.reply_to(msg_id)
+        self.assertEqual(reply["content"]["status"], "ok")
+        results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
+        self.assertEqual(results[0]["content"]["data"]["text/plain"], '"Ada\\n" : String')
+
+    def test_standard_input_without_allow_stdin_is_an_error_at_once(self) -> None:
+        start = time.monotonic()
+        msg_id = self.kc.execute('readFile "/dev/stdin"', allow_stdin=False)
+        reply = self.reply_to(msg_id)
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertIn("allow_stdin", "\n".join(reply["content"]["traceback"]))
+        self.outputs(msg_id)
+
+    def test_json_objects_keep_the_order_of_the_value(self) -> None:
+        # As `spindle run --format json` writes them: a record's fields as declared.
+        msg_id = self.kc.execute('record Pt = { zeta : Int, alpha : String }\n{ alpha = "a", zeta = 1 }')
+        self.assertEqual(self.reply_to(msg_id)["content"]["status"], "ok")
+        results = [m for m in self.outputs(msg_id) if m["msg_type"] == "execute_result"]
+        value = results[0]["content"]["data"]["application/json"]
+        self.assertEqual(list(value.items()), [("zeta", 1), ("alpha", "a")])
+
+
+class HistoryAcrossKernelsTests(unittest.TestCase):
+    """History is kept across kernels, as IPython keeps it: a new kernel's `tail`
+    has the cells of the kernel before it."""
+
+    def test_a_new_kernel_has_the_cells_of_the_one_before(self) -> None:
+        with tempfile.TemporaryDirectory() as data:
+            env = {**os.environ, "XDG_DATA_HOME": data}
+            km, kc = start_new_kernel(kernel_name="spindle", env=env)
+            try:
+                for code in ["1 + 2", 'def greeting = "hi"']:
+                    kc.execute_interactive(code, timeout=10)
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel()
+            km, kc = start_new_kernel(kernel_name="spindle", env=env)
+            try:
+                kc.execute_interactive("2 * 5", timeout=10)
+                kc.history(hist_access_type="tail", n=3, output=False, raw=True)
+                history = kc.get_shell_msg(timeout=10)["content"]["history"]
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel()
+            self.assertEqual(
+                history, [[1, 1, "1 + 2"], [1, 2, 'def greeting = "hi"'], [2, 1, "2 * 5"]]
+            )
+            self.assertTrue((pathlib.Path(data) / "spindle" / "kernel_history").is_file())
 
 
 class NotebookTests(unittest.TestCase):

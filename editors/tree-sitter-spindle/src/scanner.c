@@ -29,6 +29,11 @@
  *    `def`; `record`, `interface`, `instance` at the start of a line before a
  *    capitalised name (maybe after `(`); `where` starting a line after a def's body, or
  *    after an interface or instance head; `deriving` after a data declaration.
+ *    Elsewhere a `where` starting a line is an error (`_invalid_token`) where an
+ *    expression, a constructor's fields or a declaration could end before it: Spindle's
+ *    parser ends them there (outside brackets) and then finds no clause. It is a name
+ *    where an operand or a binder must come, and before a closing bracket or a comma
+ *    (inside brackets, as for Spindle).
  * 3. `-` directly before a digit is subtraction after an operand (`x -1` is `x - 1`) and
  *    part of a negative literal elsewhere: the scanner emits `_minus` where the parser
  *    accepts a binary operator, and otherwise leaves `-1` to the literal rules.
@@ -643,7 +648,28 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
   if (strcmp(w, "where") == 0) {
     bool clause = line_start && valid[WHERE_CLAUSE];
     bool block = valid[WHERE_BLOCK] || valid[WHERE_EMPTY];
-    if (!clause && !block) return false;
+    if (!clause && !block) {
+      /* A `where` starting a line ends what comes before it for Spindle's parser (an
+       * expression, a constructor's fields, a declaration's parameters), outside
+       * brackets, and only a `where` clause may follow. Where one of those could end
+       * here (a binary operator, `deriving` or the end of the declaration may come)
+       * but no clause can follow, it is an error, not one more argument, field or
+       * parameter named `where`. Elsewhere (a binder, an operand after an operator or
+       * `in`) it is a name, as for Spindle.
+       * Inside brackets Spindle takes it as a name wherever it is; the scanner cannot
+       * see brackets, but a closing bracket or a comma right after the word shows one
+       * open (outside brackets that token is an error of its own), so the word is a
+       * name then. */
+      if (line_start && (valid[MINUS] || valid[DERIVING] || valid[LAYOUT_END])) {
+        lexer->mark_end(lexer);
+        Next after;
+        look_ahead(lexer, false, &after);
+        int32_t a = after.first;
+        bool closes = !after.eof && (a == ')' || a == ']' || a == '}' || a == ',');
+        if (!closes) return finish(lexer, s, INVALID_TOKEN);
+      }
+      return false;
+    }
     lexer->mark_end(lexer);
     Next item;
     look_ahead(lexer, false, &item);

@@ -35,6 +35,13 @@ pub fn perform(req: &Request) -> Result<Reply, CallError> {
 /// file past the limit is refused before it is read).
 fn read_file(path: &str) -> Result<Reply, CallError> {
     use crate::external::budget;
+    // Standard input given by a frontend (a notebook): the line typed, as a terminal
+    // gives it.
+    if let Some(line) = crate::external::stdin::read_line(path) {
+        return line
+            .map(|l| Reply::Text(l + "\n"))
+            .map_err(|e| io_error("readFile", path, e));
+    }
     let f = std::fs::File::open(path).map_err(|e| io_error("readFile", path, e))?;
     let over = || budget::out_of_memory(&format!("readFile {}", shell_quote(path)));
     let mut held = budget::Reservation::new();
