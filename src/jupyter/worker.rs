@@ -598,6 +598,11 @@ mod tests {
     }
 
     fn worker() -> (Worker, tokio::sync::mpsc::UnboundedReceiver<Outgoing>) {
+        worker_with(History::in_memory())
+    }
+
+    /// A worker keeping `history`, and the receiver of what it sends.
+    fn worker_with(history: History) -> (Worker, tokio::sync::mpsc::UnboundedReceiver<Outgoing>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let shared = Shared {
             kernel_session: "k".into(),
@@ -606,10 +611,7 @@ mod tests {
             out: tx,
             input: Arc::new(Input::new()),
         };
-        (
-            Worker::new(Session::new(), None, shared, History::in_memory()),
-            rx,
-        )
+        (Worker::new(Session::new(), None, shared, history), rx)
     }
 
     fn request(msg_type: &str, content: Value) -> Message {
@@ -806,17 +808,7 @@ mod tests {
     fn history_goes_back_to_earlier_kernels() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("kernel_history");
-        let kernel = |history: History| {
-            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            let shared = Shared {
-                kernel_session: "k".into(),
-                current: Arc::new(Mutex::new(None)),
-                interrupted: Arc::new(AtomicBool::new(false)),
-                out: tx,
-                input: Arc::new(Input::new()),
-            };
-            (Worker::new(Session::new(), None, shared, history), rx)
-        };
+        let kernel = worker_with;
         let history = |w: &mut Worker, rx: &mut _, content: Value| {
             w.handle(request("history_request", content));
             let msgs = drain(rx);

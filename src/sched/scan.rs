@@ -335,12 +335,7 @@ impl<'p> Scheduler<'p> {
         m: &mut Machine<'p>,
         id: u32,
         i: usize,
-        (code, env, next, rec): (
-            u32,
-            crate::machine::value::Ref,
-            u32,
-            crate::machine::value::Ref,
-        ),
+        (code, env, next, rec): (u32, Ref, u32, Ref),
     ) {
         use crate::machine::compile::spine::SPINE;
         let spine = m.demand_below(&self.fibers[id as usize].stacks.frames[..i]) >= SPINE;
