@@ -296,3 +296,19 @@ fn a_string_inside_a_printed_value_streams_between_its_quotes() {
         );
     }
 }
+
+/// A read of standard input uses the input up, so it starts only once certainly needed,
+/// as an `effect` does: speculation never reads it (here it is needed only if a test
+/// that comes out false had come out true).
+#[test]
+fn standard_input_is_never_read_speculatively() {
+    let wf = Wf::new();
+    wf.write(
+        "wf.sp",
+        "def main : String = let s = readFile \"/dev/stdin\" in if delay 200 0 > 0 then s else \"no\"\n",
+    );
+    let (out, lines) = wf.traced("t", &["wf.sp"]);
+    assert_eq!(ok(&out), "no\n");
+    let externals: Vec<&str> = lines.iter().map(|l| l.external.as_str()).collect();
+    assert_eq!(externals, ["delay"], "{lines:?}");
+}
