@@ -601,16 +601,21 @@ mod tests {
         worker_with(History::in_memory())
     }
 
-    /// A worker keeping `history`, and the receiver of what it sends.
-    fn worker_with(history: History) -> (Worker, tokio::sync::mpsc::UnboundedReceiver<Outgoing>) {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let shared = Shared {
+    /// What a test worker shares with its kernel, its messages going to `out`.
+    fn shared_with(out: tokio::sync::mpsc::UnboundedSender<Outgoing>) -> Shared {
+        Shared {
             kernel_session: "k".into(),
             current: Arc::new(Mutex::new(None)),
             interrupted: Arc::new(AtomicBool::new(false)),
-            out: tx,
+            out,
             input: Arc::new(Input::new()),
-        };
+        }
+    }
+
+    /// A worker keeping `history`, and the receiver of what it sends.
+    fn worker_with(history: History) -> (Worker, tokio::sync::mpsc::UnboundedReceiver<Outgoing>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let shared = shared_with(tx);
         (Worker::new(Session::new(), None, shared, history), rx)
     }
 
@@ -892,13 +897,7 @@ mod tests {
     #[test]
     fn a_cell_reads_standard_input_from_the_notebook() {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let shared = Shared {
-            kernel_session: "k".into(),
-            current: Arc::new(Mutex::new(None)),
-            interrupted: Arc::new(AtomicBool::new(false)),
-            out: tx,
-            input: Arc::new(Input::new()),
-        };
+        let shared = shared_with(tx);
         let source = shared.clone();
         crate::external::stdin::set_source(Some(Arc::new(move || source.input.read_line(&source))));
         // The worker on a thread of its own, as in the kernel: a read waits there.

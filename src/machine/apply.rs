@@ -79,13 +79,13 @@ impl<'p> Machine<'p> {
                         return Ok(Control::Eval(a, env));
                     }
                 }
+            } else if next > 0 && !matches!(self.heap.slot(rec, i), Val::Erased) {
+                // Made already while an earlier argument was evaluated
+                // ([`Self::needed_later_args`]): the scheduler may be evaluating it. (A
+                // call's first pass, `next` 0, has a fresh record: no look.)
+                continue;
             } else {
-                match self.heap.slot(rec, i) {
-                    // Made already while an earlier argument was evaluated
-                    // ([`Self::needed_later_args`]): the scheduler may be evaluating it.
-                    Val::Erased => self.mkarg(a, env),
-                    _ => continue,
-                }
+                self.mkarg(a, env)
             };
             self.heap.set_slot(rec, i, v);
         }

@@ -74,6 +74,16 @@ fn statuses(server: &BatchServer) {
     server.set_statuses_all(&["validating", "completed"]);
 }
 
+/// A mock server that answers every prompt with itself, each batch completed at its
+/// second look, and a workflow folder whose `wf.sp` is `src`.
+fn echo_workflow(src: &str) -> (BatchServer, Wf) {
+    let server = BatchServer::echo();
+    statuses(&server);
+    let wf = Wf::new();
+    wf.write("wf.sp", src);
+    (server, wf)
+}
+
 const TWO_LEVELS: &str = "\
 def model : String = \"m1\"
 
@@ -86,10 +96,7 @@ def main : List String =
 
 #[test]
 fn a_batch_run_goes_round_by_round_and_prints_what_a_live_run_prints() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write("wf.sp", TWO_LEVELS);
+    let (server, wf) = echo_workflow(TWO_LEVELS);
     let live_wf = Wf::new();
     live_wf.write("wf.sp", TWO_LEVELS);
     let live = ok(&run_against(&live_wf, &server, &["wf.sp"]));
@@ -127,11 +134,7 @@ fn a_batch_run_goes_round_by_round_and_prints_what_a_live_run_prints() {
 
 #[test]
 fn batch_lines_are_the_live_requests() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write(
-        "wf.sp",
+    let (server, wf) = echo_workflow(
         "def main : String = replyText (llmChat (withTemperature 0.5 (request \"m2\" [System \"be brief\", User \"hi\"])))\n",
     );
     let o = run_against(&wf, &server, &["--llm-batch", "openai", "wf.sp"]);
@@ -240,11 +243,7 @@ fn a_batch_still_out_is_waited_for_and_never_submitted_twice() {
 
 #[test]
 fn effects_of_earlier_rounds_are_not_performed_again() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write(
-        "wf.sp",
+    let (server, wf) = echo_workflow(
         "\
 def note (s : String) : String = trim (shell (\"echo \" ++ s ++ \" >> log.txt; echo \" ++ s))
 
@@ -384,10 +383,7 @@ fn a_batch_the_provider_refuses_names_the_lines_and_their_calls() {
 
 #[test]
 fn a_crash_between_submitting_and_recording_never_makes_a_second_batch() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write("wf.sp", TWO_LEVELS);
+    let (server, wf) = echo_workflow(TWO_LEVELS);
     let crashed = run_with_env(
         &wf,
         &server,
@@ -417,10 +413,7 @@ fn a_crash_between_submitting_and_recording_never_makes_a_second_batch() {
 
 #[test]
 fn a_run_resumes_from_a_copied_store_in_another_folder() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write("wf.sp", TWO_LEVELS);
+    let (server, wf) = echo_workflow(TWO_LEVELS);
     let o = run_against(&wf, &server, &["--llm-batch", "openai", "wf.sp"]);
     assert_eq!(code(&o), PENDING);
     let other = Wf::new();
@@ -616,10 +609,7 @@ fn every_example_with_model_calls_prints_in_batch_mode_what_it_prints_live() {
 
 #[test]
 fn a_sequential_batch_run_submits_one_call_a_round_and_prints_the_same() {
-    let server = BatchServer::echo();
-    statuses(&server);
-    let wf = Wf::new();
-    wf.write("wf.sp", TWO_LEVELS);
+    let (server, wf) = echo_workflow(TWO_LEVELS);
     let mut o = run_against(
         &wf,
         &server,
